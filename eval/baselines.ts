@@ -1,0 +1,62 @@
+// Fixed comparison methods replayed through the environment (SPEC §8): Full-Debate,
+// No-communication, and each Single agent (its round-1 answer alone).
+import type { Question } from '../src/cache/load.ts';
+import { callCost, keepAll, keepOwn, replay, startDebate, emptyTiers, type Environment, type KeepRule, type TierCounts } from '../src/env/environment.ts';
+
+export interface MethodResult {
+  method: string;
+  questions: number;
+  correct: number;
+  invalid: number;
+  cost: number;
+  keptEdges: number;
+  /** Edges a Full-Debate would use on the same questions. */
+  maxEdges: number;
+  tiers: TierCounts;
+  /** Per question, in input order: final answer correct. */
+  perQuestion: boolean[];
+}
+
+function addTiers(into: TierCounts, from: TierCounts) {
+  for (const k of Object.keys(into) as (keyof TierCounts)[]) into[k] += from[k];
+}
+
+function emptyResult(env: Environment, questions: Question[], method: string): MethodResult {
+  const n = env.team.length;
+  return { method, questions: questions.length, correct: 0, invalid: 0, cost: 0, keptEdges: 0, maxEdges: questions.length * n * n * (env.rounds - 1), tiers: emptyTiers(), perQuestion: [] };
+}
+
+export function runRule(env: Environment, questions: Question[], method: string, rule: KeepRule, onDone?: (n: number) => void): MethodResult {
+  const out = emptyResult(env, questions, method);
+  questions.forEach((q, k) => {
+    const r = replay(env, q.index, rule);
+    out.correct += +r.finalCorrect;
+    out.invalid += +r.invalid;
+    out.cost += r.cost;
+    out.keptEdges += r.keptEdges;
+    addTiers(out.tiers, r.tiers);
+    out.perQuestion.push(r.finalCorrect);
+    onDone?.(k + 1);
+  });
+  return out;
+}
+
+export const fullDebate = (env: Environment, questions: Question[]) => runRule(env, questions, 'Full-Debate', keepAll);
+export const noCommunication = (env: Environment, questions: Question[]) => runRule(env, questions, 'No-communication', keepOwn);
+
+/** Each team member alone: its round-1 answer (the sample a debate starts from), one call. */
+export function singleAgent(env: Environment, questions: Question[], member: number): MethodResult {
+  const { cache } = env;
+  const agent = env.team[member];
+  const out = emptyResult(env, questions, `Single ${cache.agents[agent].id} (${cache.agents[agent].model})`);
+  for (const q of questions) {
+    const d = startDebate(env, q.index);
+    const r = cache.responses[d.current[member].source];
+    const correct = r.ans === q.goldKey;
+    out.correct += +correct;
+    out.invalid += +(r.ans < 0);
+    out.cost += callCost(cache, agent, q.promptTokens, r.outTokens);
+    out.perQuestion.push(correct);
+  }
+  return out;
+}

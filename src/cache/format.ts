@@ -1,0 +1,81 @@
+// The response-cache format, version 1. One JSON object a line in `<cache>/cache.jsonl`; the line's
+// `type` says what it is. The README's "Cache format" section documents every field for users who
+// write caches from their own recorded debates; keep the two in step.
+import { z } from 'zod';
+import { ANSWER_TYPES } from '../answer.ts';
+
+export const CACHE_FORMAT = 'cpp-debate-cache';
+export const CACHE_VERSION = 1;
+export const SPLITS = ['train', 'validation', 'test'] as const;
+export type Split = (typeof SPLITS)[number];
+
+const id = z.string().min(1, 'must be a non-empty id');
+const tokens = z.number().int().nonnegative();
+const price = z.number().nonnegative();
+/** Free-form producer data (simulator latents, import provenance); the environment never reads it. */
+const meta = z.record(z.string(), z.unknown()).optional();
+
+export const HeaderRecord = z.strictObject({
+  type: z.literal('cache'),
+  format: z.literal(CACHE_FORMAT),
+  version: z.literal(CACHE_VERSION),
+  name: z.string(),
+  /** `simulator` caches carry the world config, so the simulator can serve the `record` tier. */
+  source: z.enum(['simulator', 'recorded', 'imported']),
+  simulator: z.record(z.string(), z.unknown()).optional(),
+  meta,
+});
+
+export const AgentRecord = z.strictObject({
+  type: z.literal('agent'),
+  id,
+  model: z.string().min(1),
+  /** Price per input token and per output token, in one currency for the whole cache. */
+  priceIn: price,
+  priceOut: price,
+  meta,
+});
+
+export const QuestionRecord = z.strictObject({
+  type: z.literal('question'),
+  id,
+  text: z.string().min(1),
+  gold: z.string({ error: 'gold answer missing' }).min(1, 'gold answer missing'),
+  benchmark: z.string().min(1),
+  answerType: z.enum(ANSWER_TYPES),
+  split: z.enum(SPLITS),
+  /** Tokens of the prompt without any peer response: instructions plus the question. */
+  promptTokens: tokens,
+  meta,
+});
+
+export const ResponseRecord = z.strictObject({
+  type: z.literal('response'),
+  id,
+  question: id,
+  agent: id,
+  round: z.number().int().min(1),
+  /** Index among independent samples of the same (question, agent, round, context). */
+  sample: z.number().int().nonnegative(),
+  /** Ids of the responses that were in this response's prompt (previous round, same question). */
+  context: z.array(id),
+  /** Id of this agent's own previous-round response in the same debate, shown or not; null in round 1. */
+  prev: id.nullable(),
+  text: z.string(),
+  /** The answer as parsed from `text`, before benchmark normalization; null when none was found. */
+  answer: z.string().nullable(),
+  inTokens: tokens,
+  outTokens: tokens,
+  meta,
+});
+
+export const CacheLine = z.discriminatedUnion('type', [HeaderRecord, AgentRecord, QuestionRecord, ResponseRecord]);
+
+export type HeaderRecord = z.infer<typeof HeaderRecord>;
+export type AgentRecord = z.infer<typeof AgentRecord>;
+export type QuestionRecord = z.infer<typeof QuestionRecord>;
+export type ResponseRecord = z.infer<typeof ResponseRecord>;
+export type CacheLine = z.infer<typeof CacheLine>;
+
+export const CACHE_FILE = 'cache.jsonl';
+export const EMBEDDINGS_DIR = 'embeddings';

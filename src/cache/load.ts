@@ -1,0 +1,259 @@
+// Reading a cache: parse every line, check it against the format, resolve ids, and build the
+// in-memory index the environment replays from. Every problem is reported with file, line and
+// field; nothing here ever writes.
+import { closeSync, existsSync, openSync, readSync } from 'node:fs';
+import { StringDecoder } from 'node:string_decoder';
+import { join } from 'node:path';
+import { normalizeAnswer } from '../answer.ts';
+import {
+  CACHE_FILE,
+  CacheLine,
+  type AgentRecord,
+  type HeaderRecord,
+  type QuestionRecord,
+  type ResponseRecord,
+} from './format.ts';
+
+export interface Problem {
+  file: string;
+  line: number; // 1-based; 0 when the problem is about the file as a whole
+  field: string;
+  message: string;
+}
+
+export const formatProblem = (p: Problem) =>
+  `${p.file}${p.line ? `:${p.line}` : ''}: ${p.field ? `${p.field}: ` : ''}${p.message}`;
+
+export class CacheError extends Error {
+  constructor(readonly problems: Problem[]) {
+    const shown = problems.slice(0, 20).map(formatProblem);
+    if (problems.length > 20) shown.push(`... and ${problems.length - 20} more`);
+    super(`invalid cache (${problems.length} problem${problems.length === 1 ? '' : 's'}):\n  ${shown.join('\n  ')}`);
+    this.name = 'CacheError';
+  }
+}
+
+export interface Agent extends AgentRecord {
+  index: number;
+}
+export interface Question extends QuestionRecord {
+  index: number;
+  /** Interned normalized gold answer. */
+  goldKey: number;
+}
+export interface Response extends ResponseRecord {
+  index: number;
+  q: number;
+  a: number;
+  /** Interned normalized answer, -1 when unparsed. */
+  ans: number;
+  correct: boolean;
+  /** Context as response indices, in record order. */
+  ctx: number[];
+  /** Index of the agent's own previous response, -1 if none. */
+  prevIndex: number;
+}
+
+export interface Cache {
+  file: string;
+  header: HeaderRecord;
+  agents: Agent[];
+  questions: Question[];
+  responses: Response[];
+  agentIndex: Map<string, number>;
+  questionIndex: Map<string, number>;
+  responseIndex: Map<string, number>;
+  /** Interned normalized answers: `answerKeys[k]` is the string of key k. */
+  answerKeys: string[];
+  answerIndex: Map<string, number>;
+}
+
+export function internAnswer(cache: Cache, normalized: string | null): number {
+  if (normalized === null) return -1;
+  let k = cache.answerIndex.get(normalized);
+  if (k === undefined) {
+    k = cache.answerKeys.length;
+    cache.answerKeys.push(normalized);
+    cache.answerIndex.set(normalized, k);
+  }
+  return k;
+}
+
+/** Lines of a file, read in 16 MB chunks (a whole large cache as one string is slow to parse and collect). */
+export function* fileLines(file: string): Generator<string> {
+  const fd = openSync(file, 'r');
+  try {
+    const buffer = Buffer.alloc(1 << 24);
+    const decoder = new StringDecoder('utf8');
+    let rest = '';
+    for (let n; (n = readSync(fd, buffer, 0, buffer.length, null)) > 0; ) {
+      const parts = (rest + decoder.write(buffer.subarray(0, n))).split('\n');
+      rest = parts.pop()!;
+      yield* parts;
+    }
+    rest += decoder.end();
+    if (rest) yield rest;
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** Parse and check the lines of a cache file. Returns the cache, or every problem found. */
+export function parseCache(lines: Iterable<string>, file: string): { cache?: Cache; problems: Problem[] } {
+  const problems: Problem[] = [];
+  const problem = (line: number, field: string, message: string) => problems.push({ file, line, field, message });
+  const cache: Cache = {
+    file,
+    header: undefined as unknown as HeaderRecord, // checked below
+    agents: [],
+    questions: [],
+    responses: [],
+    agentIndex: new Map(),
+    questionIndex: new Map(),
+    responseIndex: new Map(),
+    answerKeys: [],
+    answerIndex: new Map(),
+  };
+  const agentLine: number[] = [];
+  const questionLine: number[] = [];
+  const responseLine: number[] = [];
+  const isDuplicate = (kind: string, index: Map<string, number>, firstLines: number[], rid: string, line: number) => {
+    const seen = index.get(rid);
+    if (seen !== undefined) problem(line, 'id', `duplicate ${kind} id '${rid}' (first on line ${firstLines[seen]})`);
+    return seen !== undefined;
+  };
+  // Responses are indexed as they stream in (so parsed records die young), except those whose
+  // question or agent comes later in the file: those wait for the end.
+  const deferred: { rec: ResponseRecord; line: number }[] = [];
+  const addResponse = (rec: ResponseRecord, line: number, final: boolean) => {
+    if (isDuplicate('response', cache.responseIndex, responseLine, rec.id, line)) return;
+    const q = cache.questionIndex.get(rec.question);
+    const a = cache.agentIndex.get(rec.agent);
+    if (!final && (q === undefined || a === undefined)) return void deferred.push({ rec, line });
+    if (rec.round === 1 && (rec.context.length > 0 || rec.prev !== null))
+      problem(line, rec.prev !== null ? 'prev' : 'context', 'a round-1 response has no context and no previous response');
+    if (q === undefined) problem(line, 'question', `unknown question '${rec.question}'`);
+    if (a === undefined) problem(line, 'agent', `unknown agent '${rec.agent}'`);
+    if (q === undefined || a === undefined) return;
+    cache.responseIndex.set(rec.id, cache.responses.length);
+    responseLine.push(line);
+    cache.responses.push(indexResponse(cache, rec, q, a));
+  };
+
+  let line = 0;
+  let records = 0;
+  for (const text of lines) {
+    line++;
+    const raw = text.trim();
+    if (raw === '') continue;
+    let json: unknown;
+    try {
+      json = JSON.parse(raw);
+    } catch (e) {
+      problem(line, '', `invalid JSON: ${(e as Error).message}`);
+      continue;
+    }
+    const parsed = CacheLine.safeParse(json);
+    if (!parsed.success) {
+      for (const issue of parsed.error.issues) problem(line, issue.path.join('.') || 'type', issue.message);
+      continue;
+    }
+    // The schemas are strict and add no defaults, so a valid line's parsed JSON *is* the record.
+    // Keeping it (rather than zod's copy) makes loading a large cache several times faster.
+    const rec = json as CacheLine;
+    records++;
+    if (rec.type === 'cache') {
+      if (cache.header) problem(line, 'type', 'a second cache header');
+      else if (records > 1) problem(line, 'type', 'the cache header must be the first line');
+      else cache.header = rec;
+    } else if (rec.type === 'agent') {
+      if (isDuplicate('agent', cache.agentIndex, agentLine, rec.id, line)) continue;
+      agentLine.push(line);
+      cache.agentIndex.set(rec.id, cache.agents.length);
+      cache.agents.push({ ...rec, index: cache.agents.length });
+    } else if (rec.type === 'question') {
+      if (isDuplicate('question', cache.questionIndex, questionLine, rec.id, line)) continue;
+      const gold = normalizeAnswer(rec.gold, rec.answerType);
+      if (gold === null) {
+        problem(line, 'gold', `gold answer '${rec.gold}' cannot be read as a ${rec.answerType} answer`);
+        continue;
+      }
+      questionLine.push(line);
+      cache.questionIndex.set(rec.id, cache.questions.length);
+      cache.questions.push({ ...rec, index: cache.questions.length, goldKey: internAnswer(cache, gold) });
+    } else addResponse(rec, line, false);
+  }
+  if (!cache.header) problem(0, 'type', 'no cache header line ({"type":"cache",...}) found');
+  for (const { rec, line } of deferred) addResponse(rec, line, true);
+  // References are resolved after all ids are known: records may come in any order.
+  cache.responses.forEach((r, i) => {
+    const refProblem = resolveReferences(cache, r);
+    if (refProblem) problem(responseLine[i], refProblem.field, refProblem.message);
+  });
+
+  return problems.length ? { problems } : { cache, problems };
+}
+
+function indexResponse(cache: Cache, rec: ResponseRecord, q: number, a: number): Response {
+  const question = cache.questions[q];
+  const ans = internAnswer(cache, normalizeAnswer(rec.answer, question.answerType));
+  // Extend the freshly parsed record in place: copying 100k records is the bulk of load time.
+  return Object.assign(rec, { index: cache.responses.length, q, a, ans, correct: ans === question.goldKey, ctx: [] as number[], prevIndex: -1 });
+}
+
+/** Fill `ctx` and `prevIndex`; return the first broken reference, if any. */
+function resolveReferences(cache: Cache, r: Response): { field: string; message: string } | undefined {
+  for (let j = 0; j < r.context.length; j++) {
+    const c = cache.responseIndex.get(r.context[j]);
+    const field = `context.${j}`;
+    if (c === undefined) return { field, message: `unknown response id '${r.context[j]}'` };
+    const other = cache.responses[c];
+    if (other.q !== r.q) return { field, message: `response '${other.id}' answers another question (${other.question})` };
+    if (other.round !== r.round - 1) return { field, message: `response '${other.id}' is from round ${other.round}, not ${r.round - 1}` };
+    r.ctx.push(c);
+  }
+  if (r.prev !== null) {
+    const p = cache.responseIndex.get(r.prev);
+    if (p === undefined) return { field: 'prev', message: `unknown response id '${r.prev}'` };
+    const other = cache.responses[p];
+    if (other.q !== r.q || other.a !== r.a || other.round !== r.round - 1)
+      return { field: 'prev', message: `response '${other.id}' is not this agent's round-${r.round - 1} response to this question` };
+    r.prevIndex = p;
+  }
+  return undefined;
+}
+
+/** Add one new response (from the `record` tier) to a loaded cache; throws on a broken reference. */
+export function appendResponse(cache: Cache, rec: ResponseRecord): Response {
+  const checked = CacheLine.parse(rec) as ResponseRecord;
+  const q = cache.questionIndex.get(checked.question);
+  const a = cache.agentIndex.get(checked.agent);
+  if (q === undefined || a === undefined || cache.responseIndex.has(checked.id))
+    throw new Error(`cannot append response '${checked.id}': unknown question/agent or duplicate id`);
+  const r = indexResponse(cache, checked, q, a);
+  const broken = resolveReferences(cache, r);
+  if (broken) throw new Error(`cannot append response '${checked.id}': ${broken.field}: ${broken.message}`);
+  cache.responseIndex.set(r.id, r.index);
+  cache.responses.push(r);
+  return r;
+}
+
+export function cacheFilePath(dir: string): string {
+  return join(dir, CACHE_FILE);
+}
+
+/** Load `<dir>/cache.jsonl`; throws a CacheError naming file, line and field of every problem. */
+export function loadCache(dir: string): Cache {
+  const file = cacheFilePath(dir);
+  if (!existsSync(file)) throw new CacheError([{ file, line: 0, field: '', message: 'file not found' }]);
+  const { cache, problems } = parseCache(fileLines(file), file);
+  if (!cache) throw new CacheError(problems);
+  return cache;
+}
+
+/** Build a cache from records in memory (tests, generators); throws like `loadCache`. */
+export function cacheFromRecords(records: CacheLine[], file = '<memory>'): Cache {
+  const { cache, problems } = parseCache(records.map((r) => JSON.stringify(r)), file);
+  if (!cache) throw new CacheError(problems);
+  return cache;
+}

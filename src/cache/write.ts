@@ -1,0 +1,66 @@
+// Writing caches. Every write goes to a temporary file that is renamed into place, so an
+// interrupted write never leaves a half-written cache behind.
+import { closeSync, mkdirSync, openSync, renameSync, rmSync, writeSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { AgentRecord, QuestionRecord, ResponseRecord, type CacheLine } from './format.ts';
+import { cacheFilePath, type Cache } from './load.ts';
+
+/** Write `chunks` to a temporary file beside `path`, then rename it into place. */
+export function writeFileAtomic(path: string, chunks: Iterable<string>): void {
+  mkdirSync(dirname(path), { recursive: true });
+  const tmp = `${path}.${process.pid}.tmp`;
+  const fd = openSync(tmp, 'w');
+  try {
+    for (const chunk of chunks) writeSync(fd, chunk);
+    closeSync(fd);
+  } catch (e) {
+    closeSync(fd);
+    rmSync(tmp, { force: true });
+    throw e;
+  }
+  renameSync(tmp, path);
+}
+
+/** Copy only the fields a schema declares, dropping the loader's index fields. */
+function pick<T extends object>(shape: object, value: object): T {
+  const out: Record<string, unknown> = {};
+  for (const key of Object.keys(shape)) {
+    const v = (value as Record<string, unknown>)[key];
+    if (v !== undefined) out[key] = v;
+  }
+  return out as T;
+}
+
+export function cacheRecords(cache: Cache): CacheLine[] {
+  return [
+    cache.header,
+    ...cache.agents.map((a) => pick<CacheLine>(AgentRecord.shape, a)),
+    ...cache.questions.map((q) => pick<CacheLine>(QuestionRecord.shape, q)),
+    ...cache.responses.map((r) => pick<CacheLine>(ResponseRecord.shape, r)),
+  ];
+}
+
+/** Lines joined into chunks of about 1 MB, so large files are written without one huge string. */
+export function* chunked(lines: Iterable<string>): Generator<string> {
+  let out = '';
+  for (const line of lines) {
+    out += line + '\n';
+    if (out.length > 1 << 20) {
+      yield out;
+      out = '';
+    }
+  }
+  if (out) yield out;
+}
+
+export function* serializeRecords(records: Iterable<CacheLine>): Generator<string> {
+  for (const r of records) yield JSON.stringify(r);
+}
+
+export function writeCacheRecords(dir: string, records: Iterable<CacheLine>): void {
+  writeFileAtomic(cacheFilePath(dir), chunked(serializeRecords(records)));
+}
+
+export function saveCache(dir: string, cache: Cache): void {
+  writeCacheRecords(dir, cacheRecords(cache));
+}

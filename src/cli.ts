@@ -1,0 +1,123 @@
+// Command line: `npm run cli -- <command> --help` lists every option.
+import { readFileSync } from 'node:fs';
+import yargs, { type Argv } from 'yargs';
+import { hideBin } from 'yargs/helpers';
+import { generateCache, mainJob } from '../eval/main.ts';
+import { ensureEmbeddings } from './cache/embeddings.ts';
+import { SPLITS, type Split } from './cache/format.ts';
+import { CacheError, formatProblem, loadCache, parseCache, fileLines, cacheFilePath } from './cache/load.ts';
+import { cacheStats } from './cache/stats.ts';
+import { ENCODERS, makeEncoder, type EncoderName } from './encoders/index.ts';
+import { DebateSettings, MISS_TIERS } from './env/settings.ts';
+import { WorldConfig } from './sim/world.ts';
+import { existsSync } from 'node:fs';
+
+const DEFAULT_CACHE = 'cache/default';
+
+function debateOptions<T>(y: Argv<T>) {
+  return y
+    .option('miss', { choices: MISS_TIERS, default: 'model' as const, describe: 'deepest lookup tier on a cache miss: error | signature | model | record (record asks the live endpoint; simulator caches have one)' })
+    .option('rounds', { type: 'number', default: 3, describe: 'debate rounds R (round 1 = independent answers)' })
+    .option('agents', { type: 'string', describe: 'team as comma-separated agent ids (default: every agent of the cache)' })
+    .option('round1-sample', { choices: ['first', 'random'] as const, default: 'first' as const, describe: 'round-1 sample a debate starts from' })
+    .option('tie-break', { choices: ['lowest-agent', 'random'] as const, default: 'lowest-agent' as const, describe: 'majority tie rule' })
+    .option('seed', { type: 'number', default: 0, describe: 'seed of every random choice in a replay' });
+}
+
+function debateSettings(a: { miss: DebateSettings['miss']; rounds: number; agents?: string; round1Sample: DebateSettings['round1Sample']; tieBreak: DebateSettings['tieBreak']; seed: number }): Partial<DebateSettings> {
+  return { miss: a.miss, rounds: a.rounds, agents: a.agents?.split(',').map((s) => s.trim()), round1Sample: a.round1Sample, tieBreak: a.tieBreak, seed: a.seed };
+}
+
+function readWorldConfig(file: string | undefined): Partial<WorldConfig> {
+  if (!file) return {};
+  if (!existsSync(file)) throw new Error(`${file}: file not found`);
+  let json: unknown;
+  try {
+    json = JSON.parse(readFileSync(file, 'utf8'));
+  } catch (e) {
+    throw new Error(`${file}: invalid JSON: ${(e as Error).message}`);
+  }
+  const parsed = WorldConfig.partial().safeParse(json);
+  if (!parsed.success) throw new Error(parsed.error.issues.map((i) => `${file}: ${i.path.join('.')}: ${i.message}`).join('\n'));
+  return parsed.data;
+}
+
+const cli = yargs(hideBin(process.argv))
+  .scriptName('cpp')
+  .usage('$0 <command> [options]\n\nWorkbench for learned communication pruning in multi-agent debate (CPP), replayed offline from cached responses.')
+  .command(
+    'main',
+    'the main job: create the default simulated cache if missing, then replay Full-Debate, No-communication and each Single agent on the test split',
+    (y) => debateOptions(y)
+      .option('cache', { type: 'string', default: DEFAULT_CACHE, describe: 'cache directory' })
+      .option('split', { choices: SPLITS, default: 'test' as Split, describe: 'questions to replay' }),
+    (a) => console.log(mainJob({ cache: a.cache, split: a.split, settings: debateSettings(a) })),
+  )
+  .command('cache', 'create, check and inspect response caches', (y) =>
+    y
+      .command(
+        'gen',
+        'generate a simulated debate world (seeded; a simulator, not model data)',
+        (y) => y
+          .option('out', { type: 'string', default: DEFAULT_CACHE, describe: 'cache directory to write' })
+          .option('config', { type: 'string', describe: 'JSON file with world settings (see src/sim/world.ts); flags below override it' })
+          .option('questions', { type: 'number', describe: 'number of questions (default 1200)' })
+          .option('seed', { type: 'number', describe: 'world seed (default 7)' })
+          .option('adversary', { type: 'boolean', describe: 'add one adversarial agent that always argues for the distractor' })
+          .option('name', { type: 'string', default: 'default-sim', describe: 'cache name recorded in its header' }),
+        (a) => {
+          const world = { ...readWorldConfig(a.config), ...(a.questions !== undefined && { questions: a.questions }), ...(a.seed !== undefined && { seed: a.seed }), ...(a.adversary !== undefined && { adversary: a.adversary }) };
+          generateCache(a.out, WorldConfig.parse(world), a.name);
+          console.log(`wrote ${cacheFilePath(a.out)}`);
+        },
+      )
+      .command(
+        'validate <dir>',
+        'check every line of a cache; prints file:line: field: problem for each, exits 1 if any',
+        (y) => y.positional('dir', { type: 'string', demandOption: true, describe: 'cache directory' }),
+        (a) => {
+          const file = cacheFilePath(a.dir);
+          if (!existsSync(file)) throw new CacheError([{ file, line: 0, field: '', message: 'file not found' }]);
+          const { cache, problems } = parseCache(fileLines(file), file);
+          if (!cache) {
+            for (const p of problems) console.log(formatProblem(p));
+            console.log(`${problems.length} problem${problems.length === 1 ? '' : 's'}: ${file} is not a valid cache`);
+            process.exitCode = 1;
+            return;
+          }
+          console.log(`${file}: valid (${cache.questions.length} questions, ${cache.agents.length} agents, ${cache.responses.length} responses)`);
+        },
+      )
+      .command(
+        'stats <dir>',
+        'questions per split, agents, responses and contexts per round, accuracy per agent and round, response-model fidelity',
+        (y) => y
+          .positional('dir', { type: 'string', demandOption: true, describe: 'cache directory' })
+          .option('prior-smoothing', { type: 'number', default: DebateSettings.shape.priorSmoothing.parse(undefined), describe: 'pseudo-count of the tier-3 prior' }),
+        (a) => console.log(cacheStats(loadCache(a.dir), a.priorSmoothing)),
+      )
+      .command(
+        'embed <dir>',
+        'compute and store text embeddings for every question and response not yet embedded',
+        (y) => y
+          .positional('dir', { type: 'string', demandOption: true, describe: 'cache directory' })
+          .option('encoder', { choices: ENCODERS, default: 'bof' as EncoderName, describe: 'bof: hashed bag of features (fast, default); use: Universal Sentence Encoder lite (512-dim)' }),
+        async (a) => {
+          const cache = loadCache(a.dir);
+          const e = await ensureEmbeddings(a.dir, cache, await makeEncoder(a.encoder));
+          console.log(`${a.dir}: ${e.questions.length} question and ${e.responses.length} response embeddings under ${e.encoder} (dim ${e.dim})`);
+        },
+      )
+      .demandCommand(1, 'name a cache command: gen, validate, stats or embed'),
+  )
+  .demandCommand(1, 'name a command')
+  .strict()
+  .help();
+
+try {
+  await cli.parseAsync();
+} catch (e) {
+  // Bad input is reported as its message (file, line, field); a stack would only bury it.
+  console.error((e as Error).message);
+  process.exit(1);
+}

@@ -1,0 +1,23 @@
+// Debate and environment settings (SPEC §1 and §3). Every default here is a setting users may
+// override from a config file or a flag.
+import { z } from 'zod';
+
+export const MISS_TIERS = ['error', 'signature', 'model', 'record'] as const;
+export type MissTier = (typeof MISS_TIERS)[number];
+
+export const DebateSettings = z.strictObject({
+  /** Team, as agent ids in debate order; default: every agent of the cache, in cache order. */
+  agents: z.array(z.string()).optional(),
+  /** Rounds R; round 1 is the independent answer. */
+  rounds: z.number().int().min(1).default(3),
+  /** Which round-1 sample a debate starts from: sample 0, or a seeded random one. */
+  round1Sample: z.enum(['first', 'random']).default('first'),
+  /** Majority ties go to the answer of the lowest-numbered agent, or to a seeded random tied answer. */
+  tieBreak: z.enum(['lowest-agent', 'random']).default('lowest-agent'),
+  /** Deepest lookup tier allowed on a cache miss (SPEC §3). */
+  miss: z.enum(MISS_TIERS).default('model'),
+  /** Smoothing of the tier-3 prior p_r(b|q): pseudo-count added to every answer bucket. */
+  priorSmoothing: z.number().positive().default(0.5),
+  seed: z.number().int().default(0),
+});
+export type DebateSettings = z.infer<typeof DebateSettings>;

@@ -1,0 +1,24 @@
+// Progress bars for long work, on stderr so that stdout stays clean for tables. Shown only on a
+// terminal; in logs and CI they would be noise.
+import cliProgress from 'cli-progress';
+
+export interface Progress {
+  update(done: number, total?: number): void;
+  stop(): void;
+}
+
+export function progress(label: string, total: number): Progress {
+  if (!process.stderr.isTTY) return { update() {}, stop() {} };
+  const bar = new cliProgress.SingleBar(
+    { format: `${label} [{bar}] {percentage}% | {value}/{total} | {duration_formatted} elapsed, eta {eta_formatted}`, stream: process.stderr, hideCursor: true },
+    cliProgress.Presets.shades_classic,
+  );
+  bar.start(total, 0);
+  return {
+    update: (done, newTotal) => {
+      if (newTotal !== undefined) bar.setTotal(newTotal);
+      bar.update(done);
+    },
+    stop: () => bar.stop(),
+  };
+}

@@ -1,0 +1,95 @@
+// Generates the simulated default world as a cache: questions, agents, independent round-1
+// samples, and recorded debates (Full-Debate, No-communication, random keep masks) per question.
+import { countTokens } from 'gpt-tokenizer';
+import seedrandom from 'seedrandom';
+import { CACHE_FORMAT, CACHE_VERSION, type CacheLine, type QuestionRecord, type ResponseRecord, type Split } from '../cache/format.ts';
+import { candidateOrder } from '../env/environment.ts';
+import { profileLookup, replyFields, round3, VOCAB } from './simulator.ts';
+import { OPTIONS, WorldConfig, worldAgents } from './world.ts';
+
+function questionText(id: string, subject: string, random: () => number): string {
+  const vocab = VOCAB[subject] ?? ['matter'];
+  const w = () => vocab[Math.floor(random() * vocab.length)];
+  const options = OPTIONS.map((o) => `(${o}) the ${w()} ${['holds', 'fails', 'doubles', 'vanishes', 'dominates'][Math.floor(random() * 5)]}`);
+  return `${subject[0].toUpperCase()}${subject.slice(1)} question ${id}: given the ${w()} and the ${w()}, what happens to the ${w()}? ${options.join(' ')}`;
+}
+
+/** Seeded split assignment: a shuffled order, cut by the configured fractions. */
+function splits(n: number, world: WorldConfig, random: () => number): Split[] {
+  const order = Array.from({ length: n }, (_, i) => i);
+  for (let i = n - 1; i > 0; i--) {
+    const j = Math.floor(random() * (i + 1));
+    [order[i], order[j]] = [order[j], order[i]];
+  }
+  const nTrain = Math.round(n * world.trainFraction);
+  const nVal = Math.round(n * world.validationFraction);
+  const out = new Array<Split>(n);
+  order.forEach((q, rank) => (out[q] = rank < nTrain ? 'train' : rank < nTrain + nVal ? 'validation' : 'test'));
+  return out;
+}
+
+/** Every record of a simulated world cache, header first; `onQuestion` reports progress. */
+export function* generateWorld(config: Partial<WorldConfig>, name = 'default-sim', onQuestion?: (done: number, total: number) => void): Generator<CacheLine> {
+  const world = WorldConfig.parse(config);
+  const agents = worldAgents(world);
+  const profile = profileLookup(world, 'the world config');
+  const random = seedrandom(`${world.seed}|world`);
+  yield { type: 'cache', format: CACHE_FORMAT, version: CACHE_VERSION, name, source: 'simulator', simulator: world };
+  for (const a of agents) yield { type: 'agent', id: a.id, model: a.model, priceIn: a.priceIn, priceOut: a.priceOut };
+
+  const split = splits(world.questions, world, random);
+  const width = String(world.questions).length;
+  for (let qi = 0; qi < world.questions; qi++) {
+    const id = `q${String(qi + 1).padStart(width, '0')}`;
+    const subject = world.subjects[Math.floor(random() * world.subjects.length)];
+    const difficulty = (random() + random() + random()) / 3;
+    const gold = Math.floor(random() * OPTIONS.length);
+    const distractor = (gold + 1 + Math.floor(random() * (OPTIONS.length - 1))) % OPTIONS.length;
+    const text = questionText(id, subject, random);
+    const question: QuestionRecord = {
+      type: 'question', id, text, gold: OPTIONS[gold], benchmark: 'sim-mcq', answerType: 'mcq', split: split[qi],
+      promptTokens: countTokens(text) + world.instructionTokens,
+      meta: { subject, difficulty: round3(difficulty), distractor },
+    };
+    yield question;
+    yield* questionResponses(world, profile, question, agents.map((a) => a.id), random);
+    onQuestion?.(qi + 1, world.questions);
+  }
+}
+
+function* questionResponses(world: WorldConfig, profile: ReturnType<typeof profileLookup>, question: QuestionRecord, team: string[], random: () => number): Generator<ResponseRecord> {
+  const respond = (agent: string, round: number, context: ResponseRecord[], prev: ResponseRecord | null, sample: number, id: string): ResponseRecord => ({
+    type: 'response', id, question: question.id, agent, round, sample, context: context.map((c) => c.id), prev: prev?.id ?? null,
+    ...replyFields(world, profile, question, agent, round, context, sample),
+  });
+  const first: ResponseRecord[] = [];
+  for (const agent of team)
+    for (let s = 0; s < world.round1Samples; s++) {
+      const r = respond(agent, 1, [], null, s, `${question.id}.${agent}.r1.s${s}`);
+      if (s === 0) first.push(r);
+      yield r;
+    }
+  // Recorded debates: every edge kept, only the own edge kept, then random masks.
+  const n = team.length;
+  const rules: ((i: number, j: number) => boolean)[] = [() => true, (_i, j) => j === 0];
+  for (let k = 0; k < world.randomTrajectories; k++) rules.push(() => random() < world.randomKeep);
+  const recorded = new Map<string, ResponseRecord>();
+  for (const keep of rules) {
+    let current = first;
+    for (let t = 2; t <= world.rounds; t++) {
+      const next: ResponseRecord[] = [];
+      for (let i = 0; i < n; i++) {
+        const context = candidateOrder(n, i).filter((_, j) => keep(i, j)).map((c) => current[c]);
+        const key = `${i}|${t}|${context.map((c) => c.id).sort().join(',')}`;
+        let r = recorded.get(key);
+        if (!r) {
+          r = respond(team[i], t, context, current[i], 0, `${question.id}.${team[i]}.r${t}.${recorded.size}`);
+          recorded.set(key, r);
+          yield r;
+        }
+        next.push(r);
+      }
+      current = next;
+    }
+  }
+}

@@ -1,0 +1,128 @@
+// The simulated debate world: a seeded stand-in for real agents, used as the embedded default
+// data. It is a simulator, never model data: its agents, prices and texts are made up, shaped so
+// that pruning matters (heterogeneous skill per subject, prices and lengths; agents swayed by wrong
+// peers and fixed by right ones to different degrees; an optional adversary).
+import { z } from 'zod';
+
+export const AgentProfile = z.strictObject({
+  id: z.string(),
+  model: z.string(),
+  priceIn: z.number().nonnegative(),
+  priceOut: z.number().nonnegative(),
+  /** Mean output tokens of a reply (log-normal spread around it). */
+  meanTokens: z.number().positive(),
+  /** P(correct) on a question of medium difficulty, per subject. */
+  skill: z.record(z.string(), z.number().gt(0).lt(1)),
+  /** Pull towards its previous answer when its own response is kept in its prompt. */
+  stubbornness: z.number().nonnegative(),
+  /** How strongly a correct / a wrong peer argument pulls this agent. */
+  swayRight: z.number().nonnegative(),
+  swayWrong: z.number().nonnegative(),
+  /** How strongly this agent's arguments pull others. */
+  persuasion: z.number().nonnegative(),
+  /** Mean quality of its reasoning text, added to the correctness-driven base. */
+  eloquence: z.number().default(0),
+  /** Always argues for the question's distractor, whatever it is shown. */
+  adversarial: z.boolean().default(false),
+});
+export type AgentProfile = z.infer<typeof AgentProfile>;
+
+const SUBJECTS = ['algebra', 'geometry', 'chemistry', 'biology', 'history', 'law'];
+const skills = (values: number[]) => Object.fromEntries(SUBJECTS.map((s, i) => [s, values[i]]));
+
+export const DEFAULT_AGENTS: AgentProfile[] = [
+  {
+    id: 'atlas', model: 'sim/atlas-large', priceIn: 10e-6, priceOut: 30e-6, meanTokens: 380,
+    skill: skills([0.82, 0.8, 0.78, 0.62, 0.5, 0.48]),
+    stubbornness: 1.4, swayRight: 1.0, swayWrong: 1.0, persuasion: 1.0, eloquence: 0.05, adversarial: false,
+  },
+  {
+    id: 'sage', model: 'sim/sage-medium', priceIn: 1e-6, priceOut: 3e-6, meanTokens: 240,
+    skill: skills([0.48, 0.5, 0.55, 0.72, 0.82, 0.8]),
+    stubbornness: 1.0, swayRight: 1.3, swayWrong: 1.2, persuasion: 1.0, eloquence: 0, adversarial: false,
+  },
+  {
+    id: 'brisk', model: 'sim/brisk-mini', priceIn: 0.15e-6, priceOut: 0.6e-6, meanTokens: 110,
+    skill: skills([0.45, 0.42, 0.5, 0.55, 0.45, 0.42]),
+    stubbornness: 0.5, swayRight: 1.6, swayWrong: 1.6, persuasion: 1.5, eloquence: 0.1, adversarial: false,
+  },
+];
+
+export const ADVERSARY: AgentProfile = {
+  id: 'mallory', model: 'sim/mallory-adversary', priceIn: 1e-6, priceOut: 3e-6, meanTokens: 220,
+  skill: skills([0.5, 0.5, 0.5, 0.5, 0.5, 0.5]),
+  stubbornness: 0, swayRight: 0, swayWrong: 0, persuasion: 1.6, eloquence: 0.35, adversarial: true,
+};
+
+export const WorldConfig = z.strictObject({
+  seed: z.number().int().default(7),
+  questions: z.number().int().positive().default(1200),
+  /** Fractions of questions in train / validation / test (the rest of 1 goes to test). */
+  trainFraction: z.number().min(0).max(1).default(0.5),
+  validationFraction: z.number().min(0).max(1).default(0.25),
+  subjects: z.array(z.string()).min(1).default(SUBJECTS),
+  /** Independent round-1 samples per agent and question (sample 0 starts every debate). */
+  round1Samples: z.number().int().positive().default(8),
+  rounds: z.number().int().min(1).default(3),
+  /** Recorded debates per question besides Full-Debate and No-communication: random keep masks. */
+  randomTrajectories: z.number().int().nonnegative().default(2),
+  randomKeep: z.number().min(0).max(1).default(0.5),
+  /** Instruction tokens added to every prompt. */
+  instructionTokens: z.number().int().nonnegative().default(80),
+  agents: z.array(AgentProfile).default(DEFAULT_AGENTS),
+  /** Add one adversarial agent to the team. */
+  adversary: z.boolean().default(false),
+  adversaryProfile: AgentProfile.default(ADVERSARY),
+});
+export type WorldConfig = z.infer<typeof WorldConfig>;
+
+export const OPTIONS = ['A', 'B', 'C', 'D'];
+
+/** The team of a world: its agents, plus the adversary when switched on. */
+export function worldAgents(world: WorldConfig): AgentProfile[] {
+  return world.adversary ? [...world.agents, world.adversaryProfile] : world.agents;
+}
+
+const sigmoid = (x: number) => 1 / (1 + Math.exp(-x));
+const logit = (p: number) => Math.log(p / (1 - p));
+
+export interface QuestionLatent {
+  subject: string;
+  difficulty: number; // 0 easy .. 1 hard
+  gold: number; // option index
+  distractor: number; // option index of the tempting wrong answer
+}
+
+/** An agent's independent answer distribution over the options. */
+export function independentAnswer(agent: AgentProfile, q: QuestionLatent): number[] {
+  const skill = agent.skill[q.subject] ?? 0.5;
+  const pCorrect = sigmoid(logit(skill) + 5 * (0.5 - q.difficulty));
+  const wrong = 1 - pCorrect;
+  const trap = wrong * (0.4 + 0.5 * q.difficulty);
+  return OPTIONS.map((_, o) => (o === q.gold ? pCorrect : o === q.distractor ? trap : (wrong - trap) / (OPTIONS.length - 2)));
+}
+
+export interface ShownArgument {
+  agent: AgentProfile;
+  answer: number; // option index, -1 unparsed
+  quality: number;
+  own: boolean;
+}
+
+/**
+ * Answer distribution of a revision: the agent's own knowledge, a pull to its previous answer when
+ * its own response is in the prompt, and a pull from each shown peer argument, scaled by the
+ * source's persuasion, the argument's quality and the recipient's sway for right or wrong answers.
+ */
+export function revisedAnswer(agent: AgentProfile, q: QuestionLatent, shown: ShownArgument[]): number[] {
+  const logits = independentAnswer(agent, q).map(Math.log);
+  for (const s of shown) {
+    if (s.answer < 0) continue;
+    if (s.own) logits[s.answer] += agent.stubbornness;
+    else logits[s.answer] += s.agent.persuasion * (0.5 + s.quality) * (s.answer === q.gold ? agent.swayRight : agent.swayWrong);
+  }
+  const max = Math.max(...logits);
+  const e = logits.map((l) => Math.exp(l - max));
+  const z = e.reduce((a, b) => a + b, 0);
+  return e.map((x) => x / z);
+}
