@@ -7,7 +7,7 @@ import { z } from 'zod';
 import type { Encoder } from '../encoders/index.ts';
 import { progress } from '../progress.ts';
 import { EMBEDDINGS_DIR } from './format.ts';
-import { CacheError, fileLines, type Cache, type Problem } from './load.ts';
+import { CacheError, fileLines, zodProblems, type Cache, type Problem } from './load.ts';
 import { chunked, writeFileAtomic } from './write.ts';
 
 const EmbeddingsHeader = z.strictObject({ type: z.literal('embeddings'), version: z.literal(1), encoder: z.string(), dim: z.number().int().positive() });
@@ -51,14 +51,14 @@ function readStored(file: string, encoderId: string, dim: number): Map<string, F
     }
     if (line === 1) {
       const h = EmbeddingsHeader.safeParse(json);
-      if (!h.success) problems.push(...h.error.issues.map((i) => ({ file, line, field: i.path.join('.'), message: i.message })));
+      if (!h.success) problems.push(...zodProblems(h.error.issues, file, line));
       else if (h.data.encoder !== encoderId || h.data.dim !== dim)
         problems.push({ file, line, field: 'encoder', message: `holds ${h.data.encoder} (dim ${h.data.dim}), expected ${encoderId} (dim ${dim})` });
       continue;
     }
     const e = EmbeddingLine.safeParse(json);
     if (!e.success) {
-      problems.push(...e.error.issues.map((i) => ({ file, line, field: i.path.join('.'), message: i.message })));
+      problems.push(...zodProblems(e.error.issues, file, line));
       continue;
     }
     const v = fromBase64(e.data.v, dim);

@@ -3,6 +3,7 @@
 // field; nothing here ever writes.
 import { closeSync, existsSync, openSync, readSync } from 'node:fs';
 import { StringDecoder } from 'node:string_decoder';
+import type { z } from 'zod';
 import { join } from 'node:path';
 import { normalizeAnswer } from '../answer.ts';
 import {
@@ -23,6 +24,16 @@ export interface Problem {
 
 export const formatProblem = (p: Problem) =>
   `${p.file}${p.line ? `:${p.line}` : ''}: ${p.field ? `${p.field}: ` : ''}${p.message}`;
+
+/** Zod issues as problems; an unknown key is named as the field. */
+export function zodProblems(issues: z.core.$ZodIssue[], file: string, line: number): Problem[] {
+  return issues.map((i) => ({
+    file,
+    line,
+    field: i.code === 'unrecognized_keys' ? i.keys.join(',') : i.path.join('.') || 'type',
+    message: i.message,
+  }));
+}
 
 export class CacheError extends Error {
   constructor(readonly problems: Problem[]) {
@@ -155,7 +166,7 @@ export function parseCache(lines: Iterable<string>, file: string): { cache?: Cac
     }
     const parsed = CacheLine.safeParse(json);
     if (!parsed.success) {
-      for (const issue of parsed.error.issues) problem(line, issue.path.join('.') || 'type', issue.message);
+      problems.push(...zodProblems(parsed.error.issues, file, line));
       continue;
     }
     // The schemas are strict and add no defaults, so a valid line's parsed JSON *is* the record.

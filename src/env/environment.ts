@@ -12,10 +12,10 @@ import { appendResponse, type Cache, type Question, type Response } from '../cac
 import { drawAnswer, fitResponseModel, outcomes, priorCounts, type PriorCounts, type Weights } from './responseModel.ts';
 import { DebateSettings, type MissTier } from './settings.ts';
 
-export const TIERS = ['exact', 'signature', 'model', 'model-bare', 'record'] as const;
+export const TIERS = ['exact', 'signature', 'model', 'record'] as const;
 export type Tier = (typeof TIERS)[number];
 export type TierCounts = Record<Tier, number>;
-export const emptyTiers = (): TierCounts => ({ exact: 0, signature: 0, model: 0, 'model-bare': 0, record: 0 });
+export const emptyTiers = (): TierCounts => ({ exact: 0, signature: 0, model: 0, record: 0 });
 
 /** A live model endpoint for the `record` tier: answers any context. */
 export interface Endpoint {
@@ -200,13 +200,16 @@ export function startDebate(env: Environment, q: number, seed: string | number =
   return { q, round: 1, current, answers: [current.map((r) => r.ans)], keeps: [], cost, keptEdges: 0, tiers: emptyTiers(), random };
 }
 
-/** Text source for a tier-3 answer: the recipient's own response with that answer (nearest round), else another agent's. */
+/**
+ * Text source for a tier-3 answer: the recipient's own response with that answer (nearest round,
+ * earlier first), else another agent's. Every answer the response model can draw is stated by some
+ * cached response to the question (previous, peers', round-1), so SPEC §3's "model-bare" fallback
+ * cannot arise here and is not counted.
+ */
 function standIn(env: Environment, q: number, agent: number, round: number, ans: number): number {
-  const list = env.byAnswer.get(`${q}|${ans}`);
-  if (!list) return -1;
   let best = -1;
   let bestScore = Infinity;
-  for (const idx of list) {
+  for (const idx of env.byAnswer.get(`${q}|${ans}`)!) {
     const r = env.cache.responses[idx];
     const score = (r.a === agent ? 0 : 1000) + Math.abs(r.round - round) * 10 + (r.round < round ? 0 : 1);
     if (score < bestScore) [best, bestScore] = [idx, score];
@@ -234,9 +237,7 @@ function lookup(env: Environment, d: Debate, agent: number, own: DebateResponse,
   const peers = kept.filter((k) => k.agent !== agent).map((k) => k.ans);
   const o = outcomes(own.ans, peers, env.prior.get(d.q * cache.agents.length + agent), env.settings.priorSmoothing);
   const ans = drawAnswer(env.weights[agent], o, d.random);
-  const source = standIn(env, d.q, agent, t, ans);
-  if (source < 0) return { response: { agent, ans, source: own.source, cached: false }, tier: 'model-bare' };
-  return { response: { agent, ans, source, cached: false }, tier: 'model' };
+  return { response: { agent, ans, source: standIn(env, d.q, agent, t, ans), cached: false }, tier: 'model' };
 }
 
 function fromCache(cache: Cache, index: number): DebateResponse {

@@ -1,0 +1,166 @@
+import { describe, expect, it } from 'vitest';
+import { cacheFromRecords, type Cache } from '../../src/cache/load.ts';
+import { CacheMissError, candidateOrder, keepAll, keepOwn, majority, makeEnvironment, replay, startDebate, stepRound, type Endpoint } from '../../src/env/environment.ts';
+import { fullDebate, noCommunication, singleAgent } from '../../eval/baselines.ts';
+import { handRecords, response } from '../handCache.ts';
+
+const hand = () => cacheFromRecords(handRecords(), 'hand.jsonl');
+const key = (c: Cache, s: string) => c.answerIndex.get(s)!;
+const letters = (c: Cache, rows: number[][]) => rows.map((r) => r.map((a) => (a < 0 ? '-' : c.answerKeys[a])).join(''));
+
+describe('replay of the hand-built cache (2 rounds)', () => {
+  it('Full-Debate on q1: answers, wrong majority, cost worked out by hand', () => {
+    const cache = hand();
+    const env = makeEnvironment(cache, { rounds: 2, miss: 'error' });
+    const r = replay(env, 0, keepAll);
+    expect(letters(cache, r.answers)).toEqual(['ABB', 'BBA']);
+    expect(cache.answerKeys[r.final]).toBe('B');
+    expect(r.finalCorrect).toBe(false);
+    // round 1: a1 10*1+5*2=20, a2 10+3=13, a3 (10+2)*0.5=6; round 2 (in = 10+5+3+2 = 20): a1 20+4*2=28, a2 20+3=23, a3 (20+2)*0.5=11
+    expect(r.cost).toBe(20 + 13 + 6 + 28 + 23 + 11);
+    expect(r.keptEdges).toBe(9);
+    expect(r.tiers).toEqual({ exact: 3, signature: 0, model: 0, record: 0 });
+  });
+
+  it('No-communication on q1 corrects the majority at lower cost', () => {
+    const cache = hand();
+    const env = makeEnvironment(cache, { rounds: 2, miss: 'error' });
+    const r = replay(env, 0, keepOwn);
+    expect(letters(cache, r.answers)).toEqual(['ABB', 'AAB']);
+    expect(r.finalCorrect).toBe(true);
+    // round 2: a1 in 15 -> 15+10=25, a2 in 13 -> 13+3=16, a3 in 12 -> 7
+    expect(r.cost).toBe(39 + 25 + 16 + 7);
+    expect(r.keptEdges).toBe(3);
+  });
+
+  it('a three-way tie on q2 goes to the lowest-numbered agent, or a seeded random one', () => {
+    const cache = hand();
+    const r = replay(makeEnvironment(cache, { rounds: 2, miss: 'error' }), 1, keepAll);
+    expect(letters(cache, r.answers)).toEqual(['CDE', 'CDB']);
+    expect(cache.answerKeys[r.final]).toBe('C');
+    expect(r.finalCorrect).toBe(true); // gold "(C)" normalizes to C
+    // round 1: (20+8) + (20+4) + (20+2)*0.5 = 63; round 2 in = 30: (30+8) + (30+4) + (30+2)*0.5 = 88
+    expect(r.cost).toBe(63 + 88);
+    const seen = new Set<string>();
+    for (let seed = 0; seed < 40; seed++) seen.add(cache.answerKeys[replay(makeEnvironment(cache, { rounds: 2, miss: 'error', tieBreak: 'random' }), 1, keepAll, seed).final]);
+    expect(seen).toEqual(new Set(['C', 'D', 'B']));
+  });
+
+  it('majority drops unparsed answers and is invalid without any', () => {
+    expect(majority([3, -1, 5, 5], 'lowest-agent', Math.random)).toBe(5);
+    expect(majority([-1, 4, 2], 'lowest-agent', Math.random)).toBe(4);
+    expect(majority([-1, -1, -1], 'lowest-agent', Math.random)).toBe(-1);
+  });
+
+  it('methods over both questions: accuracy and cost % against Full-Debate', () => {
+    const cache = hand();
+    const env = makeEnvironment(cache, { rounds: 2, miss: 'error' });
+    const full = fullDebate(env, cache.questions);
+    expect(full.correct).toBe(1); // q1 wrong, q2 right by the tie rule
+    expect(full.cost).toBe(101 + 151);
+    const a1 = singleAgent(env, cache.questions, 0);
+    expect(a1.correct).toBe(2);
+    expect((100 * a1.cost) / full.cost).toBeCloseTo((100 * (20 + 28)) / 252, 10);
+    const none = noCommunication(env, [cache.questions[0]]);
+    expect((100 * none.cost) / fullDebate(env, [cache.questions[0]]).cost).toBeCloseTo((100 * 87) / 101, 10);
+  });
+});
+
+describe('lookup tiers', () => {
+  // Every recipient keeps its own response and a2's.
+  const keepOwnAndA2 = (_d: unknown, n: number) => Array.from({ length: n }, (_, i) => candidateOrder(n, i).map((c, j) => j === 0 || c === 1));
+
+  it('miss = error names question, agent, round and context of a miss', () => {
+    const env = makeEnvironment(hand(), { rounds: 2, miss: 'error' });
+    expect(() => replay(env, 0, keepOwnAndA2)).toThrow(CacheMissError);
+    expect(() => replay(env, 0, keepOwnAndA2)).toThrow(/agent 'a1' to question 'q1' at round 2 with context \[q1a1, q1a2\]/);
+  });
+
+  it('signature serves a context with the same (source, answer) multiset, and only then', () => {
+    const cache = hand();
+    // Find a seed whose random round-1 pick for a2 is its second sample (same answer B, other id).
+    const settings = { rounds: 2, miss: 'signature' as const, round1Sample: 'random' as const };
+    const env = makeEnvironment(cache, settings);
+    const seed = [...Array(50).keys()].find((s) => cache.responses[startDebate(env, 0, s).current[1].source].id === 'q1a2s1');
+    expect(seed).toBeDefined();
+    const r = replay(env, 0, keepAll, seed);
+    expect(r.tiers).toEqual({ exact: 0, signature: 3, model: 0, record: 0 });
+    expect(letters(cache, r.answers)).toEqual(['ABB', 'BBA']);
+    // With sample 0 the same contexts are exact hits; a context never seen is a miss at this depth.
+    expect(replay(env, 0, keepAll, [...Array(50).keys()].find((s) => s !== seed && cache.responses[startDebate(env, 0, s).current[1].source].id === 'q1a2')).tiers.exact).toBe(3);
+    expect(() => replay(env, 0, keepOwnAndA2, seed)).toThrow(/signature a1:A, a2:B/);
+  });
+
+  it('model tier answers unseen contexts from the fitted response model, with cached text of that answer', () => {
+    const cache = hand();
+    const env = makeEnvironment(cache, { rounds: 2, miss: 'model' });
+    const r = replay(env, 0, keepOwnAndA2);
+    expect(r.tiers).toEqual({ exact: 1, signature: 0, model: 2, record: 0 }); // a2 kept only itself: exact
+    const d = startDebate(env, 0);
+    stepRound(env, d, keepOwnAndA2(d, 3));
+    for (const i of [0, 2]) {
+      const answer = d.current[i];
+      expect(answer.cached).toBe(false);
+      expect(cache.responses[answer.source].ans).toBe(answer.ans); // text states the drawn answer
+      expect(['A', 'B']).toContain(cache.answerKeys[answer.ans]);
+    }
+    expect(env.tiers.model).toBe(4);
+  });
+
+  it('record tier calls the endpoint only on a miss, stores the reply, and serves it exactly afterwards', () => {
+    const cache = hand();
+    const calls: string[] = [];
+    const endpoint: Endpoint = {
+      respond: ({ question, agent, round, context }) => {
+        calls.push(`${question.id}/${cache.agents[agent].id}/${round}/${context.map((c) => c.id).join('+')}`);
+        return { text: 'The answer is (A).', answer: 'A', inTokens: 0, outTokens: 9 };
+      },
+    };
+    const env = makeEnvironment(cache, { rounds: 2, miss: 'record' }, endpoint);
+    const before = cache.responses.length;
+    replay(env, 0, keepAll);
+    expect(calls).toEqual([]);
+    const r = replay(env, 0, keepOwnAndA2);
+    expect(calls).toEqual(['q1/a1/2/q1a1+q1a2', 'q1/a3/2/q1a3+q1a2']);
+    expect(r.tiers).toEqual({ exact: 1, signature: 0, model: 0, record: 2 });
+    expect(cache.responses.length).toBe(before + 2);
+    expect(env.recorded.map((x) => x.agent)).toEqual(['a1', 'a3']);
+    expect(replay(env, 0, keepOwnAndA2).tiers).toEqual({ exact: 3, signature: 0, model: 0, record: 0 });
+    expect(calls.length).toBe(2);
+  });
+
+  it('record needs an endpoint, and a missing round-1 answer is a miss', () => {
+    expect(() => makeEnvironment(hand(), { miss: 'record' })).toThrow(/needs a live endpoint/);
+    const records = handRecords().filter((r) => !(r.type === 'response' && (r.id === 'q2a3' || r.id.startsWith('q2f'))));
+    const env = makeEnvironment(cacheFromRecords(records), { rounds: 2, miss: 'model' });
+    expect(() => replay(env, 1, keepAll)).toThrow(/agent 'a3' to question 'q2' at round 1/);
+  });
+
+  it('same seed, same replay; the model tier follows the seed', () => {
+    const cache = hand();
+    const run = (seed: number) => JSON.stringify(replay(makeEnvironment(cache, { rounds: 2 }), 0, keepOwnAndA2, seed));
+    expect(run(3)).toBe(run(3));
+    const outcomes = new Set([...Array(30).keys()].map(run));
+    expect(outcomes.size).toBeGreaterThan(1);
+  });
+});
+
+describe('team and settings', () => {
+  it('a team subset replays with only its members', () => {
+    const cache = hand();
+    const env = makeEnvironment(cache, { rounds: 1, agents: ['a2', 'a1'] });
+    const r = replay(env, 0, keepAll);
+    expect(letters(cache, r.answers)).toEqual(['BA']);
+    expect(cache.answerKeys[r.final]).toBe('B'); // tie: a2 is the lowest-numbered member of this team
+    expect(() => makeEnvironment(cache, { agents: ['zz'] })).toThrow(/unknown agent 'zz'/);
+  });
+
+  it('a recorded response with an extra sample and its own context is indexed', () => {
+    const records = [...handRecords(), response('q1x', 'q1', 'a1', 2, 'B', 1, ['q1a2'], 'q1a1')];
+    const env = makeEnvironment(cacheFromRecords(records), { rounds: 2, miss: 'error' });
+    const d = startDebate(env, 0);
+    stepRound(env, d, [[false, true, false], [true, false, false], [true, false, false]]);
+    expect(d.tiers.exact).toBe(3);
+    expect(key(env.cache, 'B')).toBe(d.current[0].ans);
+  });
+});
