@@ -9,7 +9,7 @@ export function response(id: string, question: string, agent: string, round: num
 export function handRecords(): CacheLine[] {
   const full1 = ['q1a1', 'q1a2', 'q1a3'];
   const full2 = ['q2a1', 'q2a2', 'q2a3'];
-  return [
+  const records: CacheLine[] = [
     { type: 'cache', format: 'cpp-debate-cache', version: 1, name: 'hand', source: 'recorded' },
     { type: 'agent', id: 'a1', model: 'm-large', priceIn: 1, priceOut: 2 },
     { type: 'agent', id: 'a2', model: 'm-mid', priceIn: 1, priceOut: 1 },
@@ -37,4 +37,9 @@ export function handRecords(): CacheLine[] {
     response('q2f2', 'q2', 'a2', 2, 'D', 4, full2, 'q2a2'),
     response('q2f3', 'q2', 'a3', 2, 'B', 2, full2, 'q2a3'),
   ];
+  // Recorded input tokens: the prompt plus every response in the context.
+  const prompt = new Map(records.flatMap((r) => (r.type === 'question' ? [[r.id, r.promptTokens]] : [])));
+  const out = new Map(records.flatMap((r) => (r.type === 'response' ? [[r.id, r.outTokens]] : [])));
+  for (const r of records) if (r.type === 'response') r.inTokens = prompt.get(r.question)! + r.context.reduce((s, c) => s + out.get(c)!, 0);
+  return records;
 }

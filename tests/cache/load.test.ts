@@ -123,3 +123,10 @@ describe('atomic writes', () => {
     expect(readdirSync(dir)).toEqual(['cache.jsonl']); // no temporary file left behind
   });
 });
+
+describe('the documented example cache', () => {
+  it('cache/example is valid and is the hand-built cache the tests work out by hand', () => {
+    expect(readFileSync(cacheFilePath('cache/example'), 'utf8')).toBe(handRecords().map((r) => JSON.stringify(r) + '\n').join(''));
+    expect(loadCache('cache/example').responses.length).toBe(16);
+  });
+});
