@@ -13,7 +13,7 @@ const id = z.string().min(1, 'must be a non-empty id');
 const tokens = z.number().int().nonnegative();
 const price = z.number().nonnegative();
 /** Free-form producer data (simulator latents, import provenance); the environment never reads it. */
-const meta = z.record(z.string(), z.unknown()).optional();
+const meta = z.looseObject({}).optional(); // (a loose object checks faster than a record)
 
 export const HeaderRecord = z.strictObject({
   type: z.literal('cache'),
@@ -22,7 +22,7 @@ export const HeaderRecord = z.strictObject({
   name: z.string(),
   /** `simulator` caches carry the world config, so the simulator can serve the `record` tier. */
   source: z.enum(['simulator', 'recorded', 'imported']),
-  simulator: z.record(z.string(), z.unknown()).optional(),
+  simulator: z.looseObject({}).optional(),
   meta,
 });
 

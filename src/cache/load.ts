@@ -209,7 +209,15 @@ function indexResponse(cache: Cache, rec: ResponseRecord, q: number, a: number):
   const question = cache.questions[q];
   const ans = internAnswer(cache, normalizeAnswer(rec.answer, question.answerType));
   // Extend the freshly parsed record in place: copying 100k records is the bulk of load time.
-  return Object.assign(rec, { index: cache.responses.length, q, a, ans, correct: ans === question.goldKey, ctx: [] as number[], prevIndex: -1 });
+  const r = rec as Response;
+  r.index = cache.responses.length;
+  r.q = q;
+  r.a = a;
+  r.ans = ans;
+  r.correct = ans === question.goldKey;
+  r.ctx = [];
+  r.prevIndex = -1;
+  return r;
 }
 
 /** Fill `ctx` and `prevIndex`; return the first broken reference, if any. */
