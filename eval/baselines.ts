@@ -1,7 +1,7 @@
 // Fixed comparison methods replayed through the environment (SPEC §8): Full-Debate,
 // No-communication, and each Single agent (its round-1 answer alone).
 import type { Question } from '../src/cache/load.ts';
-import { callCost, keepAll, keepOwn, replay, startDebate, emptyTiers, type Environment, type KeepRule, type TierCounts } from '../src/env/environment.ts';
+import { callCost, keepAll, keepOwn, replay, startDebate, emptyTiers, type Environment, type DebateResult, type KeepRule, type TierCounts } from '../src/env/environment.ts';
 
 export interface MethodResult {
   method: string;
@@ -21,23 +21,24 @@ function addTiers(into: TierCounts, from: TierCounts) {
   for (const k of Object.keys(into) as (keyof TierCounts)[]) into[k] += from[k];
 }
 
-function emptyResult(env: Environment, questions: Question[], method: string): MethodResult {
+export function emptyResult(env: Environment, questions: Question[], method: string): MethodResult {
   const n = env.team.length;
   return { method, questions: questions.length, correct: 0, invalid: 0, cost: 0, keptEdges: 0, maxEdges: questions.length * n * n * (env.rounds - 1), tiers: emptyTiers(), perQuestion: [] };
 }
 
-export function runRule(env: Environment, questions: Question[], method: string, rule: KeepRule, onDone?: (n: number) => void): MethodResult {
+/** Count one finished debate into a method's result. */
+export function addDebate(out: MethodResult, r: DebateResult): void {
+  out.correct += +r.finalCorrect;
+  out.invalid += +r.invalid;
+  out.cost += r.cost;
+  out.keptEdges += r.keptEdges;
+  addTiers(out.tiers, r.tiers);
+  out.perQuestion.push(r.finalCorrect);
+}
+
+export function runRule(env: Environment, questions: Question[], method: string, rule: KeepRule): MethodResult {
   const out = emptyResult(env, questions, method);
-  questions.forEach((q, k) => {
-    const r = replay(env, q.index, rule);
-    out.correct += +r.finalCorrect;
-    out.invalid += +r.invalid;
-    out.cost += r.cost;
-    out.keptEdges += r.keptEdges;
-    addTiers(out.tiers, r.tiers);
-    out.perQuestion.push(r.finalCorrect);
-    onDone?.(k + 1);
-  });
+  for (const q of questions) addDebate(out, replay(env, q.index, rule));
   return out;
 }
 

@@ -1,0 +1,100 @@
+// FuseGLU pruning policy (SPEC §4): architecture settings, parameter shapes and seeded
+// initialization, as plain named arrays so every compute engine starts from the same weights.
+//   FuseGLU(x, y) = x + W_down( SiLU(W_gate x' + V_gate y') ⊙ (W_up x' + V_up y') ),  x', y' layer-normed
+//   h = FuseGLU(q, e_r);  z = FuseGLU(h, c);  p_keep = sigmoid(w·z + b)
+import seedrandom from 'seedrandom';
+import { z } from 'zod';
+
+export const PolicyArchitecture = z.strictObject({
+  /** Width of the FuseGLU gate/up projections. */
+  hidden: z.number().int().positive().default(128),
+  /** Behavior embedding e_r: `mean` of the recipient's responses to initSamples validation questions, `random`, or `none` (zero, frozen). */
+  behavior: z.enum(['mean', 'random', 'none']).default('mean'),
+  /** Validation questions whose responses initialize e_r (null: all of them). */
+  initSamples: z.number().int().positive().nullable().default(null),
+  /** Progressive conditioning: the query accumulates kept candidates; off, it is the question alone. */
+  conditioning: z.boolean().default(true),
+  /** Learned candidate features added to the candidate embedding. */
+  ownFeature: z.boolean().default(true),
+  sourceFeature: z.boolean().default(true),
+  roundFeature: z.boolean().default(true),
+});
+export type PolicyArchitecture = z.infer<typeof PolicyArchitecture>;
+
+/** Everything needed to rebuild a policy: architecture plus the sizes it was built for. */
+export interface PolicyShape extends PolicyArchitecture {
+  dim: number;
+  agents: number;
+  rounds: number;
+}
+
+export interface Tensor {
+  shape: number[];
+  data: Float32Array;
+}
+export type Weights = Record<string, Tensor>;
+
+/** Parameter names and shapes, in a fixed order (the order of flat buffers and exports). */
+export function parameterShapes(s: PolicyShape): [string, number[]][] {
+  const { dim: D, hidden: H, agents: A, rounds: R } = s;
+  const block = (p: string): [string, number[]][] => [
+    [`${p}.lnx.g`, [D]], [`${p}.lnx.b`, [D]], [`${p}.lny.g`, [D]], [`${p}.lny.b`, [D]],
+    [`${p}.Wg`, [D, H]], [`${p}.Vg`, [D, H]], [`${p}.Wu`, [D, H]], [`${p}.Vu`, [D, H]], [`${p}.Wd`, [H, D]],
+  ];
+  return [
+    ['behavior', [A, D]],
+    ...(s.ownFeature ? ([['ownEmb', [2, D]]] as [string, number[]][]) : []),
+    ...(s.sourceFeature ? ([['sourceEmb', [A, D]]] as [string, number[]][]) : []),
+    ...(s.roundFeature ? ([['roundEmb', [Math.max(1, R - 1), D]]] as [string, number[]][]) : []),
+    ...block('b1'),
+    ...block('b2'),
+    ['head.w', [D]],
+    ['head.b', [1]],
+  ];
+}
+
+/** Parameters the optimizer updates (a `none` behavior embedding stays zero). */
+export const isTrainable = (s: PolicyShape, name: string) => !(name === 'behavior' && s.behavior === 'none');
+
+function normal(random: () => number): number {
+  return Math.sqrt(-2 * Math.log(1 - random())) * Math.cos(2 * Math.PI * random());
+}
+
+/**
+ * Seeded initial weights. Projections are Glorot-normal; W_down starts small so each FuseGLU starts
+ * near the identity; the head starts near p_keep = 0.5. `behavior` is filled by the caller when
+ * initialized from responses.
+ */
+export function initWeights(s: PolicyShape, seed: string): Weights {
+  const random = seedrandom(`${seed}|init`);
+  const w: Weights = {};
+  for (const [name, shape] of parameterShapes(s)) {
+    const size = shape.reduce((a, b) => a * b, 1);
+    const data = new Float32Array(size);
+    const leaf = name.split('.').at(-1)!;
+    let std = 0;
+    if (leaf === 'g') data.fill(1);
+    else if (['Wg', 'Vg', 'Wu', 'Vu'].includes(leaf)) std = Math.sqrt(2 / (shape[0] + shape[1]));
+    else if (leaf === 'Wd') std = 0.1 * Math.sqrt(2 / (shape[0] + shape[1]));
+    else if (name === 'head.w') std = 0.01;
+    else if (name.endsWith('Emb')) std = 0.02;
+    else if (name === 'behavior' && s.behavior === 'random') std = 1 / Math.sqrt(s.dim);
+    if (std > 0) for (let i = 0; i < size; i++) data[i] = std * normal(random);
+    w[name] = { shape, data };
+  }
+  return w;
+}
+
+/** One batch of keep/prune decisions, as flat arrays (n decisions, embedding width dim). */
+export interface DecisionBatch {
+  n: number;
+  /** Query state q (unit norm), n x dim. */
+  query: Float32Array;
+  /** Candidate response embedding, n x dim. */
+  candidate: Float32Array;
+  /** Recipient team position, candidate is-own (0/1), candidate source team position, round - 2. */
+  recipient: Int32Array;
+  own: Int32Array;
+  source: Int32Array;
+  round: Int32Array;
+}

@@ -1,0 +1,147 @@
+// The FuseGLU policy on TF.js. Backends: auto | tensorflow-gpu | tensorflow | wasm | cpu
+// (tfjs-node and tfjs-node-gpu are optional dependencies, used when installed).
+import * as tf from '@tensorflow/tfjs';
+import { createRequire } from 'node:module';
+import { dirname } from 'node:path';
+import type { EngineState, OptimizerSettings, PolicyEngine, StepStats } from './engine.ts';
+import { isTrainable, type DecisionBatch, type PolicyShape, type Weights } from './model.ts';
+
+export const BACKENDS = ['auto', 'tensorflow-gpu', 'tensorflow', 'wasm', 'cpu'] as const;
+export type BackendChoice = (typeof BACKENDS)[number];
+
+async function tryBackend(name: Exclude<BackendChoice, 'auto'>): Promise<boolean> {
+  try {
+    if (name === 'tensorflow-gpu' || name === 'tensorflow') {
+      const pkg = name === 'tensorflow-gpu' ? '@tensorflow/tfjs-node-gpu' : '@tensorflow/tfjs-node';
+      await import(pkg); // registers the 'tensorflow' backend
+      return await tf.setBackend('tensorflow');
+    }
+    if (name === 'wasm') {
+      const wasm = await import('@tensorflow/tfjs-backend-wasm');
+      const require = createRequire(import.meta.url);
+      wasm.setWasmPaths(`${dirname(require.resolve('@tensorflow/tfjs-backend-wasm/dist/tfjs-backend-wasm.wasm'))}/`);
+    }
+    return await tf.setBackend(name);
+  } catch {
+    return false;
+  }
+}
+
+/** Select a TF.js backend; `auto` takes the fastest that loads. Returns the name in use. */
+export async function loadBackend(choice: BackendChoice): Promise<string> {
+  const order: Exclude<BackendChoice, 'auto'>[] = choice === 'auto' ? ['tensorflow-gpu', 'tensorflow', 'wasm', 'cpu'] : [choice];
+  for (const name of order) if (await tryBackend(name)) return name;
+  throw new Error(`backend '${choice}' could not be loaded${choice.startsWith('tensorflow') ? ' (install @tensorflow/tfjs-node or -gpu)' : ''}`);
+}
+
+const LN_EPS = 1e-5;
+
+export function tfjsEngine(shape: PolicyShape, state: EngineState, opt: OptimizerSettings): PolicyEngine {
+  const vars: Record<string, tf.Variable> = {};
+  const consts: Record<string, tf.Tensor> = {};
+  for (const [name, t] of Object.entries(state.weights)) {
+    if (isTrainable(shape, name)) vars[name] = tf.variable(tf.tensor(t.data, t.shape), true);
+    else consts[name] = tf.tensor(t.data, t.shape);
+  }
+  const m: Record<string, tf.Variable> = {};
+  const v: Record<string, tf.Variable> = {};
+  for (const name of Object.keys(vars)) {
+    m[name] = tf.variable(tf.tensor(state.m[name].data, state.m[name].shape), false);
+    v[name] = tf.variable(tf.tensor(state.v[name].data, state.v[name].shape), false);
+  }
+  let step = state.step;
+  const P = (name: string) => vars[name] ?? consts[name];
+
+  const layerNorm = (x: tf.Tensor2D, p: string) => {
+    const { mean, variance } = tf.moments(x, -1, true);
+    return x.sub(mean).mul(tf.rsqrt(variance.add(LN_EPS))).mul(P(`${p}.g`)).add(P(`${p}.b`)) as tf.Tensor2D;
+  };
+  const fuseGlu = (p: string, x: tf.Tensor2D, y: tf.Tensor2D) => {
+    const xn = layerNorm(x, `${p}.lnx`);
+    const yn = layerNorm(y, `${p}.lny`);
+    const gate = xn.matMul(P(`${p}.Wg`) as tf.Tensor2D).add(yn.matMul(P(`${p}.Vg`) as tf.Tensor2D));
+    const up = xn.matMul(P(`${p}.Wu`) as tf.Tensor2D).add(yn.matMul(P(`${p}.Vu`) as tf.Tensor2D));
+    return x.add(gate.mul(tf.sigmoid(gate)).mul(up).matMul(P(`${p}.Wd`) as tf.Tensor2D)) as tf.Tensor2D;
+  };
+  // Row lookup as one-hot x table: the gradient of tf.gather needs UnsortedSegmentSum, which the
+  // wasm backend lacks.
+  const lookup = (name: string, rows: Int32Array) => {
+    const table = P(name) as tf.Tensor2D;
+    return tf.oneHot(tf.tensor1d(rows, 'int32'), table.shape[0]).toFloat().matMul(table) as tf.Tensor2D;
+  };
+  const logits = (b: DecisionBatch) => {
+    const D = shape.dim;
+    const q = tf.tensor2d(b.query, [b.n, D]);
+    let c = tf.tensor2d(b.candidate, [b.n, D]);
+    if (shape.ownFeature) c = c.add(lookup('ownEmb', b.own));
+    if (shape.sourceFeature) c = c.add(lookup('sourceEmb', b.source));
+    if (shape.roundFeature) c = c.add(lookup('roundEmb', b.round));
+    const e = lookup('behavior', b.recipient);
+    const z = fuseGlu('b2', fuseGlu('b1', q, e), c);
+    return z.matMul(P('head.w').reshape([D, 1])).reshape([b.n]).add(P('head.b')) as tf.Tensor1D;
+  };
+  // log pi(a) = -softplus(-s l) with s = +1 keep / -1 prune (tf.logSigmoid of an intermediate
+  // cannot be differentiated in TF.js 4.22); entropy = p softplus(-l) + (1 - p) softplus(l).
+  const lossOf = (b: DecisionBatch, actions: Uint8Array, adv: Float32Array) => {
+    const l = logits(b);
+    const sign = tf.tensor1d(Float32Array.from(actions, (a) => 2 * a - 1));
+    const logp = tf.softplus(l.mul(sign).neg()).neg();
+    const p = tf.sigmoid(l);
+    const entropy = p.mul(tf.softplus(l.neg())).add(tf.scalar(1).sub(p).mul(tf.softplus(l))).mean();
+    const loss = logp.mul(tf.tensor1d(adv)).mean().neg().sub(entropy.mul(opt.entropyBonus)) as tf.Scalar;
+    return { loss, entropy };
+  };
+  const varList = Object.values(vars);
+  const gradientsOf = (b: DecisionBatch, actions: Uint8Array, adv: Float32Array) => {
+    let entropy!: tf.Scalar;
+    const { value, grads } = tf.variableGrads(() => {
+      const r = lossOf(b, actions, adv);
+      entropy = tf.keep(r.entropy as tf.Scalar);
+      return r.loss;
+    }, varList);
+    return { value, grads, entropy };
+  };
+  const download = async (ts: Record<string, tf.Tensor>): Promise<Weights> =>
+    Object.fromEntries(await Promise.all(Object.entries(ts).map(async ([k, t]) => [k, { shape: t.shape, data: (await t.data()) as Float32Array }] as const)));
+  const names = Object.keys(vars);
+
+  return {
+    name: `tfjs-${tf.getBackend()}`,
+    shape,
+    async keepLogits(b) {
+      const l = tf.tidy(() => logits(b));
+      const out = (await l.data()) as Float32Array;
+      l.dispose();
+      return out;
+    },
+    async lossAndGradients(b, actions, adv) {
+      const { value, grads, entropy } = gradientsOf(b, actions, adv);
+      const out = { loss: (await value.data())[0], entropy: (await entropy.data())[0], gradients: await download(Object.fromEntries(names.map((n, i) => [n, grads[varList[i].name]]))) };
+      tf.dispose([value, entropy, ...Object.values(grads)]);
+      return out;
+    },
+    async trainStep(b, actions, adv): Promise<StepStats> {
+      const { value, grads, entropy } = gradientsOf(b, actions, adv);
+      step++;
+      const c1 = 1 - opt.beta1 ** step;
+      const c2 = 1 - opt.beta2 ** step;
+      tf.tidy(() => {
+        for (const n of names) {
+          const g = grads[vars[n].name];
+          m[n].assign(m[n].mul(opt.beta1).add(g.mul(1 - opt.beta1)));
+          v[n].assign(v[n].mul(opt.beta2).add(g.square().mul(1 - opt.beta2)));
+          vars[n].assign(vars[n].sub(m[n].div(c1).div(v[n].div(c2).sqrt().add(opt.epsilon)).mul(opt.lr)));
+        }
+      });
+      const out = { loss: (await value.data())[0], entropy: (await entropy.data())[0] };
+      tf.dispose([value, entropy, ...Object.values(grads)]);
+      return out;
+    },
+    async getState() {
+      return { weights: { ...(await download(vars)), ...(await download(consts)) }, step, m: await download(m), v: await download(v) };
+    },
+    dispose() {
+      tf.dispose([...Object.values(vars), ...Object.values(consts), ...Object.values(m), ...Object.values(v)]);
+    },
+  };
+}

@@ -1,0 +1,94 @@
+// Every training setting, with its default and its meaning (SPEC §3–7). The CLI builds one flag
+// per setting from this schema; a JSON config file may set any of them; the resolved config is
+// saved with each run.
+import { existsSync, readFileSync } from 'node:fs';
+import { z } from 'zod';
+import { ENCODERS } from '../src/encoders/index.ts';
+import { DebateSettings, MISS_TIERS } from '../src/env/settings.ts';
+import { PolicyArchitecture } from '../src/policy/model.ts';
+import { BACKENDS } from '../src/policy/tfjsEngine.ts';
+import { RewardSettings } from '../src/reward.ts';
+
+const P = PolicyArchitecture.shape;
+const R = RewardSettings.shape;
+
+export const TrainConfig = z.strictObject({
+  cache: z.string().default('cache/default').describe('cache directory to train on'),
+  out: z.string().default('checkpoints/run').describe('run directory: config, logs, checkpoints'),
+  encoder: z.enum(ENCODERS).default('bof').describe('text encoder: bof (hashed bag of features) or use (Universal Sentence Encoder lite)'),
+  backend: z.enum(BACKENDS).default('auto').describe('TF.js backend; auto takes the fastest that loads'),
+  seed: z.number().int().default(0).describe('seed of initialization, shuffling, sampling and replay'),
+  epochs: z.number().int().positive().default(12).describe('passes over the train split'),
+  batchSize: z.number().int().positive().default(32).describe('debates per REINFORCE step'),
+  lr: z.number().positive().default(1e-3).describe('Adam learning rate'),
+  beta1: z.number().min(0).lt(1).default(0.9).describe('Adam first-moment decay'),
+  beta2: z.number().min(0).lt(1).default(0.999).describe('Adam second-moment decay'),
+  epsilon: z.number().positive().default(1e-8).describe('Adam epsilon'),
+  entropyBonus: z.number().min(0).default(0.01).describe('weight of the entropy bonus subtracted from the loss'),
+  rewardTable: R.table.describe('reward per recipient transition for kept and pruned edges (config file only)'),
+  a: R.a.describe('reward scale a in a_t = a * rho^(t-2)'),
+  rho: R.rho.describe('round growth rho in a_t = a * rho^(t-2)'),
+  k: R.k.describe('keep pressure of the C->C and W->W cells: 1 keep, 0 neutral, -1 prune'),
+  lambda: R.lambda.describe('cost term weight: -lambda * kept tokens / mean response tokens'),
+  k1: z.number().default(1).describe('k of stage 1 in two-stage training'),
+  stage1Epochs: z.number().int().min(0).default(0).describe('epochs of stage 1 (k = k1) before stage 2 (k); 0 = one stage'),
+  beta: z.number().min(0).default(0.5).describe('return: weight of influence on the next round'),
+  gamma: z.number().min(0).default(0.9).describe('return: weight of influence on later candidates of the same recipient and round'),
+  baselineMomentum: z.number().min(0).lt(1).default(0.9).describe('running-mean momentum of the per-(round, position) return baseline'),
+  hidden: P.hidden.describe('FuseGLU hidden width'),
+  behavior: P.behavior.describe('behavior embedding init: mean (of the recipient\'s validation responses), random, none (zero, frozen)'),
+  initSamples: P.initSamples.describe('validation questions whose responses initialize the behavior embedding (null: all)'),
+  conditioning: P.conditioning.describe('query accumulates kept candidates (false: question only)'),
+  ownFeature: P.ownFeature.describe('learned "is the recipient\'s own response" feature'),
+  sourceFeature: P.sourceFeature.describe('learned source-agent feature'),
+  roundFeature: P.roundFeature.describe('learned round feature'),
+  miss: z.enum(MISS_TIERS).default('model').describe('deepest lookup tier on a cache miss (record is not supported in training)'),
+  rounds: DebateSettings.shape.rounds.describe('debate rounds R'),
+  agents: z.array(z.string()).optional().describe('team as agent ids (default: every agent of the cache)'),
+  round1Sample: DebateSettings.shape.round1Sample.describe('round-1 sample a training debate starts from (evaluation always uses the first)'),
+  tieBreak: DebateSettings.shape.tieBreak.describe('majority tie rule'),
+  evalEvery: z.number().int().positive().default(1).describe('validation evaluation every N epochs; the best checkpoint is kept'),
+});
+export type TrainConfig = z.infer<typeof TrainConfig>;
+
+/** Read a JSON config file; problems name the file and the field. */
+export function readConfigFile(file: string): Partial<TrainConfig> {
+  if (!existsSync(file)) throw new Error(`${file}: file not found`);
+  let json: unknown;
+  try {
+    json = JSON.parse(readFileSync(file, 'utf8'));
+  } catch (e) {
+    throw new Error(`${file}: invalid JSON: ${(e as Error).message}`);
+  }
+  const parsed = TrainConfig.partial().safeParse(json);
+  if (!parsed.success) throw new Error(parsed.error.issues.map((i) => `${file}: ${i.path.join('.') || (i as { keys?: string[] }).keys?.join(',')}: ${i.message}`).join('\n'));
+  return parsed.data;
+}
+
+export function resolveConfig(...layers: Partial<TrainConfig>[]): TrainConfig {
+  const merged = Object.assign({}, ...layers.map((l) => Object.fromEntries(Object.entries(l).filter(([, v]) => v !== undefined))));
+  const parsed = TrainConfig.safeParse(merged);
+  if (!parsed.success) throw new Error(parsed.error.issues.map((i) => `setting ${i.path.join('.')}: ${i.message}`).join('\n'));
+  return parsed.data;
+}
+
+export const debateSettingsOf = (c: TrainConfig, split: 'train' | 'eval'): Partial<DebateSettings> => ({
+  miss: c.miss,
+  rounds: c.rounds,
+  agents: c.agents,
+  round1Sample: split === 'train' ? c.round1Sample : 'first',
+  tieBreak: c.tieBreak,
+  seed: c.seed,
+});
+
+export const rewardSettingsOf = (c: TrainConfig, k: number): RewardSettings => ({ table: c.rewardTable, a: c.a, rho: c.rho, k, lambda: c.lambda });
+
+export const architectureOf = (c: TrainConfig): PolicyArchitecture => ({
+  hidden: c.hidden,
+  behavior: c.behavior,
+  initSamples: c.initSamples,
+  conditioning: c.conditioning,
+  ownFeature: c.ownFeature,
+  sourceFeature: c.sourceFeature,
+  roundFeature: c.roundFeature,
+});
