@@ -1,5 +1,5 @@
 // Command line: `npm run cli -- <command> --help` lists every option.
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import yargs, { type Argv } from 'yargs';
 import { hideBin } from 'yargs/helpers';
 import { generateCache, mainJob } from '../eval/main.ts';
@@ -10,7 +10,13 @@ import { cacheStats } from './cache/stats.ts';
 import { ENCODERS, makeEncoder, type EncoderName } from './encoders/index.ts';
 import { DebateSettings, MISS_TIERS } from './env/settings.ts';
 import { WorldConfig } from './sim/world.ts';
-import { existsSync } from 'node:fs';
+import { readConfigFile, resolveConfig } from '../train/config.ts';
+import { flagSettings, trainFlags } from '../train/flags.ts';
+import { runFiles, train } from '../train/trainer.ts';
+import { evalJob } from '../eval/evalPolicy.ts';
+import { exportPolicy } from './policy/export.ts';
+import { loadCheckpoint } from './policy/artifact.ts';
+import { BACKENDS, type BackendChoice } from './policy/tfjsEngine.ts';
 
 const DEFAULT_CACHE = 'cache/default';
 
@@ -109,6 +115,44 @@ const cli = yargs(hideBin(process.argv))
         },
       )
       .demandCommand(1, 'name a cache command: gen, validate, stats or embed'),
+  )
+  .command(
+    'train',
+    'train a FuseGLU pruning policy with REINFORCE on a cache (SPEC §4-7); every setting is a flag below',
+    (y) => trainFlags(y)
+      .option('config', { type: 'string', describe: 'JSON file of settings; flags override it' })
+      .option('resume', { type: 'boolean', default: false, describe: 'continue the run in --out from its last checkpoint (its saved settings apply)' })
+      .example('$0 train --epochs 12 --k -1 --out checkpoints/k-1', 'train with prune pressure')
+      .example('$0 train --resume --out checkpoints/k-1', 'continue an interrupted run'),
+    async (a) => {
+      const config = resolveConfig(a.config ? readConfigFile(a.config) : {}, flagSettings(a));
+      const { checkpoint } = await train(config, { resume: a.resume });
+      const files = runFiles(config.out);
+      const best = checkpoint.best;
+      console.log(`done: ${config.out} (logs ${files.jsonl}, ${files.csv}); best validation epoch ${best?.epoch}: accuracy ${best ? (100 * best.accuracy).toFixed(1) : '-'}%, cost ${best?.costPct.toFixed(1)}% -> ${files.best}`);
+    },
+  )
+  .command(
+    'eval',
+    'evaluate trained policies (checkpoints or exported policy.json) on a split, beside Full-Debate and No-communication',
+    (y) => debateOptions(y)
+      .option('policy', { type: 'string', array: true, demandOption: true, describe: 'checkpoint or policy.json (repeatable)' })
+      .option('cache', { type: 'string', default: DEFAULT_CACHE, describe: 'cache directory' })
+      .option('split', { choices: SPLITS, default: 'test' as Split, describe: 'questions to evaluate on' })
+      .option('backend', { choices: BACKENDS, default: 'auto' as BackendChoice, describe: 'TF.js backend' }),
+    async (a) => console.log((await evalJob({ policies: a.policy, cache: a.cache, split: a.split, backend: a.backend, settings: debateSettings(a) })).table),
+  )
+  .command(
+    'export <checkpoint>',
+    'write a deployable policy.json (weights, architecture, team, encoder id) and the weights in TF.js format',
+    (y) => y
+      .positional('checkpoint', { type: 'string', demandOption: true, describe: 'a training checkpoint (e.g. checkpoints/run/best.json)' })
+      .option('out', { type: 'string', describe: 'output folder (default: export/ beside the checkpoint)' }),
+    async (a) => {
+      const out = a.out ?? `${a.checkpoint.replace(/[^/]*$/, '')}export`;
+      const { policy, tfjs } = await exportPolicy(loadCheckpoint(a.checkpoint), out);
+      console.log(`wrote ${policy} and ${tfjs}/ (model.json, weights.bin)`);
+    },
   )
   .demandCommand(1, 'name a command')
   .strict()

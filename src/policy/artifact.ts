@@ -99,3 +99,10 @@ export function loadPolicy(path: string): PolicyArtifact {
   const json = readJson(path, POLICY_FORMAT) as unknown as PolicyArtifact & { weights: Encoded };
   return { ...json, weights: decodeWeights(json.weights) };
 }
+
+/** A policy from either an exported artifact or a training checkpoint. */
+export function loadAnyPolicy(path: string): PolicyArtifact {
+  if (!existsSync(path)) throw new Error(`${path}: file not found`);
+  const head = readFileSync(path, 'utf8').slice(0, 200);
+  return head.includes(`"format":"${CHECKPOINT_FORMAT}"`) ? artifactOf(loadCheckpoint(path)) : loadPolicy(path);
+}

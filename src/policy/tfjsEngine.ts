@@ -67,7 +67,8 @@ export function tfjsEngine(shape: PolicyShape, state: EngineState, opt: Optimize
   // wasm backend lacks.
   const lookup = (name: string, rows: Int32Array) => {
     const table = P(name) as tf.Tensor2D;
-    return tf.oneHot(tf.tensor1d(rows, 'int32'), table.shape[0]).toFloat().matMul(table) as tf.Tensor2D;
+    const pick = table.shape[0] === 1 ? tf.ones([rows.length, 1]) : tf.oneHot(tf.tensor1d(rows, 'int32'), table.shape[0]).toFloat(); // oneHot needs depth >= 2
+    return pick.matMul(table) as tf.Tensor2D;
   };
   const logits = (b: DecisionBatch) => {
     const D = shape.dim;

@@ -60,7 +60,7 @@ export function* generateWorld(config: Partial<WorldConfig>, name = 'default-sim
 function* questionResponses(world: WorldConfig, profile: ReturnType<typeof profileLookup>, question: QuestionRecord, team: string[], random: () => number): Generator<ResponseRecord> {
   const respond = (agent: string, round: number, context: ResponseRecord[], prev: ResponseRecord | null, sample: number, id: string): ResponseRecord => ({
     type: 'response', id, question: question.id, agent, round, sample, context: context.map((c) => c.id), prev: prev?.id ?? null,
-    ...replyFields(world, profile, question, agent, round, context, sample),
+    ...replyFields(world, profile, question, agent, round, context, prev, sample),
   });
   const first: ResponseRecord[] = [];
   for (const agent of team)

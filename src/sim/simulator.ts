@@ -48,12 +48,12 @@ function gaussian(random: () => number): number {
 const choose = <T>(list: T[], random: () => number) => list[Math.floor(random() * list.length)];
 
 /** One simulated reply; `seedKey` identifies the (question, agent, round, context, sample) asked. */
-export function simulateReply(world: WorldConfig, agent: AgentProfile, q: QuestionLatent, round: number, shown: ShownArgument[], seedKey: string): SimReply {
+export function simulateReply(world: WorldConfig, agent: AgentProfile, q: QuestionLatent, round: number, previous: number, shown: ShownArgument[], seedKey: string): SimReply {
   const random = seedrandom(`${world.seed}|${seedKey}`);
   let answer: number;
   if (agent.adversarial) answer = q.distractor;
   else {
-    const p = round === 1 ? independentAnswer(agent, q) : revisedAnswer(agent, q, shown);
+    const p = round === 1 ? independentAnswer(agent, q) : revisedAnswer(agent, q, previous, shown);
     let u = random();
     answer = p.length - 1;
     for (let o = 0; o < p.length; o++) if ((u -= p[o]) < 0) { answer = o; break; }
@@ -98,8 +98,8 @@ export function simulatorEndpoint(cache: Cache): Endpoint {
   const world = WorldConfig.parse(cache.header.simulator);
   const profile = profileLookup(world, cache.file);
   return {
-    respond({ cache: c, question, agent, round, context, sample }) {
-      return replyFields(world, profile, question, c.agents[agent].id, round, context, sample);
+    respond({ cache: c, question, agent, round, context, prev, sample }) {
+      return replyFields(world, profile, question, c.agents[agent].id, round, context, prev, sample);
     },
   };
 }
@@ -112,16 +112,19 @@ export function replyFields(
   agentId: string,
   round: number,
   context: Pick<Response, 'id' | 'agent' | 'answer' | 'outTokens' | 'meta'>[],
+  prev: Pick<Response, 'id' | 'answer'> | null,
   sample: number,
 ) {
+  const option = (answer: string | null) => (answer === null ? -1 : OPTIONS.indexOf(answer));
   const shown = context.map((r) => ({
     agent: profile(r.agent),
-    answer: r.answer === null ? -1 : OPTIONS.indexOf(r.answer),
+    answer: option(r.answer),
     quality: Number((r.meta as { quality?: number } | undefined)?.quality ?? 0.5),
     own: r.agent === agentId,
   }));
-  const key = `${question.id}|${agentId}|${round}|${context.map((r) => r.id).sort().join(',')}|${sample}`;
-  const reply = simulateReply(world, profile(agentId), questionLatent(question), round, shown, key);
+  // The reply is a function of everything the agent has: what it is shown and its own history.
+  const key = `${question.id}|${agentId}|${round}|${context.map((r) => r.id).sort().join(',')}|${prev?.id ?? ''}|${sample}`;
+  const reply = simulateReply(world, profile(agentId), questionLatent(question), round, prev ? option(prev.answer) : -1, shown, key);
   return {
     text: reply.text,
     answer: OPTIONS[reply.answer],

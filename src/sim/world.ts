@@ -13,8 +13,10 @@ export const AgentProfile = z.strictObject({
   meanTokens: z.number().positive(),
   /** P(correct) on a question of medium difficulty, per subject. */
   skill: z.record(z.string(), z.number().gt(0).lt(1)),
-  /** Pull towards its previous answer when its own response is kept in its prompt. */
+  /** Pull towards its previous answer, which it remembers from its own debate history. */
   stubbornness: z.number().nonnegative(),
+  /** Extra pull towards its previous answer when its own response is shown again in its prompt. */
+  ownBoost: z.number().nonnegative().default(0.5),
   /** How strongly a correct / a wrong peer argument pulls this agent. */
   swayRight: z.number().nonnegative(),
   swayWrong: z.number().nonnegative(),
@@ -34,24 +36,24 @@ export const DEFAULT_AGENTS: AgentProfile[] = [
   {
     id: 'atlas', model: 'sim/atlas-large', priceIn: 10e-6, priceOut: 30e-6, meanTokens: 380,
     skill: skills([0.82, 0.8, 0.78, 0.62, 0.5, 0.48]),
-    stubbornness: 1.4, swayRight: 1.0, swayWrong: 1.0, persuasion: 1.0, eloquence: 0.05, adversarial: false,
+    stubbornness: 1.4, ownBoost: 0.6, swayRight: 1.0, swayWrong: 1.0, persuasion: 1.0, eloquence: 0.05, adversarial: false,
   },
   {
     id: 'sage', model: 'sim/sage-medium', priceIn: 1e-6, priceOut: 3e-6, meanTokens: 240,
     skill: skills([0.48, 0.5, 0.55, 0.72, 0.82, 0.8]),
-    stubbornness: 1.0, swayRight: 1.3, swayWrong: 1.2, persuasion: 1.0, eloquence: 0, adversarial: false,
+    stubbornness: 1.0, ownBoost: 0.5, swayRight: 1.3, swayWrong: 1.2, persuasion: 1.0, eloquence: 0, adversarial: false,
   },
   {
     id: 'brisk', model: 'sim/brisk-mini', priceIn: 0.15e-6, priceOut: 0.6e-6, meanTokens: 110,
     skill: skills([0.45, 0.42, 0.5, 0.55, 0.45, 0.42]),
-    stubbornness: 0.5, swayRight: 1.6, swayWrong: 1.6, persuasion: 1.5, eloquence: 0.1, adversarial: false,
+    stubbornness: 0.5, ownBoost: 0.3, swayRight: 1.6, swayWrong: 1.6, persuasion: 1.5, eloquence: 0.1, adversarial: false,
   },
 ];
 
 export const ADVERSARY: AgentProfile = {
   id: 'mallory', model: 'sim/mallory-adversary', priceIn: 1e-6, priceOut: 3e-6, meanTokens: 220,
   skill: skills([0.5, 0.5, 0.5, 0.5, 0.5, 0.5]),
-  stubbornness: 0, swayRight: 0, swayWrong: 0, persuasion: 1.6, eloquence: 0.35, adversarial: true,
+  stubbornness: 0, ownBoost: 0, swayRight: 0, swayWrong: 0, persuasion: 1.6, eloquence: 0.35, adversarial: true,
 };
 
 export const WorldConfig = z.strictObject({
@@ -110,15 +112,16 @@ export interface ShownArgument {
 }
 
 /**
- * Answer distribution of a revision: the agent's own knowledge, a pull to its previous answer when
- * its own response is in the prompt, and a pull from each shown peer argument, scaled by the
+ * Answer distribution of a revision: the agent's own knowledge, a pull to its previous answer
+ * (stronger when its own response is shown again), and a pull from each shown peer argument, scaled by the
  * source's persuasion, the argument's quality and the recipient's sway for right or wrong answers.
  */
-export function revisedAnswer(agent: AgentProfile, q: QuestionLatent, shown: ShownArgument[]): number[] {
+export function revisedAnswer(agent: AgentProfile, q: QuestionLatent, previous: number, shown: ShownArgument[]): number[] {
   const logits = independentAnswer(agent, q).map(Math.log);
+  if (previous >= 0) logits[previous] += agent.stubbornness;
   for (const s of shown) {
     if (s.answer < 0) continue;
-    if (s.own) logits[s.answer] += agent.stubbornness;
+    if (s.own) logits[s.answer] += agent.ownBoost;
     else logits[s.answer] += s.agent.persuasion * (0.5 + s.quality) * (s.answer === q.gold ? agent.swayRight : agent.swayWrong);
   }
   const max = Math.max(...logits);

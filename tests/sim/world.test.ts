@@ -48,7 +48,7 @@ describe('simulated world', () => {
     const cache = cacheFromRecords([...generateWorld({ questions: 10, round1Samples: 1 })]);
     const endpoint = simulatorEndpoint(cache);
     for (const r of cache.responses.filter((x) => x.round > 1).slice(0, 20)) {
-      const reply = endpoint.respond({ cache, question: cache.questions[r.q], agent: r.a, round: r.round, context: r.ctx.map((c) => cache.responses[c]), prev: null, sample: r.sample });
+      const reply = endpoint.respond({ cache, question: cache.questions[r.q], agent: r.a, round: r.round, context: r.ctx.map((c) => cache.responses[c]), prev: r.prevIndex >= 0 ? cache.responses[r.prevIndex] : null, sample: r.sample });
       expect(reply).toEqual({ text: r.text, answer: r.answer, inTokens: r.inTokens, outTokens: r.outTokens, meta: r.meta });
     }
   });

@@ -1,0 +1,12 @@
+import { loadCache } from './src/cache/load.ts';
+import { makeEnvironment, candidateOrder } from './src/env/environment.ts';
+import { simulatorEndpoint } from './src/sim/simulator.ts';
+import { fullDebate, runRule } from './eval/baselines.ts';
+const cache = loadCache('cache/default');
+const env = makeEnvironment(cache, { miss: 'record' }, simulatorEndpoint(cache));
+const qs = cache.questions.filter(q => q.split === 'test');
+const full = fullDebate(env, qs);
+const show = (r: any) => console.log(r.method, (r.correct / qs.length).toFixed(3), (r.cost / full.cost).toFixed(3));
+show(full);
+show(runRule(env, qs, 'oracle keep correct', (d, n) => Array.from({ length: n }, (_, i) => candidateOrder(n, i).map((c) => d.current[c].ans === cache.questions[d.q].goldKey))));
+show(runRule(env, qs, 'oracle keep own+correct peers into wrong', (d, n) => Array.from({ length: n }, (_, i) => candidateOrder(n, i).map((c, j) => d.current[i].ans !== cache.questions[d.q].goldKey && (j === 0 || d.current[c].ans === cache.questions[d.q].goldKey)))));
