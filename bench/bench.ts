@@ -52,3 +52,49 @@ const out = execFileSync(process.execPath, ['--import', 'tsx', '-e', `
 `], { encoding: 'utf8' });
 const load = JSON.parse(out.trim().split('\n').at(-1)!);
 console.log(`\nLoad ${BIG}: ${load.questions} questions, ${load.responses.toLocaleString('en-US')} responses in ${(load.ms / 1000).toFixed(2)} s (goal <= 5 s -> ${load.ms <= 5000 ? 'met' : 'NOT met'})`);
+
+// Training throughput of the policy engine: one REINFORCE step (forward, backward, Adam) and a
+// forward pass alone, per backend that loads, on random decisions.
+const { loadBackend, tfjsEngine } = await import('../src/policy/tfjsEngine.ts');
+const { BACKENDS } = await import('../src/policy/backends.ts');
+const { initWeights } = await import('../src/policy/model.ts');
+const { zeroMoments } = await import('../src/policy/engine.ts');
+const { emptyBatch } = await import('../src/policy/rollout.ts');
+const seedrandom = (await import('seedrandom')).default;
+const shape = { dim: 256, hidden: 128, agents: 3, rounds: 3, behavior: 'mean' as const, initSamples: null, conditioning: true, ownFeature: true, sourceFeature: true, roundFeature: true };
+const batchSize = 256;
+const random = seedrandom('bench');
+const batch = emptyBatch(batchSize, shape.dim);
+batch.query.forEach((_, i) => (batch.query[i] = random() - 0.5));
+batch.candidate.forEach((_, i) => (batch.candidate[i] = random() - 0.5));
+batch.recipient.forEach((_, i) => (batch.recipient[i] = i % 3));
+batch.source.forEach((_, i) => (batch.source[i] = (i + 1) % 3));
+batch.round.forEach((_, i) => (batch.round[i] = i % 2));
+const actions = Uint8Array.from({ length: batchSize }, () => (random() < 0.5 ? 1 : 0));
+const advantages = Float32Array.from({ length: batchSize }, () => random() - 0.5);
+console.log(`\nPolicy engine, batch ${batchSize} decisions, embedding width ${shape.dim}, FuseGLU hidden ${shape.hidden}:`);
+for (const backend of BACKENDS.filter((b) => b !== 'auto')) {
+  let name: string;
+  try {
+    name = await loadBackend(backend);
+  } catch {
+    console.log(`  ${backend.padEnd(15)} not available`);
+    continue;
+  }
+  const weights = initWeights(shape, 'bench');
+  const engine = tfjsEngine(shape, { weights, step: 0, m: zeroMoments(weights), v: zeroMoments(weights) }, { lr: 1e-3, beta1: 0.9, beta2: 0.999, epsilon: 1e-8, entropyBonus: 0.01 });
+  const time = async (fn: () => Promise<unknown>, seconds: number) => {
+    await fn();
+    let n = 0;
+    const start = performance.now();
+    while (performance.now() - start < seconds * 1000) {
+      await fn();
+      n++;
+    }
+    return (n * batchSize) / ((performance.now() - start) / 1000);
+  };
+  const step = await time(() => engine.trainStep(batch, actions, advantages), 4);
+  const forward = await time(() => engine.keepLogits(batch), 2);
+  console.log(`  ${name.padEnd(15)} train step ${Math.round(step).toLocaleString('en-US').padStart(7)} decisions/s, forward ${Math.round(forward).toLocaleString('en-US').padStart(7)} decisions/s`);
+  engine.dispose();
+}

@@ -35,11 +35,14 @@ export function methodTable(results: MethodResult[], reference: MethodResult): s
   );
 }
 
-export function mainJob(opts: { cache: string; split: Split; settings: Partial<DebateSettings> }): string {
-  if (!existsSync(cacheFilePath(opts.cache))) {
-    console.error(`no cache at ${opts.cache}: generating the default simulated world there`);
-    generateCache(opts.cache, {}, 'default-sim');
-  }
+export function ensureDefaultCache(dir: string): void {
+  if (existsSync(cacheFilePath(dir))) return;
+  console.error(`no cache at ${dir}: generating the default simulated world there`);
+  generateCache(dir, {}, 'default-sim');
+}
+
+export function baselineJob(opts: { cache: string; split: Split; settings: Partial<DebateSettings> }): string {
+  ensureDefaultCache(opts.cache);
   const cache = loadCache(opts.cache);
   const endpoint = cache.header.source === 'simulator' ? simulatorEndpoint(cache) : undefined;
   const env = makeEnvironment(cache, opts.settings, opts.settings.miss === 'record' ? endpoint : undefined);

@@ -2,7 +2,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import yargs, { type Argv } from 'yargs';
 import { hideBin } from 'yargs/helpers';
-import { generateCache, mainJob } from '../eval/main.ts';
+import { baselineJob, generateCache } from '../eval/main.ts';
 import { ensureEmbeddings } from './cache/embeddings.ts';
 import { SPLITS, type Split } from './cache/format.ts';
 import { CacheError, formatProblem, loadCache, parseCache, fileLines, cacheFilePath } from './cache/load.ts';
@@ -12,11 +12,8 @@ import { DebateSettings, MISS_TIERS } from './env/settings.ts';
 import { WorldConfig } from './sim/world.ts';
 import { readConfigFile, resolveConfig } from '../train/config.ts';
 import { flagSettings, trainFlags } from '../train/flags.ts';
-import { runFiles, train } from '../train/trainer.ts';
-import { evalJob } from '../eval/evalPolicy.ts';
-import { exportPolicy } from './policy/export.ts';
-import { loadCheckpoint } from './policy/artifact.ts';
-import { BACKENDS, type BackendChoice } from './policy/tfjsEngine.ts';
+import { BACKENDS, type BackendChoice } from './policy/backends.ts';
+// Commands that need TF.js import it when they run: the cache commands stay quick to start.
 
 const DEFAULT_CACHE = 'cache/default';
 
@@ -53,11 +50,23 @@ const cli = yargs(hideBin(process.argv))
   .usage('$0 <command> [options]\n\nWorkbench for learned communication pruning in multi-agent debate (CPP), replayed offline from cached responses.')
   .command(
     'main',
-    'the main job: create the default simulated cache if missing, then replay Full-Debate, No-communication and each Single agent on the test split',
+    'the main job: create the default simulated cache if missing, replay the baselines, train CPP for several seeds and compare on the test split',
+    (y) => debateOptions(y)
+      .option('cache', { type: 'string', default: DEFAULT_CACHE, describe: 'cache directory' })
+      .option('split', { choices: SPLITS, default: 'test' as Split, describe: 'questions to evaluate on' })
+      .option('config', { type: 'string', default: 'train/configs/main.json', describe: 'training settings of the CPP runs' })
+      .option('seeds', { type: 'number', default: 3, describe: 'training seeds (0..N-1)' })
+      .option('workers', { type: 'number', default: 2, describe: 'training runs at a time' })
+      .option('runs', { type: 'string', default: 'checkpoints/main', describe: 'folder of the per-seed runs (finished ones are reused)' }),
+    async (a) => console.log(await (await import('../eval/mainJob.ts')).mainJob({ cache: a.cache, split: a.split, settings: debateSettings(a), config: a.config, seeds: a.seeds, runs: a.runs, workers: a.workers })),
+  )
+  .command(
+    'baselines',
+    'replay Full-Debate, No-communication and each Single agent on a split',
     (y) => debateOptions(y)
       .option('cache', { type: 'string', default: DEFAULT_CACHE, describe: 'cache directory' })
       .option('split', { choices: SPLITS, default: 'test' as Split, describe: 'questions to replay' }),
-    (a) => console.log(mainJob({ cache: a.cache, split: a.split, settings: debateSettings(a) })),
+    (a) => console.log(baselineJob({ cache: a.cache, split: a.split, settings: debateSettings(a) })),
   )
   .command('cache', 'create, check and inspect response caches', (y) =>
     y
@@ -126,6 +135,7 @@ const cli = yargs(hideBin(process.argv))
       .example('$0 train --resume --out checkpoints/k-1', 'continue an interrupted run'),
     async (a) => {
       const config = resolveConfig(a.config ? readConfigFile(a.config) : {}, flagSettings(a));
+      const { train, runFiles } = await import('../train/trainer.ts');
       const { checkpoint } = await train(config, { resume: a.resume });
       const files = runFiles(config.out);
       const best = checkpoint.best;
@@ -140,7 +150,7 @@ const cli = yargs(hideBin(process.argv))
       .option('cache', { type: 'string', default: DEFAULT_CACHE, describe: 'cache directory' })
       .option('split', { choices: SPLITS, default: 'test' as Split, describe: 'questions to evaluate on' })
       .option('backend', { choices: BACKENDS, default: 'auto' as BackendChoice, describe: 'TF.js backend' }),
-    async (a) => console.log((await evalJob({ policies: a.policy, cache: a.cache, split: a.split, backend: a.backend, settings: debateSettings(a) })).table),
+    async (a) => console.log((await (await import('../eval/evalPolicy.ts')).evalJob({ policies: a.policy, cache: a.cache, split: a.split, backend: a.backend, settings: debateSettings(a) })).table),
   )
   .command(
     'export <checkpoint>',
@@ -150,6 +160,8 @@ const cli = yargs(hideBin(process.argv))
       .option('out', { type: 'string', describe: 'output folder (default: export/ beside the checkpoint)' }),
     async (a) => {
       const out = a.out ?? `${a.checkpoint.replace(/[^/]*$/, '')}export`;
+      const { exportPolicy } = await import('./policy/export.ts');
+      const { loadCheckpoint } = await import('./policy/artifact.ts');
       const { policy, tfjs } = await exportPolicy(loadCheckpoint(a.checkpoint), out);
       console.log(`wrote ${policy} and ${tfjs}/ (model.json, weights.bin)`);
     },

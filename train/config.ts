@@ -5,8 +5,8 @@ import { existsSync, readFileSync } from 'node:fs';
 import { z } from 'zod';
 import { ENCODERS } from '../src/encoders/index.ts';
 import { DebateSettings, MISS_TIERS } from '../src/env/settings.ts';
+import { BACKENDS } from '../src/policy/backends.ts';
 import { PolicyArchitecture } from '../src/policy/model.ts';
-import { BACKENDS } from '../src/policy/tfjsEngine.ts';
 import { RewardSettings } from '../src/reward.ts';
 
 const P = PolicyArchitecture.shape;

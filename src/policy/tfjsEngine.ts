@@ -6,8 +6,7 @@ import { dirname } from 'node:path';
 import type { EngineState, OptimizerSettings, PolicyEngine, StepStats } from './engine.ts';
 import { isTrainable, type DecisionBatch, type PolicyShape, type Weights } from './model.ts';
 
-export const BACKENDS = ['auto', 'tensorflow-gpu', 'tensorflow', 'wasm', 'cpu'] as const;
-export type BackendChoice = (typeof BACKENDS)[number];
+import type { BackendChoice } from './backends.ts';
 
 async function tryBackend(name: Exclude<BackendChoice, 'auto'>): Promise<boolean> {
   try {

@@ -106,7 +106,7 @@ describe('each kind of bad cache gets its error, naming file, line and field, an
     const good = mkdtempSync(join(tmpdir(), 'cpp-cache-'));
     writeCacheRecords(good, handRecords());
     expect(run(good)).toMatchObject({ code: 0 });
-  });
+  }, 30_000);
 });
 
 describe('atomic writes', () => {
