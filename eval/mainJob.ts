@@ -8,7 +8,7 @@ import type { Split } from '../src/cache/format.ts';
 import type { DebateSettings } from '../src/env/settings.ts';
 import { loadCheckpoint } from '../src/policy/artifact.ts';
 import { progress } from '../src/progress.ts';
-import { markdownTable, pct } from '../src/table.ts';
+import { markdownTable } from '../src/table.ts';
 import { readConfigFile } from '../train/config.ts';
 import { runFiles } from '../train/trainer.ts';
 import { evalJob } from './evalPolicy.ts';
@@ -66,13 +66,14 @@ export async function mainJob(o: MainOptions): Promise<string> {
   const [full, none, ...cpp] = results;
   const acc = (r: (typeof results)[number]) => (100 * r.correct) / r.questions;
   const cost = (r: (typeof results)[number]) => (100 * r.cost) / full.cost;
+  const kept = (r: (typeof results)[number]) => (100 * r.keptEdges) / r.maxEdges;
   const table = markdownTable(
     ['method', 'accuracy % (mean ± sd, n seeds)', 'cost %', 'kept edges %'],
     [
       [full.method, acc(full).toFixed(1), '100.0', '100.0'],
-      [none.method, acc(none).toFixed(1), cost(none).toFixed(1), pct(none.keptEdges / none.maxEdges)],
-      ['CPP (FuseGLU, best validation checkpoint)', meanSd(cpp.map(acc)), meanSd(cpp.map(cost)), meanSd(cpp.map((r) => (100 * r.keptEdges) / r.maxEdges))],
-      ...cpp.map((r, s) => [`  seed ${s}`, acc(r).toFixed(1), cost(r).toFixed(1), pct(r.keptEdges / r.maxEdges)]),
+      [none.method, acc(none).toFixed(1), cost(none).toFixed(1), kept(none).toFixed(1)],
+      ['CPP (FuseGLU, best validation checkpoint)', meanSd(cpp.map(acc)), meanSd(cpp.map(cost)), meanSd(cpp.map(kept))],
+      ...cpp.map((r, s) => [`  seed ${s}`, acc(r).toFixed(1), cost(r).toFixed(1), kept(r).toFixed(1)]),
     ],
   );
   return `\nCPP against Full-Debate on the ${o.split} split (${full.questions} questions); runs in ${o.runs}/, settings ${o.config}\n\n${table}`;

@@ -1,5 +1,6 @@
 // Command line: `npm run cli -- <command> --help` lists every option.
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
+import { readJsonFile } from './jsonFile.ts';
 import yargs, { type Argv } from 'yargs';
 import { hideBin } from 'yargs/helpers';
 import { baselineJob, generateCache } from '../eval/main.ts';
@@ -31,19 +32,7 @@ function debateSettings(a: { miss: DebateSettings['miss']; rounds: number; agent
   return { miss: a.miss, rounds: a.rounds, agents: a.agents?.split(',').map((s) => s.trim()), round1Sample: a.round1Sample, tieBreak: a.tieBreak, seed: a.seed };
 }
 
-function readWorldConfig(file: string | undefined): Partial<WorldConfig> {
-  if (!file) return {};
-  if (!existsSync(file)) throw new Error(`${file}: file not found`);
-  let json: unknown;
-  try {
-    json = JSON.parse(readFileSync(file, 'utf8'));
-  } catch (e) {
-    throw new Error(`${file}: invalid JSON: ${(e as Error).message}`);
-  }
-  const parsed = WorldConfig.partial().safeParse(json);
-  if (!parsed.success) throw new Error(parsed.error.issues.map((i) => `${file}: ${i.path.join('.')}: ${i.message}`).join('\n'));
-  return parsed.data;
-}
+const readWorldConfig = (file: string | undefined): Partial<WorldConfig> => (file ? readJsonFile(file, WorldConfig.partial()) : {});
 
 const cli = yargs(hideBin(process.argv))
   .scriptName('cpp')
@@ -168,7 +157,12 @@ const cli = yargs(hideBin(process.argv))
   )
   .demandCommand(1, 'name a command')
   .strict()
-  .help();
+  .help()
+  .fail((msg, err, y) => {
+    if (err) throw err; // bad input: reported below as its message alone
+    console.error(`${y.help()}\n\n${msg}`);
+    process.exit(2);
+  });
 
 try {
   await cli.parseAsync();

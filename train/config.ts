@@ -1,9 +1,9 @@
 // Every training setting, with its default and its meaning (SPEC §3–7). The CLI builds one flag
 // per setting from this schema; a JSON config file may set any of them; the resolved config is
 // saved with each run.
-import { existsSync, readFileSync } from 'node:fs';
 import { z } from 'zod';
 import { ENCODERS } from '../src/encoders/index.ts';
+import { readJsonFile } from '../src/jsonFile.ts';
 import { DebateSettings, MISS_TIERS } from '../src/env/settings.ts';
 import { BACKENDS } from '../src/policy/backends.ts';
 import { PolicyArchitecture } from '../src/policy/model.ts';
@@ -52,18 +52,7 @@ export const TrainConfig = z.strictObject({
 export type TrainConfig = z.infer<typeof TrainConfig>;
 
 /** Read a JSON config file; problems name the file and the field. */
-export function readConfigFile(file: string): Partial<TrainConfig> {
-  if (!existsSync(file)) throw new Error(`${file}: file not found`);
-  let json: unknown;
-  try {
-    json = JSON.parse(readFileSync(file, 'utf8'));
-  } catch (e) {
-    throw new Error(`${file}: invalid JSON: ${(e as Error).message}`);
-  }
-  const parsed = TrainConfig.partial().safeParse(json);
-  if (!parsed.success) throw new Error(parsed.error.issues.map((i) => `${file}: ${i.path.join('.') || (i as { keys?: string[] }).keys?.join(',')}: ${i.message}`).join('\n'));
-  return parsed.data;
-}
+export const readConfigFile = (file: string): Partial<TrainConfig> => readJsonFile(file, TrainConfig.partial());
 
 export function resolveConfig(...layers: Partial<TrainConfig>[]): TrainConfig {
   const merged = Object.assign({}, ...layers.map((l) => Object.fromEntries(Object.entries(l).filter(([, v]) => v !== undefined))));
