@@ -17,7 +17,7 @@ export interface MethodResult {
   perQuestion: boolean[];
 }
 
-function addTiers(into: TierCounts, from: TierCounts) {
+export function addTiers(into: TierCounts, from: TierCounts): void {
   for (const k of Object.keys(into) as (keyof TierCounts)[]) into[k] += from[k];
 }
 

@@ -10,12 +10,13 @@ import { stringify } from 'csv-stringify/sync';
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import seedrandom from 'seedrandom';
+import { addTiers } from '../eval/baselines.ts';
 import { evaluatePolicy } from '../eval/policyEval.ts';
 import { ensureEmbeddings, type Embeddings } from '../src/cache/embeddings.ts';
 import { loadCache, type Cache } from '../src/cache/load.ts';
 import { writeFileAtomic } from '../src/cache/write.ts';
 import { makeEncoder } from '../src/encoders/index.ts';
-import { keepAll, makeEnvironment, replay, TIERS, type Environment, type TierCounts } from '../src/env/environment.ts';
+import { emptyTiers, keepAll, makeEnvironment, replay, TIERS, type Environment, type TierCounts } from '../src/env/environment.ts';
 import { saveCheckpoint, loadCheckpoint, type Checkpoint, type TrainingState } from '../src/policy/artifact.ts';
 import { zeroMoments, type PolicyEngine } from '../src/policy/engine.ts';
 import { initWeights, type PolicyShape, type Weights } from '../src/policy/model.ts';
@@ -182,13 +183,15 @@ export async function train(config: TrainConfig, o: TrainOptions = {}): Promise<
       const returnSum = G.reduce((a, g) => a + g, 0);
       const stats = await engine.trainStep(r.batch, r.actions, advantages);
       state.step++;
-      const tiers = r.results.reduce((t, d) => (TIERS.forEach((k) => (t[k] += d.tiers[k])), t), { exact: 0, signature: 0, model: 0, record: 0 } as TierCounts);
+      const tiers = emptyTiers();
+      r.results.forEach((d) => addTiers(tiers, d.tiers));
+      const keepRate = round4(r.actions.reduce((a, x) => a + x, 0) / r.batch.n);
       const line: LogLine = {
         type: 'step', epoch, step: state.step, stage, k: reward.k, loss: round4(stats.loss), entropy: round4(stats.entropy),
-        meanReward: round4(rewardSum / r.batch.n), meanReturn: round4(returnSum / r.batch.n), keepRate: round4(r.actions.reduce((a, x) => a + x, 0) / r.batch.n),
+        meanReward: round4(rewardSum / r.batch.n), meanReturn: round4(returnSum / r.batch.n), keepRate,
         accuracy: round4(r.results.filter((d) => d.finalCorrect).length / r.results.length),
         costPct: round4((100 * r.results.reduce((a, d) => a + d.cost, 0)) / r.results.reduce((a, d) => a + fullCost.get(d.q)!, 0)),
-        keptEdges: round4(r.actions.reduce((a, x) => a + x, 0) / r.batch.n), ...tierShares(tiers),
+        ...tierShares(tiers),
       };
       lines.push(line);
       bar.update(b + 1, undefined, `loss ${line.loss} keep ${line.keepRate} acc ${line.accuracy} cost ${line.costPct}%`);
