@@ -1,7 +1,9 @@
 // Fixed comparison methods replayed through the environment (SPEC §8): Full-Debate,
 // No-communication, and each Single agent (its round-1 answer alone).
+import seedrandom from 'seedrandom';
 import type { Question } from '../src/cache/load.ts';
 import { callCost, keepAll, keepOwn, replay, startDebate, emptyTiers, type Environment, type DebateResult, type KeepRule, type TierCounts } from '../src/env/environment.ts';
+import { ledgerEntry, type LedgerEntry } from './ledger.ts';
 
 export interface MethodResult {
   method: string;
@@ -13,8 +15,8 @@ export interface MethodResult {
   /** Edges a Full-Debate would use on the same questions. */
   maxEdges: number;
   tiers: TierCounts;
-  /** Per question, in input order: final answer correct. */
-  perQuestion: boolean[];
+  /** Per question, in input order: its transition ledger entry. */
+  ledger: LedgerEntry[];
 }
 
 export function addTiers(into: TierCounts, from: TierCounts): void {
@@ -23,22 +25,23 @@ export function addTiers(into: TierCounts, from: TierCounts): void {
 
 export function emptyResult(env: Environment, questions: Question[], method: string): MethodResult {
   const n = env.team.length;
-  return { method, questions: questions.length, correct: 0, invalid: 0, cost: 0, keptEdges: 0, maxEdges: questions.length * n * n * (env.rounds - 1), tiers: emptyTiers(), perQuestion: [] };
+  return { method, questions: questions.length, correct: 0, invalid: 0, cost: 0, keptEdges: 0, maxEdges: questions.length * n * n * (env.rounds - 1), tiers: emptyTiers(), ledger: [] };
 }
 
 /** Count one finished debate into a method's result. */
-export function addDebate(out: MethodResult, r: DebateResult): void {
+export function addDebate(env: Environment, out: MethodResult, r: DebateResult): void {
   out.correct += +r.finalCorrect;
   out.invalid += +r.invalid;
   out.cost += r.cost;
   out.keptEdges += r.keptEdges;
   addTiers(out.tiers, r.tiers);
-  out.perQuestion.push(r.finalCorrect);
+  const q = env.cache.questions[r.q];
+  out.ledger.push(ledgerEntry(r, q.goldKey, env.settings.tieBreak, seedrandom(`${env.settings.seed}|ledger|${q.id}`)));
 }
 
 export function runRule(env: Environment, questions: Question[], method: string, rule: KeepRule): MethodResult {
   const out = emptyResult(env, questions, method);
-  for (const q of questions) addDebate(out, replay(env, q.index, rule));
+  for (const q of questions) addDebate(env, out, replay(env, q.index, rule));
   return out;
 }
 
@@ -57,7 +60,7 @@ export function singleAgent(env: Environment, questions: Question[], member: num
     out.correct += +correct;
     out.invalid += +(r.ans < 0);
     out.cost += callCost(cache, agent, q.promptTokens, r.outTokens);
-    out.perQuestion.push(correct);
+    out.ledger.push({ outcome: r.ans < 0 ? 'invalid' : correct ? 'preserved' : 'unrepaired', onset: null }); // one answer: nothing changes
   }
   return out;
 }

@@ -12,6 +12,7 @@ import { simulatorEndpoint } from '../src/sim/simulator.ts';
 import type { WorldConfig } from '../src/sim/world.ts';
 import { markdownTable, pct } from '../src/table.ts';
 import { fullDebate, noCommunication, singleAgent, type MethodResult } from './baselines.ts';
+import { signedUtility, summarize } from './ledger.ts';
 
 export function generateCache(dir: string, world: Partial<WorldConfig>, name: string): void {
   const bar = progress(`generate ${name}`, world.questions ?? 1);
@@ -25,14 +26,27 @@ export function tierShares(t: TierCounts): string {
   return TIERS.filter((k) => t[k] > 0).map((k) => `${k} ${pct(t[k] / total, 0)}`).join(', ');
 }
 
-export function methodTable(results: MethodResult[], reference: MethodResult): string {
-  return markdownTable(
-    ['method', 'accuracy', 'correct', 'invalid', 'cost %', 'kept edges', 'tiers (revisions)'],
-    results.map((r) => [
-      r.method, pct(r.correct / r.questions), `${r.correct}/${r.questions}`, r.invalid,
-      (100 * r.cost / reference.cost).toFixed(1), `${r.keptEdges}/${r.maxEdges}`, tierShares(r.tiers),
-    ]),
+/**
+ * One row per method: accuracy, cost % of the reference, kept edges, tier shares, the transition
+ * ledger with collapse onsets by round, and signed utility against the reference (the first result).
+ */
+export function methodTable(results: MethodResult[], reference: MethodResult, weights = { collapse: 1, correction: 1 }): string {
+  const rounds = Math.max(1, ...results.flatMap((r) => r.ledger.map((e) => e.onset ?? 1)));
+  const table = markdownTable(
+    ['method', 'accuracy', 'correct', 'cost %', 'kept edges', 'preserved', 'collapse', 'correction', 'unrepaired', 'invalid', 'onset by round', `utility vs ${reference.method}`, 'tiers (revisions)'],
+    results.map((r) => {
+      const l = summarize(r.ledger, rounds);
+      const u = signedUtility(r.ledger, reference.ledger, weights.collapse, weights.correction);
+      return [
+        r.method, pct(r.correct / r.questions), `${r.correct}/${r.questions}`, (100 * r.cost / reference.cost).toFixed(1), `${r.keptEdges}/${r.maxEdges}`,
+        l.counts.preserved, l.counts.collapse, l.counts.correction, l.counts.unrepaired, l.counts.invalid,
+        l.onsets.slice(2).map((n, i) => `r${i + 2}:${n}`).join(' ') || '-',
+        r === reference ? '-' : `${u.utility} (+${u.collapsesPrevented} / -${u.correctionsLost})`,
+        tierShares(r.tiers),
+      ];
+    }),
   );
+  return `${table}\n\nutility = ${weights.collapse} x collapses prevented - ${weights.correction} x corrections lost, against ${reference.method} on the same questions (shown as +prevented / -lost).`;
 }
 
 export function ensureDefaultCache(dir: string): void {

@@ -12,7 +12,7 @@ export async function evaluatePolicy(engine: PolicyEngine, env: Environment, emb
   for (let i = 0; i < questions.length; i += batch) {
     const chunk = questions.slice(i, i + batch).map((q) => q.index);
     const r = await rollout(engine, env, emb, chunk, { mode: 'greedy', debateSeed: String(env.settings.seed), conditioning: engine.shape.conditioning });
-    for (const d of r.results) addDebate(out, d);
+    for (const d of r.results) addDebate(env, out, d);
   }
   return out;
 }
