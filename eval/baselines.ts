@@ -2,7 +2,7 @@
 // No-communication, and each Single agent (its round-1 answer alone).
 import seedrandom from 'seedrandom';
 import type { Question } from '../src/cache/load.ts';
-import { callCost, keepAll, keepOwn, replay, startDebate, emptyTiers, type Environment, type DebateResult, type KeepRule, type TierCounts } from '../src/env/environment.ts';
+import { callCost, finishDebate, keepAll, keepOwn, majority, replay, startDebate, stepRound, emptyTiers, type Environment, type DebateResult, type KeepRule, type TierCounts } from '../src/env/environment.ts';
 import { ledgerEntry, type LedgerEntry } from './ledger.ts';
 
 export interface MethodResult {
@@ -17,6 +17,8 @@ export interface MethodResult {
   tiers: TierCounts;
   /** Per question, in input order: its transition ledger entry. */
   ledger: LedgerEntry[];
+  /** What the reader must know about this row (e.g. samples used by a consistency vote). */
+  note?: string;
 }
 
 export function addTiers(into: TierCounts, from: TierCounts): void {
@@ -61,6 +63,40 @@ export function singleAgent(env: Environment, questions: Question[], member: num
     out.invalid += +(r.ans < 0);
     out.cost += callCost(cache, agent, q.promptTokens, r.outTokens);
     out.ledger.push({ outcome: r.ans < 0 ? 'invalid' : correct ? 'preserved' : 'unrepaired', onset: null }); // one answer: nothing changes
+  }
+  return out;
+}
+
+/** Random pruning: every edge kept with probability `keepRate`, seeded per question. */
+export function randomPruning(env: Environment, questions: Question[], keepRate: number, seed: number): MethodResult {
+  const rngs = new Map<number, () => number>();
+  const rule: KeepRule = (d, n) => {
+    let random = rngs.get(d.q);
+    if (!random) rngs.set(d.q, (random = seedrandom(`${seed}|random-pruning|${env.cache.questions[d.q].id}`)));
+    return Array.from({ length: n }, () => Array.from({ length: n }, () => random!() < keepRate));
+  };
+  return runRule(env, questions, `Random pruning (keep ${(100 * keepRate).toFixed(0)}%, seed ${seed})`, rule);
+}
+
+/**
+ * Freeze gates from the collapse audit: `always` answers with the round-1 majority and debates no
+ * further; `on-change` runs Full-Debate but, when the round-2 majority differs from round 1's,
+ * stops there and answers with the round-1 majority.
+ */
+export function freezeGate(env: Environment, questions: Question[], gate: 'always' | 'on-change'): MethodResult {
+  const out = emptyResult(env, questions, gate === 'always' ? 'Freeze (always)' : 'Freeze (when round-2 majority changed)');
+  for (const q of questions) {
+    const d = startDebate(env, q.index);
+    const all = keepAll(d, env.team.length);
+    const first = majority(d.answers[0], env.settings.tieBreak, d.random);
+    let frozen = gate === 'always';
+    if (!frozen && d.round < env.rounds) {
+      stepRound(env, d, all);
+      frozen = majority(d.answers[1], env.settings.tieBreak, d.random) !== first;
+    }
+    while (!frozen && d.round < env.rounds) stepRound(env, d, all);
+    const r = finishDebate(env, d);
+    addDebate(env, out, frozen ? { ...r, final: first, finalCorrect: first === q.goldKey, invalid: first < 0 } : r);
   }
   return out;
 }
