@@ -31,12 +31,13 @@ function vote(env: Environment, questions: Question[], method: string, k: number
   return out;
 }
 
-export function consistency(env: Environment, questions: Question[], member: number, k: number): MethodResult {
+/** Vote over `k` samples of one member (default: every sample the cache holds for all questions). */
+export function consistency(env: Environment, questions: Question[], member: number, k?: number): MethodResult {
   const available = Math.min(...questions.map((q) => samples(env, q, member).length));
-  const n = Math.min(k, available);
+  const n = Math.min(k ?? available, available);
   const counts = env.team.map((_, m) => (m === member ? n : 0));
   const r = vote(env, questions, `Consistency ${env.cache.agents[env.team[member]].id} (${n} samples)`, counts);
-  if (n < k) r.note = `asked for ${k} samples, the cache holds ${available} for every question`;
+  if (k !== undefined && n < k) r.note = `asked for ${k} samples, the cache holds ${available} for every question`;
   return r;
 }
 

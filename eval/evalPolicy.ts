@@ -1,40 +1,103 @@
-// `eval --policy PATH`: a trained policy on a split, beside Full-Debate and No-communication on
-// the same questions.
+// `eval`: every comparison of SPEC §8-9 on one cache and split, from one command: baselines,
+// consistency votes, freeze gates, random pruning and a static learned mask (seeded runs), and
+// trained policies (all `--policy` files as the runs of one method, e.g. its seeds). Prints the
+// Markdown table and writes it as Markdown and CSV with an accuracy-versus-cost SVG.
 import type { Split } from '../src/cache/format.ts';
 import { ensureEmbeddings } from '../src/cache/embeddings.ts';
 import { loadCache } from '../src/cache/load.ts';
 import { makeEnvironment } from '../src/env/environment.ts';
 import type { DebateSettings } from '../src/env/settings.ts';
 import { loadAnyPolicy, type PolicyArtifact } from '../src/policy/artifact.ts';
+import type { BackendChoice } from '../src/policy/backends.ts';
 import { zeroMoments } from '../src/policy/engine.ts';
 import { encoderFor } from '../src/policy/inference.ts';
-import type { BackendChoice } from '../src/policy/backends.ts';
 import { loadBackend, tfjsEngine } from '../src/policy/tfjsEngine.ts';
-import { fullDebate, noCommunication, type MethodResult } from './baselines.ts';
-import { methodTable } from './main.ts';
+import { resolveConfig, readConfigFile, rewardSettingsOf } from '../train/config.ts';
+import { freezeGate, fullDebate, noCommunication, randomPruning, singleAgent, type MethodResult } from './baselines.ts';
+import { consistency, consistencyBest, consistencyFuse } from './consistency.ts';
 import { evaluatePolicy } from './policyEval.ts';
+import { markdown, rows, writeReport, type MethodGroup, type Row } from './report.ts';
+import { staticMask, trainStaticMask } from './staticMask.ts';
+
+export const METHODS = ['full', 'none', 'single', 'consistency', 'freeze', 'random', 'mask'] as const;
+export type MethodName = (typeof METHODS)[number];
 
 /** A forward-only engine for a policy artifact. */
 export function inferenceEngine(a: PolicyArtifact) {
   return tfjsEngine(a.shape, { weights: a.weights, step: 0, m: zeroMoments(a.weights), v: zeroMoments(a.weights) }, { lr: 0, beta1: 0.9, beta2: 0.999, epsilon: 1e-8, entropyBonus: 0 });
 }
 
-export async function evalJob(o: { policies: string[]; cache: string; split: Split; backend: BackendChoice; settings: Partial<DebateSettings> }): Promise<{ table: string; results: MethodResult[] }> {
-  await loadBackend(o.backend);
+export interface EvalOptions {
+  policies: string[];
+  cache: string;
+  split: Split;
+  backend: BackendChoice;
+  settings: Partial<DebateSettings>;
+  methods: MethodName[];
+  /** Keep rate of random pruning; default: the policies' mean keep rate (0.5 without policies). */
+  keepRate?: number;
+  /** Seeded runs of random pruning and the static mask. */
+  seeds: number;
+  /** Training settings (reward, return, optimizer) of the static mask. */
+  config?: string;
+  /** Method whose name starts with this is the reference of cost % and signed utility. */
+  reference: string;
+  /** Folder of comparison.md / .csv / accuracy-cost.svg; none: print only. */
+  out?: string;
+}
+
+export async function evalJob(o: EvalOptions): Promise<{ table: string; rows: Row[]; files: string[] }> {
   const cache = loadCache(o.cache);
   const artifacts = o.policies.map(loadAnyPolicy);
   const team = artifacts[0]?.team;
   const env = makeEnvironment(cache, { ...o.settings, agents: o.settings.agents ?? team, rounds: artifacts[0]?.shape.rounds ?? o.settings.rounds });
   const questions = cache.questions.filter((q) => q.split === o.split);
+  if (questions.length === 0) throw new Error(`cache ${cache.file} has no questions in split '${o.split}'`);
+  const validation = cache.questions.filter((q) => q.split === 'validation');
+  const train = cache.questions.filter((q) => q.split === 'train');
+  const has = (m: MethodName) => o.methods.includes(m);
+  const seeds = Array.from({ length: o.seeds }, (_, s) => s);
+  const groups: MethodGroup[] = [];
+  const one = (r: MethodResult) => groups.push({ method: r.method, runs: [r] });
+
   const full = fullDebate(env, questions);
-  const results: MethodResult[] = [full, noCommunication(env, questions)];
-  for (const [k, a] of artifacts.entries()) {
-    if (a.team.join() !== env.team.map((i) => cache.agents[i].id).join()) throw new Error(`${o.policies[k]}: trained for team ${a.team.join(', ')}, the debate team is ${env.team.map((i) => cache.agents[i].id).join(', ')}`);
-    const emb = await ensureEmbeddings(o.cache, cache, await encoderFor(a.encoder));
-    const engine = inferenceEngine(a);
-    results.push(await evaluatePolicy(engine, env, emb, questions, `CPP ${o.policies[k]}`));
-    engine.dispose();
+  if (has('full')) one(full);
+  if (has('none')) one(noCommunication(env, questions));
+  if (has('single')) env.team.forEach((_, m) => one(singleAgent(env, questions, m)));
+  if (has('consistency')) {
+    env.team.forEach((_, m) => one(consistency(env, questions, m)));
+    one(consistencyBest(env, questions, validation, full.cost));
+    one(consistencyFuse(env, questions, full.cost));
   }
-  const header = `${cache.header.name} (${cache.header.source}); split ${o.split}, ${questions.length} questions; miss = ${env.settings.miss}`;
-  return { table: `${header}\n\n${methodTable(results, full)}`, results };
+  if (has('freeze')) (['always', 'on-change'] as const).forEach((g) => one(freezeGate(env, questions, g)));
+
+  const policyRuns: MethodResult[] = [];
+  if (artifacts.length) {
+    await loadBackend(o.backend);
+    for (const [k, a] of artifacts.entries()) {
+      if (a.team.join() !== env.team.map((i) => cache.agents[i].id).join()) throw new Error(`${o.policies[k]}: trained for team ${a.team.join(', ')}, the debate team is ${env.team.map((i) => cache.agents[i].id).join(', ')}`);
+      const emb = await ensureEmbeddings(o.cache, cache, await encoderFor(a.encoder));
+      const engine = inferenceEngine(a);
+      policyRuns.push(await evaluatePolicy(engine, env, emb, questions, o.policies[k]));
+      engine.dispose();
+    }
+    groups.push({ method: `CPP (${o.policies.length === 1 ? o.policies[0] : `${o.policies.length} policies`})`, runs: policyRuns });
+  }
+  if (has('random')) {
+    const rate = o.keepRate ?? (policyRuns.length ? policyRuns.reduce((s, r) => s + r.keptEdges / r.maxEdges, 0) / policyRuns.length : 0.5);
+    groups.push({ method: `Random pruning (keep ${(100 * rate).toFixed(0)}%)`, runs: seeds.map((s) => randomPruning(env, questions, rate, s)) });
+  }
+  if (has('mask')) {
+    const c = resolveConfig(o.config ? readConfigFile(o.config) : {});
+    const masks = seeds.map((s) => staticMask(env, questions, trainStaticMask(env, train, rewardSettingsOf(c, c.k), { epochs: c.epochs, batchSize: c.batchSize, lr: 0.05, entropyBonus: c.entropyBonus, beta: c.beta, gamma: c.gamma, seed: s })));
+    groups.push({ method: 'Static learned mask', runs: masks });
+  }
+
+  const referenceGroup = groups.find((g) => g.method.startsWith(o.reference));
+  if (!referenceGroup) throw new Error(`--reference '${o.reference}' names none of the methods: ${groups.map((g) => g.method).join(', ')}`);
+  const reference = referenceGroup.runs[0];
+  const rs = rows(groups, reference);
+  const title = `${cache.header.name} (${cache.header.source}), ${o.split} split, ${questions.length} questions, miss = ${env.settings.miss}`;
+  const files = o.out ? await writeReport(o.out, rs, referenceGroup.method, title) : [];
+  return { table: `${title}\n\n${markdown(rs, referenceGroup.method)}`, rows: rs, files };
 }

@@ -8,10 +8,9 @@ import type { Split } from '../src/cache/format.ts';
 import type { DebateSettings } from '../src/env/settings.ts';
 import { loadCheckpoint } from '../src/policy/artifact.ts';
 import { progress } from '../src/progress.ts';
-import { markdownTable } from '../src/table.ts';
 import { readConfigFile } from '../train/config.ts';
 import { runFiles } from '../train/trainer.ts';
-import { evalJob } from './evalPolicy.ts';
+import { evalJob, METHODS } from './evalPolicy.ts';
 import { baselineJob, ensureDefaultCache } from './main.ts';
 
 export interface MainOptions {
@@ -23,11 +22,6 @@ export interface MainOptions {
   runs: string;
   workers: number;
 }
-
-const mean = (x: number[]) => x.reduce((a, b) => a + b, 0) / x.length;
-const sd = (x: number[]) => (x.length < 2 ? NaN : Math.sqrt(x.reduce((a, b) => a + (b - mean(x)) ** 2, 0) / (x.length - 1)));
-/** "m ± sd (n = k)", never a bare ±. */
-export const meanSd = (x: number[], digits = 1) => `${mean(x).toFixed(digits)} ± ${Number.isNaN(sd(x)) ? '-' : sd(x).toFixed(digits)} (n = ${x.length})`;
 
 function trainSeed(o: MainOptions, seed: number, onEpoch: () => void): Promise<void> {
   const out = join(o.runs, `seed-${seed}`);
@@ -62,19 +56,6 @@ export async function mainJob(o: MainOptions): Promise<string> {
   }));
   bar.stop();
   const policies = seeds.map((s) => runFiles(join(o.runs, `seed-${s}`)).best);
-  const { results } = await evalJob({ policies, cache: o.cache, split: o.split, backend: 'auto', settings: o.settings });
-  const [full, none, ...cpp] = results;
-  const acc = (r: (typeof results)[number]) => (100 * r.correct) / r.questions;
-  const cost = (r: (typeof results)[number]) => (100 * r.cost) / full.cost;
-  const kept = (r: (typeof results)[number]) => (100 * r.keptEdges) / r.maxEdges;
-  const table = markdownTable(
-    ['method', 'accuracy % (mean ± sd, n seeds)', 'cost %', 'kept edges %'],
-    [
-      [full.method, acc(full).toFixed(1), '100.0', '100.0'],
-      [none.method, acc(none).toFixed(1), cost(none).toFixed(1), kept(none).toFixed(1)],
-      ['CPP (FuseGLU, best validation checkpoint)', meanSd(cpp.map(acc)), meanSd(cpp.map(cost)), meanSd(cpp.map(kept))],
-      ...cpp.map((r, s) => [`  seed ${s}`, acc(r).toFixed(1), cost(r).toFixed(1), kept(r).toFixed(1)]),
-    ],
-  );
-  return `\nCPP against Full-Debate on the ${o.split} split (${full.questions} questions); runs in ${o.runs}/, settings ${o.config}\n\n${table}`;
+  const { table, files } = await evalJob({ policies, cache: o.cache, split: o.split, backend: 'auto', settings: o.settings, methods: [...METHODS], seeds: o.seeds, config: o.config, reference: 'Full-Debate', out: join(o.runs, 'report') });
+  return `\nCPP (${o.seeds} seeds, settings ${o.config}, best validation checkpoints) against every baseline\n\n${table}\n\nwritten: ${files.join(', ')}`;
 }

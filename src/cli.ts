@@ -133,13 +133,27 @@ const cli = yargs(hideBin(process.argv))
   )
   .command(
     'eval',
-    'evaluate trained policies (checkpoints or exported policy.json) on a split, beside Full-Debate and No-communication',
+    'compare methods on a split (SPEC §8-9): baselines, consistency votes, freeze gates, random pruning, static mask, trained policies; writes Markdown, CSV and an accuracy-vs-cost SVG',
     (y) => debateOptions(y)
-      .option('policy', { type: 'string', array: true, demandOption: true, describe: 'checkpoint or policy.json (repeatable)' })
+      .option('policy', { type: 'string', array: true, default: [] as string[], describe: 'checkpoint or policy.json; repeat for the seeds of one method' })
+      .option('methods', { type: 'string', default: 'full,none,single,consistency,freeze,random,mask', describe: 'comma-separated: full, none, single, consistency, freeze, random, mask' })
+      .option('keep-rate', { type: 'number', describe: 'keep rate of random pruning (default: the policies\' mean keep rate, 0.5 without policies)' })
+      .option('seeds', { type: 'number', default: 3, describe: 'seeded runs of random pruning and the static mask' })
+      .option('config', { type: 'string', describe: 'training settings (reward, return, epochs, ...) for the static mask' })
+      .option('reference', { type: 'string', default: 'Full-Debate', describe: 'method (name prefix) for cost % and signed utility' })
+      .option('out', { type: 'string', describe: 'folder for comparison.md, comparison.csv, accuracy-cost.svg' })
       .option('cache', { type: 'string', default: DEFAULT_CACHE, describe: 'cache directory' })
       .option('split', { choices: SPLITS, default: 'test' as Split, describe: 'questions to evaluate on' })
       .option('backend', { choices: BACKENDS, default: 'auto' as BackendChoice, describe: 'TF.js backend' }),
-    async (a) => console.log((await (await import('../eval/evalPolicy.ts')).evalJob({ policies: a.policy, cache: a.cache, split: a.split, backend: a.backend, settings: debateSettings(a) })).table),
+    async (a) => {
+      const { evalJob, METHODS } = await import('../eval/evalPolicy.ts');
+      const methods = a.methods.split(',').map((m) => m.trim());
+      const unknown = methods.filter((m) => !(METHODS as readonly string[]).includes(m));
+      if (unknown.length) throw new Error(`--methods: unknown ${unknown.join(', ')} (choose from ${METHODS.join(', ')})`);
+      const out = await evalJob({ policies: a.policy, cache: a.cache, split: a.split, backend: a.backend, settings: debateSettings(a), methods: methods as (typeof METHODS)[number][], keepRate: a.keepRate, seeds: a.seeds, config: a.config, reference: a.reference, out: a.out });
+      console.log(out.table);
+      if (out.files.length) console.log(`\nwritten: ${out.files.join(', ')}`);
+    },
   )
   .command(
     'export <checkpoint>',

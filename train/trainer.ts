@@ -6,6 +6,7 @@
 //     one Adam step on -(advantage * log pi(action)) - entropy bonus;
 //   evaluate on validation every `evalEvery` epochs, keep the best; checkpoint every epoch.
 // Everything random derives from (seed, epoch), so a resumed run repeats the uninterrupted one.
+import { shuffle } from '../src/shuffle.ts';
 import { stringify } from 'csv-stringify/sync';
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -49,12 +50,7 @@ const round4 = (x: number) => Math.round(x * 1e4) / 1e4;
 /** Behavior embeddings: mean embedding of each member's responses to `initSamples` validation questions. */
 export function behaviorInit(cache: Cache, emb: Embeddings, team: number[], initSamples: number | null, seed: string): Float32Array {
   const D = emb.dim;
-  const val = cache.questions.filter((q) => q.split === 'validation').map((q) => q.index);
-  const random = seedrandom(`${seed}|behavior`);
-  for (let i = val.length - 1; i > 0; i--) {
-    const j = Math.floor(random() * (i + 1));
-    [val[i], val[j]] = [val[j], val[i]];
-  }
+  const val = shuffle(cache.questions.filter((q) => q.split === 'validation').map((q) => q.index), seedrandom(`${seed}|behavior`));
   const chosen = new Set(initSamples === null ? val : val.slice(0, initSamples));
   const out = new Float32Array(team.length * D);
   team.forEach((a, i) => {
@@ -152,12 +148,7 @@ export async function train(config: TrainConfig, o: TrainOptions = {}): Promise<
   for (let epoch = state.epoch + 1; epoch <= config.epochs; epoch++) {
     const stage = epoch <= config.stage1Epochs ? 1 : 2;
     const reward = rewardSettingsOf(config, stage === 1 ? config.k1 : config.k);
-    const order = train.map((q) => q.index);
-    const shuffle = seedrandom(`${config.seed}|shuffle|${epoch}`);
-    for (let i = order.length - 1; i > 0; i--) {
-      const j = Math.floor(shuffle() * (i + 1));
-      [order[i], order[j]] = [order[j], order[i]];
-    }
+    const order = shuffle(train.map((q) => q.index), seedrandom(`${config.seed}|shuffle|${epoch}`));
     const sample = seedrandom(`${config.seed}|sample|${epoch}`);
     const steps = Math.ceil(order.length / config.batchSize);
     const bar = progress(`epoch ${epoch}/${config.epochs}`, steps);

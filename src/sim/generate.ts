@@ -1,5 +1,6 @@
 // Generates the simulated default world as a cache: questions, agents, independent round-1
 // samples, and recorded debates (Full-Debate, No-communication, random keep masks) per question.
+import { shuffle } from '../shuffle.ts';
 import { countTokens } from 'gpt-tokenizer';
 import seedrandom from 'seedrandom';
 import { CACHE_FORMAT, CACHE_VERSION, type CacheLine, type QuestionRecord, type ResponseRecord, type Split } from '../cache/format.ts';
@@ -16,11 +17,7 @@ function questionText(id: string, subject: string, random: () => number): string
 
 /** Seeded split assignment: a shuffled order, cut by the configured fractions. */
 function splits(n: number, world: WorldConfig, random: () => number): Split[] {
-  const order = Array.from({ length: n }, (_, i) => i);
-  for (let i = n - 1; i > 0; i--) {
-    const j = Math.floor(random() * (i + 1));
-    [order[i], order[j]] = [order[j], order[i]];
-  }
+  const order = shuffle(Array.from({ length: n }, (_, i) => i), random);
   const nTrain = Math.round(n * world.trainFraction);
   const nVal = Math.round(n * world.validationFraction);
   const out = new Array<Split>(n);

@@ -1,0 +1,71 @@
+// Static learned mask (SPEC §8; GPTSwarm/AgentPrune style): one keep logit per edge position
+// (round, recipient, candidate), blind to content, trained with the same REINFORCE, reward and
+// return as the FuseGLU policy, evaluated deterministically (keep iff logit >= 0).
+import { shuffle } from '../src/shuffle.ts';
+import seedrandom from 'seedrandom';
+import type { Question } from '../src/cache/load.ts';
+import { replay, type Environment } from '../src/env/environment.ts';
+import { debateRewards, influenceWeights, returns, type RewardSettings } from '../src/reward.ts';
+import { runRule, type MethodResult } from './baselines.ts';
+
+export interface MaskSettings {
+  epochs: number;
+  batchSize: number;
+  lr: number;
+  entropyBonus: number;
+  beta: number;
+  gamma: number;
+  seed: number;
+}
+
+const sigmoid = (x: number) => 1 / (1 + Math.exp(-x));
+
+/** Train the mask on `train`; returns one logit per action position. */
+export function trainStaticMask(env: Environment, train: Question[], reward: RewardSettings, s: MaskSettings): Float64Array {
+  const A = env.team.length;
+  const N = (env.rounds - 1) * A * A;
+  const theta = new Float64Array(N);
+  const m = new Float64Array(N), v = new Float64Array(N);
+  const W = influenceWeights(A, env.rounds, s.beta, s.gamma);
+  const meanTokens = env.cache.responses.reduce((a, r) => a + r.outTokens, 0) / env.cache.responses.length;
+  const random = seedrandom(`${s.seed}|static-mask`);
+  let step = 0;
+  for (let epoch = 1; epoch <= s.epochs; epoch++) {
+    const order = shuffle([...train], random);
+    for (let b = 0; b < order.length; b += s.batchSize) {
+      const batch = order.slice(b, b + s.batchSize);
+      const G: Float32Array[] = [];
+      const acts: Uint8Array[] = [];
+      for (const q of batch) {
+        const a = new Uint8Array(N);
+        const d = replay(env, q.index, (deb, n) => Array.from({ length: n }, (_, i) => Array.from({ length: n }, (_, j) => {
+          const x = (deb.round - 1) * n * n + i * n + j;
+          a[x] = random() < sigmoid(theta[x]) ? 1 : 0;
+          return a[x] === 1;
+        })), `${s.seed}|${epoch}`);
+        acts.push(a);
+        G.push(returns(W, debateRewards(reward, d, meanTokens, () => meanTokens)));
+      }
+      step++;
+      for (let x = 0; x < N; x++) {
+        const p = sigmoid(theta[x]);
+        const baseline = G.reduce((t, g) => t + g[x], 0) / G.length;
+        // d/dtheta of -(G - b) log pi(a) - entropyBonus * H(p)
+        let grad = 0;
+        G.forEach((g, k) => (grad -= (g[x] - baseline) * (acts[k][x] - p)));
+        grad = grad / G.length + s.entropyBonus * theta[x] * p * (1 - p);
+        m[x] = 0.9 * m[x] + 0.1 * grad;
+        v[x] = 0.999 * v[x] + 0.001 * grad * grad;
+        theta[x] -= (s.lr * (m[x] / (1 - 0.9 ** step))) / (Math.sqrt(v[x] / (1 - 0.999 ** step)) + 1e-8);
+      }
+    }
+  }
+  return theta;
+}
+
+export function staticMask(env: Environment, questions: Question[], theta: Float64Array): MethodResult {
+  const kept = [...theta].filter((t) => t >= 0).length;
+  return runRule(env, questions, `Static learned mask (${kept}/${theta.length} positions kept)`, (d, n) =>
+    Array.from({ length: n }, (_, i) => Array.from({ length: n }, (_, j) => theta[(d.round - 1) * n * n + i * n + j] >= 0)),
+  );
+}

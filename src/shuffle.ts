@@ -1,0 +1,8 @@
+/** Fisher-Yates shuffle in place with the given random source; returns the array. */
+export function shuffle<T>(items: T[], random: () => number): T[] {
+  for (let i = items.length - 1; i > 0; i--) {
+    const j = Math.floor(random() * (i + 1));
+    [items[i], items[j]] = [items[j], items[i]];
+  }
+  return items;
+}
