@@ -1,0 +1,89 @@
+import { describe, expect, it } from 'vitest';
+import type { CacheLine } from '../../src/cache/format.ts';
+import { cacheFromRecords } from '../../src/cache/load.ts';
+import { makeEnvironment } from '../../src/env/environment.ts';
+import { freezeGate, fullDebate, randomPruning } from '../../eval/baselines.ts';
+import { consistency, consistencyBest, consistencyFuse } from '../../eval/consistency.ts';
+import { paretoFront, rows } from '../../eval/report.ts';
+import { response } from '../handCache.ts';
+
+// Two agents: x pays 1 per input and output token, y only 1 per output token. Question q (gold A,
+// 10 prompt tokens): x's samples A B B A (10 tokens each: 20 a call), y's samples B A A (5 tokens:
+// 5 a call). Round 2 with everything kept: both answer B (in = 10 + 10 + 5 = 25).
+// Full-Debate on q: round 1 20 + 5, round 2 (25 + 10) + 5 = 65; majority goes A (tie, x first) -> B.
+function records(): CacheLine[] {
+  const recs: CacheLine[] = [
+    { type: 'cache', format: 'cpp-debate-cache', version: 1, name: 'votes', source: 'recorded' },
+    { type: 'agent', id: 'x', model: 'mx', priceIn: 1, priceOut: 1 },
+    { type: 'agent', id: 'y', model: 'my', priceIn: 0, priceOut: 1 },
+    { type: 'question', id: 'q', text: 'q?', gold: 'A', benchmark: 'b', answerType: 'mcq', split: 'test', promptTokens: 10 },
+    { type: 'question', id: 'v', text: 'v?', gold: 'A', benchmark: 'b', answerType: 'mcq', split: 'validation', promptTokens: 10 },
+    response('v.x', 'v', 'x', 1, 'A', 10),
+    response('v.y', 'v', 'y', 1, 'B', 5),
+  ];
+  ['A', 'B', 'B', 'A'].forEach((a, s) => recs.push(response(`q.x${s}`, 'q', 'x', 1, a, 10, [], null, s)));
+  ['B', 'A', 'A'].forEach((a, s) => recs.push(response(`q.y${s}`, 'q', 'y', 1, a, 5, [], null, s)));
+  recs.push(response('q.x.r2', 'q', 'x', 2, 'B', 10, ['q.x0', 'q.y0'], 'q.x0'), response('q.y.r2', 'q', 'y', 2, 'B', 5, ['q.x0', 'q.y0'], 'q.y0'));
+  return recs;
+}
+
+describe('consistency votes and freeze gates, worked by hand', () => {
+  const cache = cacheFromRecords(records());
+  const env = makeEnvironment(cache, { rounds: 2, miss: 'error' });
+  const [q, v] = cache.questions;
+  const full = fullDebate(env, [q]);
+
+  it('Full-Debate collapses on q at cost 65', () => {
+    expect(full.cost).toBe(65);
+    expect(full.ledger[0].outcome).toBe('collapse');
+  });
+
+  it('a per-model vote uses every cached sample; ties go to the earlier sample', () => {
+    const r = consistency(env, [q], 0);
+    expect(r.correct).toBe(1); // A B B A: 2-2, A came first
+    expect(r.cost).toBe(80);
+    expect(consistency(env, [q], 1, 5).note).toMatch(/asked for 5 samples, the cache holds 3/);
+  });
+
+  it('Consistency-Best takes the model best on validation and adds samples while the cost stays within Full-Debate', () => {
+    const r = consistencyBest(env, [q], [v], full.cost);
+    expect(r.method).toBe('Consistency-Best (x x3)'); // 3 x 20 = 60 <= 65 < 80
+    expect(r.cost).toBe(60);
+    expect(r.correct).toBe(0); // A B B -> B
+    expect(r.note).toBe('3 samples per question, cost 92.3% of Full-Debate');
+  });
+
+  it('Consistency-Fuse gives each model an equal share and says when samples run out', () => {
+    const r = consistencyFuse(env, [q], full.cost);
+    // shares of 32.5: x one sample (20), y all three (15) and no more cached
+    expect(r.method).toBe('Consistency-Fuse (x x1, y x3)');
+    expect(r.cost).toBe(35);
+    expect(r.correct).toBe(1); // A | B A A -> A
+    expect(r.note).toBe('4 samples per question, cost 53.8% of Full-Debate: the cache holds no more samples');
+  });
+
+  it('freeze gates: always answers round 1 (cost 25); on-change stops after a changed round-2 majority', () => {
+    const always = freezeGate(env, [q], 'always');
+    expect([always.correct, always.cost, always.keptEdges]).toEqual([1, 25, 0]);
+    const onChange = freezeGate(env, [q], 'on-change');
+    expect([onChange.correct, onChange.cost]).toEqual([1, 65]);
+    expect(onChange.ledger[0].outcome).toBe('preserved');
+  });
+
+  it('random pruning is seeded: same seed, same edges; its keep rate is what was asked for', () => {
+    const big = cacheFromRecords(records());
+    const e = makeEnvironment(big, { rounds: 2, miss: 'model' });
+    const a = randomPruning(e, [q], 0.5, 7);
+    expect(randomPruning(e, [q], 0.5, 7).keptEdges).toBe(a.keptEdges);
+    expect(randomPruning(e, [q], 1, 1).keptEdges).toBe(4);
+    expect(randomPruning(e, [q], 0, 1).keptEdges).toBe(0);
+  });
+
+  it('report rows aggregate runs as mean ± sd with n, and mark the Pareto frontier', () => {
+    const rs = rows([{ method: 'Full-Debate', runs: [full] }, { method: 'Vote', runs: [consistency(env, [q], 0), consistencyFuse(env, [q], full.cost)] }], full);
+    expect(rs[1]).toMatchObject({ n: 2, accuracy: 100, accuracySd: 0 });
+    expect(rs[1].costPct).toBeCloseTo((100 * (80 + 35)) / 2 / 65, 6);
+    expect(rs[1].collapsesPrevented).toBe(1);
+    expect(paretoFront(rs)).toEqual(new Set(['Vote']));
+  });
+});
