@@ -81,7 +81,7 @@ export async function evalJob(o: EvalOptions): Promise<{ table: string; rows: Ro
       policyRuns.push(await evaluatePolicy(engine, env, emb, questions, o.policies[k]));
       engine.dispose();
     }
-    groups.push({ method: `CPP (${o.policies.length === 1 ? o.policies[0] : `${o.policies.length} policies`})`, runs: policyRuns });
+    groups.push({ method: `CPP FuseGLU (${o.policies.length === 1 ? o.policies[0] : `${o.policies.length} runs`})`, runs: policyRuns });
   }
   if (has('random')) {
     const rate = o.keepRate ?? (policyRuns.length ? policyRuns.reduce((s, r) => s + r.keptEdges / r.maxEdges, 0) / policyRuns.length : 0.5);

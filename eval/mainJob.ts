@@ -11,7 +11,7 @@ import { progress } from '../src/progress.ts';
 import { readConfigFile } from '../train/config.ts';
 import { runFiles } from '../train/trainer.ts';
 import { evalJob, METHODS } from './evalPolicy.ts';
-import { baselineJob, ensureDefaultCache } from './main.ts';
+import { ensureDefaultCache } from '../src/sim/generate.ts';
 
 export interface MainOptions {
   cache: string;
@@ -43,8 +43,6 @@ function trainSeed(o: MainOptions, seed: number, onEpoch: () => void): Promise<v
 
 export async function mainJob(o: MainOptions): Promise<string> {
   ensureDefaultCache(o.cache);
-  const baselines = baselineJob(o);
-  console.log(baselines);
   const seeds = Array.from({ length: o.seeds }, (_, s) => s);
   const epochs = Number(readConfigFile(o.config).epochs ?? 12);
   console.error(`\ntraining CPP (${o.config}) for ${o.seeds} seeds, ${o.workers} at a time, in ${o.runs}/`);

@@ -7,7 +7,8 @@ import * as vega from 'vega';
 import { compile, type TopLevelSpec } from 'vega-lite';
 import { writeFileAtomic } from '../src/cache/write.ts';
 import { markdownTable } from '../src/table.ts';
-import type { MethodResult } from './baselines.ts';
+import { emptyTiers, TIERS } from '../src/env/environment.ts';
+import { addTiers, type MethodResult } from './baselines.ts';
 import { OUTCOMES, signedUtility, summarize } from './ledger.ts';
 
 export interface MethodGroup {
@@ -17,9 +18,6 @@ export interface MethodGroup {
 
 const mean = (x: number[]) => x.reduce((a, b) => a + b, 0) / x.length;
 const sd = (x: number[]) => (x.length < 2 ? NaN : Math.sqrt(x.reduce((a, b) => a + (b - mean(x)) ** 2, 0) / (x.length - 1)));
-/** "m ± sd (n = k)", never a bare ±. */
-export const meanSd = (x: number[], digits = 1) => `${mean(x).toFixed(digits)} ± ${Number.isNaN(sd(x)) ? '-' : sd(x).toFixed(digits)} (n = ${x.length})`;
-
 export interface Row {
   method: string;
   n: number;
@@ -32,7 +30,16 @@ export interface Row {
   collapsesPrevented: number;
   correctionsLost: number;
   utility: number;
+  /** Share of each lookup tier over the revisions of every run. */
+  tiers: string;
   note: string;
+}
+
+function tierShares(runs: MethodResult[]): string {
+  const t = emptyTiers();
+  runs.forEach((r) => addTiers(t, r.tiers));
+  const total = TIERS.reduce((s, k) => s + t[k], 0);
+  return total ? TIERS.filter((k) => t[k] > 0).map((k) => `${k} ${((100 * t[k]) / total).toFixed(0)}%`).join(', ') : '-';
 }
 
 export function rows(groups: MethodGroup[], reference: MethodResult, weights = { collapse: 1, correction: 1 }): Row[] {
@@ -53,6 +60,7 @@ export function rows(groups: MethodGroup[], reference: MethodResult, weights = {
       collapsesPrevented: mean(utilities.map((u) => u.collapsesPrevented)),
       correctionsLost: mean(utilities.map((u) => u.correctionsLost)),
       utility: mean(utilities.map((u) => u.utility)),
+      tiers: tierShares(g.runs),
       note: g.runs.map((r) => r.note).filter(Boolean).join('; '),
     };
   });
@@ -62,13 +70,14 @@ const fmt = (x: number) => (Number.isInteger(x) ? String(x) : x.toFixed(1));
 
 export function markdown(rs: Row[], referenceName: string, weights = { collapse: 1, correction: 1 }): string {
   const table = markdownTable(
-    ['method', 'accuracy % (mean ± sd, n)', 'cost %', 'kept edges %', ...OUTCOMES, 'onset by round', `utility vs ${referenceName}`],
+    ['method', 'accuracy % (mean ± sd, n)', 'cost %', 'kept edges %', ...OUTCOMES, 'onset by round', `utility vs ${referenceName}`, 'tiers (revisions)'],
     rs.map((r) => [
       r.method,
-      `${r.accuracy.toFixed(1)} ± ${Number.isNaN(r.accuracySd) ? '-' : r.accuracySd.toFixed(1)} (n = ${r.n})`,
+      r.n === 1 ? `${r.accuracy.toFixed(1)} (n = 1)` : `${r.accuracy.toFixed(1)} ± ${r.accuracySd.toFixed(1)} (n = ${r.n})`,
       r.costPct.toFixed(1), r.keptPct.toFixed(1), ...OUTCOMES.map((o) => fmt(r.ledger[o])),
       r.onsets.slice(2).map((n, i) => `r${i + 2}:${fmt(n)}`).join(' ') || '-',
       `${fmt(r.utility)} (+${fmt(r.collapsesPrevented)} / -${fmt(r.correctionsLost)})`,
+      r.tiers,
     ]),
   );
   const notes = rs.filter((r) => r.note).map((r) => `- ${r.method}: ${r.note}`);
@@ -77,8 +86,8 @@ export function markdown(rs: Row[], referenceName: string, weights = { collapse:
 
 export function csv(rs: Row[]): string {
   return stringify(
-    rs.map((r) => [r.method, r.n, r.accuracy, Number.isNaN(r.accuracySd) ? '' : r.accuracySd, r.costPct, r.keptPct, ...OUTCOMES.map((o) => r.ledger[o]), r.onsets.slice(2).join(' '), r.collapsesPrevented, r.correctionsLost, r.utility, r.note]),
-    { header: true, columns: ['method', 'n', 'accuracy', 'accuracy_sd', 'cost_pct', 'kept_edges_pct', ...OUTCOMES, 'onsets_by_round', 'collapses_prevented', 'corrections_lost', 'utility', 'note'] },
+    rs.map((r) => [r.method, r.n, r.accuracy, Number.isNaN(r.accuracySd) ? '' : r.accuracySd, r.costPct, r.keptPct, ...OUTCOMES.map((o) => r.ledger[o]), r.onsets.slice(2).join(' '), r.collapsesPrevented, r.correctionsLost, r.utility, r.tiers, r.note]),
+    { header: true, columns: ['method', 'n', 'accuracy', 'accuracy_sd', 'cost_pct', 'kept_edges_pct', ...OUTCOMES, 'onsets_by_round', 'collapses_prevented', 'corrections_lost', 'utility', 'tiers', 'note'] },
   );
 }
 

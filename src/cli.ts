@@ -3,7 +3,6 @@ import { existsSync } from 'node:fs';
 import { readJsonFile } from './jsonFile.ts';
 import yargs, { type Argv } from 'yargs';
 import { hideBin } from 'yargs/helpers';
-import { baselineJob, generateCache } from '../eval/main.ts';
 import { ensureEmbeddings } from './cache/embeddings.ts';
 import { SPLITS, type Split } from './cache/format.ts';
 import { CacheError, formatProblem, loadCache, parseCache, fileLines, cacheFilePath } from './cache/load.ts';
@@ -11,6 +10,7 @@ import { cacheStats } from './cache/stats.ts';
 import { ENCODERS, makeEncoder, type EncoderName } from './encoders/index.ts';
 import { DebateSettings, MISS_TIERS } from './env/settings.ts';
 import { WorldConfig } from './sim/world.ts';
+import { generateCache } from './sim/generate.ts';
 import { readConfigFile, resolveConfig } from '../train/config.ts';
 import { flagSettings, trainFlags } from '../train/flags.ts';
 import { BACKENDS, type BackendChoice } from './policy/backends.ts';
@@ -55,7 +55,12 @@ const cli = yargs(hideBin(process.argv))
     (y) => debateOptions(y)
       .option('cache', { type: 'string', default: DEFAULT_CACHE, describe: 'cache directory' })
       .option('split', { choices: SPLITS, default: 'test' as Split, describe: 'questions to replay' }),
-    (a) => console.log(baselineJob({ cache: a.cache, split: a.split, settings: debateSettings(a) })),
+    async (a) => {
+      const { evalJob } = await import('../eval/evalPolicy.ts');
+      const { ensureDefaultCache } = await import('./sim/generate.ts');
+      if (a.cache === DEFAULT_CACHE) ensureDefaultCache(a.cache);
+      console.log((await evalJob({ policies: [], cache: a.cache, split: a.split, backend: 'cpu', settings: debateSettings(a), methods: ['full', 'none', 'single'], seeds: 1, reference: 'Full-Debate' })).table);
+    },
   )
   .command('cache', 'create, check and inspect response caches', (y) =>
     y

@@ -1,10 +1,14 @@
 // Generates the simulated default world as a cache: questions, agents, independent round-1
 // samples, and recorded debates (Full-Debate, No-communication, random keep masks) per question.
-import { shuffle } from '../shuffle.ts';
 import { countTokens } from 'gpt-tokenizer';
+import { existsSync } from 'node:fs';
 import seedrandom from 'seedrandom';
 import { CACHE_FORMAT, CACHE_VERSION, type CacheLine, type QuestionRecord, type ResponseRecord, type Split } from '../cache/format.ts';
+import { cacheFilePath } from '../cache/load.ts';
+import { writeCacheRecords } from '../cache/write.ts';
 import { candidateOrder } from '../env/environment.ts';
+import { progress } from '../progress.ts';
+import { shuffle } from '../shuffle.ts';
 import { profileLookup, replyFields, round3, VOCAB } from './simulator.ts';
 import { OPTIONS, WorldConfig, worldAgents } from './world.ts';
 
@@ -89,4 +93,18 @@ function* questionResponses(world: WorldConfig, profile: ReturnType<typeof profi
       current = next;
     }
   }
+}
+
+/** Write a simulated world to `dir` (atomically), with a progress bar. */
+export function generateCache(dir: string, world: Partial<WorldConfig>, name: string): void {
+  const bar = progress(`generate ${name}`, world.questions ?? WorldConfig.shape.questions.parse(undefined));
+  writeCacheRecords(dir, generateWorld(world, name, (done, total) => bar.update(done, total)));
+  bar.stop();
+}
+
+/** Generate the default world in `dir` unless a cache is there already. */
+export function ensureDefaultCache(dir: string): void {
+  if (existsSync(cacheFilePath(dir))) return;
+  console.error(`no cache at ${dir}: generating the default simulated world there`);
+  generateCache(dir, {}, 'default-sim');
 }
