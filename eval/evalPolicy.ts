@@ -28,6 +28,7 @@ export function inferenceEngine(a: PolicyArtifact) {
 }
 
 export interface EvalOptions {
+  /** Each entry `path` or `label=path1,path2,...`; unlabelled paths are the runs of one method. */
   policies: string[];
   cache: string;
   split: Split;
@@ -44,11 +45,25 @@ export interface EvalOptions {
   reference: string;
   /** Folder of comparison.md / .csv / accuracy-cost.svg; none: print only. */
   out?: string;
+  /** Signed-utility weights. */
+  weights?: { collapse: number; correction: number };
+}
+
+/** Policy groups: `label=a,b` entries are their own methods; plain paths form one. */
+export function policyGroups(entries: string[]): { label: string; paths: string[] }[] {
+  const plain = entries.filter((e) => !e.includes('='));
+  const labelled = entries.filter((e) => e.includes('=')).map((e) => {
+    const at = e.indexOf('=');
+    return { label: e.slice(0, at), paths: e.slice(at + 1).split(',').filter(Boolean) };
+  });
+  const unnamed = plain.length ? [{ label: `CPP FuseGLU (${plain.length === 1 ? plain[0] : `${plain.length} runs`})`, paths: plain }] : [];
+  return [...unnamed, ...labelled];
 }
 
 export async function evalJob(o: EvalOptions): Promise<{ table: string; rows: Row[]; files: string[] }> {
   const cache = loadCache(o.cache);
-  const artifacts = o.policies.map(loadAnyPolicy);
+  const policyList = policyGroups(o.policies);
+  const artifacts = policyList.flatMap((g) => g.paths).map(loadAnyPolicy);
   const team = artifacts[0]?.team;
   const env = makeEnvironment(cache, { ...o.settings, agents: o.settings.agents ?? team, rounds: artifacts[0]?.shape.rounds ?? o.settings.rounds });
   const questions = cache.questions.filter((q) => q.split === o.split);
@@ -74,14 +89,20 @@ export async function evalJob(o: EvalOptions): Promise<{ table: string; rows: Ro
   const policyRuns: MethodResult[] = [];
   if (artifacts.length) {
     await loadBackend(o.backend);
-    for (const [k, a] of artifacts.entries()) {
-      if (a.team.join() !== env.team.map((i) => cache.agents[i].id).join()) throw new Error(`${o.policies[k]}: trained for team ${a.team.join(', ')}, the debate team is ${env.team.map((i) => cache.agents[i].id).join(', ')}`);
-      const emb = await ensureEmbeddings(o.cache, cache, await encoderFor(a.encoder));
-      const engine = inferenceEngine(a);
-      policyRuns.push(await evaluatePolicy(engine, env, emb, questions, o.policies[k]));
-      engine.dispose();
+    let k = 0;
+    for (const group of policyList) {
+      const runs: MethodResult[] = [];
+      for (const path of group.paths) {
+        const a = artifacts[k++];
+        if (a.team.join() !== env.team.map((i) => cache.agents[i].id).join()) throw new Error(`${path}: trained for team ${a.team.join(', ')}, the debate team is ${env.team.map((i) => cache.agents[i].id).join(', ')}`);
+        const emb = await ensureEmbeddings(o.cache, cache, await encoderFor(a.encoder));
+        const engine = inferenceEngine(a);
+        runs.push(await evaluatePolicy(engine, env, emb, questions, path));
+        engine.dispose();
+      }
+      policyRuns.push(...runs);
+      groups.push({ method: group.label, runs });
     }
-    groups.push({ method: `CPP FuseGLU (${o.policies.length === 1 ? o.policies[0] : `${o.policies.length} runs`})`, runs: policyRuns });
   }
   if (has('random')) {
     const rate = o.keepRate ?? (policyRuns.length ? policyRuns.reduce((s, r) => s + r.keptEdges / r.maxEdges, 0) / policyRuns.length : 0.5);
@@ -96,8 +117,9 @@ export async function evalJob(o: EvalOptions): Promise<{ table: string; rows: Ro
   const referenceGroup = groups.find((g) => g.method.startsWith(o.reference));
   if (!referenceGroup) throw new Error(`--reference '${o.reference}' names none of the methods: ${groups.map((g) => g.method).join(', ')}`);
   const reference = referenceGroup.runs[0];
-  const rs = rows(groups, reference);
+  const weights = o.weights ?? { collapse: 1, correction: 1 };
+  const rs = rows(groups, reference, weights);
   const title = `${cache.header.name} (${cache.header.source}), ${o.split} split, ${questions.length} questions, miss = ${env.settings.miss}`;
-  const files = o.out ? await writeReport(o.out, rs, referenceGroup.method, title) : [];
-  return { table: `${title}\n\n${markdown(rs, referenceGroup.method)}`, rows: rs, files };
+  const files = o.out ? await writeReport(o.out, rs, referenceGroup.method, title, weights) : [];
+  return { table: `${title}\n\n${markdown(rs, referenceGroup.method, weights)}`, rows: rs, files };
 }

@@ -116,9 +116,9 @@ export async function plot(rs: Row[], title: string): Promise<string> {
 }
 
 /** Write comparison.md, comparison.csv and accuracy-cost.svg into `dir`. */
-export async function writeReport(dir: string, rs: Row[], referenceName: string, title: string): Promise<string[]> {
+export async function writeReport(dir: string, rs: Row[], referenceName: string, title: string, weights = { collapse: 1, correction: 1 }): Promise<string[]> {
   const files = [join(dir, 'comparison.md'), join(dir, 'comparison.csv'), join(dir, 'accuracy-cost.svg')];
-  writeFileAtomic(files[0], [`${title}\n\n${markdown(rs, referenceName)}\n`]);
+  writeFileAtomic(files[0], [`${title}\n\n${markdown(rs, referenceName, weights)}\n`]);
   writeFileAtomic(files[1], [csv(rs)]);
   writeFileAtomic(files[2], [await plot(rs, title)]);
   return files;

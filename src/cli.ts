@@ -140,7 +140,9 @@ const cli = yargs(hideBin(process.argv))
     'eval',
     'compare methods on a split (SPEC §8-9): baselines, consistency votes, freeze gates, random pruning, static mask, trained policies; writes Markdown, CSV and an accuracy-vs-cost SVG',
     (y) => debateOptions(y)
-      .option('policy', { type: 'string', array: true, default: [] as string[], describe: 'checkpoint or policy.json; repeat for the seeds of one method' })
+      .option('policy', { type: 'string', array: true, default: [] as string[], describe: 'checkpoint or policy.json; plain paths are the runs (seeds) of one method, label=path1,path2 makes a method of its own' })
+      .option('w-collapse', { type: 'number', default: 1, describe: 'signed utility: weight of a collapse prevented' })
+      .option('w-correction', { type: 'number', default: 1, describe: 'signed utility: weight of a correction lost' })
       .option('methods', { type: 'string', default: 'full,none,single,consistency,freeze,random,mask', describe: 'comma-separated: full, none, single, consistency, freeze, random, mask' })
       .option('keep-rate', { type: 'number', describe: 'keep rate of random pruning (default: the policies\' mean keep rate, 0.5 without policies)' })
       .option('seeds', { type: 'number', default: 3, describe: 'seeded runs of random pruning and the static mask' })
@@ -155,7 +157,7 @@ const cli = yargs(hideBin(process.argv))
       const methods = a.methods.split(',').map((m) => m.trim());
       const unknown = methods.filter((m) => !(METHODS as readonly string[]).includes(m));
       if (unknown.length) throw new Error(`--methods: unknown ${unknown.join(', ')} (choose from ${METHODS.join(', ')})`);
-      const out = await evalJob({ policies: a.policy, cache: a.cache, split: a.split, backend: a.backend, settings: debateSettings(a), methods: methods as (typeof METHODS)[number][], keepRate: a.keepRate, seeds: a.seeds, config: a.config, reference: a.reference, out: a.out });
+      const out = await evalJob({ policies: a.policy, cache: a.cache, split: a.split, backend: a.backend, settings: debateSettings(a), methods: methods as (typeof METHODS)[number][], keepRate: a.keepRate, seeds: a.seeds, config: a.config, reference: a.reference, out: a.out, weights: { collapse: a.wCollapse, correction: a.wCorrection } });
       console.log(out.table);
       if (out.files.length) console.log(`\nwritten: ${out.files.join(', ')}`);
     },
