@@ -24,6 +24,10 @@ function records(): CacheLine[] {
   ['A', 'B', 'B', 'A'].forEach((a, s) => recs.push(response(`q.x${s}`, 'q', 'x', 1, a, 10, [], null, s)));
   ['B', 'A', 'A'].forEach((a, s) => recs.push(response(`q.y${s}`, 'q', 'y', 1, a, 5, [], null, s)));
   recs.push(response('q.x.r2', 'q', 'x', 2, 'B', 10, ['q.x0', 'q.y0'], 'q.x0'), response('q.y.r2', 'q', 'y', 2, 'B', 5, ['q.x0', 'q.y0'], 'q.y0'));
+  // Question u: right in round 1, no parsed answer at all in round 2.
+  recs.push({ type: 'question', id: 'u', text: 'u?', gold: 'A', benchmark: 'b', answerType: 'mcq', split: 'test', promptTokens: 10 });
+  recs.push(response('u.x', 'u', 'x', 1, 'A', 10), response('u.y', 'u', 'y', 1, 'A', 5));
+  recs.push(response('u.x.r2', 'u', 'x', 2, null, 10, ['u.x', 'u.y'], 'u.x'), response('u.y.r2', 'u', 'y', 2, null, 5, ['u.x', 'u.y'], 'u.y'));
   return recs;
 }
 
@@ -33,9 +37,12 @@ describe('consistency votes and freeze gates, worked by hand', () => {
   const [q, v] = cache.questions;
   const full = fullDebate(env, [q]);
 
-  it('Full-Debate collapses on q at cost 65', () => {
+  it('Full-Debate collapses on q at cost 65, and is invalid on u (onset round 2)', () => {
     expect(full.cost).toBe(65);
-    expect(full.ledger[0].outcome).toBe('collapse');
+    expect(full.ledger[0]).toEqual({ outcome: 'collapse', onset: 2 });
+    const u = cache.questions[2];
+    expect(fullDebate(env, [u]).ledger[0]).toEqual({ outcome: 'invalid', onset: 2 });
+    expect(fullDebate(env, [u]).invalid).toBe(1);
   });
 
   it('a per-model vote uses every cached sample; ties go to the earlier sample', () => {
