@@ -1,20 +1,20 @@
 // Command line: `npm run cli -- <command> --help` lists every option.
+// Commands that need TF.js import it when they run: the cache commands stay quick to start.
 import { existsSync } from 'node:fs';
-import { readJsonFile } from './jsonFile.ts';
 import yargs, { type Argv } from 'yargs';
 import { hideBin } from 'yargs/helpers';
+import { readConfigFile, resolveConfig } from '../train/config.ts';
+import { flagSettings, trainFlags } from '../train/flags.ts';
 import { ensureEmbeddings } from './cache/embeddings.ts';
 import { SPLITS, type Split } from './cache/format.ts';
-import { CacheError, formatProblem, loadCache, parseCache, fileLines, cacheFilePath } from './cache/load.ts';
+import { CacheError, cacheFilePath, fileLines, formatProblem, loadCache, parseCache } from './cache/load.ts';
 import { cacheStats } from './cache/stats.ts';
 import { ENCODERS, makeEncoder, type EncoderName } from './encoders/index.ts';
 import { DebateSettings, MISS_TIERS } from './env/settings.ts';
-import { WorldConfig } from './sim/world.ts';
-import { generateCache } from './sim/generate.ts';
-import { readConfigFile, resolveConfig } from '../train/config.ts';
-import { flagSettings, trainFlags } from '../train/flags.ts';
+import { readJsonFile } from './jsonFile.ts';
 import { BACKENDS, type BackendChoice } from './policy/backends.ts';
-// Commands that need TF.js import it when they run: the cache commands stay quick to start.
+import { ensureDefaultCache, generateCache } from './sim/generate.ts';
+import { WorldConfig } from './sim/world.ts';
 
 const DEFAULT_CACHE = 'cache/default';
 
@@ -39,7 +39,7 @@ const cli = yargs(hideBin(process.argv))
   .usage('$0 <command> [options]\n\nWorkbench for learned communication pruning in multi-agent debate (CPP), replayed offline from cached responses.')
   .command(
     'main',
-    'the main job: create the default simulated cache if missing, replay the baselines, train CPP for several seeds and compare on the test split',
+    'the main job: create the default simulated cache if missing, train CPP for several seeds, compare it with every baseline on the test split',
     (y) => debateOptions(y)
       .option('cache', { type: 'string', default: DEFAULT_CACHE, describe: 'cache directory' })
       .option('split', { choices: SPLITS, default: 'test' as Split, describe: 'questions to evaluate on' })
@@ -57,7 +57,6 @@ const cli = yargs(hideBin(process.argv))
       .option('split', { choices: SPLITS, default: 'test' as Split, describe: 'questions to replay' }),
     async (a) => {
       const { evalJob } = await import('../eval/evalPolicy.ts');
-      const { ensureDefaultCache } = await import('./sim/generate.ts');
       if (a.cache === DEFAULT_CACHE) ensureDefaultCache(a.cache);
       console.log((await evalJob({ policies: [], cache: a.cache, split: a.split, backend: 'cpu', settings: debateSettings(a), methods: ['full', 'none', 'single'], seeds: 1, reference: 'Full-Debate' })).table);
     },
