@@ -162,6 +162,29 @@ const cli = yargs(hideBin(process.argv))
     },
   )
   .command(
+    'ablate',
+    'run an ablation grid (variants x caches x seeds) in worker processes and print the Table 6 style table',
+    (y) => y
+      .option('grid', { type: 'string', default: 'train/grids/table6.json', describe: 'grid file: name, base settings, seeds, caches, variants' })
+      .option('workers', { type: 'number', default: 2, describe: 'cells trained at a time' })
+      .option('out', { type: 'string', describe: 'results folder (default results/<grid name>)' })
+      .option('split', { choices: SPLITS, default: 'test' as Split, describe: 'split the table is evaluated on' }),
+    async (a) => {
+      const started = Date.now();
+      const { readGrid, expandGrid, runGrid } = await import('../train/grid.ts');
+      const { ablationReport } = await import('../eval/table6.ts');
+      const grid = readGrid(a.grid);
+      const results = a.out ?? `results/${grid.name}`;
+      for (const cache of grid.caches) if (cache === DEFAULT_CACHE) ensureDefaultCache(cache);
+      const outcomes = await runGrid(expandGrid(grid, results), a.workers);
+      const { markdown, files } = await ablationReport(grid, outcomes, results, a.split);
+      console.log(markdown);
+      const failed = outcomes.filter((o) => o.status === 'failed').length;
+      console.log(`\nwritten: ${files.join(', ')}\nwall time ${((Date.now() - started) / 60000).toFixed(1)} min for ${outcomes.length} cells (${outcomes.filter((o) => o.status === 'trained').length} trained, ${outcomes.filter((o) => o.status === 'reused').length} reused, ${failed} failed) with ${a.workers} workers`);
+      if (failed) process.exitCode = 1;
+    },
+  )
+  .command(
     'export <checkpoint>',
     'write a deployable policy.json (weights, architecture, team, encoder id) and the weights in TF.js format',
     (y) => y

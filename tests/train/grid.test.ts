@@ -1,0 +1,59 @@
+import { mkdtempSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { loadCheckpoint } from '../../src/policy/artifact.ts';
+import { resolveConfig } from '../../train/config.ts';
+import { expandGrid, GridFile, runGrid } from '../../train/grid.ts';
+import { runFiles, train } from '../../train/trainer.ts';
+import { writeTinyCache } from './tinyWorld.ts';
+
+function tinyGrid() {
+  const dir = mkdtempSync(join(tmpdir(), 'cpp-grid-'));
+  writeTinyCache(join(dir, 'tiny'));
+  const grid = GridFile.parse({
+    name: 'tiny',
+    base: { rounds: 2, miss: 'error', k: -1, batchSize: 6, hidden: 8, backend: 'cpu', epochs: 2 },
+    seeds: 2,
+    caches: [join(dir, 'tiny')],
+    variants: [
+      { name: 'full method', settings: {} },
+      { name: 'no conditioning', settings: { conditioning: false } },
+      { name: 'broken', settings: { miss: 'record' } }, // training refuses the record tier
+    ],
+  });
+  return { grid, results: join(dir, 'results') };
+}
+const quiet = () => {};
+
+describe('ablation grids', () => {
+  it('expand to one cell per variant, cache and seed, each in its own folder with merged settings', () => {
+    const { grid, results } = tinyGrid();
+    const cells = expandGrid(grid, results);
+    expect(cells.length).toBe(3 * 1 * 2);
+    expect(new Set(cells.map((c) => c.settings.out)).size).toBe(6);
+    const c = cells.find((x) => x.variant === 'no conditioning' && x.seed === 1)!;
+    expect(c.settings).toMatchObject({ conditioning: false, k: -1, seed: 1, epochs: 2 });
+    expect(c.settings.out).toBe(join(results, 'no-conditioning', 'tiny', 'seed-1'));
+    expect(() => expandGrid({ ...grid, variants: [...grid.variants, { name: 'Full  method!', settings: {} }] }, results)).toThrow(/two variants named/);
+  });
+
+  it('isolate a failing cell, skip finished cells on rerun and resume an interrupted one', async () => {
+    const { grid, results } = tinyGrid();
+    const cells = expandGrid(grid, results);
+    // An interrupted cell: one epoch of two, checkpoint on disk.
+    const interrupted = cells.find((c) => c.variant === 'no conditioning' && c.seed === 0)!;
+    await train(resolveConfig(interrupted.settings), { stopAfterEpochs: 1, log: quiet });
+    const first = await runGrid(cells, 2, quiet);
+    const status = (o: typeof first, variant: string, seed: number) => o.find((x) => x.cell.variant === variant && x.cell.seed === seed)!;
+    expect(first.filter((o) => o.status === 'failed').map((o) => o.cell.variant)).toEqual(['broken', 'broken']);
+    expect(status(first, 'broken', 0).error).toMatch(/record is not supported in training/);
+    expect(first.filter((o) => o.status === 'trained').length).toBe(4);
+    expect(loadCheckpoint(runFiles(interrupted.settings.out).checkpoint).epoch).toBe(2);
+    const done = runFiles(status(first, 'full method', 0).cell.settings.out).checkpoint;
+    const before = statSync(done).mtimeMs;
+    const second = await runGrid(cells, 2, quiet);
+    expect(second.filter((o) => o.status === 'reused').length).toBe(4);
+    expect(statSync(done).mtimeMs).toBe(before);
+  }, 180_000);
+});

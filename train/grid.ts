@@ -1,0 +1,98 @@
+// Ablation grids (SPEC §9, Table 6): a file names variants (setting overrides with a row name),
+// seeds and caches; every (variant, cache, seed) is a cell, trained in its own folder under the
+// results folder by worker processes. Rerunning a grid skips finished cells and resumes the others;
+// a failing cell is reported and the rest go on.
+import { basename, join } from 'node:path';
+import { z } from 'zod';
+import { readJsonFile } from '../src/jsonFile.ts';
+import { progress } from '../src/progress.ts';
+import { TrainConfig, resolveConfig } from './config.ts';
+import { isFinished, pool, runTraining } from './runs.ts';
+
+// Setting overrides, checked against TrainConfig but kept as written: a variant must override only
+// what it names (a parsed partial schema would fill in every default).
+const checked = TrainConfig.partial().omit({ out: true, seed: true, cache: true }).strict();
+const Settings = z.record(z.string(), z.unknown()).superRefine((value, ctx) => {
+  const r = checked.safeParse(value);
+  if (!r.success) for (const issue of r.error.issues) ctx.addIssue({ ...issue, message: issue.message } as never);
+}) as unknown as z.ZodType<Partial<TrainConfig>>;
+
+export const GridFile = z.strictObject({
+  name: z.string().min(1),
+  /** Settings every variant starts from. */
+  base: Settings.default({}),
+  /** Seeds 0..n-1, or a list. */
+  seeds: z.union([z.number().int().positive(), z.array(z.number().int())]).default(3),
+  caches: z.array(z.string()).min(1).default(['cache/default']),
+  variants: z.array(z.strictObject({ name: z.string().min(1), settings: Settings.default({}) })).min(1),
+  /** Variant the others are compared with. */
+  reference: z.string().optional(),
+});
+export type GridFile = z.infer<typeof GridFile>;
+
+export interface Cell {
+  id: string;
+  variant: string;
+  cache: string;
+  seed: number;
+  settings: Partial<TrainConfig> & { out: string };
+  epochs: number;
+}
+
+const slug = (s: string) => s.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '');
+
+export function expandGrid(grid: GridFile, results: string): Cell[] {
+  const seeds = typeof grid.seeds === 'number' ? Array.from({ length: grid.seeds }, (_, s) => s) : grid.seeds;
+  const names = new Set<string>();
+  for (const v of grid.variants) {
+    if (names.has(slug(v.name))) throw new Error(`grid ${grid.name}: two variants named '${v.name}'`);
+    names.add(slug(v.name));
+  }
+  return grid.variants.flatMap((v) =>
+    grid.caches.flatMap((cache) =>
+      seeds.map((seed) => {
+        const out = join(results, slug(v.name), slug(basename(cache)), `seed-${seed}`);
+        const settings = { ...grid.base, ...v.settings, cache, seed, out };
+        return { id: `${v.name} | ${cache} | seed ${seed}`, variant: v.name, cache, seed, settings, epochs: resolveConfig(settings).epochs };
+      }),
+    ),
+  );
+}
+
+export const readGrid = (file: string) => readJsonFile(file, GridFile);
+
+export interface CellOutcome {
+  cell: Cell;
+  status: 'reused' | 'trained' | 'failed';
+  error?: string;
+}
+
+export async function runGrid(cells: Cell[], workers: number, log: (line: string) => void = console.error): Promise<CellOutcome[]> {
+  const total = cells.reduce((s, c) => s + c.epochs, 0);
+  const bar = progress('grid', total);
+  const finished = cells.filter((c) => isFinished(c.settings.out, c.epochs));
+  let epochs = finished.reduce((s, c) => s + c.epochs, 0);
+  let done = finished.length;
+  let running = 0;
+  const status = () => `cells: ${done} done, ${running} running, ${cells.length - done - running} left`;
+  log(`${cells.length} cells (${done} finished already), ${workers} at a time`);
+  bar.update(epochs, undefined, status());
+  const results = await pool(cells, workers, async (cell) => {
+    if (isFinished(cell.settings.out, cell.epochs)) return 'reused' as const;
+    running++;
+    bar.update(epochs, undefined, status());
+    try {
+      return await runTraining(cell.settings, cell.epochs, () => bar.update(++epochs, undefined, status()));
+    } finally {
+      running--;
+      done++;
+      bar.update(epochs, undefined, status());
+    }
+  });
+  bar.stop();
+  return results.map((r, i) => {
+    const outcome: CellOutcome = r.status === 'fulfilled' ? { cell: cells[i], status: r.value } : { cell: cells[i], status: 'failed', error: (r.reason as Error).message };
+    if (outcome.status === 'failed') log(`cell failed: ${outcome.cell.id}: ${outcome.error}`);
+    return outcome;
+  });
+}

@@ -1,0 +1,55 @@
+// Training runs in child processes (so two cores train two runs at once): a finished run is
+// reused, an interrupted one resumed, a failed one reported with the end of its log.
+import { spawn } from 'node:child_process';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { writeFileAtomic } from '../src/cache/write.ts';
+import { loadCheckpoint } from '../src/policy/artifact.ts';
+import type { TrainConfig } from './config.ts';
+import { runFiles } from './trainer.ts';
+
+export const isFinished = (out: string, epochs: number) => existsSync(runFiles(out).checkpoint) && loadCheckpoint(runFiles(out).checkpoint).epoch >= epochs;
+
+/**
+ * Train `settings` (which name their `out` folder) unless already finished; the child's stderr goes
+ * to `<out>/train.log`; `onEpoch` is called at every validation line.
+ */
+export function runTraining(settings: Partial<TrainConfig> & { out: string }, epochs: number, onEpoch: () => void): Promise<'reused' | 'trained'> {
+  const out = settings.out;
+  if (isFinished(out, epochs)) return Promise.resolve('reused');
+  mkdirSync(out, { recursive: true });
+  const settingsFile = join(out, 'settings.json');
+  writeFileAtomic(settingsFile, [JSON.stringify(settings, null, 2) + '\n']);
+  const args = ['--import', 'tsx', 'src/cli.ts', 'train', '--config', settingsFile];
+  if (existsSync(runFiles(out).checkpoint)) args.push('--resume');
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, args, { stdio: ['ignore', 'ignore', 'pipe'] });
+    let log = '';
+    child.stderr.on('data', (chunk: Buffer) => {
+      const text = chunk.toString();
+      log += text;
+      for (const _ of text.matchAll(/^epoch \d+:/gm)) onEpoch();
+    });
+    child.on('exit', (code) => {
+      writeFileSync(join(out, 'train.log'), log);
+      if (code === 0) resolve('trained');
+      else reject(new Error(`training in ${out} failed (exit ${code}): ${log.trim().split('\n').slice(-3).join(' | ')}`));
+    });
+  });
+}
+
+/** Run `task` over `items`, `workers` at a time; results (or errors) in item order. */
+export async function pool<T, R>(items: T[], workers: number, task: (item: T) => Promise<R>): Promise<PromiseSettledResult<R>[]> {
+  const results: PromiseSettledResult<R>[] = new Array(items.length);
+  let next = 0;
+  await Promise.all(Array.from({ length: Math.min(workers, items.length) }, async () => {
+    for (let i = next++; i < items.length; i = next++) {
+      try {
+        results[i] = { status: 'fulfilled', value: await task(items[i]) };
+      } catch (e) {
+        results[i] = { status: 'rejected', reason: e };
+      }
+    }
+  }));
+  return results;
+}
