@@ -39,7 +39,8 @@ export interface Cell {
   epochs: number;
 }
 
-const slug = (s: string) => s.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '');
+/** Folder name of a variant or cache ("k = -1" -> "k-minus1"). */
+const slug = (s: string) => s.toLowerCase().replace(/-(?=\d)/g, 'minus').replace(/[^a-z0-9.]+/g, '-').replace(/^-|-$/g, '');
 
 export function expandGrid(grid: GridFile, results: string): Cell[] {
   const seeds = typeof grid.seeds === 'number' ? Array.from({ length: grid.seeds }, (_, s) => s) : grid.seeds;
