@@ -25,15 +25,16 @@ import { plot, rows, type MethodGroup, type Row } from './report.ts';
 
 export async function ablationReport(grid: GridFile, outcomes: CellOutcome[], results: string, split: Split): Promise<{ markdown: string; files: string[] }> {
   await loadBackend('auto');
-  const groups: MethodGroup[] = [];
-  const references = new Map<string, MethodResult>();
+  const rs: (Row & { delta: number | null })[] = [];
+  const fullAccuracy: string[] = [];
   const curves: { variant: string; epoch: number; accuracy: number }[] = [];
   for (const cachePath of grid.caches) {
     const cache = loadCache(cachePath);
     const env = makeEnvironment(cache, {});
     const questions = cache.questions.filter((q) => q.split === split);
     const full = fullDebate(env, questions);
-    references.set(cachePath, full);
+    fullAccuracy.push(`${((100 * full.correct) / full.questions).toFixed(1)}% on ${cachePath}`);
+    const groups: MethodGroup[] = [];
     for (const v of grid.variants) {
       const label = grid.caches.length > 1 ? `${v.name} [${cachePath}]` : v.name;
       const runs: MethodResult[] = [];
@@ -51,22 +52,22 @@ export async function ablationReport(grid: GridFile, outcomes: CellOutcome[], re
       }
       if (runs.length) groups.push({ method: label, runs });
     }
+    // Cost %, utility and the difference to the reference variant are within the same cache.
+    const cacheRows = rows(groups, full);
+    const ref = cacheRows.find((r) => r.method.startsWith(grid.reference ?? grid.variants[0].name));
+    rs.push(...cacheRows.map((r) => ({ ...r, delta: ref ? r.accuracy - ref.accuracy : null })));
   }
-  // Cost % and utility are against Full-Debate on the same cache; one reference serves a one-cache grid.
-  const reference = references.get(grid.caches[0])!;
-  const rs = rows(groups, reference);
-  const ref = rs.find((r) => r.method.startsWith(grid.reference ?? grid.variants[0].name));
-  const header = ['variant', 'accuracy % (mean ± sd, n)', 'cost %', 'kept edges %', 'collapse', 'correction', 'utility vs Full-Debate', `Δ accuracy vs ${ref?.method ?? '-'}`];
-  const cells = (r: Row) => [
+  const header = ['variant', 'accuracy % (mean ± sd, n)', 'cost %', 'kept edges %', 'collapse', 'correction', 'utility vs Full-Debate', `Δ accuracy vs ${grid.reference ?? grid.variants[0].name}`];
+  const cells = (r: Row & { delta: number | null }) => [
     r.method,
     r.n === 1 ? `${r.accuracy.toFixed(1)} (n = 1)` : `${r.accuracy.toFixed(1)} ± ${r.accuracySd.toFixed(1)} (n = ${r.n})`,
     r.costPct.toFixed(1), r.keptPct.toFixed(1), r.ledger.collapse.toFixed(1), r.ledger.correction.toFixed(1),
     `${r.utility.toFixed(1)} (+${r.collapsesPrevented.toFixed(1)} / -${r.correctionsLost.toFixed(1)})`,
-    ref ? (r.accuracy - ref.accuracy >= 0 ? '+' : '') + (r.accuracy - ref.accuracy).toFixed(1) : '-',
+    r.delta === null ? '-' : `${r.delta >= 0 ? '+' : ''}${r.delta.toFixed(1)}`,
   ];
   const failed = outcomes.filter((o) => o.status === 'failed').map((o) => `- failed: ${o.cell.id}: ${o.error}`);
   const markdown = [
-    `${grid.name}: ${split} split; Full-Debate ${((100 * reference.correct) / reference.questions).toFixed(1)}% accuracy; utility = collapses prevented - corrections lost against Full-Debate`,
+    `${grid.name}: ${split} split; Full-Debate ${fullAccuracy.join(', ')}; utility = collapses prevented - corrections lost against Full-Debate`,
     '',
     markdownTable(header, rs.map(cells)),
     ...failed,
