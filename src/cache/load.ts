@@ -30,7 +30,7 @@ export function zodProblems(issues: z.core.$ZodIssue[], file: string, line: numb
   return issues.map((i) => ({
     file,
     line,
-    field: i.code === 'unrecognized_keys' ? i.keys.join(',') : i.path.join('.') || 'type',
+    field: i.code === 'unrecognized_keys' ? [...i.path, i.keys.join(',')].join('.') : i.path.join('.') || 'type',
     message: i.message,
   }));
 }
