@@ -4,8 +4,9 @@
 import { shuffle } from '../src/shuffle.ts';
 import seedrandom from 'seedrandom';
 import type { Question } from '../src/cache/load.ts';
-import { replay, type Environment } from '../src/env/environment.ts';
-import { debateRewards, influenceWeights, returns, type RewardSettings } from '../src/reward.ts';
+import { candidateOrder, replay, type Environment } from '../src/env/environment.ts';
+import { sigmoid } from '../src/policy/forward.ts';
+import { debateRewards, influenceWeights, meanResponseTokens, returns, type RewardSettings } from '../src/reward.ts';
 import { runRule, type MethodResult } from './baselines.ts';
 
 export interface MaskSettings {
@@ -18,8 +19,6 @@ export interface MaskSettings {
   seed: number;
 }
 
-const sigmoid = (x: number) => 1 / (1 + Math.exp(-x));
-
 /** Train the mask on `train`; returns one logit per action position. */
 export function trainStaticMask(env: Environment, train: Question[], reward: RewardSettings, s: MaskSettings): Float64Array {
   const A = env.team.length;
@@ -27,7 +26,7 @@ export function trainStaticMask(env: Environment, train: Question[], reward: Rew
   const theta = new Float64Array(N);
   const m = new Float64Array(N), v = new Float64Array(N);
   const W = influenceWeights(A, env.rounds, s.beta, s.gamma);
-  const meanTokens = env.cache.responses.reduce((a, r) => a + r.outTokens, 0) / env.cache.responses.length;
+  const meanTokens = meanResponseTokens(env.cache);
   const random = seedrandom(`${s.seed}|static-mask`);
   let step = 0;
   for (let epoch = 1; epoch <= s.epochs; epoch++) {
@@ -38,13 +37,15 @@ export function trainStaticMask(env: Environment, train: Question[], reward: Rew
       const acts: Uint8Array[] = [];
       for (const q of batch) {
         const a = new Uint8Array(N);
-        const d = replay(env, q.index, (deb, n) => Array.from({ length: n }, (_, i) => Array.from({ length: n }, (_, j) => {
+        const tokens = new Float32Array(N); // each candidate's output tokens, for the cost term
+        const d = replay(env, q.index, (deb, n) => Array.from({ length: n }, (_, i) => candidateOrder(n, i).map((c, j) => {
           const x = (deb.round - 1) * n * n + i * n + j;
+          tokens[x] = env.cache.responses[deb.current[c].source].outTokens;
           a[x] = random() < sigmoid(theta[x]) ? 1 : 0;
           return a[x] === 1;
         })), `${s.seed}|${epoch}`);
         acts.push(a);
-        G.push(returns(W, debateRewards(reward, d, meanTokens, () => meanTokens)));
+        G.push(returns(W, debateRewards(reward, d, meanTokens, (t, i, j) => tokens[(t - 2) * A * A + i * A + j])));
       }
       step++;
       for (let x = 0; x < N; x++) {

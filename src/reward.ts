@@ -1,5 +1,6 @@
 // Debate-tailored reward (SPEC §5) and the inter-round return (SPEC §6).
 import { z } from 'zod';
+import type { Cache } from './cache/load.ts';
 import type { DebateResult } from './env/environment.ts';
 import { candidateOrder } from './env/environment.ts';
 
@@ -31,6 +32,9 @@ export function actionReward(s: RewardSettings, round: number, kept: boolean, be
   const cell = s.table[kept ? 'kept' : 'pruned'][transitionName(before, after)];
   return (cell === 'k' ? s.k : cell) * s.a * s.rho ** (round - 2);
 }
+
+/** Mean output tokens of the cache's responses: the unit of the reward's cost term. */
+export const meanResponseTokens = (cache: Cache) => cache.responses.reduce((a, r) => a + r.outTokens, 0) / cache.responses.length;
 
 /**
  * Rewards of every action of a finished debate, in action order (round, recipient, candidate).

@@ -24,7 +24,7 @@ import { initWeights, type PolicyShape, type Weights } from '../src/policy/model
 import { rollout } from '../src/policy/rollout.ts';
 import { loadBackend, tfjsEngine } from '../src/policy/tfjsEngine.ts';
 import { progress } from '../src/progress.ts';
-import { debateRewards, influenceWeights, returns } from '../src/reward.ts';
+import { debateRewards, influenceWeights, meanResponseTokens, returns } from '../src/reward.ts';
 import { architectureOf, debateSettingsOf, rewardSettingsOf, type TrainConfig } from './config.ts';
 
 export const LOG_COLUMNS = [
@@ -138,7 +138,7 @@ export async function train(config: TrainConfig, o: TrainOptions = {}): Promise<
   const validation = cache.questions.filter((q) => q.split === 'validation');
   const fullCost = new Map(cache.questions.map((q) => [q.index, replay(evalEnv, q.index, keepAll).cost]));
   const W = influenceWeights(A, shape.rounds, config.beta, config.gamma);
-  const meanTokens = cache.responses.reduce((a, r) => a + r.outTokens, 0) / cache.responses.length;
+  const meanTokens = meanResponseTokens(cache);
   const checkpointOf = async (): Promise<Checkpoint> => ({
     format: 'cpp-checkpoint', version: 1, config, shape, team: trainEnv.team.map((a) => cache.agents[a].id), encoder: emb.encoder,
     ...state, engine: await engine.getState(),
