@@ -5,7 +5,7 @@
 import type { Split } from '../src/cache/format.ts';
 import { ensureEmbeddings } from '../src/cache/embeddings.ts';
 import { loadCache } from '../src/cache/load.ts';
-import { makeEnvironment } from '../src/env/environment.ts';
+import { makeEnvironment, splitQuestions, teamIds } from '../src/env/environment.ts';
 import type { DebateSettings } from '../src/env/settings.ts';
 import { loadAnyPolicy, type PolicyArtifact } from '../src/policy/artifact.ts';
 import type { BackendChoice } from '../src/policy/backends.ts';
@@ -66,10 +66,11 @@ export async function evalJob(o: EvalOptions): Promise<{ table: string; rows: Ro
   const artifacts = policyList.flatMap((g) => g.paths).map(loadAnyPolicy);
   const team = artifacts[0]?.team;
   const env = makeEnvironment(cache, { ...o.settings, agents: o.settings.agents ?? team, rounds: artifacts[0]?.shape.rounds ?? o.settings.rounds });
-  const questions = cache.questions.filter((q) => q.split === o.split);
-  if (questions.length === 0) throw new Error(`cache ${cache.file} has no questions in split '${o.split}'`);
-  const validation = cache.questions.filter((q) => q.split === 'validation');
-  const train = cache.questions.filter((q) => q.split === 'train');
+  const { questions, skipped } = splitQuestions(env, o.split);
+  if (questions.length === 0) throw new Error(`cache ${cache.file} has no questions in split '${o.split}' that team ${teamIds(env).join(', ')} can debate`);
+  if (skipped) console.error(`split ${o.split}: ${questions.length} questions; ${skipped} skipped (not every member of team ${teamIds(env).join(', ')} answered them)`);
+  const validation = splitQuestions(env, 'validation').questions;
+  const train = splitQuestions(env, 'train').questions;
   const has = (m: MethodName) => o.methods.includes(m);
   const seeds = Array.from({ length: o.seeds }, (_, s) => s);
   const groups: MethodGroup[] = [];
@@ -94,7 +95,7 @@ export async function evalJob(o: EvalOptions): Promise<{ table: string; rows: Ro
       const runs: MethodResult[] = [];
       for (const path of group.paths) {
         const a = artifacts[k++];
-        if (a.team.join() !== env.team.map((i) => cache.agents[i].id).join()) throw new Error(`${path}: trained for team ${a.team.join(', ')}, the debate team is ${env.team.map((i) => cache.agents[i].id).join(', ')}`);
+        if (a.team.join() !== teamIds(env).join()) throw new Error(`${path}: trained for team ${a.team.join(', ')}, the debate team is ${teamIds(env).join(', ')}`);
         const emb = await ensureEmbeddings(o.cache, cache, await encoderFor(a.encoder));
         const engine = inferenceEngine(a);
         runs.push(await evaluatePolicy(engine, env, emb, questions, path));

@@ -11,7 +11,7 @@ import type { Split } from '../src/cache/format.ts';
 import { ensureEmbeddings } from '../src/cache/embeddings.ts';
 import { loadCache } from '../src/cache/load.ts';
 import { writeFileAtomic } from '../src/cache/write.ts';
-import { makeEnvironment } from '../src/env/environment.ts';
+import { makeEnvironment, splitQuestions } from '../src/env/environment.ts';
 import { loadAnyPolicy } from '../src/policy/artifact.ts';
 import { encoderFor } from '../src/policy/inference.ts';
 import { loadBackend } from '../src/policy/tfjsEngine.ts';
@@ -30,8 +30,8 @@ export async function ablationReport(grid: GridFile, outcomes: CellOutcome[], re
   const curves: { variant: string; epoch: number; accuracy: number }[] = [];
   for (const cachePath of grid.caches) {
     const cache = loadCache(cachePath);
-    const env = makeEnvironment(cache, {});
-    const questions = cache.questions.filter((q) => q.split === split);
+    const env = makeEnvironment(cache, { agents: grid.base.agents });
+    const { questions } = splitQuestions(env, split);
     const full = fullDebate(env, questions);
     fullAccuracy.push(`${((100 * full.correct) / full.questions).toFixed(1)}% on ${cachePath}`);
     const groups: MethodGroup[] = [];

@@ -1,14 +1,19 @@
 // Command line: `npm run cli -- <command> --help` lists every option.
 // Commands that need TF.js import it when they run: the cache commands stay quick to start.
 import { existsSync } from 'node:fs';
+import { basename, join } from 'node:path';
 import yargs, { type Argv } from 'yargs';
 import { hideBin } from 'yargs/helpers';
 import { readConfigFile, resolveConfig } from '../train/config.ts';
 import { flagSettings, trainFlags } from '../train/flags.ts';
 import { ensureEmbeddings } from './cache/embeddings.ts';
+import { ANSWER_TYPES, type AnswerType } from './answer.ts';
 import { SPLITS, type Split } from './cache/format.ts';
+import { formatImportProblem, importDu, PriceFile, SplitFile } from './cache/importDu.ts';
 import { CacheError, cacheFilePath, fileLines, formatProblem, loadCache, parseCache } from './cache/load.ts';
 import { cacheStats } from './cache/stats.ts';
+import { ENCODINGS, type Encoding } from './cache/tokens.ts';
+import { writeCacheRecords, writeFileAtomic } from './cache/write.ts';
 import { ENCODERS, makeEncoder, type EncoderName } from './encoders/index.ts';
 import { DebateSettings, MISS_TIERS } from './env/settings.ts';
 import { readJsonFile } from './jsonFile.ts';
@@ -116,7 +121,50 @@ const cli = yargs(hideBin(process.argv))
           console.log(`${a.dir}: ${e.questions.length} question and ${e.responses.length} response embeddings under ${e.encoder} (dim ${e.dim})`);
         },
       )
-      .demandCommand(1, 'name a cache command: gen, validate, stats or embed'),
+      .command(
+        'import <files..>',
+        'import recorded debates into a cache and print the import report (--format du: Du et al./DyLAN JSON, {prompt: [agent transcripts, gold, ...]})',
+        (y) => y
+          .positional('files', { type: 'string', array: true, demandOption: true, describe: 'files of recorded debates' })
+          .option('format', { choices: ['du'] as const, demandOption: true, describe: 'layout of the files' })
+          .option('out', { type: 'string', demandOption: true, describe: 'cache directory to write (must not hold a cache yet)' })
+          .option('name', { type: 'string', describe: 'cache name recorded in its header (default: the folder name)' })
+          .option('model', { type: 'string', array: true, demandOption: true, describe: 'model of each transcript position, in order; the last one serves every later position' })
+          .option('price-in', { type: 'number', describe: 'price per million input tokens, for every --model not in --prices' })
+          .option('price-out', { type: 'number', describe: 'price per million output tokens, for every --model not in --prices' })
+          .option('prices', { type: 'string', describe: 'JSON file {model: {"in": price, "out": price}}, prices per million tokens' })
+          .option('encoding', { choices: ENCODINGS, default: 'cl100k_base' as Encoding, describe: 'tokenizer for token counts: cl100k_base (GPT-3.5/4) or o200k_base (GPT-4o and later)' })
+          .option('benchmark', { type: 'string', default: 'MATH', describe: 'benchmark name recorded for every question' })
+          .option('answer-type', { choices: ANSWER_TYPES, default: 'math' as AnswerType, describe: 'how answers are normalized and judged' })
+          .option('split-seed', { type: 'number', default: 0, describe: 'seed of the split assignment' })
+          .option('train-fraction', { type: 'number', default: 0.6, describe: 'share of questions in the train split' })
+          .option('validation-fraction', { type: 'number', default: 0.2, describe: 'share in the validation split (the rest is test)' })
+          .option('splits', { type: 'string', describe: 'JSON file {questionId: "train"|"validation"|"test"} instead of the seeded rule' }),
+        async (a) => {
+          if (existsSync(cacheFilePath(a.out))) throw new Error(`${a.out} already holds a cache: choose another --out, or delete it first`);
+          const prices = { ...(a.prices ? readJsonFile(a.prices, PriceFile) : {}) };
+          for (const model of a.model)
+            if (!prices[model] && a.priceIn !== undefined && a.priceOut !== undefined) prices[model] = { in: a.priceIn, out: a.priceOut };
+          const result = importDu(a.files, {
+            name: a.name ?? basename(a.out), models: a.model, prices, encoding: a.encoding, benchmark: a.benchmark, answerType: a.answerType,
+            splitSeed: a.splitSeed, trainFraction: a.trainFraction, validationFraction: a.validationFraction, splits: a.splits ? readJsonFile(a.splits, SplitFile) : undefined,
+          });
+          const problems = result.problems.map(formatImportProblem);
+          if (result.imported === 0) throw new Error(`nothing imported from ${a.files.join(', ')}:\n  ${problems.join('\n  ')}`);
+          writeCacheRecords(a.out, result.records);
+          const { importReport } = await import('../eval/importReport.ts');
+          const report = [
+            `imported ${result.imported} of ${result.read} problems from ${a.files.length} file${a.files.length === 1 ? '' : 's'} into ${cacheFilePath(a.out)}`,
+            `${problems.length} problem${problems.length === 1 ? '' : 's'} reported${problems.length ? ':' : ''}`,
+            ...problems.map((p) => `  ${p}`),
+            '',
+            importReport(loadCache(a.out)),
+          ].join('\n');
+          writeFileAtomic(join(a.out, 'import-report.md'), [report + '\n']);
+          console.log(report);
+        },
+      )
+      .demandCommand(1, 'name a cache command: gen, validate, stats, embed or import'),
   )
   .command(
     'train',

@@ -17,7 +17,7 @@ import { ensureEmbeddings, type Embeddings } from '../src/cache/embeddings.ts';
 import { loadCache, type Cache } from '../src/cache/load.ts';
 import { writeFileAtomic } from '../src/cache/write.ts';
 import { makeEncoder } from '../src/encoders/index.ts';
-import { emptyTiers, keepAll, makeEnvironment, replay, TIERS, type Environment, type TierCounts } from '../src/env/environment.ts';
+import { emptyTiers, keepAll, makeEnvironment, replay, splitQuestions, TIERS, type Environment, type TierCounts } from '../src/env/environment.ts';
 import { saveCheckpoint, loadCheckpoint, type Checkpoint, type TrainingState } from '../src/policy/artifact.ts';
 import { zeroMoments, type PolicyEngine } from '../src/policy/engine.ts';
 import { initWeights, type PolicyShape, type Weights } from '../src/policy/model.ts';
@@ -134,9 +134,9 @@ export async function train(config: TrainConfig, o: TrainOptions = {}): Promise<
   const say = o.log ?? ((line: string) => console.error(line));
   say(`training on ${cache.file} (${s.backend}, ${engine.name}); team ${trainEnv.team.map((a) => cache.agents[a].id).join(', ')}; ${config.epochs} epochs from epoch ${state.epoch + 1}; run ${config.out}`);
 
-  const train = cache.questions.filter((q) => q.split === 'train');
-  const validation = cache.questions.filter((q) => q.split === 'validation');
-  const fullCost = new Map(cache.questions.map((q) => [q.index, replay(evalEnv, q.index, keepAll).cost]));
+  const train = splitQuestions(trainEnv, 'train').questions;
+  const validation = splitQuestions(evalEnv, 'validation').questions;
+  const fullCost = new Map([...train, ...validation].map((q) => [q.index, replay(evalEnv, q.index, keepAll).cost]));
   const W = influenceWeights(A, shape.rounds, config.beta, config.gamma);
   const meanTokens = meanResponseTokens(cache);
   const checkpointOf = async (): Promise<Checkpoint> => ({

@@ -57,7 +57,11 @@ export const ResponseRecord = z.strictObject({
   round: z.number().int().min(1),
   /** Index among independent samples of the same (question, agent, round, context). */
   sample: z.number().int().nonnegative(),
-  /** Ids of the responses that were in this response's prompt (previous round, same question). */
+  /**
+   * Ids of what was in this response's prompt, same question: responses of the previous round (the
+   * agent's own included when it was shown), responses of this round from other agents (protocols
+   * that show agents one after another), and `external` entries.
+   */
   context: z.array(id),
   /** Id of this agent's own previous-round response in the same debate, shown or not; null in round 1. */
   prev: id.nullable(),
@@ -69,12 +73,29 @@ export const ResponseRecord = z.strictObject({
   meta,
 });
 
-export const CacheLine = z.discriminatedUnion('type', [HeaderRecord, AgentRecord, QuestionRecord, ResponseRecord]);
+/**
+ * A solution shown to an agent that is not a response of this cache (in imported debates: one from
+ * an agent dropped from the recorded team). Kept so that a response's context loses nothing; the
+ * environment never offers it as a candidate.
+ */
+export const ExternalRecord = z.strictObject({
+  type: z.literal('external'),
+  id,
+  question: id,
+  text: z.string(),
+  /** The answer as parsed from `text`, before benchmark normalization; null when none was found. */
+  answer: z.string().nullable(),
+  tokens,
+  meta,
+});
+
+export const CacheLine = z.discriminatedUnion('type', [HeaderRecord, AgentRecord, QuestionRecord, ResponseRecord, ExternalRecord]);
 
 export type HeaderRecord = z.infer<typeof HeaderRecord>;
 export type AgentRecord = z.infer<typeof AgentRecord>;
 export type QuestionRecord = z.infer<typeof QuestionRecord>;
 export type ResponseRecord = z.infer<typeof ResponseRecord>;
+export type ExternalRecord = z.infer<typeof ExternalRecord>;
 export type CacheLine = z.infer<typeof CacheLine>;
 
 export const CACHE_FILE = 'cache.jsonl';

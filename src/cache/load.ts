@@ -10,6 +10,7 @@ import {
   CACHE_FILE,
   CacheLine,
   type AgentRecord,
+  type ExternalRecord,
   type HeaderRecord,
   type QuestionRecord,
   type ResponseRecord,
@@ -59,10 +60,19 @@ export interface Response extends ResponseRecord {
   /** Interned normalized answer, -1 when unparsed. */
   ans: number;
   correct: boolean;
-  /** Context as response indices, in record order. */
+  /** Context as response indices, in record order (external entries are in `ext`). */
   ctx: number[];
+  /** Context entries that are external solutions, as indices into `Cache.externals`. */
+  ext: number[];
   /** Index of the agent's own previous response, -1 if none. */
   prevIndex: number;
+}
+
+export interface External extends ExternalRecord {
+  index: number;
+  q: number;
+  /** Interned normalized answer, -1 when unparsed. */
+  ans: number;
 }
 
 export interface Cache {
@@ -71,9 +81,11 @@ export interface Cache {
   agents: Agent[];
   questions: Question[];
   responses: Response[];
+  externals: External[];
   agentIndex: Map<string, number>;
   questionIndex: Map<string, number>;
   responseIndex: Map<string, number>;
+  externalIndex: Map<string, number>;
   /** Interned normalized answers: `answerKeys[k]` is the string of key k. */
   answerKeys: string[];
   answerIndex: Map<string, number>;
@@ -119,15 +131,18 @@ export function parseCache(lines: Iterable<string>, file: string): { cache?: Cac
     agents: [],
     questions: [],
     responses: [],
+    externals: [],
     agentIndex: new Map(),
     questionIndex: new Map(),
     responseIndex: new Map(),
+    externalIndex: new Map(),
     answerKeys: [],
     answerIndex: new Map(),
   };
   const agentLine: number[] = [];
   const questionLine: number[] = [];
   const responseLine: number[] = [];
+  const externalLine: number[] = [];
   const isDuplicate = (kind: string, index: Map<string, number>, firstLines: number[], rid: string, line: number) => {
     const seen = index.get(rid);
     if (seen !== undefined) problem(line, 'id', `duplicate ${kind} id '${rid}' (first on line ${firstLines[seen]})`);
@@ -136,6 +151,7 @@ export function parseCache(lines: Iterable<string>, file: string): { cache?: Cac
   // Responses are indexed as they stream in (so parsed records die young), except those whose
   // question or agent comes later in the file: those wait for the end.
   const deferred: { rec: ResponseRecord; line: number }[] = [];
+  const pendingExternals: { rec: ExternalRecord; line: number }[] = [];
   const addResponse = (rec: ResponseRecord, line: number, final: boolean) => {
     if (isDuplicate('response', cache.responseIndex, responseLine, rec.id, line)) return;
     const q = cache.questionIndex.get(rec.question);
@@ -192,10 +208,27 @@ export function parseCache(lines: Iterable<string>, file: string): { cache?: Cac
       questionLine.push(line);
       cache.questionIndex.set(rec.id, cache.questions.length);
       cache.questions.push({ ...rec, index: cache.questions.length, goldKey: internAnswer(cache, gold) });
-    } else addResponse(rec, line, false);
+    } else if (rec.type === 'external') pendingExternals.push({ rec, line });
+    else addResponse(rec, line, false);
   }
   if (!cache.header) problem(0, 'type', 'no cache header line ({"type":"cache",...}) found');
   for (const { rec, line } of deferred) addResponse(rec, line, true);
+  for (const { rec, line } of pendingExternals) {
+    if (isDuplicate('external', cache.externalIndex, externalLine, rec.id, line)) continue;
+    const q = cache.questionIndex.get(rec.question);
+    if (q === undefined) {
+      problem(line, 'question', `unknown question '${rec.question}'`);
+      continue;
+    }
+    if (cache.responseIndex.has(rec.id)) problem(line, 'id', `id '${rec.id}' is also a response id`);
+    externalLine.push(line);
+    cache.externalIndex.set(rec.id, cache.externals.length);
+    const e = rec as External;
+    e.index = cache.externals.length;
+    e.q = q;
+    e.ans = internAnswer(cache, normalizeAnswer(rec.answer, cache.questions[q].answerType));
+    cache.externals.push(e);
+  }
   // References are resolved after all ids are known: records may come in any order.
   cache.responses.forEach((r, i) => {
     const refProblem = resolveReferences(cache, r);
@@ -216,6 +249,7 @@ function indexResponse(cache: Cache, rec: ResponseRecord, q: number, a: number):
   r.ans = ans;
   r.correct = ans === question.goldKey;
   r.ctx = [];
+  r.ext = [];
   r.prevIndex = -1;
   return r;
 }
@@ -225,10 +259,18 @@ function resolveReferences(cache: Cache, r: Response): { field: string; message:
   for (let j = 0; j < r.context.length; j++) {
     const c = cache.responseIndex.get(r.context[j]);
     const field = `context.${j}`;
-    if (c === undefined) return { field, message: `unknown response id '${r.context[j]}'` };
+    if (c === undefined) {
+      const e = cache.externalIndex.get(r.context[j]);
+      if (e === undefined) return { field, message: `unknown response or external id '${r.context[j]}'` };
+      if (cache.externals[e].q !== r.q) return { field, message: `external '${r.context[j]}' belongs to another question (${cache.externals[e].question})` };
+      r.ext.push(e);
+      continue;
+    }
     const other = cache.responses[c];
     if (other.q !== r.q) return { field, message: `response '${other.id}' answers another question (${other.question})` };
-    if (other.round !== r.round - 1) return { field, message: `response '${other.id}' is from round ${other.round}, not ${r.round - 1}` };
+    const sameRound = other.round === r.round && other.a !== r.a;
+    if (other.round !== r.round - 1 && !sameRound)
+      return { field, message: `response '${other.id}' is from round ${other.round}: a context holds round-${r.round - 1} responses, or another agent's round-${r.round} response` };
     r.ctx.push(c);
   }
   if (r.prev !== null) {

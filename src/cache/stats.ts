@@ -47,16 +47,20 @@ export function cacheStats(cache: Cache, priorSmoothing: number): string {
     }),
   ])));
 
-  const fidelity = responseModelFidelity(cache, priorSmoothing);
-  out.push(
-    '\nTier-3 response model fidelity (fitted on train-split revisions, scored on the other splits)',
+  out.push('', fidelityTable(cache, priorSmoothing));
+  return out.join('\n');
+}
+
+/** The tier-3 response model's fidelity, as a titled table. */
+export function fidelityTable(cache: Cache, priorSmoothing: number): string {
+  return [
+    'Tier-3 response model fidelity (fitted on train-split revisions, scored on the other splits)',
     markdownTable(
       ['agent', 'train', 'held out', 'w_own', 'w_peer', 'w_prior', 'loglik/rev', 'accuracy', 'keep-prev loglik', 'keep-prev acc'],
-      fidelity.map((f) => [
+      responseModelFidelity(cache, priorSmoothing).map((f) => [
         f.agent, f.train, f.heldOut, f.weights.own.toFixed(2), f.weights.peer.toFixed(2), f.weights.prior.toFixed(2),
         f.model.logLik.toFixed(3), pct(f.model.accuracy), f.keepPrevious.logLik.toFixed(3), pct(f.keepPrevious.accuracy),
       ]),
     ),
-  );
-  return out.join('\n');
+  ].join('\n');
 }

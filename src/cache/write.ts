@@ -2,7 +2,7 @@
 // interrupted write never leaves a half-written cache behind.
 import { closeSync, mkdirSync, openSync, renameSync, rmSync, writeSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { AgentRecord, QuestionRecord, ResponseRecord, type CacheLine } from './format.ts';
+import { AgentRecord, ExternalRecord, QuestionRecord, ResponseRecord, type CacheLine } from './format.ts';
 import { cacheFilePath, type Cache } from './load.ts';
 
 /** Write `chunks` to a temporary file beside `path`, then rename it into place. */
@@ -36,6 +36,7 @@ export function cacheRecords(cache: Cache): CacheLine[] {
     cache.header,
     ...cache.agents.map((a) => pick<CacheLine>(AgentRecord.shape, a)),
     ...cache.questions.map((q) => pick<CacheLine>(QuestionRecord.shape, q)),
+    ...cache.externals.map((e) => pick<CacheLine>(ExternalRecord.shape, e)),
     ...cache.responses.map((r) => pick<CacheLine>(ResponseRecord.shape, r)),
   ];
 }

@@ -7,7 +7,7 @@
 //   const result = finishDebate(env, d);
 // Candidates of recipient i are ordered own response first, then the others in team order.
 import seedrandom from 'seedrandom';
-import type { ResponseRecord } from '../cache/format.ts';
+import type { ResponseRecord, Split } from '../cache/format.ts';
 import { appendResponse, type Cache, type Question, type Response } from '../cache/load.ts';
 import { drawAnswer, fitResponseModel, outcomes, priorCounts, type PriorCounts, type Weights } from './responseModel.ts';
 import { DebateSettings, type MissTier } from './settings.ts';
@@ -64,8 +64,9 @@ export interface Environment {
 
 const exactKey = (q: number, a: number, t: number, ctx: number[]) => `${q}|${a}|${t}|${[...ctx].sort((x, y) => x - y).join(',')}`;
 
-function signatureKey(cache: Cache, q: number, a: number, t: number, agents: number[], answers: number[]): string {
-  const codes = agents.map((s, i) => s * (cache.answerKeys.length + 1) + answers[i] + 1).sort((x, y) => x - y);
+/** Key of a context's (source agent, parsed answer) multiset; an external entry's source is agent `A`. */
+function signatureKey(q: number, a: number, t: number, agents: number[], answers: number[]): string {
+  const codes = agents.map((s, i) => s * 1048576 + answers[i] + 1).sort((x, y) => x - y);
   return `${q}|${a}|${t}|${codes.join(',')}`;
 }
 
@@ -79,9 +80,12 @@ function indexResponse(env: Environment, r: Response) {
   const A = env.cache.agents.length;
   if (r.round === 1) push(env.round1, r.q * A + r.a, r.index);
   else {
-    push(env.exact, exactKey(r.q, r.a, r.round, r.ctx), r.index);
+    // A context with external entries is one no debate here can rebuild: no exact key for it.
+    if (r.ext.length === 0) push(env.exact, exactKey(r.q, r.a, r.round, r.ctx), r.index);
     const ctx = r.ctx.map((c) => env.cache.responses[c]);
-    push(env.signature, signatureKey(env.cache, r.q, r.a, r.round, ctx.map((c) => c.a), ctx.map((c) => c.ans)), r.index);
+    const ext = r.ext.map((e) => env.cache.externals[e]);
+    const agents = [...ctx.map((c) => c.a), ...ext.map(() => A)];
+    push(env.signature, signatureKey(r.q, r.a, r.round, agents, [...ctx.map((c) => c.ans), ...ext.map((e) => e.ans)]), r.index);
   }
   push(env.byAnswer, `${r.q}|${r.ans}`, r.index);
 }
@@ -114,6 +118,19 @@ export function makeEnvironment(cache: Cache, settings: Partial<DebateSettings> 
   for (const list of env.round1.values()) list.sort((x, y) => cache.responses[x].sample - cache.responses[y].sample);
   return env;
 }
+
+/**
+ * The questions of a split this team can debate: those where every member has a round-1 response
+ * (imported debates vary in team size), or all of them when the record tier can answer.
+ */
+export function splitQuestions(env: Environment, split: Split): { questions: Question[]; skipped: number } {
+  const A = env.cache.agents.length;
+  const all = env.cache.questions.filter((q) => q.split === split);
+  const questions = env.settings.miss === 'record' ? all : all.filter((q) => env.team.every((a) => env.round1.has(q.index * A + a)));
+  return { questions, skipped: all.length - questions.length };
+}
+
+export const teamIds = (env: Environment) => env.team.map((a) => env.cache.agents[a].id);
 
 /** One agent's response inside a debate. */
 export interface DebateResponse {
@@ -226,7 +243,7 @@ function lookup(env: Environment, d: Debate, agent: number, own: DebateResponse,
     if (hit) return { response: fromCache(cache, pick(hit, d.random)), tier: 'exact' };
   }
   if (miss === 'error') throw new CacheMissError(cache, d.q, agent, t, kept.map((k) => (k.cached ? cache.responses[k.source].id : `(tier-3 ${cache.agents[k.agent].id})`)).join(', '));
-  const sig = env.signature.get(signatureKey(cache, d.q, agent, t, kept.map((k) => k.agent), kept.map((k) => k.ans)));
+  const sig = env.signature.get(signatureKey(d.q, agent, t, kept.map((k) => k.agent), kept.map((k) => k.ans)));
   if (sig) return { response: fromCache(cache, pick(sig, d.random)), tier: 'signature' };
   if (miss === 'signature') throw new CacheMissError(cache, d.q, agent, t, `signature ${kept.map((k) => `${cache.agents[k.agent].id}:${k.ans < 0 ? '-' : cache.answerKeys[k.ans]}`).join(', ')}`);
   if (miss === 'record') {

@@ -85,6 +85,7 @@ export function revisions(cache: Cache, prior: PriorCounts, smoothing: number, k
     if (r.round < 2 || r.prevIndex < 0 || !keep(r)) continue;
     const prev = cache.responses[r.prevIndex].ans;
     const peers = r.ctx.filter((c) => cache.responses[c].a !== r.a).map((c) => cache.responses[c].ans);
+    for (const e of r.ext) peers.push(cache.externals[e].ans);
     const o = outcomes(prev, peers, prior.get(r.q * cache.agents.length + r.a), smoothing);
     let observed = o.answers.indexOf(r.ans);
     if (observed < 0) observed = o.answers.length - 1; // an answer nobody proposed: the OTHER bucket

@@ -3,12 +3,12 @@
 import { countTokens } from 'gpt-tokenizer';
 import { existsSync } from 'node:fs';
 import seedrandom from 'seedrandom';
-import { CACHE_FORMAT, CACHE_VERSION, type CacheLine, type QuestionRecord, type ResponseRecord, type Split } from '../cache/format.ts';
+import { CACHE_FORMAT, CACHE_VERSION, type CacheLine, type QuestionRecord, type ResponseRecord } from '../cache/format.ts';
 import { cacheFilePath } from '../cache/load.ts';
 import { writeCacheRecords } from '../cache/write.ts';
 import { candidateOrder } from '../env/environment.ts';
 import { progress } from '../progress.ts';
-import { shuffle } from '../shuffle.ts';
+import { assignSplits } from '../cache/splits.ts';
 import { profileLookup, replyFields, round3, VOCAB } from './simulator.ts';
 import { OPTIONS, WorldConfig, worldAgents } from './world.ts';
 
@@ -17,16 +17,6 @@ function questionText(id: string, subject: string, random: () => number): string
   const w = () => vocab[Math.floor(random() * vocab.length)];
   const options = OPTIONS.map((o) => `(${o}) the ${w()} ${['holds', 'fails', 'doubles', 'vanishes', 'dominates'][Math.floor(random() * 5)]}`);
   return `${subject[0].toUpperCase()}${subject.slice(1)} question ${id}: given the ${w()} and the ${w()}, what happens to the ${w()}? ${options.join(' ')}`;
-}
-
-/** Seeded split assignment: a shuffled order, cut by the configured fractions. */
-function splits(n: number, world: WorldConfig, random: () => number): Split[] {
-  const order = shuffle(Array.from({ length: n }, (_, i) => i), random);
-  const nTrain = Math.round(n * world.trainFraction);
-  const nVal = Math.round(n * world.validationFraction);
-  const out = new Array<Split>(n);
-  order.forEach((q, rank) => (out[q] = rank < nTrain ? 'train' : rank < nTrain + nVal ? 'validation' : 'test'));
-  return out;
 }
 
 /** Every record of a simulated world cache, header first; `onQuestion` reports progress. */
@@ -38,7 +28,7 @@ export function* generateWorld(config: Partial<WorldConfig>, name = 'default-sim
   yield { type: 'cache', format: CACHE_FORMAT, version: CACHE_VERSION, name, source: 'simulator', simulator: world };
   for (const a of agents) yield { type: 'agent', id: a.id, model: a.model, priceIn: a.priceIn, priceOut: a.priceOut };
 
-  const split = splits(world.questions, world, random);
+  const split = assignSplits(world.questions, world.trainFraction, world.validationFraction, random);
   const width = String(world.questions).length;
   for (let qi = 0; qi < world.questions; qi++) {
     const id = `q${String(qi + 1).padStart(width, '0')}`;

@@ -1,0 +1,110 @@
+// The import report: what a cache of recorded debates holds, read from the recorded transcripts
+// themselves (no replay): responses and parse rates per agent and round, accuracy and majority
+// accuracy per round, the transition ledger of the recorded debates, how much of what agents were
+// shown was matched to recorded responses, which teams can be replayed, and the tier-3 response
+// model's fidelity on this data.
+import type { Cache, Response } from '../src/cache/load.ts';
+import { fidelityTable } from '../src/cache/stats.ts';
+import { SPLITS } from '../src/cache/format.ts';
+import { majority, type DebateResult } from '../src/env/environment.ts';
+import { markdownTable, pct } from '../src/table.ts';
+import { ledgerEntry, OUTCOMES, summarize } from './ledger.ts';
+
+const ratio = (a: number, b: number) => (b ? `${pct(a / b)} (${a}/${b})` : '-');
+
+/** Each question's recorded debate: per agent, its responses by round (sample 0). */
+function debates(cache: Cache): Map<number, Map<number, Response[]>> {
+  const out = new Map<number, Map<number, Response[]>>();
+  for (const r of cache.responses) {
+    if (r.sample !== 0) continue;
+    let q = out.get(r.q);
+    if (!q) out.set(r.q, (q = new Map()));
+    const list = q.get(r.a) ?? [];
+    list[r.round - 1] = r;
+    q.set(r.a, list);
+  }
+  return out;
+}
+
+export function importReport(cache: Cache, priorSmoothing = 0.5): string {
+  const out: string[] = [];
+  const recorded = debates(cache);
+  const rounds = Math.max(1, ...cache.responses.map((r) => r.round));
+  const roundCols = Array.from({ length: rounds }, (_, t) => `round ${t + 1}`);
+
+  out.push(`${cache.file}: ${cache.questions.length} questions, ${cache.agents.length} agent positions, ${cache.responses.length} responses, ${cache.externals.length} external shown solutions`);
+  out.push('', 'Questions per split', markdownTable([...SPLITS, 'total'], [[...SPLITS.map((s) => cache.questions.filter((q) => q.split === s).length), cache.questions.length]]));
+
+  const shapes = new Map<string, number>();
+  for (const agents of recorded.values()) {
+    const key = `${agents.size} agents, ${Math.max(...[...agents.values()].map((l) => l.length))} rounds`;
+    shapes.set(key, (shapes.get(key) ?? 0) + 1);
+  }
+  out.push('', 'Recorded debates by team size and rounds', markdownTable(['debate', 'questions'], [...shapes].sort().map(([k, n]) => [k, n])));
+
+  // Parse rates: all responses, and final answers (each agent's last response in its debate).
+  const finals = [...recorded.values()].flatMap((agents) => [...agents.values()].map((l) => l[l.length - 1]).filter(Boolean));
+  const parsed = (rs: Response[]) => rs.filter((r) => r.ans >= 0).length;
+  const cell = (rs: Response[]) => (rs.length ? ratio(parsed(rs), rs.length) : '-');
+  const at = (a: number | null, t: number) => cache.responses.filter((r) => r.round === t && (a === null || r.a === a));
+  out.push(
+    '',
+    `Final answers parsed: ${ratio(parsed(finals), finals.length)}; all responses: ${ratio(parsed(cache.responses), cache.responses.length)}`,
+    '',
+    'Responses, and parse rate, per agent and round',
+    markdownTable(['agent', ...roundCols.map((c) => `${c} responses`), ...roundCols.map((c) => `${c} parsed`)], [
+      ...cache.agents.map((a) => [a.id, ...roundCols.map((_, t) => at(a.index, t + 1).length), ...roundCols.map((_, t) => cell(at(a.index, t + 1)))]),
+      ['all', ...roundCols.map((_, t) => at(null, t + 1).length), ...roundCols.map((_, t) => cell(at(null, t + 1)))],
+    ]),
+  );
+
+  // Accuracy per round, and the majority of each recorded debate per round (a debate that
+  // stopped early keeps its last answers; an agent whose transcript was cut keeps its last answer).
+  const majorities: number[][] = [];
+  const results: DebateResult[] = [];
+  for (const [q, agents] of recorded) {
+    const gold = cache.questions[q].goldKey;
+    const rows = roundCols.map((_, t) => [...agents.values()].map((l) => l[Math.min(t, l.length - 1)]?.ans ?? -1));
+    const m = rows.map((row) => majority(row, 'lowest-agent', () => 0));
+    majorities.push(m.map((x) => (x === gold ? 1 : 0)));
+    const final = m[m.length - 1];
+    results.push({ q, answers: rows, correct: [], keeps: [], final, finalCorrect: final === gold, invalid: final < 0, cost: 0, keptEdges: 0, tiers: { exact: 0, signature: 0, model: 0, record: 0 } });
+  }
+  const accuracy = (t: number) => {
+    const rs = at(null, t + 1);
+    return rs.length ? pct(rs.filter((r) => r.correct).length / rs.length) : '-';
+  };
+  out.push('', 'Accuracy per round (responses recorded at that round; majority: every debate, carried forward when it stopped early)', markdownTable(['', ...roundCols], [
+    ['responses', ...roundCols.map((_, t) => accuracy(t))],
+    ['majority', ...roundCols.map((_, t) => pct(majorities.reduce((s, m) => s + m[t], 0) / Math.max(1, majorities.length)))],
+  ]));
+
+  const ledger = summarize(results.map((d) => ledgerEntry(d, cache.questions[d.q].goldKey, 'lowest-agent', () => 0)), rounds);
+  out.push('', 'Transition ledger of the recorded debates (round-1 majority -> final majority)', markdownTable(
+    [...OUTCOMES, ...roundCols.slice(1).map((c) => `collapse onset ${c}`)],
+    [[...OUTCOMES.map((o) => ledger.counts[o]), ...roundCols.slice(1).map((_, t) => ledger.onsets[t + 2])]],
+  ));
+
+  // Shown solutions: a context is the own previous response plus what the agent was shown.
+  const revisions = cache.responses.filter((r) => r.round > 1);
+  const shownOf = (r: Response) => r.ctx.filter((c) => c !== r.prevIndex);
+  const sameRound = revisions.reduce((s, r) => s + shownOf(r).filter((c) => cache.responses[c].round === r.round).length, 0);
+  const matched = revisions.reduce((s, r) => s + shownOf(r).length, 0);
+  const ext = revisions.reduce((s, r) => s + r.ext.length, 0);
+  out.push(
+    '',
+    `Shown solutions matched to recorded responses: ${ratio(matched, matched + ext)} ` +
+      `(${sameRound} from the same round, ${matched - sameRound} from the previous round); ` +
+      `${ext} kept as external entries (${cache.externals.length} distinct texts)`,
+  );
+
+  // Which teams can be replayed: a question needs a round-1 response from every member.
+  const teams = cache.agents.map((_, k) => cache.agents.slice(0, k + 1));
+  out.push('', 'Questions each team can debate (every member answered in round 1)', markdownTable(['team', 'questions', ...SPLITS], teams.map((team) => {
+    const ok = cache.questions.filter((q) => team.every((a) => recorded.get(q.index)?.get(a.index)?.[0]));
+    return [team.map((a) => a.id).join(','), ok.length, ...SPLITS.map((s) => ok.filter((q) => q.split === s).length)];
+  })));
+
+  out.push('', fidelityTable(cache, priorSmoothing));
+  return out.join('\n');
+}

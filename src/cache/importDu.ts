@@ -1,0 +1,230 @@
+// Import recorded debates in the layout of Du et al.'s debate code (also DyLAN's):
+//   { "<prompt>": [agents, gold, ...extra], ... }   agents = one chat transcript per agent,
+//   [system?, user, assistant, user, assistant, ...]: assistant message t is the round-t response.
+// Each later user message lists the solutions the agent was shown ("One agent solution: ```...```");
+// its own previous answer is in its chat history. A response's context is therefore its own
+// previous response plus every shown solution, matched to the recorded responses by text; a shown
+// solution that matches none (an agent dropped from the team) becomes an `external` entry.
+// A malformed problem is reported (file, problem, field) and skipped or trimmed; the rest imports.
+import { readFileSync } from 'node:fs';
+import { basename, extname } from 'node:path';
+import seedrandom from 'seedrandom';
+import { z } from 'zod';
+import { extractAnswer, normalizeAnswer, type AnswerType } from '../answer.ts';
+import { CACHE_FORMAT, CACHE_VERSION, SPLITS, type CacheLine, type ExternalRecord, type QuestionRecord, type ResponseRecord, type Split } from './format.ts';
+import { zodProblems } from './load.ts';
+import { assignSplits } from './splits.ts';
+import { tokenCounter, type Encoding } from './tokens.ts';
+
+/** Price per million tokens of one model. */
+export const ModelPrice = z.strictObject({ in: z.number().nonnegative(), out: z.number().nonnegative() });
+export const PriceFile = z.record(z.string(), ModelPrice);
+
+export interface DuImportOptions {
+  name: string;
+  /** Model of each transcript position; the last one also serves every later position. */
+  models: string[];
+  /** Prices per million tokens, by model. */
+  prices: Record<string, z.infer<typeof ModelPrice>>;
+  encoding: Encoding;
+  benchmark: string;
+  answerType: AnswerType;
+  splitSeed: number;
+  trainFraction: number;
+  validationFraction: number;
+  /** Question id -> split; overrides the seeded rule for the questions it names (all, or an error). */
+  splits?: Record<string, Split>;
+}
+
+/** A problem found while importing: which file, which problem (1-based, 0 = the file), which field. */
+export interface ImportProblem {
+  file: string;
+  problem: number;
+  field: string;
+  message: string;
+}
+
+export const formatImportProblem = (p: ImportProblem) =>
+  `${p.file}${p.problem ? `: problem ${p.problem}` : ''}: ${p.field ? `${p.field}: ` : ''}${p.message}`;
+
+const Message = z.looseObject({ role: z.enum(['system', 'user', 'assistant']), content: z.string() });
+const DuProblem = z
+  .tuple([z.array(z.array(Message)).min(1, 'no agent transcripts'), z.union([z.string(), z.number()], { error: 'gold answer missing' })])
+  .rest(z.unknown());
+
+const SHOWN = 'One agent solution: ```';
+
+/** The solutions listed in a user message, in order. */
+export function shownSolutions(message: string): string[] {
+  return message
+    .split(SHOWN)
+    .slice(1)
+    .map((part) => {
+      const end = part.lastIndexOf('```');
+      return (end >= 0 ? part.slice(0, end) : part).trim();
+    });
+}
+
+/** The problem statement inside a few-shot prompt ("...Problem: X\nAnswer:"), else the whole prompt. */
+function problemText(prompt: string): string {
+  const at = prompt.lastIndexOf('Problem:');
+  if (at < 0) return prompt.trim();
+  return prompt.slice(at + 'Problem:'.length).replace(/\s*Answer:\s*$/, '').trim() || prompt.trim();
+}
+
+const squash = (s: string) => s.replace(/\s+/g, ' ').trim();
+
+interface Recorded {
+  agent: number;
+  round: number;
+  record: ResponseRecord;
+}
+
+export interface DuImport {
+  records: CacheLine[];
+  problems: ImportProblem[];
+  /** Problems read, and imported. */
+  read: number;
+  imported: number;
+}
+
+/** Read Du-layout files into cache records; problems are collected, never thrown (except a missing price). */
+export function importDu(files: string[], o: DuImportOptions): DuImport {
+  const count = tokenCounter(o.encoding);
+  const problems: ImportProblem[] = [];
+  const questions: QuestionRecord[] = [];
+  const externals: ExternalRecord[] = [];
+  const responses: ResponseRecord[] = [];
+  let read = 0;
+  let positions = 0;
+
+  for (const file of files) {
+    const stem = basename(file, extname(file));
+    let json: unknown;
+    try {
+      json = JSON.parse(readFileSync(file, 'utf8'));
+    } catch (e) {
+      const err = e as NodeJS.ErrnoException;
+      problems.push({ file, problem: 0, field: '', message: err.code === 'ENOENT' ? 'file not found' : `invalid JSON: ${err.message}` });
+      continue;
+    }
+    if (typeof json !== 'object' || json === null || Array.isArray(json)) {
+      problems.push({ file, problem: 0, field: '', message: 'expected one JSON object mapping each prompt to [agent transcripts, gold answer, ...]' });
+      continue;
+    }
+    Object.entries(json).forEach(([prompt, value], k) => {
+      read++;
+      const problem = k + 1;
+      const say = (field: string, message: string) => problems.push({ file, problem, field, message: `${message} (prompt "${problemText(prompt).slice(0, 50)}...")` });
+      const parsed = DuProblem.safeParse(value);
+      if (!parsed.success) {
+        for (const p of zodProblems(parsed.error.issues, file, 0)) say(p.field, `${p.message}; problem skipped`);
+        return;
+      }
+      const [agents, goldValue, ...extra] = parsed.data;
+      const gold = String(goldValue).trim();
+      if (gold === '' || normalizeAnswer(gold, o.answerType) === null) return say('1', `gold answer '${gold}' cannot be read as a ${o.answerType} answer; problem skipped`);
+      const qid = `${stem}/${problem}`;
+
+      // Rounds of each transcript: assistant message t answers the user message before it.
+      const recorded: Recorded[] = [];
+      const userBefore = new Map<ResponseRecord, { prompt: { role: string; content: string }[]; user: string }>();
+      agents.forEach((transcript, i) => {
+        let t = 0;
+        let expect: 'user' | 'assistant' = 'user';
+        for (let m = 0; m < transcript.length; m++) {
+          const { role, content } = transcript[m];
+          if (role === 'system' && m === 0) continue;
+          if (role !== expect) {
+            say(`0.${i}.${m}.role`, `expected a ${expect} message, found ${role}; transcript of agent ${i + 1} cut after round ${t}`);
+            return;
+          }
+          if (role === 'user') {
+            expect = 'assistant';
+            continue;
+          }
+          expect = 'user';
+          t++;
+          const id = `${qid}/a${i + 1}/r${t}`;
+          if (content.trim() === '') say(`0.${i}.${m}.content`, `empty response of agent ${i + 1} at round ${t}: imported with no answer`);
+          const record: ResponseRecord = {
+            type: 'response', id, question: qid, agent: `a${i + 1}`, round: t, sample: 0, context: [],
+            prev: t > 1 ? `${qid}/a${i + 1}/r${t - 1}` : null, text: content, answer: extractAnswer(content),
+            inTokens: count(transcript.slice(0, m)), outTokens: count(content),
+          };
+          userBefore.set(record, { prompt: transcript.slice(0, m), user: transcript[m - 1].content });
+          recorded.push({ agent: i, round: t, record });
+        }
+        if (expect === 'assistant') say(`0.${i}.${transcript.length - 1}`, `transcript of agent ${i + 1} ends with a user message: cut short, its last round is missing`);
+        if (t === 0) say(`0.${i}`, `agent ${i + 1} has no response; left out`);
+      });
+      if (recorded.length === 0) return say('0', 'no responses; problem skipped');
+
+      // Contexts: own previous response, then every shown solution, matched by text.
+      const external = new Map<string, string>();
+      for (const { agent, round, record } of recorded) {
+        if (round === 1) continue;
+        record.context.push(record.prev!);
+        for (const shown of shownSolutions(userBefore.get(record)!.user)) {
+          const candidates = recorded.filter((r) => r.agent !== agent && (r.round === round - 1 || r.round === round));
+          const same = candidates.filter((r) => r.record.text.trim() === shown);
+          const close = same.length ? same : candidates.filter((r) => squash(r.record.text) === squash(shown));
+          // Identical texts: the protocol's choice (earlier agents' current round, later agents' previous round).
+          const match = close.find((r) => r.round === (r.agent < agent ? round : round - 1)) ?? close[0];
+          if (match) {
+            if (!record.context.includes(match.record.id)) record.context.push(match.record.id);
+            continue;
+          }
+          let eid = external.get(shown);
+          if (!eid) {
+            eid = `${qid}/shown/${external.size + 1}`;
+            external.set(shown, eid);
+            externals.push({ type: 'external', id: eid, question: qid, text: shown, answer: extractAnswer(shown), tokens: count(shown) });
+          }
+          record.context.push(eid);
+        }
+      }
+
+      const first = agents.find((t) => t.some((m) => m.role === 'assistant'))!;
+      const firstAssistant = first.findIndex((m) => m.role === 'assistant');
+      positions = Math.max(positions, agents.length);
+      const [level, subject] = extra;
+      questions.push({
+        type: 'question', id: qid, text: problemText(prompt), gold, benchmark: o.benchmark, answerType: o.answerType,
+        split: 'train', // assigned below, once every question is known
+        promptTokens: count(first.slice(0, firstAssistant)),
+        meta: { file: basename(file), problem, ...(level !== undefined && { level }), ...(subject !== undefined && { subject }) },
+      });
+      responses.push(...recorded.map((r) => r.record));
+    });
+  }
+
+  const seeded = assignSplits(questions.length, o.trainFraction, o.validationFraction, seedrandom(`${o.splitSeed}|splits`));
+  questions.forEach((q, i) => {
+    q.split = o.splits ? o.splits[q.id] : seeded[i];
+    if (!q.split) {
+      problems.push({ file: '(split file)', problem: 0, field: q.id, message: `no split given for question '${q.id}'; question skipped` });
+    }
+  });
+  const kept = new Set(questions.filter((q) => q.split).map((q) => q.id));
+
+  const agents = Array.from({ length: positions }, (_, i) => {
+    const model = o.models[Math.min(i, o.models.length - 1)];
+    const price = o.prices[model];
+    if (!price) throw new Error(`no price for model '${model}': give --price-in/--price-out or a --prices file naming it (prices per million tokens)`);
+    return { type: 'agent' as const, id: `a${i + 1}`, model, priceIn: price.in / 1e6, priceOut: price.out / 1e6 };
+  });
+  const records: CacheLine[] = [
+    {
+      type: 'cache', format: CACHE_FORMAT, version: CACHE_VERSION, name: o.name, source: 'imported',
+      meta: { format: 'du', files: files.map((f) => basename(f)), encoding: o.encoding, splitSeed: o.splits ? null : o.splitSeed },
+    },
+    ...agents,
+    ...questions.filter((q) => kept.has(q.id)),
+    ...externals.filter((e) => kept.has(e.question)),
+    ...responses.filter((r) => kept.has(r.question)),
+  ];
+  return { records, problems, read, imported: kept.size };
+}
+
+export const SplitFile = z.record(z.string(), z.enum(SPLITS));
