@@ -47,6 +47,9 @@ function concludingValue(text: string): string | null {
   for (let k = sentences.length - 1; k >= 0; k--) {
     const line = sentences[k];
     if (!CONCLUSION.test(line)) continue;
+    // "Therefore, the integers are:" followed by a line that is only math.
+    const next = sentences[k + 1];
+    if (line.endsWith(':') && next && /^(?:\$[^$]+\$|\$\$[^$]+\$\$|\\\[.+\\\])$/.test(next)) return unwrapMath(next);
     // "Therefore, $x = \frac{21}{31}$." / "Thus, $n=57$ is the solution.": the value after the last "=".
     const assigned = line.match(/^(?:therefore|thus|hence|so),?\s+\$([^$]*=[^$]*)\$/i);
     if (assigned) return assigned[1].slice(assigned[1].lastIndexOf('=') + 1).trim();

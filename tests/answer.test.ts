@@ -26,4 +26,46 @@ describe('answers', () => {
     expect(normalizeAnswer('90^\\circ', 'math')).toBe('90');
     expect(normalizeAnswer(null, 'math')).toBeNull();
   });
+
+  it('makes equal MATH answers compare equal, and keeps different ones apart', () => {
+    const same = (a: string, b: string) => expect(normalizeAnswer(a, 'math'), `${a} vs ${b}`).toBe(normalizeAnswer(b, 'math'));
+    same('\\left( 1, 4 \\right)', '(1,4)');
+    same('\\dfrac{1}{2}', '\\tfrac12');
+    same('\\frac{1}{2}', '0.5');
+    same('1/2', '.5');
+    same('\\frac{-3}{4}', '-0.75');
+    same('15,000', '15000');
+    same('2.50', '2.5');
+    same('3.0', '3');
+    same('12\\!000', '12000');
+    same('90^\\circ', '90');
+    same('90^{\\circ}', '90°');
+    same('12 inches', '12');
+    same('5\\text{ cm}^2', '5');
+    same('10 square units', '10');
+    same('\\$18.90', '18.9');
+    same('50\\%', '50');
+    same('x = 5', '5');
+    same('\\sqrt3', '\\sqrt{3}');
+    expect(normalizeAnswer('7,9,12,13', 'math')).toBe('7,9,12,13'); // a list, not a thousands separator
+    expect(normalizeAnswer('\\frac{1}{3}', 'math')).toBe('1/3');
+    expect(normalizeAnswer('\\frac{1}{3}', 'math')).not.toBe(normalizeAnswer('0.333', 'math'));
+    expect(normalizeAnswer('\\frac{9\\pi}{2}', 'math')).toBe('\\frac{9\\pi}{2}');
+    expect(normalizeAnswer('\\text{Monday}', 'math')).toBe('Monday');
+  });
+
+  it('reads a concluding statement only when it states a value', () => {
+    expect(extractAnswer('Therefore, the value of $n$ is $11$.')).toBe('11');
+    expect(extractAnswer('Adding 6 to both sides gives $n = 11$. Therefore, the value of $n$ is 11.')).toBe('11');
+    expect(extractAnswer('Therefore, the integers in increasing order are:\n\n$2, 11, 14, 15$')).toBe('2, 11, 14, 15');
+    expect(extractAnswer('Therefore, there are 34,650 ways to arrange the letters.')).toBe('34,650');
+    expect(extractAnswer('Therefore, $x = \\frac{21}{31}$.')).toBe('\\frac{21}{31}');
+    expect(extractAnswer('So the son is currently 6 years old.')).toBe('6');
+    expect(extractAnswer('Therefore, the probability is 1/12, or approximately 0.0833.')).toBe('1/12');
+    // Wordy or hedged conclusions are not answers.
+    expect(extractAnswer('Therefore, the measure is between 0 and 36 degrees.')).toBeNull();
+    expect(extractAnswer('Therefore, the maximum is either $\\frac{1}{4}$ or $\\frac{1}{16},$ depending on the approach.')).toBeNull();
+    expect(extractAnswer('Thus, the curve passes through the point $(15,-29)$ at $t=2$.')).toBeNull();
+    expect(extractAnswer('It is important to double-check the final answer.')).toBeNull();
+  });
 });

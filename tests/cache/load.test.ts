@@ -129,4 +129,21 @@ describe('the documented example cache', () => {
     expect(readFileSync(cacheFilePath('cache/example'), 'utf8')).toBe(handRecords().map((r) => JSON.stringify(r) + '\n').join(''));
     expect(loadCache('cache/example').responses.length).toBe(16);
   });
+
+  it('external shown solutions: kept, saved, and checked like responses', () => {
+    const records = [
+      ...handRecords(),
+      { type: 'external' as const, id: 'q1ext', question: 'q1', text: 'Someone says B.', answer: 'B', tokens: 4 },
+      { type: 'response' as const, id: 'q1e1', question: 'q1', agent: 'a1', round: 2, sample: 0, context: ['q1a1', 'q1ext'], prev: 'q1a1', text: 'B', answer: 'B', inTokens: 20, outTokens: 1 },
+    ];
+    const cache = cacheFromRecords(records);
+    const r = cache.responses[cache.responseIndex.get('q1e1')!];
+    expect([r.ctx, r.ext, cache.externals[0].ans]).toEqual([[cache.responseIndex.get('q1a1')], [0], cache.answerIndex.get('B')]);
+    const dir = mkdtempSync(join(tmpdir(), 'ext-'));
+    saveCache(dir, cache);
+    expect(loadCache(dir).externals.map((e) => e.id)).toEqual(['q1ext']);
+    const elsewhere = records.map((x) => (x.type === 'external' ? { ...x, question: 'q2' } : x));
+    expect(() => cacheFromRecords(elsewhere)).toThrow(/context\.1: external 'q1ext' belongs to another question \(q2\)/);
+  });
 });
+

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { cacheFromRecords, type Cache } from '../../src/cache/load.ts';
-import { CacheMissError, candidateOrder, keepAll, keepOwn, majority, makeEnvironment, replay, startDebate, stepRound, type Endpoint } from '../../src/env/environment.ts';
+import type { CacheLine } from '../../src/cache/format.ts';
+import { CacheMissError, candidateOrder, keepAll, keepOwn, majority, makeEnvironment, replay, splitQuestions, startDebate, stepRound, type Endpoint } from '../../src/env/environment.ts';
 import { fullDebate, noCommunication, singleAgent } from '../../eval/baselines.ts';
 import { handRecords, response } from '../handCache.ts';
 
@@ -163,4 +164,33 @@ describe('team and settings', () => {
     expect(d.tiers.exact).toBe(3);
     expect(key(env.cache, 'B')).toBe(d.current[0].ans);
   });
+
+  it('a question some team member never answered is left out of the split, and counted', () => {
+    const records = handRecords()
+      .filter((r) => !(r.type === 'response' && r.question === 'q2' && r.agent === 'a3'))
+      .map((r) => (r.type === 'response' ? { ...r, context: r.context.filter((c) => c !== 'q2a3') } : r));
+    const env = makeEnvironment(cacheFromRecords(records), { rounds: 2 });
+    const { questions, skipped } = splitQuestions(env, 'test');
+    expect([questions.map((q) => q.id), skipped]).toEqual([['q1'], 1]);
+    expect(splitQuestions(makeEnvironment(env.cache, { agents: ['a1', 'a2'] }), 'test').skipped).toBe(0);
+  });
+
+  it('a context with an external solution or a same-round response is never an exact hit; its signature counts the external source', () => {
+    const records: CacheLine[] = [
+      ...handRecords(),
+      { type: 'external', id: 'q1ext', question: 'q1', text: 'A dropped agent says B.', answer: 'B', tokens: 6 },
+      // a1 was shown a2 and a3 plus a dropped agent's B; a2 was shown a1's round-2 response.
+      response('q1e1', 'q1', 'a1', 2, 'B', 1, ['q1a1', 'q1a2', 'q1a3', 'q1ext'], 'q1a1'),
+      response('q1s2', 'q1', 'a2', 2, 'A', 1, ['q1a2', 'q1f1'], 'q1a2'),
+    ];
+    const cache = cacheFromRecords(records);
+    expect(cache.responses[cache.responseIndex.get('q1e1')!].ext).toEqual([0]);
+    const env = makeEnvironment(cache, { rounds: 2, miss: 'signature' });
+    const d = startDebate(env, 0);
+    stepRound(env, d, keepAll(d, 3));
+    // Full-Debate context: the recorded full1 responses, never q1e1 (its context had one more).
+    expect(d.current.map((r) => cache.responses[r.source].id)).toEqual(['q1f1', 'q1f2', 'q1f3']);
+    expect(d.tiers.exact).toBe(3);
+  });
 });
+

@@ -1,0 +1,158 @@
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { countTokens } from 'gpt-tokenizer/encoding/cl100k_base';
+import { describe, expect, it } from 'vitest';
+import { formatImportProblem, importDu, shownSolutions, type DuImportOptions } from '../../src/cache/importDu.ts';
+import { cacheFromRecords, type Cache } from '../../src/cache/load.ts';
+
+// Real recorded debates, read from the shared data folder at test time (never copied here).
+const DATA = resolve(import.meta.dirname, '../../../shared/data/dylan-math');
+const ALGEBRA = join(DATA, 'algebra_1_248_4_3.json');
+
+const options: DuImportOptions = {
+  name: 'test', models: ['gpt-3.5-turbo'], prices: { 'gpt-3.5-turbo': { in: 0.5, out: 1.5 } }, encoding: 'cl100k_base',
+  benchmark: 'MATH', answerType: 'math', splitSeed: 0, trainFraction: 0.6, validationFraction: 0.2,
+};
+
+const responseOf = (cache: Cache, id: string) => {
+  const i = cache.responseIndex.get(id);
+  if (i === undefined) throw new Error(`no response ${id}`);
+  return cache.responses[i];
+};
+
+describe.skipIf(!existsSync(DATA))('importing real DyLAN MATH debates', () => {
+  const result = importDu([ALGEBRA], options);
+  const cache = cacheFromRecords(result.records, 'algebra');
+
+  it('imports every problem of the file into a valid cache, one agent per transcript position', () => {
+    expect(result.problems).toEqual([]);
+    expect(result.imported).toBe(100);
+    expect(cache.agents.map((a) => [a.id, a.model, a.priceIn * 1e6, a.priceOut * 1e6])).toEqual([
+      ['a1', 'gpt-3.5-turbo', 0.5, 1.5], ['a2', 'gpt-3.5-turbo', 0.5, 1.5], ['a3', 'gpt-3.5-turbo', 0.5, 1.5], ['a4', 'gpt-3.5-turbo', 0.5, 1.5],
+    ]);
+  });
+
+  it('reads problem 1 (three agents, one round) as checked by hand', () => {
+    const q = cache.questions[cache.questionIndex.get('algebra_1_248_4_3/1')!];
+    expect(q.text).toBe('If $\\displaystyle\\frac{n+5}{n-3} = 2$ what is the value of $n$?');
+    expect(q.gold).toBe('11');
+    expect(q.meta).toMatchObject({ level: 1, subject: 'Algebra' });
+    // "...which simplifies to $n = 11$. Therefore, the value of $n$ is $11$." and two "... is 11."
+    for (const a of ['a1', 'a2', 'a3']) {
+      const r = responseOf(cache, `algebra_1_248_4_3/1/${a}/r1`);
+      expect(r.answer).toBe('11');
+      expect(r.correct).toBe(true);
+    }
+    expect(cache.responseIndex.has('algebra_1_248_4_3/1/a1/r2')).toBe(false);
+  });
+
+  it('reads problem 13 (four agents, two rounds): answers, and what each agent was shown', () => {
+    const id = (a: string, t: number) => `algebra_1_248_4_3/13/${a}/r${t}`;
+    const answers = (t: number) => ['a1', 'a2', 'a3', 'a4'].map((a) => responseOf(cache, id(a, t)).answer);
+    // a2 concluded "there are no solutions to this problem": no answer, counted as unparsed.
+    expect(answers(1)).toEqual(['2, 11, 14, 15', null, '6, 11, 16, 29', '7, 8, 9, 24.5']);
+    expect(answers(2)).toEqual(['6, 14, 40, 60', '6, 11, 16, 29', '6, 11, 16, 29', '6, 11, 16, 29']);
+    expect(responseOf(cache, id('a3', 2)).correct).toBe(false); // gold 7,9,12,13
+    // Own previous response first; then the agents before it this round, the ones after it last round.
+    expect(responseOf(cache, id('a1', 2)).context).toEqual([id('a1', 1), id('a2', 1), id('a3', 1), id('a4', 1)]);
+    expect(responseOf(cache, id('a2', 2)).context).toEqual([id('a2', 1), id('a1', 2), id('a3', 1), id('a4', 1)]);
+    expect(responseOf(cache, id('a4', 2)).context).toEqual([id('a4', 1), id('a1', 2), id('a2', 2), id('a3', 2)]);
+    expect(responseOf(cache, id('a2', 2)).prev).toBe(id('a2', 1));
+  });
+
+  it('loses no shown solution: each is a matched response or an external entry', () => {
+    const text = JSON.parse(readFileSync(ALGEBRA, 'utf8')) as Record<string, [{ role: string; content: string }[][]]>;
+    let shown = 0, kept = 0, external = 0;
+    Object.values(text).forEach(([agents], k) =>
+      agents.forEach((transcript, i) =>
+        transcript.forEach((m, j) => {
+          if (m.role !== 'user' || j < 3) return;
+          const r = responseOf(cache, `algebra_1_248_4_3/${k + 1}/a${i + 1}/r${(j + 1) / 2}`);
+          shown += shownSolutions(m.content).length;
+          kept += r.context.length - 1; // all but the own previous response
+          external += r.ext.length;
+        }),
+      ),
+    );
+    expect(shown).toBeGreaterThan(300);
+    expect(kept).toBe(shown);
+    expect(external).toBeGreaterThan(0);
+    expect(cache.externals.every((e) => e.text.length > 0 && e.tokens === countTokens(e.text))).toBe(true);
+  });
+
+  it('counts tokens with the tokenizer; a revision prompt holds the chat history', () => {
+    const r1 = responseOf(cache, 'algebra_1_248_4_3/13/a2/r1');
+    const r2 = responseOf(cache, 'algebra_1_248_4_3/13/a2/r2');
+    expect(r1.outTokens).toBe(countTokens(r1.text));
+    expect(r1.outTokens).not.toBe(Math.round(r1.text.length / 4));
+    expect(r2.inTokens).toBeGreaterThan(r1.inTokens + r1.outTokens);
+    expect(cache.questions[cache.questionIndex.get('algebra_1_248_4_3/13')!].promptTokens).toBe(r1.inTokens);
+  });
+
+  it('assigns splits by a seeded rule, or from a file', () => {
+    const splits = (c: Cache) => c.questions.map((q) => q.split).join();
+    expect(splits(cacheFromRecords(importDu([ALGEBRA], options).records))).toBe(splits(cache));
+    expect(splits(cacheFromRecords(importDu([ALGEBRA], { ...options, splitSeed: 1 }).records))).not.toBe(splits(cache));
+    expect(cache.questions.filter((q) => q.split === 'test').length).toBe(20);
+    const fromFile = importDu([ALGEBRA], { ...options, splits: Object.fromEntries(cache.questions.map((q) => [q.id, q.index < 10 ? 'test' : 'train'])) });
+    expect(cacheFromRecords(fromFile.records).questions.filter((q) => q.split === 'test').length).toBe(10);
+  });
+
+  it('parses at least 97% of the final answers of all 700 recorded debates', () => {
+    const all = cacheFromRecords(importDu(['algebra_1_248_4_3', 'counting_and_probability_0_219_4_3', 'geometry_0_199_4_3', 'intermediate_algebra_0_207_4_3', 'number_theory_0_224_4_3', 'prealgebra_7_631_4_3', 'precalculus_0_251_4_3'].map((f) => join(DATA, `${f}.json`)), options).records);
+    expect(all.questions.length).toBe(700);
+    const last = new Map<string, number>();
+    for (const r of all.responses) last.set(`${r.q}|${r.a}`, r.ans);
+    const finals = [...last.values()];
+    expect(finals.filter((a) => a >= 0).length / finals.length).toBeGreaterThanOrEqual(0.97);
+  });
+});
+
+describe('importing malformed records', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'du-'));
+  const sys = { role: 'system', content: 'Debate.' };
+  const user = (c: string) => ({ role: 'user', content: c });
+  const said = (c: string) => ({ role: 'assistant', content: c });
+  const shown = (...s: string[]) => user(`These are the solutions to the problem from other agents: \n\n${s.map((x) => `One agent solution: \`\`\`${x}\`\`\``).join('\n\n')}\n\nCan you give an updated answer?`);
+  const good = [[
+    [sys, user('Problem: 1+1?\nAnswer:'), said('So $\\boxed{2}$.'), shown('It is $\\boxed{3}$.'), said('Still $\\boxed{2}$.')],
+    [sys, user('Problem: 1+1?\nAnswer:'), said('It is $\\boxed{3}$.'), shown('Still $\\boxed{2}$.'), said('The answer is 2.')],
+  ], '2', 1, 'Prealgebra'];
+  const file = join(dir, 'bad.json');
+  writeFileSync(file, JSON.stringify({
+    'Problem: 1+1?\nAnswer:': good,
+    'Problem: no gold?\nAnswer:': [[[sys, user('Problem: no gold?\nAnswer:'), said('$\\boxed{1}$')]]],
+    'Problem: cut short?\nAnswer:': [[
+      [sys, user('Problem: cut short?\nAnswer:'), said('$\\boxed{4}$'), shown('$\\boxed{5}$'), said('$\\boxed{5}$')],
+      [sys, user('Problem: cut short?\nAnswer:'), said('$\\boxed{5}$'), shown('$\\boxed{4}$')],
+    ], '5'],
+    'Problem: empty?\nAnswer:': [[[sys, user('Problem: empty?\nAnswer:'), said('  ')], [sys, user('Problem: empty?\nAnswer:'), said('$\\boxed{7}$')]], '7'],
+  }));
+  writeFileSync(join(dir, 'broken.json'), '{"Problem: x": [');
+  const result = importDu([file, join(dir, 'broken.json'), join(dir, 'missing.json')], options);
+  const messages = result.problems.map(formatImportProblem);
+
+  it('names the file, problem and field of each problem', () => {
+    expect(messages).toEqual([
+      expect.stringMatching(/bad\.json: problem 2: 1: gold answer missing; problem skipped/),
+      expect.stringMatching(/bad\.json: problem 3: 0\.1\.3: transcript of agent 2 ends with a user message: cut short, its last round is missing/),
+      expect.stringMatching(/bad\.json: problem 4: 0\.0\.2\.content: empty response of agent 1 at round 1: imported with no answer/),
+      expect.stringMatching(/broken\.json: invalid JSON/),
+      expect.stringMatching(/missing\.json: file not found/),
+    ]);
+  });
+
+  it('imports the rest into a valid cache', () => {
+    const cache = cacheFromRecords(result.records);
+    expect(result.imported).toBe(3);
+    expect(cache.questions.map((q) => q.id)).toEqual(['bad/1', 'bad/3', 'bad/4']);
+    expect(responseOf(cache, 'bad/1/a2/r2').answer).toBe('2');
+    expect(responseOf(cache, 'bad/1/a2/r2').context).toEqual(['bad/1/a2/r1', 'bad/1/a1/r2']); // a1 answered first this round
+    expect(responseOf(cache, 'bad/1/a1/r2').context).toEqual(['bad/1/a1/r1', 'bad/1/a2/r1']);
+    expect(responseOf(cache, 'bad/3/a1/r2').answer).toBe('5');
+    expect(cache.responseIndex.has('bad/3/a2/r2')).toBe(false);
+    const empty = responseOf(cache, 'bad/4/a1/r1');
+    expect([empty.answer, empty.ans]).toEqual([null, -1]);
+  });
+});
