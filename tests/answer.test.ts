@@ -67,5 +67,13 @@ describe('answers', () => {
     expect(extractAnswer('Therefore, the maximum is either $\\frac{1}{4}$ or $\\frac{1}{16},$ depending on the approach.')).toBeNull();
     expect(extractAnswer('Thus, the curve passes through the point $(15,-29)$ at $t=2$.')).toBeNull();
     expect(extractAnswer('It is important to double-check the final answer.')).toBeNull();
+    // "The answer is" statements: a verdict on another answer is none; a later conclusion wins.
+    expect(extractAnswer('Their answer is 12. Therefore, the correct answer is that there is no solution.')).toBeNull();
+    expect(extractAnswer('The answer is correct.')).toBeNull();
+    expect(extractAnswer('The answer is 4. Checking again, so the total is 5.')).toBe('5');
+    expect(extractAnswer('My updated answer is the same as theirs: 371146600.')).toBe('371146600');
+    expect(extractAnswer('The updated answer is that there are four primes: 13, 23, 43, and 73.')).toBe('4');
+    expect(normalizeAnswer('6 3/4', 'math')).toBe(normalizeAnswer('6\\frac{3}{4}', 'math'));
+    expect(normalizeAnswer('\\frac{-1}{32x}', 'math')).toBe(normalizeAnswer('-\\frac{1}{32x}', 'math'));
   });
 });
