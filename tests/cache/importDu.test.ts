@@ -5,6 +5,10 @@ import { countTokens } from 'gpt-tokenizer/encoding/cl100k_base';
 import { describe, expect, it } from 'vitest';
 import { formatImportProblem, importDu, shownSolutions, type DuImportOptions } from '../../src/cache/importDu.ts';
 import { cacheFromRecords, type Cache } from '../../src/cache/load.ts';
+import { writeCacheRecords } from '../../src/cache/write.ts';
+import { evalJob } from '../../eval/evalPolicy.ts';
+import { resolveConfig } from '../../train/config.ts';
+import { runFiles, train } from '../../train/trainer.ts';
 
 // Real recorded debates, read from the shared data folder at test time (never copied here).
 const DATA = resolve(import.meta.dirname, '../../../shared/data/dylan-math');
@@ -98,6 +102,21 @@ describe.skipIf(!existsSync(DATA))('importing real DyLAN MATH debates', () => {
     const fromFile = importDu([ALGEBRA], { ...options, splits: Object.fromEntries(cache.questions.map((q) => [q.id, q.index < 10 ? 'test' : 'train'])) });
     expect(cacheFromRecords(fromFile.records).questions.filter((q) => q.split === 'test').length).toBe(10);
   });
+
+  it('trains and evaluates a policy on the imported cache like on the default world', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'du-train-'));
+    writeCacheRecords(join(dir, 'cache'), result.records);
+    const config = resolveConfig({ cache: join(dir, 'cache'), agents: ['a1', 'a2'], out: join(dir, 'run'), epochs: 1, batchSize: 16, hidden: 16, backend: 'cpu' });
+    await train(config, { log: () => {} });
+    const { rows } = await evalJob({
+      policies: [runFiles(config.out).best], cache: join(dir, 'cache'), split: 'test', backend: 'cpu', settings: { agents: ['a1', 'a2'] },
+      methods: ['full', 'none'], seeds: 1, reference: 'Full-Debate',
+    });
+    expect(rows.map((r) => r.method)).toEqual(['Full-Debate', 'No-communication', expect.stringMatching(/^CPP FuseGLU/)]);
+    const cpp = rows[2];
+    expect(cpp.accuracy).toBeGreaterThan(0);
+    expect(cpp.costPct).toBeLessThanOrEqual(100);
+  }, 120_000);
 
   // Measured 96.8% (2038 of 2105); the rest state no single answer ("either 12 or 28", "there is
   // no solution", comments on the other agents) and stay unparsed rather than guessed.
