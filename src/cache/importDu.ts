@@ -90,6 +90,8 @@ export interface DuImport {
 
 /** Read Du-layout files into cache records; problems are collected, never thrown (except a missing price). */
 export function importDu(files: string[], o: DuImportOptions): DuImport {
+  if (!(o.trainFraction >= 0 && o.validationFraction >= 0 && o.trainFraction + o.validationFraction <= 1))
+    throw new Error(`train fraction ${o.trainFraction} and validation fraction ${o.validationFraction} must be >= 0 and add up to at most 1`);
   const count = tokenCounter(o.encoding);
   const problems: ImportProblem[] = [];
   const questions: QuestionRecord[] = [];
