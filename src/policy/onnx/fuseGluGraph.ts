@@ -1,0 +1,299 @@
+// FuseGLU as ONNX graphs (SPEC §4, §7): the forward pass, the REINFORCE loss with its hand-derived
+// backward pass, and a fused Adam step, all from ordinary operators (the npm build of ONNX Runtime
+// has no training operators). Trainable parameters travel as one flat vector, so Adam is a handful
+// of elementwise nodes over it whatever the number of parameters.
+//
+// Backward, per FuseGLU block out = x + M Wd with M = SiLU(G) ⊙ U, G = x̂ Wg + ŷ Vg, U = x̂ Wu + ŷ Vu:
+//   dWd = Mᵀ dout, dM = dout Wdᵀ, dU = dM ⊙ SiLU(G), dG = dM ⊙ U ⊙ σ(G)(1 + G(1 − σ(G))),
+//   dWg = x̂ᵀ dG, dVg = ŷᵀ dG, dWu = x̂ᵀ dU, dVu = ŷᵀ dU, dx̂ = dG Wgᵀ + dU Wuᵀ, dŷ = dG Vgᵀ + dU Vuᵀ;
+// layer norm x̂ = g ⊙ n + b with n = (x − μ) r: dg = Σ dx̂ ⊙ n, db = Σ dx̂,
+//   dx = r (dn − mean(dn) − n ⊙ mean(dn ⊙ n)) with dn = dx̂ ⊙ g.
+// Loss = −mean(A · log π(a)) − β mean(H), log π(a) = −softplus(−s l) (s = ±1 for keep/prune),
+//   dL/dl = (−A s σ(−s l) + β l p (1 − p)) / N  (H the Bernoulli entropy, dH/dl = −l p (1 − p)).
+import type { OptimizerSettings } from '../engine.ts';
+import { isTrainable, parameterShapes, type DecisionBatch, type PolicyShape, type Weights } from '../model.ts';
+import { graphBuilder, type DType, type GraphBuilder } from './graph.ts';
+
+const LN_EPS = 1e-5;
+
+export interface Slot {
+  name: string;
+  shape: number[];
+  offset: number;
+  size: number;
+}
+
+/** Trainable parameters in flat-vector order (the order of `parameterShapes`). */
+export function flatLayout(s: PolicyShape): { slots: Slot[]; size: number } {
+  let offset = 0;
+  const slots = parameterShapes(s)
+    .filter(([name]) => isTrainable(s, name))
+    .map(([name, shape]) => {
+      const size = shape.reduce((a, b) => a * b, 1);
+      const slot = { name, shape, offset, size };
+      offset += size;
+      return slot;
+    });
+  return { slots, size: offset };
+}
+
+export function flatten(s: PolicyShape, w: Weights): Float32Array {
+  const { slots, size } = flatLayout(s);
+  const out = new Float32Array(size);
+  for (const slot of slots) out.set(w[slot.name].data, slot.offset);
+  return out;
+}
+
+export function unflatten(s: PolicyShape, flat: Float32Array | Float64Array): Weights {
+  return Object.fromEntries(flatLayout(s).slots.map((slot) => [slot.name, { shape: slot.shape, data: Float32Array.from(flat.subarray(slot.offset, slot.offset + slot.size)) }]));
+}
+
+/** Rows of each lookup table per decision: the width of the one-hot inputs of the training graphs. */
+export const lookupWidths = (s: PolicyShape) => ({ recipient: s.agents, own: 2, source: s.agents, round: Math.max(1, s.rounds - 1) });
+
+/** A graph input as plain data (the worker wraps it in an ONNX Runtime tensor). */
+export interface Feed {
+  type: 'float32' | 'float64';
+  data: Float32Array | Float64Array;
+  dims: number[];
+}
+
+/** Inputs of the training graphs for a batch: embeddings and one-hot lookups (and sign, advantage). */
+export function batchFeeds(s: PolicyShape, b: DecisionBatch, dtype: DType = 'float32', actions?: Uint8Array, advantages?: Float32Array): Record<string, Feed> {
+  const Arr = dtype === 'float64' ? Float64Array : Float32Array;
+  const feed = (data: ArrayLike<number>, dims: number[]): Feed => ({ type: dtype, data: Arr.from(data), dims });
+  const oneHot = (rows: Int32Array, width: number) => {
+    const out = new Arr(b.n * width);
+    rows.forEach((r, i) => (out[i * width + r] = 1));
+    return { type: dtype, data: out, dims: [b.n, width] };
+  };
+  const widths = lookupWidths(s);
+  const feeds: Record<string, Feed> = {
+    query: feed(b.query, [b.n, s.dim]),
+    candidate: feed(b.candidate, [b.n, s.dim]),
+    recipient: oneHot(b.recipient, widths.recipient),
+    own: oneHot(b.own, widths.own),
+    source: oneHot(b.source, widths.source),
+    round: oneHot(b.round, widths.round),
+  };
+  if (actions) feeds.sign = feed(Array.from(actions, (a) => 2 * a - 1), [b.n]);
+  if (advantages) feeds.advantage = feed(advantages, [b.n]);
+  return feeds;
+}
+
+const softplus = (g: GraphBuilder, x: string) =>
+  g.op('Add', [g.op('Relu', [x]), g.op('Log', [g.op('Add', [g.scalar(1), g.op('Exp', [g.op('Neg', [g.op('Abs', [x])])])])])]);
+
+interface LayerNormed {
+  out: string;
+  n: string;
+  r: string;
+}
+
+function layerNorm(g: GraphBuilder, x: string, gain: string, bias: string): LayerNormed {
+  const centered = g.op('Sub', [x, g.op('ReduceMean', [x], { axes: [-1], keepdims: 1 })]);
+  const variance = g.op('ReduceMean', [g.op('Mul', [centered, centered])], { axes: [-1], keepdims: 1 });
+  const r = g.op('Reciprocal', [g.op('Sqrt', [g.op('Add', [variance, g.scalar(LN_EPS)])])]);
+  const n = g.op('Mul', [centered, r]);
+  return { out: g.op('Add', [g.op('Mul', [n, gain]), bias]), n, r };
+}
+
+/**
+ * The second input of a block: one row per decision, or (block 1's behavior embedding) a table
+ * of A rows picked by a one-hot [N, A]. Layer norm is per row, so a table is normed and projected
+ * once per agent, not once per decision: four of the thirty N x D x H products of a step vanish.
+ */
+type Side = { rows: string } | { table: string; oneHot: string };
+
+interface Block {
+  prefix: string;
+  y: Side;
+  lx: LayerNormed;
+  ly: LayerNormed;
+  G: string;
+  S: string;
+  A: string;
+  U: string;
+  M: string;
+  out: string;
+}
+
+function block(g: GraphBuilder, P: (name: string) => string, prefix: string, x: string, y: Side): Block {
+  const p = (k: string) => P(`${prefix}.${k}`);
+  const lx = layerNorm(g, x, p('lnx.g'), p('lnx.b'));
+  const ly = layerNorm(g, 'rows' in y ? y.rows : y.table, p('lny.g'), p('lny.b'));
+  const fromY = (W: string) => ('rows' in y ? g.op('MatMul', [ly.out, W]) : g.op('MatMul', [y.oneHot, g.op('MatMul', [ly.out, W])]));
+  const G = g.op('Add', [g.op('MatMul', [lx.out, p('Wg')]), fromY(p('Vg'))]);
+  const U = g.op('Add', [g.op('MatMul', [lx.out, p('Wu')]), fromY(p('Vu'))]);
+  const S = g.op('Sigmoid', [G]);
+  const A = g.op('Mul', [G, S]);
+  const M = g.op('Mul', [A, U]);
+  return { prefix, y, lx, ly, G, S, A, U, M, out: g.op('Add', [x, g.op('MatMul', [M, p('Wd')])]) };
+}
+
+const rowSum = (g: GraphBuilder, x: string) => g.op('ReduceSum', [x, g.ints([0])], { keepdims: 0 });
+/** a·b with either side transposed. (MatMul on an explicit Transpose, which ONNX Runtime fuses.) */
+const gemm = (g: GraphBuilder, a: string, b: string, transA: number, transB: number) =>
+  g.op('MatMul', [transA ? g.op('Transpose', [a], { perm: [1, 0] }) : a, transB ? g.op('Transpose', [b], { perm: [1, 0] }) : b]);
+
+function layerNormBackward(g: GraphBuilder, ln: LayerNormed, gain: string, dOut: string, needInput: boolean) {
+  const dGain = rowSum(g, g.op('Mul', [dOut, ln.n]));
+  const dBias = rowSum(g, dOut);
+  if (!needInput) return { dGain, dBias };
+  const dn = g.op('Mul', [dOut, gain]);
+  const mean1 = g.op('ReduceMean', [dn], { axes: [-1], keepdims: 1 });
+  const mean2 = g.op('ReduceMean', [g.op('Mul', [dn, ln.n])], { axes: [-1], keepdims: 1 });
+  const dx = g.op('Mul', [ln.r, g.op('Sub', [g.op('Sub', [dn, mean1]), g.op('Mul', [ln.n, mean2])])]);
+  return { dGain, dBias, dx };
+}
+
+/**
+ * Gradients of one block's parameters into `grads`; returns dx (if wanted) and dy (if wanted: per
+ * decision for rows, per table row for a table).
+ */
+function blockBackward(g: GraphBuilder, P: (name: string) => string, b: Block, dOut: string, want: { x: boolean; y: boolean }, grads: Map<string, string>, fault: Fault) {
+  const p = (k: string) => P(`${b.prefix}.${k}`);
+  const put = (k: string, v: string) => grads.set(`${b.prefix}.${k}`, v);
+  put('Wd', gemm(g, b.M, dOut, 1, 0));
+  const dM = gemm(g, dOut, p('Wd'), 0, 1);
+  const dU = g.op('Mul', [dM, b.A]);
+  const siluSlope = fault === 'silu' && b.prefix === 'b2' ? b.S : g.op('Mul', [b.S, g.op('Add', [g.scalar(1), g.op('Mul', [b.G, g.op('Sub', [g.scalar(1), b.S])])])]);
+  const dG = g.op('Mul', [g.op('Mul', [dM, b.U]), siluSlope]);
+  // For a table, the decisions' gradients are first summed per table row.
+  const [dGy, dUy] = 'rows' in b.y ? [dG, dU] : [gemm(g, b.y.oneHot, dG, 1, 0), gemm(g, b.y.oneHot, dU, 1, 0)];
+  put('Wg', gemm(g, b.lx.out, dG, 1, 0));
+  put('Vg', gemm(g, b.ly.out, dGy, 1, 0));
+  put('Wu', gemm(g, b.lx.out, dU, 1, 0));
+  put('Vu', gemm(g, b.ly.out, dUy, 1, 0));
+  const dxn = g.op('Add', [gemm(g, dG, p('Wg'), 0, 1), gemm(g, dU, p('Wu'), 0, 1)]);
+  const dyn = g.op('Add', [gemm(g, dGy, p('Vg'), 0, 1), gemm(g, dUy, p('Vu'), 0, 1)]);
+  const lnx = layerNormBackward(g, b.lx, p('lnx.g'), dxn, want.x);
+  const lny = layerNormBackward(g, b.ly, p('lny.g'), dyn, want.y);
+  put('lnx.g', lnx.dGain);
+  put('lnx.b', lnx.dBias);
+  put('lny.g', lny.dGain);
+  put('lny.b', lny.dBias);
+  return { dx: want.x ? g.op('Add', [dOut, lnx.dx!]) : undefined, dy: lny.dx };
+}
+
+/** `silu`: drop a term of the SiLU derivative in block 2 (tests show the gradient check catches it). */
+export type Fault = 'silu' | undefined;
+
+const FEATURES = [
+  ['ownFeature', 'ownEmb', 'own'],
+  ['sourceFeature', 'sourceEmb', 'source'],
+  ['roundFeature', 'roundEmb', 'round'],
+] as const;
+
+/**
+ * The training-side graphs. Inputs: `param:<name>` per trainable parameter, `query`, `candidate`
+ * (N x D), one-hot `recipient`, `own`, `source`, `round` (N x rows); `gradient` adds `sign` (±1)
+ * and `advantage` (N); `train` adds `params`, `m`, `v` (flat vectors) and `step_size`, `eps_hat`.
+ * Outputs: `logits`; `loss`, `entropy`, `grad`; or `loss`, `entropy`, `params_out`, `m_out`, `v_out`.
+ */
+export function trainingGraph(
+  kind: 'forward' | 'gradient' | 'train',
+  s: PolicyShape,
+  frozen: Weights,
+  opt: OptimizerSettings,
+  o: { dtype?: DType; fault?: Fault } = {},
+): Uint8Array {
+  const g = graphBuilder(o.dtype ?? 'float32', `fuseglu-${kind}`);
+  const D = s.dim;
+  const { slots, size } = flatLayout(s);
+  // Each trainable parameter is its own input: the worker passes views into the flat vector, so
+  // nothing is sliced or copied; the train graph also takes the flat vector itself for Adam.
+  const values = new Map<string, string>();
+  for (const slot of slots) values.set(slot.name, g.input(`param:${slot.name}`, slot.shape));
+  for (const [name, t] of Object.entries(frozen)) if (!values.has(name)) values.set(name, g.constant(t.data, t.shape));
+  const P = (name: string) => values.get(name)!;
+
+  const widths = lookupWidths(s);
+  const query = g.input('query', ['N', D]);
+  let c = g.input('candidate', ['N', D]);
+  const oneHot = Object.fromEntries(Object.entries(widths).map(([k, w]) => [k, g.input(k, ['N', w])])) as Record<keyof typeof widths, string>;
+  for (const [flag, table, key] of FEATURES) if (s[flag]) c = g.op('Add', [c, g.op('MatMul', [oneHot[key], P(table)])]);
+  const b1 = block(g, P, 'b1', query, { table: P('behavior'), oneHot: oneHot.recipient });
+  const b2 = block(g, P, 'b2', b1.out, { rows: c });
+  const l = g.op('Reshape', [g.op('Add', [g.op('MatMul', [b2.out, g.op('Reshape', [P('head.w'), g.ints([D, 1])])]), P('head.b')]), g.ints([-1])]);
+  if (kind === 'forward') {
+    g.output(l, 'logits', ['N']);
+    return g.bytes();
+  }
+
+  const sign = g.input('sign', ['N']);
+  const advantage = g.input('advantage', ['N']);
+  const sl = g.op('Mul', [sign, l]);
+  const p = g.op('Sigmoid', [l]);
+  const q = g.op('Sub', [g.scalar(1), p]);
+  const logp = g.op('Neg', [softplus(g, g.op('Neg', [sl]))]);
+  const H = g.op('Add', [g.op('Mul', [p, softplus(g, g.op('Neg', [l]))]), g.op('Mul', [q, softplus(g, l)])]);
+  const entropy = g.op('ReduceMean', [H], { axes: [0], keepdims: 0 });
+  const pg = g.op('ReduceMean', [g.op('Mul', [logp, advantage])], { axes: [0], keepdims: 0 });
+  const loss = g.op('Sub', [g.op('Neg', [pg]), g.op('Mul', [g.scalar(opt.entropyBonus), entropy])]);
+  g.output(loss, 'loss', []);
+  g.output(entropy, 'entropy', []);
+
+  const invN = g.op('Reciprocal', [g.op('Cast', [g.op('Shape', [l])], { to: o.dtype === 'float64' ? 11 : 1 })]);
+  const dl = g.op('Mul', [
+    invN,
+    g.op('Add', [
+      g.op('Neg', [g.op('Mul', [g.op('Mul', [advantage, sign]), g.op('Sigmoid', [g.op('Neg', [sl])])])]),
+      g.op('Mul', [g.scalar(opt.entropyBonus), g.op('Mul', [l, g.op('Mul', [p, q])])]),
+    ]),
+  ]);
+  const grads = new Map<string, string>();
+  const dlColumn = g.op('Reshape', [dl, g.ints([-1, 1])]);
+  grads.set('head.w', g.op('Reshape', [gemm(g, b2.out, dlColumn, 1, 0), g.ints([D])]));
+  grads.set('head.b', g.op('ReduceSum', [dl, g.ints([0])], { keepdims: 1 }));
+  const dz = g.op('MatMul', [dlColumn, g.op('Reshape', [P('head.w'), g.ints([1, D])])]);
+  const behaviorTrains = isTrainable(s, 'behavior');
+  const back2 = blockBackward(g, P, b2, dz, { x: true, y: FEATURES.some(([flag]) => s[flag]) }, grads, o.fault);
+  const back1 = blockBackward(g, P, b1, back2.dx!, { x: false, y: behaviorTrains }, grads, o.fault);
+  for (const [flag, table, key] of FEATURES) if (s[flag]) grads.set(table, gemm(g, oneHot[key], back2.dy!, 1, 0));
+  if (behaviorTrains) grads.set('behavior', back1.dy!);
+  const grad = g.op('Concat', slots.map((slot) => g.op('Reshape', [grads.get(slot.name)!, g.ints([-1])])), { axis: 0 });
+  if (kind === 'gradient') {
+    g.output(grad, 'grad', [size]);
+    return g.bytes();
+  }
+
+  // Adam over the flat vector. p -= lr (m / c1) / (sqrt(v / c2) + eps) is computed as
+  // p -= step (m / (sqrt(v) + epsHat)), step = lr sqrt(c2) / c1 and epsHat = eps sqrt(c2) given per
+  // step: the same value in fewer passes over the vector.
+  const params = g.input('params', [size]);
+  const m = g.input('m', [size]);
+  const v = g.input('v', [size]);
+  const stepSize = g.input('step_size', []);
+  const epsHat = g.input('eps_hat', []);
+  const mNext = g.op('Add', [m, g.op('Mul', [g.scalar(1 - opt.beta1), g.op('Sub', [grad, m])])]);
+  const vNext = g.op('Add', [v, g.op('Mul', [g.scalar(1 - opt.beta2), g.op('Sub', [g.op('Mul', [grad, grad]), v])])]);
+  const update = g.op('Mul', [stepSize, g.op('Div', [mNext, g.op('Add', [g.op('Sqrt', [vNext]), epsHat])])]);
+  g.output(g.op('Sub', [params, update]), 'params_out', [size]);
+  g.output(mNext, 'm_out', [size]);
+  g.output(vNext, 'v_out', [size]);
+  return g.bytes();
+}
+
+/**
+ * The standard inference model for deployment: weights inside; inputs `query`, `behavior` (the
+ * recipient's behavior embedding), `candidate` (N x D) and the candidate features `own` (0/1),
+ * `source` (team position), `round` (round − 2), int64 (N); output `keep_probability` (N).
+ */
+export function inferenceGraph(s: PolicyShape, w: Weights, meta: Record<string, string>): Uint8Array {
+  const g = graphBuilder('float32', 'fuseglu-policy');
+  const D = s.dim;
+  const values = new Map(Object.entries(w).map(([name, t]) => [name, g.constant(t.data, t.shape, 'float32', name)]));
+  const P = (name: string) => values.get(name)!;
+  const query = g.input('query', ['N', D]);
+  const behavior = g.input('behavior', ['N', D]);
+  let c = g.input('candidate', ['N', D]);
+  for (const [flag, table, key] of FEATURES) {
+    const index = g.input(key, ['N'], 'int64');
+    if (s[flag]) c = g.op('Add', [c, g.op('Gather', [P(table), index], { axis: 0 })]);
+  }
+  const z = block(g, P, 'b2', block(g, P, 'b1', query, { rows: behavior }).out, { rows: c }).out;
+  const l = g.op('Reshape', [g.op('Add', [g.op('MatMul', [z, g.op('Reshape', [P('head.w'), g.ints([D, 1])])]), P('head.b')]), g.ints([-1])]);
+  g.output(g.op('Sigmoid', [l]), 'keep_probability', ['N']);
+  return g.bytes(meta);
+}

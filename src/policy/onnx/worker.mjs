@@ -1,0 +1,64 @@
+// Runs the FuseGLU ONNX graphs off the main thread (a session's run blocks the thread that calls
+// it, so the trainer's progress display would freeze). Holds the flat parameters and Adam moments
+// between steps. Plain JavaScript, so it starts the same under tsx, vitest and node.
+import * as ort from 'onnxruntime-node';
+import { parentPort } from 'node:worker_threads';
+
+let sessions = {};
+let slots; // where each parameter lives in the flat vector
+let state; // { params, m, v } as Float32Arrays; `next` buffers receive each step's outputs
+
+const tensor = (f) => new ort.Tensor(f.type, f.data, f.dims);
+const feedsOf = (feeds) => Object.fromEntries(Object.entries(feeds).map(([k, f]) => [k, tensor(f)]));
+const flat = (data) => new ort.Tensor('float32', data, [data.length]);
+/** One input per parameter, each a view into the flat vector (no copy). */
+const paramViews = (params) => Object.fromEntries(slots.map((s) => [`param:${s.name}`, new ort.Tensor('float32', params.subarray(s.offset, s.offset + s.size), s.shape)]));
+
+const handlers = {
+  async init({ graphs, threads, layout, params, m, v }) {
+    slots = layout;
+    const options = { intraOpNumThreads: threads, interOpNumThreads: 1, executionMode: 'sequential', graphOptimizationLevel: 'all' };
+    for (const [name, bytes] of Object.entries(graphs)) sessions[name] = await ort.InferenceSession.create(bytes, options);
+    state = { params, m, v, next: { params: new Float32Array(params.length), m: new Float32Array(params.length), v: new Float32Array(params.length) } };
+    return {};
+  },
+  async forward({ feeds }) {
+    const out = await sessions.forward.run({ ...feedsOf(feeds), ...paramViews(state.params) });
+    return { logits: out.logits.data };
+  },
+  async gradient({ feeds }) {
+    const out = await sessions.gradient.run({ ...feedsOf(feeds), ...paramViews(state.params) });
+    return { loss: out.loss.data[0], entropy: out.entropy.data[0], grad: out.grad.data };
+  },
+  async train({ feeds, stepSize, epsHat }) {
+    // Outputs go into the spare buffers, which then become the state (no allocation per step).
+    const { next } = state;
+    const out = await sessions.train.run(
+      {
+        ...feedsOf(feeds), ...paramViews(state.params), params: flat(state.params), m: flat(state.m), v: flat(state.v),
+        step_size: new ort.Tensor('float32', [stepSize], []), eps_hat: new ort.Tensor('float32', [epsHat], []),
+      },
+      { loss: null, entropy: null, params_out: flat(next.params), m_out: flat(next.m), v_out: flat(next.v) },
+    );
+    // (Should a runtime ignore the given output buffers, copy what it returned into them.)
+    if (out.params_out.data !== next.params) for (const k of ['params', 'm', 'v']) next[k].set(out[`${k}_out`].data);
+    state = { params: next.params, m: next.m, v: next.v, next: { params: state.params, m: state.m, v: state.v } };
+    return { loss: out.loss.data[0], entropy: out.entropy.data[0] };
+  },
+  async state() {
+    return { params: state.params.slice(), m: state.m.slice(), v: state.v.slice() };
+  },
+  async release() {
+    for (const s of Object.values(sessions)) await s.release();
+    sessions = {};
+    return {};
+  },
+};
+
+parentPort.on('message', async ({ id, type, ...args }) => {
+  try {
+    parentPort.postMessage({ id, ...(await handlers[type](args)) });
+  } catch (e) {
+    parentPort.postMessage({ id, error: e instanceof Error ? e.message : String(e) });
+  }
+});

@@ -1,0 +1,84 @@
+// The FuseGLU policy on ONNX Runtime's native CPU kernels: the forward pass, the hand-derived
+// backward pass and a fused Adam step as ONNX graphs (onnx/fuseGluGraph.ts), run in a worker
+// thread (onnx/worker.mjs) that holds the flat parameters and moments between steps. Checkpoint
+// state is the same per-parameter format as the TF.js engine's, so runs resume across engines.
+import { Worker } from 'node:worker_threads';
+import type { EngineState, OptimizerSettings, PolicyEngine } from './engine.ts';
+import { isTrainable, type PolicyShape, type Weights } from './model.ts';
+import { batchFeeds, flatLayout, flatten, trainingGraph, unflatten } from './onnx/fuseGluGraph.ts';
+
+/** Whether onnxruntime-node loads on this machine. */
+export async function onnxAvailable(): Promise<boolean> {
+  try {
+    await import('onnxruntime-node');
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+type Reply = Record<string, unknown> & { id: number; error?: string };
+
+export async function onnxEngine(shape: PolicyShape, state: EngineState, opt: OptimizerSettings, threads = 1): Promise<PolicyEngine> {
+  const frozen: Weights = Object.fromEntries(Object.entries(state.weights).filter(([name]) => !isTrainable(shape, name)));
+  const worker = new Worker(new URL('./onnx/worker.mjs', import.meta.url));
+  worker.unref(); // an idle engine does not keep the process alive
+  const pending = new Map<number, { resolve: (r: Reply) => void; reject: (e: Error) => void }>();
+  let nextId = 0;
+  worker.on('message', (r: Reply) => {
+    const p = pending.get(r.id)!;
+    pending.delete(r.id);
+    if (r.error) p.reject(new Error(`onnx engine: ${r.error}`));
+    else p.resolve(r);
+  });
+  worker.on('error', (e) => {
+    for (const p of pending.values()) p.reject(e);
+    pending.clear();
+  });
+  const call = (type: string, args: Record<string, unknown>, transfer: ArrayBuffer[] = []) =>
+    new Promise<Reply>((resolve, reject) => {
+      const id = nextId++;
+      pending.set(id, { resolve, reject });
+      worker.ref(); // keep the process alive while a call is out
+      worker.postMessage({ id, type, ...args }, transfer);
+    }).finally(() => pending.size === 0 && worker.unref());
+
+  // The batch arrays are fresh for each call: hand them over instead of copying.
+  const send = (type: string, feeds: ReturnType<typeof batchFeeds>, args: Record<string, unknown> = {}) =>
+    call(type, { feeds, ...args }, Object.values(feeds).map((f) => f.data.buffer as ArrayBuffer));
+  const graph = (kind: 'forward' | 'gradient' | 'train') => trainingGraph(kind, shape, frozen, opt);
+  await call('init', {
+    graphs: { forward: graph('forward'), gradient: graph('gradient'), train: graph('train') },
+    threads,
+    layout: flatLayout(shape).slots,
+    params: flatten(shape, state.weights),
+    m: flatten(shape, state.m),
+    v: flatten(shape, state.v),
+  });
+  let step = state.step;
+
+  return {
+    name: `onnx-cpu (${threads} thread${threads === 1 ? '' : 's'})`,
+    shape,
+    async keepLogits(b) {
+      return (await send('forward', batchFeeds(shape, b))).logits as Float32Array;
+    },
+    async lossAndGradients(b, actions, advantages) {
+      const r = await send('gradient', batchFeeds(shape, b, 'float32', actions, advantages));
+      return { loss: r.loss as number, entropy: r.entropy as number, gradients: unflatten(shape, r.grad as Float32Array) };
+    },
+    async trainStep(b, actions, advantages) {
+      step++;
+      const c1 = 1 - opt.beta1 ** step, c2 = 1 - opt.beta2 ** step;
+      const r = await send('train', batchFeeds(shape, b, 'float32', actions, advantages), { stepSize: (opt.lr * Math.sqrt(c2)) / c1, epsHat: opt.epsilon * Math.sqrt(c2) });
+      return { loss: r.loss as number, entropy: r.entropy as number };
+    },
+    async getState() {
+      const r = await call('state', {});
+      return { weights: { ...unflatten(shape, r.params as Float32Array), ...frozen }, step, m: unflatten(shape, r.m as Float32Array), v: unflatten(shape, r.v as Float32Array) };
+    },
+    dispose() {
+      void call('release', {}).finally(() => worker.terminate());
+    },
+  };
+}
