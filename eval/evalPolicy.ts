@@ -7,11 +7,10 @@ import { ensureEmbeddings } from '../src/cache/embeddings.ts';
 import { loadCache } from '../src/cache/load.ts';
 import { makeEnvironment, splitQuestions, teamIds } from '../src/env/environment.ts';
 import type { DebateSettings } from '../src/env/settings.ts';
-import { loadAnyPolicy, type PolicyArtifact } from '../src/policy/artifact.ts';
-import type { BackendChoice } from '../src/policy/backends.ts';
-import { zeroMoments } from '../src/policy/engine.ts';
+import { loadAnyPolicy } from '../src/policy/artifact.ts';
+import type { ComputeSettings } from '../src/policy/backends.ts';
+import { inferenceEngine } from '../src/policy/engines.ts';
 import { encoderFor } from '../src/policy/inference.ts';
-import { loadBackend, tfjsEngine } from '../src/policy/tfjsEngine.ts';
 import { resolveConfig, readConfigFile, rewardSettingsOf } from '../train/config.ts';
 import { freezeGate, fullDebate, noCommunication, randomPruning, singleAgent, type MethodResult } from './baselines.ts';
 import { consistency, consistencyBest, consistencyFuse } from './consistency.ts';
@@ -22,17 +21,13 @@ import { staticMask, trainStaticMask } from './staticMask.ts';
 export const METHODS = ['full', 'none', 'single', 'consistency', 'freeze', 'random', 'mask'] as const;
 export type MethodName = (typeof METHODS)[number];
 
-/** A forward-only engine for a policy artifact. */
-export function inferenceEngine(a: PolicyArtifact) {
-  return tfjsEngine(a.shape, { weights: a.weights, step: 0, m: zeroMoments(a.weights), v: zeroMoments(a.weights) }, { lr: 0, beta1: 0.9, beta2: 0.999, epsilon: 1e-8, entropyBonus: 0 });
-}
-
 export interface EvalOptions {
   /** Each entry `path` or `label=path1,path2,...`; unlabelled paths are the runs of one method. */
   policies: string[];
   cache: string;
   split: Split;
-  backend: BackendChoice;
+  /** Engine, TF.js backend and threads of the policies' forward passes. */
+  compute: ComputeSettings;
   settings: Partial<DebateSettings>;
   methods: MethodName[];
   /** Keep rate of random pruning; default: the policies' mean keep rate (0.5 without policies). */
@@ -89,7 +84,6 @@ export async function evalJob(o: EvalOptions): Promise<{ table: string; rows: Ro
 
   const policyRuns: MethodResult[] = [];
   if (artifacts.length) {
-    await loadBackend(o.backend);
     let k = 0;
     for (const group of policyList) {
       const runs: MethodResult[] = [];
@@ -97,7 +91,7 @@ export async function evalJob(o: EvalOptions): Promise<{ table: string; rows: Ro
         const a = artifacts[k++];
         if (a.team.join() !== teamIds(env).join()) throw new Error(`${path}: trained for team ${a.team.join(', ')}, the debate team is ${teamIds(env).join(', ')}`);
         const emb = await ensureEmbeddings(o.cache, cache, await encoderFor(a.encoder));
-        const engine = inferenceEngine(a);
+        const engine = await inferenceEngine(o.compute, a.shape, a.weights);
         runs.push(await evaluatePolicy(engine, env, emb, questions, path));
         engine.dispose();
       }

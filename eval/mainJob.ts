@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import type { Split } from '../src/cache/format.ts';
 import type { DebateSettings } from '../src/env/settings.ts';
 import { progress } from '../src/progress.ts';
-import { readConfigFile, resolveConfig } from '../train/config.ts';
+import { readConfigFile, resolveConfig, defaultCompute } from '../train/config.ts';
 import { runFiles } from '../train/trainer.ts';
 import { pool, runTraining } from '../train/runs.ts';
 import { evalJob, METHODS } from './evalPolicy.ts';
@@ -36,6 +36,6 @@ export async function mainJob(o: MainOptions): Promise<string> {
   const failed = runs.filter((r): r is PromiseRejectedResult => r.status === 'rejected');
   if (failed.length) throw new Error(failed.map((f) => (f.reason as Error).message).join('\n'));
   const policies = seeds.map((s) => runFiles(join(o.runs, `seed-${s}`)).best);
-  const { table, files } = await evalJob({ policies, cache: o.cache, split: o.split, backend: 'auto', settings: o.settings, methods: [...METHODS], seeds: o.seeds, config: o.config, reference: 'Full-Debate', out: join(o.runs, 'report') });
+  const { table, files } = await evalJob({ policies, cache: o.cache, split: o.split, compute: defaultCompute(), settings: o.settings, methods: [...METHODS], seeds: o.seeds, config: o.config, reference: 'Full-Debate', out: join(o.runs, 'report') });
   return `\nCPP (${o.seeds} seeds, settings ${o.config}, best validation checkpoints) against every baseline\n\n${table}\n\nwritten: ${files.join(', ')}`;
 }

@@ -14,17 +14,16 @@ import { writeFileAtomic } from '../src/cache/write.ts';
 import { makeEnvironment, splitQuestions } from '../src/env/environment.ts';
 import { loadAnyPolicy } from '../src/policy/artifact.ts';
 import { encoderFor } from '../src/policy/inference.ts';
-import { loadBackend } from '../src/policy/tfjsEngine.ts';
+import type { ComputeSettings } from '../src/policy/backends.ts';
+import { inferenceEngine } from '../src/policy/engines.ts';
 import { markdownTable } from '../src/table.ts';
 import type { CellOutcome, GridFile } from '../train/grid.ts';
 import { runFiles, type LogLine } from '../train/trainer.ts';
 import { fullDebate, type MethodResult } from './baselines.ts';
-import { inferenceEngine } from './evalPolicy.ts';
 import { evaluatePolicy } from './policyEval.ts';
 import { plot, rows, type MethodGroup, type Row } from './report.ts';
 
-export async function ablationReport(grid: GridFile, outcomes: CellOutcome[], results: string, split: Split): Promise<{ markdown: string; files: string[] }> {
-  await loadBackend('auto');
+export async function ablationReport(grid: GridFile, outcomes: CellOutcome[], results: string, split: Split, compute: ComputeSettings): Promise<{ markdown: string; files: string[] }> {
   const rs: (Row & { delta: number | null })[] = [];
   const fullAccuracy: string[] = [];
   const curves: { variant: string; epoch: number; accuracy: number }[] = [];
@@ -40,7 +39,7 @@ export async function ablationReport(grid: GridFile, outcomes: CellOutcome[], re
       const runs: MethodResult[] = [];
       for (const o of outcomes.filter((x) => x.cell.variant === v.name && x.cell.cache === cachePath && x.status !== 'failed')) {
         const artifact = loadAnyPolicy(runFiles(o.cell.settings.out).best);
-        const engine = inferenceEngine(artifact);
+        const engine = await inferenceEngine(compute, artifact.shape, artifact.weights);
         const emb = await ensureEmbeddings(cachePath, cache, await encoderFor(artifact.encoder));
         const runEnv = makeEnvironment(cache, { agents: artifact.team, rounds: artifact.shape.rounds });
         runs.push(await evaluatePolicy(engine, runEnv, emb, questions, o.cell.id));

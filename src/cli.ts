@@ -4,7 +4,7 @@ import { existsSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import yargs, { type Argv } from 'yargs';
 import { hideBin } from 'yargs/helpers';
-import { readConfigFile, resolveConfig } from '../train/config.ts';
+import { COMPUTE_SETTINGS, defaultCompute, readConfigFile, resolveConfig } from '../train/config.ts';
 import { flagSettings, trainFlags } from '../train/flags.ts';
 import { ensureEmbeddings } from './cache/embeddings.ts';
 import { ANSWER_TYPES, type AnswerType } from './answer.ts';
@@ -17,7 +17,7 @@ import { writeCacheRecords, writeFileAtomic } from './cache/write.ts';
 import { ENCODERS, makeEncoder, type EncoderName } from './encoders/index.ts';
 import { DebateSettings, MISS_TIERS } from './env/settings.ts';
 import { readJsonFile } from './jsonFile.ts';
-import { BACKENDS, type BackendChoice } from './policy/backends.ts';
+import { BACKENDS, ENGINES, type ComputeSettings } from './policy/backends.ts';
 import { ensureDefaultCache, generateCache } from './sim/generate.ts';
 import { WorldConfig } from './sim/world.ts';
 
@@ -32,6 +32,16 @@ function debateOptions<T>(y: Argv<T>) {
     .option('tie-break', { choices: ['lowest-agent', 'random'] as const, default: 'lowest-agent' as const, describe: 'majority tie rule' })
     .option('seed', { type: 'number', default: 0, describe: 'seed of every random choice in a replay' });
 }
+
+function computeOptions<T>(y: Argv<T>) {
+  const d = defaultCompute();
+  return y
+    .option('engine', { choices: ENGINES, default: d.engine, describe: 'policy-math engine: onnx (ONNX Runtime, native CPU), tfjs (TF.js on --backend); auto: onnx when it loads' })
+    .option('threads', { type: 'number', default: d.threads, describe: 'CPU threads of the onnx engine' })
+    .option('backend', { choices: BACKENDS, default: d.backend, describe: 'TF.js backend of the tfjs engine' });
+}
+
+const computeSettings = (a: ComputeSettings): ComputeSettings => ({ engine: a.engine, threads: a.threads, backend: a.backend });
 
 function debateSettings(a: { miss: DebateSettings['miss']; rounds: number; agents?: string; round1Sample: DebateSettings['round1Sample']; tieBreak: DebateSettings['tieBreak']; seed: number }): Partial<DebateSettings> {
   return { miss: a.miss, rounds: a.rounds, agents: a.agents?.split(',').map((s) => s.trim()), round1Sample: a.round1Sample, tieBreak: a.tieBreak, seed: a.seed };
@@ -63,7 +73,7 @@ const cli = yargs(hideBin(process.argv))
     async (a) => {
       const { evalJob } = await import('../eval/evalPolicy.ts');
       if (a.cache === DEFAULT_CACHE) ensureDefaultCache(a.cache);
-      console.log((await evalJob({ policies: [], cache: a.cache, split: a.split, backend: 'cpu', settings: debateSettings(a), methods: ['full', 'none', 'single'], seeds: 1, reference: 'Full-Debate' })).table);
+      console.log((await evalJob({ policies: [], cache: a.cache, split: a.split, compute: defaultCompute(), settings: debateSettings(a), methods: ['full', 'none', 'single'], seeds: 1, reference: 'Full-Debate' })).table);
     },
   )
   .command('cache', 'create, check and inspect response caches', (y) =>
@@ -171,13 +181,15 @@ const cli = yargs(hideBin(process.argv))
     'train a FuseGLU pruning policy with REINFORCE on a cache (SPEC §4-7); every setting is a flag below',
     (y) => trainFlags(y)
       .option('config', { type: 'string', describe: 'JSON file of settings; flags override it' })
-      .option('resume', { type: 'boolean', default: false, describe: 'continue the run in --out from its last checkpoint (its saved settings apply)' })
+      .option('resume', { type: 'boolean', default: false, describe: 'continue the run in --out from its last checkpoint (its saved settings apply, except --engine, --threads and --backend)' })
       .example('$0 train --epochs 12 --k -1 --out checkpoints/k-1', 'train with prune pressure')
       .example('$0 train --resume --out checkpoints/k-1', 'continue an interrupted run'),
     async (a) => {
       const config = resolveConfig(a.config ? readConfigFile(a.config) : {}, flagSettings(a));
       const { train, runFiles } = await import('../train/trainer.ts');
-      const { checkpoint } = await train(config, { resume: a.resume });
+      const flags = flagSettings(a);
+      const compute = Object.fromEntries(COMPUTE_SETTINGS.filter((k) => flags[k] !== undefined).map((k) => [k, flags[k]]));
+      const { checkpoint } = await train(config, { resume: a.resume, compute });
       const files = runFiles(config.out);
       const best = checkpoint.best;
       console.log(`done: ${config.out} (logs ${files.jsonl}, ${files.csv}); best validation epoch ${best?.epoch}: accuracy ${best ? (100 * best.accuracy).toFixed(1) : '-'}%, cost ${best?.costPct.toFixed(1)}% -> ${files.best}`);
@@ -186,7 +198,7 @@ const cli = yargs(hideBin(process.argv))
   .command(
     'eval',
     'compare methods on a split (SPEC §8-9): baselines, consistency votes, freeze gates, random pruning, static mask, trained policies; writes Markdown, CSV and an accuracy-vs-cost SVG',
-    (y) => debateOptions(y)
+    (y) => computeOptions(debateOptions(y))
       .option('policy', { type: 'string', array: true, default: [] as string[], describe: 'checkpoint or policy.json; plain paths are the runs (seeds) of one method, label=path1,path2 makes a method of its own' })
       .option('w-collapse', { type: 'number', default: 1, describe: 'signed utility: weight of a collapse prevented' })
       .option('w-correction', { type: 'number', default: 1, describe: 'signed utility: weight of a correction lost' })
@@ -197,14 +209,13 @@ const cli = yargs(hideBin(process.argv))
       .option('reference', { type: 'string', default: 'Full-Debate', describe: 'method (name prefix) for cost % and signed utility' })
       .option('out', { type: 'string', describe: 'folder for comparison.md, comparison.csv, accuracy-cost.svg' })
       .option('cache', { type: 'string', default: DEFAULT_CACHE, describe: 'cache directory' })
-      .option('split', { choices: SPLITS, default: 'test' as Split, describe: 'questions to evaluate on' })
-      .option('backend', { choices: BACKENDS, default: 'auto' as BackendChoice, describe: 'TF.js backend' }),
+      .option('split', { choices: SPLITS, default: 'test' as Split, describe: 'questions to evaluate on' }),
     async (a) => {
       const { evalJob, METHODS } = await import('../eval/evalPolicy.ts');
       const methods = a.methods.split(',').map((m) => m.trim());
       const unknown = methods.filter((m) => !(METHODS as readonly string[]).includes(m));
       if (unknown.length) throw new Error(`--methods: unknown ${unknown.join(', ')} (choose from ${METHODS.join(', ')})`);
-      const out = await evalJob({ policies: a.policy, cache: a.cache, split: a.split, backend: a.backend, settings: debateSettings(a), methods: methods as (typeof METHODS)[number][], keepRate: a.keepRate, seeds: a.seeds, config: a.config, reference: a.reference, out: a.out, weights: { collapse: a.wCollapse, correction: a.wCorrection } });
+      const out = await evalJob({ policies: a.policy, cache: a.cache, split: a.split, compute: computeSettings(a), settings: debateSettings(a), methods: methods as (typeof METHODS)[number][], keepRate: a.keepRate, seeds: a.seeds, config: a.config, reference: a.reference, out: a.out, weights: { collapse: a.wCollapse, correction: a.wCorrection } });
       console.log(out.table);
       if (out.files.length) console.log(`\nwritten: ${out.files.join(', ')}`);
     },
@@ -212,7 +223,7 @@ const cli = yargs(hideBin(process.argv))
   .command(
     'ablate',
     'run an ablation grid (variants x caches x seeds) in worker processes and print the Table 6 style table',
-    (y) => y
+    (y) => computeOptions(y)
       .option('grid', { type: 'string', default: 'train/grids/table6.json', describe: 'grid file: name, base settings, seeds, caches, variants' })
       .option('workers', { type: 'number', default: 2, describe: 'cells trained at a time' })
       .option('out', { type: 'string', describe: 'results folder (default results/<grid name>)' })
@@ -225,7 +236,7 @@ const cli = yargs(hideBin(process.argv))
       const results = a.out ?? `results/${grid.name}`;
       for (const cache of grid.caches) if (cache === DEFAULT_CACHE) ensureDefaultCache(cache);
       const outcomes = await runGrid(expandGrid(grid, results), a.workers);
-      const { markdown, files } = await ablationReport(grid, outcomes, results, a.split);
+      const { markdown, files } = await ablationReport(grid, outcomes, results, a.split, computeSettings(a));
       console.log(markdown);
       const failed = outcomes.filter((o) => o.status === 'failed').length;
       console.log(`\nwritten: ${files.join(', ')}\nwall time ${((Date.now() - started) / 60000).toFixed(1)} min for ${outcomes.length} cells (${outcomes.filter((o) => o.status === 'trained').length} trained, ${outcomes.filter((o) => o.status === 'reused').length} reused, ${failed} failed) with ${a.workers} workers`);

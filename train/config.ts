@@ -5,7 +5,7 @@ import { z } from 'zod';
 import { ENCODERS } from '../src/encoders/index.ts';
 import { readJsonFile } from '../src/jsonFile.ts';
 import { DebateSettings, MISS_TIERS } from '../src/env/settings.ts';
-import { BACKENDS } from '../src/policy/backends.ts';
+import { BACKENDS, ENGINES, type ComputeSettings } from '../src/policy/backends.ts';
 import { PolicyArchitecture } from '../src/policy/model.ts';
 import { RewardSettings } from '../src/reward.ts';
 
@@ -16,7 +16,9 @@ export const TrainConfig = z.strictObject({
   cache: z.string().default('cache/default').describe('cache directory to train on'),
   out: z.string().default('checkpoints/run').describe('run directory: config, logs, checkpoints'),
   encoder: z.enum(ENCODERS).default('bof').describe('text encoder: bof (hashed bag of features) or use (Universal Sentence Encoder lite)'),
-  backend: z.enum(BACKENDS).default('auto').describe('TF.js backend; auto takes the fastest that loads'),
+  engine: z.enum(ENGINES).default('auto').describe('policy-math engine: onnx (ONNX Runtime, native CPU), tfjs (TF.js on --backend); auto: onnx when it loads'),
+  threads: z.number().int().positive().default(1).describe('CPU threads of the onnx engine (the main job runs two trainings at a time)'),
+  backend: z.enum(BACKENDS).default('auto').describe('TF.js backend of the tfjs engine; auto takes the fastest that loads'),
   seed: z.number().int().default(0).describe('seed of initialization, shuffling, sampling and replay'),
   epochs: z.number().int().positive().default(12).describe('passes over the train split'),
   batchSize: z.number().int().positive().default(32).describe('debates per REINFORCE step'),
@@ -81,3 +83,8 @@ export const architectureOf = (c: TrainConfig): PolicyArchitecture => ({
   sourceFeature: c.sourceFeature,
   roundFeature: c.roundFeature,
 });
+
+/** Settings of how a run computes, not what it learns: a resumed run may change them. */
+export const COMPUTE_SETTINGS = ['engine', 'threads', 'backend'] as const;
+export const computeOf = (c: TrainConfig): ComputeSettings => ({ engine: c.engine, threads: c.threads, backend: c.backend });
+export const defaultCompute = (): ComputeSettings => computeOf(TrainConfig.parse({}));

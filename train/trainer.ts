@@ -22,10 +22,11 @@ import { saveCheckpoint, loadCheckpoint, type Checkpoint, type TrainingState } f
 import { zeroMoments, type PolicyEngine } from '../src/policy/engine.ts';
 import { initWeights, type PolicyShape, type Weights } from '../src/policy/model.ts';
 import { rollout } from '../src/policy/rollout.ts';
-import { loadBackend, tfjsEngine } from '../src/policy/tfjsEngine.ts';
+import type { ComputeSettings } from '../src/policy/backends.ts';
+import { createEngine } from '../src/policy/engines.ts';
 import { progress } from '../src/progress.ts';
 import { debateRewards, influenceWeights, meanResponseTokens, returns } from '../src/reward.ts';
-import { architectureOf, debateSettingsOf, rewardSettingsOf, type TrainConfig } from './config.ts';
+import { architectureOf, computeOf, debateSettingsOf, rewardSettingsOf, type TrainConfig } from './config.ts';
 
 export const LOG_COLUMNS = [
   'type', 'epoch', 'step', 'stage', 'k', 'loss', 'entropy', 'meanReward', 'meanReturn', 'keepRate',
@@ -68,18 +69,16 @@ export interface Setup {
   evalEnv: Environment;
   emb: Embeddings;
   shape: PolicyShape;
-  backend: string;
 }
 
 export async function setup(config: TrainConfig): Promise<Setup> {
-  const backend = await loadBackend(config.backend);
   const cache = loadCache(config.cache);
   if (config.miss === 'record') throw new Error('setting miss: record is not supported in training (the trainer never calls a model); use model or signature');
   const trainEnv = makeEnvironment(cache, debateSettingsOf(config, 'train'));
   const evalEnv = makeEnvironment(cache, debateSettingsOf(config, 'eval'));
   const emb = await ensureEmbeddings(config.cache, cache, await makeEncoder(config.encoder));
   const shape: PolicyShape = { ...architectureOf(config), dim: emb.dim, agents: trainEnv.team.length, rounds: trainEnv.rounds };
-  return { config, cache, trainEnv, evalEnv, emb, shape, backend };
+  return { config, cache, trainEnv, evalEnv, emb, shape };
 }
 
 export function initialWeights(s: Setup): Weights {
@@ -111,13 +110,16 @@ export interface TrainOptions {
   /** Stop after this many epochs of this call (tests of interruption); the checkpoint stays. */
   stopAfterEpochs?: number;
   log?: (line: string) => void;
+  /** Engine, threads, backend for a resumed run (new runs take them from the config). */
+  compute?: Partial<ComputeSettings>;
 }
 
 export async function train(config: TrainConfig, o: TrainOptions = {}): Promise<{ checkpoint: Checkpoint; setup: Setup }> {
   const files = runFiles(config.out);
   if (!o.resume && existsSync(files.checkpoint)) throw new Error(`${config.out} already holds a run: pass --resume to continue it, or choose another --out`);
   const resumed = o.resume ? loadCheckpoint(files.checkpoint) : undefined;
-  if (resumed) config = resumed.config as TrainConfig;
+  // A resumed run keeps its saved settings, except how it computes (engine, threads, backend).
+  if (resumed) config = { ...(resumed.config as TrainConfig), ...o.compute };
   mkdirSync(config.out, { recursive: true });
   writeFileAtomic(files.config, [JSON.stringify(config, null, 2) + '\n']);
 
@@ -126,13 +128,13 @@ export async function train(config: TrainConfig, o: TrainOptions = {}): Promise<
   const A = shape.agents;
   const perDebate = (shape.rounds - 1) * A * A;
   const weights = resumed?.engine.weights ?? initialWeights(s);
-  const engine: PolicyEngine = tfjsEngine(shape, resumed?.engine ?? { weights, step: 0, m: zeroMoments(weights), v: zeroMoments(weights) }, config);
+  const engine: PolicyEngine = await createEngine(computeOf(config), shape, resumed?.engine ?? { weights, step: 0, m: zeroMoments(weights), v: zeroMoments(weights) }, config);
   const state: TrainingState = resumed
     ? { epoch: resumed.epoch, step: resumed.step, baseline: resumed.baseline, best: resumed.best }
     : { epoch: 0, step: 0, baseline: new Array(perDebate / A).fill(0), best: null };
   if (resumed) truncateLog(config.out, state.epoch);
   const say = o.log ?? ((line: string) => console.error(line));
-  say(`training on ${cache.file} (${s.backend}, ${engine.name}); team ${trainEnv.team.map((a) => cache.agents[a].id).join(', ')}; ${config.epochs} epochs from epoch ${state.epoch + 1}; run ${config.out}`);
+  say(`training on ${cache.file} (${engine.name}); team ${trainEnv.team.map((a) => cache.agents[a].id).join(', ')}; ${config.epochs} epochs from epoch ${state.epoch + 1}; run ${config.out}`);
 
   const train = splitQuestions(trainEnv, 'train').questions;
   const validation = splitQuestions(evalEnv, 'validation').questions;

@@ -6,12 +6,12 @@ import { AgentRecord, ExternalRecord, QuestionRecord, ResponseRecord, type Cache
 import { cacheFilePath, type Cache } from './load.ts';
 
 /** Write `chunks` to a temporary file beside `path`, then rename it into place. */
-export function writeFileAtomic(path: string, chunks: Iterable<string>): void {
+export function writeFileAtomic(path: string, chunks: Iterable<string | Uint8Array>): void {
   mkdirSync(dirname(path), { recursive: true });
   const tmp = `${path}.${process.pid}.tmp`;
   const fd = openSync(tmp, 'w');
   try {
-    for (const chunk of chunks) writeSync(fd, chunk);
+    for (const chunk of chunks) (typeof chunk === 'string' ? writeSync(fd, chunk) : writeSync(fd, chunk));
     closeSync(fd);
   } catch (e) {
     closeSync(fd);

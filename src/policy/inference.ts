@@ -1,5 +1,6 @@
 // Deploying a trained policy: load an exported artifact and ask which responses a recipient
-// should read this round. Plain JavaScript (src/policy/forward.ts): no trainer, no TF.js.
+// should read this round. The keep probability comes from the exported ONNX model (policy.onnx,
+// beside policy.json) on ONNX Runtime: no trainer, no TF.js.
 //
 //   const policy = await loadDeployedPolicy('checkpoints/run/export/policy.json');
 //   const decisions = await policy.decide({
@@ -10,9 +11,12 @@ import { bofEncoder } from '../encoders/bof.ts';
 import type { Encoder } from '../encoders/index.ts';
 import { useEncoder } from '../encoders/use.ts';
 import { candidateOrder } from '../env/environment.ts';
+import * as ort from 'onnxruntime-node';
+import { existsSync, readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { loadPolicy, type PolicyArtifact } from './artifact.ts';
-import { forwardLogits, sigmoid } from './forward.ts';
-import { emptyBatch, normalizeInto } from './rollout.ts';
+import { onnxModel } from './export.ts';
+import { normalizeInto } from './rollout.ts';
 
 export interface Text {
   text: string;
@@ -44,9 +48,25 @@ export async function encoderFor(id: string): Promise<Encoder> {
   throw new Error(`unknown encoder id '${id}': pass an encoder to deployPolicy`);
 }
 
-export function deployPolicy(artifact: PolicyArtifact, encoder: Encoder) {
+/** Serve an artifact; `model` is its exported ONNX model (built from the artifact when not given). */
+export async function deployPolicy(artifact: PolicyArtifact, encoder: Encoder, model: Uint8Array = onnxModel(artifact)) {
   const { shape, team } = artifact;
   if (encoder.id !== artifact.encoder) throw new Error(`policy was trained with encoder ${artifact.encoder}, got ${encoder.id}`);
+  const session = await ort.InferenceSession.create(model);
+  const D = shape.dim;
+  const behavior = artifact.weights.behavior.data;
+  const int = (x: number) => new ort.Tensor('int64', BigInt64Array.of(BigInt(x)), [1]);
+  const keepProbability = async (query: Float32Array, recipient: number, candidate: Float32Array, own: number, source: number, round: number) => {
+    const out = await session.run({
+      query: new ort.Tensor('float32', query, [1, D]),
+      behavior: new ort.Tensor('float32', behavior.slice(recipient * D, (recipient + 1) * D), [1, D]),
+      candidate: new ort.Tensor('float32', candidate, [1, D]),
+      own: int(own),
+      source: int(source),
+      round: int(round),
+    });
+    return (out.keep_probability.data as Float32Array)[0];
+  };
   return {
     artifact,
     async decide(req: DecideRequest): Promise<Decision[]> {
@@ -59,29 +79,27 @@ export function deployPolicy(artifact: PolicyArtifact, encoder: Encoder) {
       const candidates = order.map((c) => req.responses[team[c]]);
       const accepted = req.accepted ?? [];
       const [question, ...vectors] = await encoder.encode([req.question.text, ...accepted.map((a) => a.text), ...candidates.map((c) => c.text)]);
-      const D = shape.dim;
       const S = new Float32Array(D);
       const add = (v: Float32Array, w: number) => v.forEach((x, k) => (S[k] += x * w));
       add(question, req.question.tokens);
       if (shape.conditioning) accepted.forEach((a, k) => add(vectors[k], a.tokens));
-      const batch = emptyBatch(1, D);
-      return order.map((c, j) => {
-        normalizeInto(shape.conditioning ? S : question, 0, D, batch.query, 0);
-        batch.candidate.set(vectors[accepted.length + j]);
-        batch.recipient[0] = i;
-        batch.own[0] = j === 0 ? 1 : 0;
-        batch.source[0] = c;
-        batch.round[0] = req.round - 2;
-        const p = sigmoid(forwardLogits(shape, artifact.weights, batch)[0]);
+      const decisions: Decision[] = [];
+      for (const [j, c] of order.entries()) {
+        const query = new Float32Array(D);
+        normalizeInto(shape.conditioning ? S : question, 0, D, query, 0);
+        const p = await keepProbability(query, i, vectors[accepted.length + j], j === 0 ? 1 : 0, c, req.round - 2);
         const keep = p >= 0.5;
         if (keep && shape.conditioning) add(vectors[accepted.length + j], candidates[j].tokens);
-        return { agent: team[c], keep, p };
-      });
+        decisions.push({ agent: team[c], keep, p });
+      }
+      return decisions;
     },
   };
 }
 
+/** Load `policy.json` and, when it is there, the `policy.onnx` exported beside it. */
 export async function loadDeployedPolicy(path: string, encoder?: Encoder) {
   const artifact = loadPolicy(path);
-  return deployPolicy(artifact, encoder ?? (await encoderFor(artifact.encoder)));
+  const onnx = join(dirname(path), 'policy.onnx');
+  return deployPolicy(artifact, encoder ?? (await encoderFor(artifact.encoder)), existsSync(onnx) ? readFileSync(onnx) : undefined);
 }

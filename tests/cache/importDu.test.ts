@@ -109,7 +109,7 @@ describe.skipIf(!existsSync(DATA))('importing real DyLAN MATH debates', () => {
     const config = resolveConfig({ cache: join(dir, 'cache'), agents: ['a1', 'a2'], out: join(dir, 'run'), epochs: 1, batchSize: 16, hidden: 16, backend: 'cpu' });
     await train(config, { log: () => {} });
     const { rows } = await evalJob({
-      policies: [runFiles(config.out).best], cache: join(dir, 'cache'), split: 'test', backend: 'cpu', settings: { agents: ['a1', 'a2'] },
+      policies: [runFiles(config.out).best], cache: join(dir, 'cache'), split: 'test', compute: { engine: 'auto', backend: 'cpu', threads: 1 }, settings: { agents: ['a1', 'a2'] },
       methods: ['full', 'none'], seeds: 1, reference: 'Full-Debate',
     });
     expect(rows.map((r) => r.method)).toEqual(['Full-Debate', 'No-communication', expect.stringMatching(/^CPP FuseGLU/)]);

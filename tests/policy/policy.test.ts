@@ -1,5 +1,5 @@
 import * as tf from '@tensorflow/tfjs';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import seedrandom from 'seedrandom';
@@ -142,13 +142,14 @@ describe('checkpoints and export', () => {
     const loaded = loadCheckpoint(join(dir, 'c.json'));
     expect(loaded.engine.weights).toEqual(checkpoint.engine.weights);
     expect(loaded.engine.m).toEqual(checkpoint.engine.m);
-    const { policy, tfjs } = await exportPolicy(loaded, join(dir, 'export'));
+    const { policy, onnx, tfjs } = await exportPolicy(loaded, join(dir, 'export'));
     const artifact = loadPolicy(policy);
     expect(artifact).toEqual(artifactOf(checkpoint));
     // The deployed API decides as the engine does on the same inputs.
     const q = cache.questions[0];
     const r1 = (a: string) => cache.responses.find((r) => r.question === q.id && r.agent === a && r.round === 1)!;
-    const deployed = deployPolicy(artifact, bofEncoder(12));
+    // ... from the exported ONNX model, loaded by ONNX Runtime as any other runtime would.
+    const deployed = await deployPolicy(artifact, bofEncoder(12), readFileSync(onnx));
     const decisions = await deployed.decide({
       question: { text: q.text, tokens: q.promptTokens }, round: 2, recipient: 'a2',
       responses: Object.fromEntries(['a1', 'a2', 'a3'].map((a) => [a, { text: r1(a).text, tokens: r1(a).outTokens }])),

@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { loadCheckpoint } from '../../src/policy/artifact.ts';
 import { resolveConfig } from '../../train/config.ts';
 import { runFiles, train } from '../../train/trainer.ts';
-import { inferenceEngine } from '../../eval/evalPolicy.ts';
+import { inferenceEngine } from '../../src/policy/engines.ts';
 import { rollout } from '../../src/policy/rollout.ts';
 import { artifactOf } from '../../src/policy/artifact.ts';
 import { writeTinyCache } from './tinyWorld.ts';
@@ -23,7 +23,8 @@ describe('training (tiny world: a2 always helps, the other wrong agent always hu
     const { dir, base } = tinySetup();
     const config = resolveConfig({ ...base, out: join(dir, 'run'), epochs: 20 });
     const { checkpoint, setup } = await train(config, quiet);
-    const engine = inferenceEngine(artifactOf(checkpoint));
+    const a = artifactOf(checkpoint);
+    const engine = await inferenceEngine({ engine: 'auto', backend: 'cpu', threads: 1 }, a.shape, a.weights);
     const played = await rollout(engine, setup.evalEnv, setup.emb, [3], { mode: 'greedy', debateSeed: '0', conditioning: true });
     engine.dispose();
     const p = (recipient: number, position: number) => played.probs[recipient * 3 + position];

@@ -283,7 +283,7 @@ export function trainingGraph(
 export function inferenceGraph(s: PolicyShape, w: Weights, meta: Record<string, string>): Uint8Array {
   const g = graphBuilder('float32', 'fuseglu-policy');
   const D = s.dim;
-  const values = new Map(Object.entries(w).map(([name, t]) => [name, g.constant(t.data, t.shape, 'float32', name)]));
+  const values = new Map(Object.entries(w).filter(([name]) => name !== 'behavior').map(([name, t]) => [name, g.constant(t.data, t.shape, 'float32', `weight:${name}`)]));
   const P = (name: string) => values.get(name)!;
   const query = g.input('query', ['N', D]);
   const behavior = g.input('behavior', ['N', D]);

@@ -1,0 +1,117 @@
+import * as ort from 'onnxruntime-node';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { zeroMoments, type EngineState, type PolicyEngine } from '../../src/policy/engine.ts';
+import { onnxModel } from '../../src/policy/export.ts';
+import { forwardLogits, sigmoid } from '../../src/policy/forward.ts';
+import { initWeights, type PolicyShape, type Weights } from '../../src/policy/model.ts';
+import { onnxEngine } from '../../src/policy/onnxEngine.ts';
+import { loadBackend, tfjsEngine } from '../../src/policy/tfjsEngine.ts';
+import { gradientCheck, OPT, randomBatch, TINY } from './gradientCheck.ts';
+
+const TOLERANCE = 1e-4;
+const worst = (errors: Record<string, number>) => Math.max(...Object.values(errors));
+
+describe('ONNX training graph: hand-derived gradients against float64 finite differences', () => {
+  const parts: [string, Partial<PolicyShape>][] = [
+    ['every part on', {}],
+    ['no behavior embedding (zero, frozen)', { behavior: 'none' }],
+    ['no candidate features', { ownFeature: false, sourceFeature: false, roundFeature: false }],
+    ['only the source feature', { ownFeature: false, roundFeature: false }],
+    ['no conditioning (the query is the question alone; the graph is the same)', { conditioning: false }],
+  ];
+  for (const [label, change] of parts)
+    it(`${label}: every parameter within relative ${TOLERANCE}`, async () => {
+      const errors = await gradientCheck({ ...TINY, ...change });
+      for (const [name, e] of Object.entries(errors)) expect(e, name).toBeLessThanOrEqual(TOLERANCE);
+      if (change.behavior === 'none') expect(errors).not.toHaveProperty('behavior');
+      if (change.ownFeature === false) expect(errors).not.toHaveProperty('ownEmb');
+    });
+
+  it('fails when one derivative is deliberately wrong (a SiLU term dropped in block 2)', async () => {
+    const errors = await gradientCheck(TINY, 'silu');
+    expect(worst(errors)).toBeGreaterThan(1e-2);
+    expect(errors['b2.Wg']).toBeGreaterThan(TOLERANCE); // upstream of the broken term
+    expect(errors['b2.Wu']).toBeLessThanOrEqual(TOLERANCE); // not downstream of it
+  });
+});
+
+const SHAPE: PolicyShape = { ...TINY, dim: 24, hidden: 12, behavior: 'mean' };
+function weights(): Weights {
+  const w = initWeights(SHAPE, 'engines');
+  for (const t of Object.values(w)) t.data.forEach((_, i, a) => (a[i] += 0.1 * Math.sin(7.3 * i + t.data.length)));
+  return w;
+}
+const fresh = (w: Weights): EngineState => ({ weights: w, step: 0, m: zeroMoments(w), v: zeroMoments(w) });
+const relative = (a: Float32Array, b: Float32Array) => {
+  let d = 0, n = 0;
+  a.forEach((x, i) => ((d += (x - b[i]) ** 2), (n += x ** 2)));
+  return Math.sqrt(d / Math.max(n, 1e-30));
+};
+
+describe('ONNX and TF.js engines', () => {
+  let onnx: PolicyEngine, tfjs: PolicyEngine;
+  beforeAll(async () => {
+    await loadBackend('cpu');
+    onnx = await onnxEngine(SHAPE, fresh(weights()), OPT);
+    tfjs = tfjsEngine(SHAPE, fresh(weights()), OPT);
+    return () => (onnx.dispose(), tfjs.dispose());
+  });
+
+  it('give the same keep logits as the plain-JS reference', async () => {
+    const { batch } = randomBatch(SHAPE, 9, 'logits');
+    const want = forwardLogits(SHAPE, weights(), batch);
+    expect(relative(await onnx.keepLogits(batch), want)).toBeLessThan(TOLERANCE);
+  });
+
+  it('give the same loss and gradients on the same weights and batch (relative 1e-4)', async () => {
+    const { batch, actions, advantages } = randomBatch(SHAPE, 40, 'gradients');
+    const a = await onnx.lossAndGradients(batch, actions, advantages);
+    const b = await tfjs.lossAndGradients(batch, actions, advantages);
+    expect(Math.abs(a.loss - b.loss) / Math.abs(b.loss)).toBeLessThan(TOLERANCE);
+    expect(Math.abs(a.entropy - b.entropy) / b.entropy).toBeLessThan(TOLERANCE);
+    expect(Object.keys(a.gradients).sort()).toEqual(Object.keys(b.gradients).sort());
+    for (const name of Object.keys(b.gradients)) expect(relative(a.gradients[name].data, b.gradients[name].data), name).toBeLessThan(TOLERANCE);
+  });
+
+  it('take the same Adam steps, and a run continues on the other engine from the saved state', async () => {
+    const { batch, actions, advantages } = randomBatch(SHAPE, 40, 'steps');
+    for (let k = 0; k < 3; k++) {
+      await onnx.trainStep(batch, actions, advantages);
+      await tfjs.trainStep(batch, actions, advantages);
+    }
+    const [a, b] = [await onnx.getState(), await tfjs.getState()];
+    expect(a.step).toBe(3);
+    for (const name of Object.keys(b.weights)) expect(relative(a.weights[name].data, b.weights[name].data), name).toBeLessThan(TOLERANCE);
+    // The ONNX state resumes on TF.js (and the reverse) and takes the same next step.
+    const onTfjs = tfjsEngine(SHAPE, a, OPT);
+    const onOnnx = await onnxEngine(SHAPE, b, OPT);
+    await onTfjs.trainStep(batch, actions, advantages);
+    await onOnnx.trainStep(batch, actions, advantages);
+    const [c, d] = [await onTfjs.getState(), await onOnnx.getState()];
+    expect(c.step).toBe(4);
+    for (const name of Object.keys(c.weights)) expect(relative(c.weights[name].data, d.weights[name].data), name).toBeLessThan(TOLERANCE);
+    onTfjs.dispose();
+    onOnnx.dispose();
+  });
+});
+
+describe('the exported ONNX inference model', () => {
+  it('loads in ONNX Runtime as a standard model and gives the reference keep probabilities', async () => {
+    const w = weights();
+    const artifact = { format: 'cpp-policy' as const, version: 1, shape: SHAPE, team: ['a1', 'a2', 'a3'], encoder: 'bof-24', trainedOn: { cache: 'none', seed: 0, epoch: 0 }, weights: w };
+    const session = await ort.InferenceSession.create(onnxModel(artifact));
+    expect(session.inputNames).toEqual(['query', 'behavior', 'candidate', 'own', 'source', 'round']);
+    expect(session.outputNames).toEqual(['keep_probability']);
+    const { batch } = randomBatch(SHAPE, 6, 'export');
+    const D = SHAPE.dim;
+    const behavior = new Float32Array(batch.n * D);
+    batch.recipient.forEach((r, i) => behavior.set(w.behavior.data.subarray(r * D, (r + 1) * D), i * D));
+    const int = (a: Int32Array) => new ort.Tensor('int64', BigInt64Array.from(a, (x) => BigInt(x)), [a.length]);
+    const out = await session.run({
+      query: new ort.Tensor('float32', batch.query, [batch.n, D]), behavior: new ort.Tensor('float32', behavior, [batch.n, D]),
+      candidate: new ort.Tensor('float32', batch.candidate, [batch.n, D]), own: int(batch.own), source: int(batch.source), round: int(batch.round),
+    });
+    const want = Float32Array.from(forwardLogits(SHAPE, w, batch), sigmoid);
+    expect(relative(out.keep_probability.data as Float32Array, want)).toBeLessThan(1e-5);
+  });
+});
