@@ -1,6 +1,6 @@
 """PyTorch reference of one FuseGLU REINFORCE step (forward, autograd backward, Adam), the same
 math as the workbench's engines, for `npm run bench`. Usage: torch_step.py THREADS BATCH DIM HIDDEN
-SECONDS; prints one JSON line {"decisions_per_s": ...}."""
+SECONDS TRIALS; prints one JSON line {"decisions_per_s": [one rate per trial of SECONDS]}."""
 import json
 import sys
 import time
@@ -8,7 +8,7 @@ import time
 import torch
 import torch.nn.functional as F
 
-threads, batch, dim, hidden, seconds = int(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4]), float(sys.argv[5])
+threads, batch, dim, hidden, seconds, trials = int(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4]), float(sys.argv[5]), int(sys.argv[6])
 torch.set_num_threads(threads)
 torch.manual_seed(0)
 agents, rounds = 3, 3
@@ -61,8 +61,11 @@ def step():
 
 for _ in range(3):
     step()
-start, steps = time.perf_counter(), 0
-while time.perf_counter() - start < seconds:
-    step()
-    steps += 1
-print(json.dumps({"decisions_per_s": steps * batch / (time.perf_counter() - start), "torch": torch.__version__}))
+rates = []
+for _ in range(trials):
+    start, steps = time.perf_counter(), 0
+    while steps < 2 or time.perf_counter() - start < seconds:
+        step()
+        steps += 1
+    rates.append(steps * batch / (time.perf_counter() - start))
+print(json.dumps({"decisions_per_s": rates, "torch": torch.__version__}))

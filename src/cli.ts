@@ -55,14 +55,14 @@ const cli = yargs(hideBin(process.argv))
   .command(
     'main',
     'the main job: create the default simulated cache if missing, train CPP for several seeds, compare it with every baseline on the test split',
-    (y) => debateOptions(y)
+    (y) => computeOptions(debateOptions(y))
       .option('cache', { type: 'string', default: DEFAULT_CACHE, describe: 'cache directory' })
       .option('split', { choices: SPLITS, default: 'test' as Split, describe: 'questions to evaluate on' })
       .option('config', { type: 'string', default: 'train/configs/main.json', describe: 'training settings of the CPP runs' })
       .option('seeds', { type: 'number', default: 3, describe: 'training seeds (0..N-1)' })
       .option('workers', { type: 'number', default: 2, describe: 'training runs at a time' })
       .option('runs', { type: 'string', default: 'checkpoints/main', describe: 'folder of the per-seed runs (finished ones are reused)' }),
-    async (a) => console.log(await (await import('../eval/mainJob.ts')).mainJob({ cache: a.cache, split: a.split, settings: debateSettings(a), config: a.config, seeds: a.seeds, runs: a.runs, workers: a.workers })),
+    async (a) => console.log(await (await import('../eval/mainJob.ts')).mainJob({ cache: a.cache, split: a.split, settings: debateSettings(a), config: a.config, seeds: a.seeds, runs: a.runs, workers: a.workers, compute: computeSettings(a) })),
   )
   .command(
     'baselines',

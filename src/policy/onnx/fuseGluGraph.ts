@@ -10,12 +10,15 @@
 //   dx = r (dn − mean(dn) − n ⊙ mean(dn ⊙ n)) with dn = dx̂ ⊙ g.
 // Loss = −mean(A · log π(a)) − β mean(H), log π(a) = −softplus(−s l) (s = ±1 for keep/prune),
 //   dL/dl = (−A s σ(−s l) + β l p (1 − p)) / N  (H the Bernoulli entropy, dH/dl = −l p (1 − p)).
+// The four projections of a block are packed into one matrix [[Wg Wu], [Vg Vu]] (2D x 2H) so that
+// [x̂ ŷ] W gives [G U] in one product: fewer and larger matrix products, the same arithmetic.
 import type { OptimizerSettings } from '../engine.ts';
 import { isTrainable, parameterShapes, type DecisionBatch, type PolicyShape, type Weights } from '../model.ts';
 import { graphBuilder, type DType, type GraphBuilder } from './graph.ts';
 
 const LN_EPS = 1e-5;
 
+/** A stretch of the flat vector, seen as a tensor. */
 export interface Slot {
   name: string;
   shape: number[];
@@ -23,33 +26,103 @@ export interface Slot {
   size: number;
 }
 
-/** Trainable parameters in flat-vector order (the order of `parameterShapes`). */
-export function flatLayout(s: PolicyShape): { slots: Slot[]; size: number } {
+const BLOCKS = ['b1', 'b2'];
+
+/**
+ * The flat vector of trainable parameters: `parameterShapes` order, except that each block's
+ * Wg, Wu, Vg, Vu are stored packed as `<block>.Wx` = [Wg Wu] (D x 2H) followed by `<block>.Vy` =
+ * [Vg Vu] (D x 2H), which together are `<block>.W` (2D x 2H). `views` are the slots plus those spans.
+ */
+export function flatLayout(s: PolicyShape): { slots: Slot[]; views: Slot[]; size: number } {
+  const { dim: D, hidden: H } = s;
   let offset = 0;
-  const slots = parameterShapes(s)
-    .filter(([name]) => isTrainable(s, name))
-    .map(([name, shape]) => {
-      const size = shape.reduce((a, b) => a * b, 1);
-      const slot = { name, shape, offset, size };
-      offset += size;
-      return slot;
-    });
-  return { slots, size: offset };
+  const slots: Slot[] = [];
+  const add = (name: string, shape: number[]) => {
+    const size = shape.reduce((a, b) => a * b, 1);
+    slots.push({ name, shape, offset, size });
+    offset += size;
+  };
+  for (const [name, shape] of parameterShapes(s)) {
+    if (!isTrainable(s, name) || /\.(Vg|Wu|Vu)$/.test(name)) continue;
+    if (name.endsWith('.Wg')) {
+      const block = name.slice(0, -3);
+      add(`${block}.Wx`, [D, 2 * H]);
+      add(`${block}.Vy`, [D, 2 * H]);
+    } else add(name, shape);
+  }
+  const spans = BLOCKS.map((b) => {
+    const x = slots.find((slot) => slot.name === `${b}.Wx`)!;
+    return { name: `${b}.W`, shape: [2 * D, 2 * H], offset: x.offset, size: 2 * x.size };
+  });
+  return { slots, views: [...slots, ...spans], size: offset };
 }
+
+/** [A B] of two D x H matrices, row by row (D x 2H). */
+function pack(a: Float32Array, b: Float32Array, H: number): Float32Array {
+  const rows = a.length / H;
+  const out = new Float32Array(2 * a.length);
+  for (let i = 0; i < rows; i++) {
+    out.set(a.subarray(i * H, (i + 1) * H), 2 * i * H);
+    out.set(b.subarray(i * H, (i + 1) * H), (2 * i + 1) * H);
+  }
+  return out;
+}
+
+function unpack(ab: Float32Array, H: number): [Float32Array, Float32Array] {
+  const rows = ab.length / (2 * H);
+  const a = new Float32Array(rows * H), b = new Float32Array(rows * H);
+  for (let i = 0; i < rows; i++) {
+    a.set(ab.subarray(2 * i * H, (2 * i + 1) * H), i * H);
+    b.set(ab.subarray((2 * i + 1) * H, (2 * i + 2) * H), i * H);
+  }
+  return [a, b];
+}
+
+/** The packed projections of a block, [[Wg Wu], [Vg Vu]] (2D x 2H). */
+const packedBlock = (w: Weights, b: string, H: number) => {
+  const [x, y] = [pack(w[`${b}.Wg`].data, w[`${b}.Wu`].data, H), pack(w[`${b}.Vg`].data, w[`${b}.Vu`].data, H)];
+  const out = new Float32Array(x.length + y.length);
+  out.set(x);
+  out.set(y, x.length);
+  return out;
+};
 
 export function flatten(s: PolicyShape, w: Weights): Float32Array {
   const { slots, size } = flatLayout(s);
   const out = new Float32Array(size);
-  for (const slot of slots) out.set(w[slot.name].data, slot.offset);
+  for (const slot of slots) {
+    const packed = slot.name.match(/^(.*)\.(Wx|Vy)$/);
+    if (!packed) out.set(w[slot.name].data, slot.offset);
+    else {
+      const [a, b] = packed[2] === 'Wx' ? ['Wg', 'Wu'] : ['Vg', 'Vu'];
+      out.set(pack(w[`${packed[1]}.${a}`].data, w[`${packed[1]}.${b}`].data, s.hidden), slot.offset);
+    }
+  }
   return out;
 }
 
 export function unflatten(s: PolicyShape, flat: Float32Array | Float64Array): Weights {
-  return Object.fromEntries(flatLayout(s).slots.map((slot) => [slot.name, { shape: slot.shape, data: Float32Array.from(flat.subarray(slot.offset, slot.offset + slot.size)) }]));
+  const { dim: D, hidden: H } = s;
+  const out: Weights = {};
+  for (const slot of flatLayout(s).slots) {
+    const data = Float32Array.from(flat.subarray(slot.offset, slot.offset + slot.size));
+    const packed = slot.name.match(/^(.*)\.(Wx|Vy)$/);
+    if (!packed) out[slot.name] = { shape: slot.shape, data };
+    else {
+      const [a, b] = unpack(data, H);
+      const [na, nb] = packed[2] === 'Wx' ? ['Wg', 'Wu'] : ['Vg', 'Vu'];
+      out[`${packed[1]}.${na}`] = { shape: [D, H], data: a };
+      out[`${packed[1]}.${nb}`] = { shape: [D, H], data: b };
+    }
+  }
+  return out;
 }
 
 /** Rows of each lookup table per decision: the width of the one-hot inputs of the training graphs. */
 export const lookupWidths = (s: PolicyShape) => ({ recipient: s.agents, own: 2, source: s.agents, round: Math.max(1, s.rounds - 1) });
+
+/** The train graph keeps Adam's second moment as u = v · this (see `trainingGraph`). */
+export const adamSecondMomentScale = (o: OptimizerSettings) => (1 - o.beta1) ** 2 / (1 - o.beta2);
 
 /** A graph input as plain data (the worker wraps it in an ONNX Runtime tensor). */
 export interface Feed {
@@ -61,7 +134,7 @@ export interface Feed {
 /** Inputs of the training graphs for a batch: embeddings and one-hot lookups (and sign, advantage). */
 export function batchFeeds(s: PolicyShape, b: DecisionBatch, dtype: DType = 'float32', actions?: Uint8Array, advantages?: Float32Array): Record<string, Feed> {
   const Arr = dtype === 'float64' ? Float64Array : Float32Array;
-  const feed = (data: ArrayLike<number>, dims: number[]): Feed => ({ type: dtype, data: Arr.from(data), dims });
+  const feed = (data: ArrayLike<number>, dims: number[]): Feed => ({ type: dtype, data: new Arr(data), dims });
   const oneHot = (rows: Int32Array, width: number) => {
     const out = new Arr(b.n * width);
     rows.forEach((r, i) => (out[i * width + r] = 1));
@@ -110,6 +183,8 @@ interface Block {
   y: Side;
   lx: LayerNormed;
   ly: LayerNormed;
+  /** [x̂ ŷ] (rows mode), kept for the backward pass. */
+  xy?: string;
   G: string;
   S: string;
   A: string;
@@ -118,19 +193,23 @@ interface Block {
   out: string;
 }
 
-function block(g: GraphBuilder, P: (name: string) => string, prefix: string, x: string, y: Side): Block {
+function block(g: GraphBuilder, P: (name: string) => string, H: number, prefix: string, x: string, y: Side): Block {
   const p = (k: string) => P(`${prefix}.${k}`);
   const lx = layerNorm(g, x, p('lnx.g'), p('lnx.b'));
   const ly = layerNorm(g, 'rows' in y ? y.rows : y.table, p('lny.g'), p('lny.b'));
-  const fromY = (W: string) => ('rows' in y ? g.op('MatMul', [ly.out, W]) : g.op('MatMul', [y.oneHot, g.op('MatMul', [ly.out, W])]));
-  const G = g.op('Add', [g.op('MatMul', [lx.out, p('Wg')]), fromY(p('Vg'))]);
-  const U = g.op('Add', [g.op('MatMul', [lx.out, p('Wu')]), fromY(p('Vu'))]);
+  const xy = 'rows' in y ? g.op('Concat', [lx.out, ly.out], { axis: 1 }) : undefined;
+  const GU = xy
+    ? g.op('MatMul', [xy, p('W')])
+    : g.op('Add', [g.op('MatMul', [lx.out, p('Wx')]), g.op('MatMul', [(y as { oneHot: string }).oneHot, g.op('MatMul', [ly.out, p('Vy')])])]);
+  const G = columns(g, GU, 0, H);
+  const U = columns(g, GU, H, 2 * H);
   const S = g.op('Sigmoid', [G]);
   const A = g.op('Mul', [G, S]);
   const M = g.op('Mul', [A, U]);
-  return { prefix, y, lx, ly, G, S, A, U, M, out: g.op('Add', [x, g.op('MatMul', [M, p('Wd')])]) };
+  return { prefix, y, lx, ly, xy, G, S, A, U, M, out: g.op('Add', [x, g.op('MatMul', [M, p('Wd')])]) };
 }
 
+const columns = (g: GraphBuilder, x: string, from: number, to: number) => g.op('Slice', [x, g.ints([from]), g.ints([to]), g.ints([1])]);
 const rowSum = (g: GraphBuilder, x: string) => g.op('ReduceSum', [x, g.ints([0])], { keepdims: 0 });
 /** a·b with either side transposed. (MatMul on an explicit Transpose, which ONNX Runtime fuses.) */
 const gemm = (g: GraphBuilder, a: string, b: string, transA: number, transB: number) =>
@@ -151,7 +230,7 @@ function layerNormBackward(g: GraphBuilder, ln: LayerNormed, gain: string, dOut:
  * Gradients of one block's parameters into `grads`; returns dx (if wanted) and dy (if wanted: per
  * decision for rows, per table row for a table).
  */
-function blockBackward(g: GraphBuilder, P: (name: string) => string, b: Block, dOut: string, want: { x: boolean; y: boolean }, grads: Map<string, string>, fault: Fault) {
+function blockBackward(g: GraphBuilder, P: (name: string) => string, D: number, b: Block, dOut: string, want: { x: boolean; y: boolean }, grads: Map<string, string>, fault: Fault) {
   const p = (k: string) => P(`${b.prefix}.${k}`);
   const put = (k: string, v: string) => grads.set(`${b.prefix}.${k}`, v);
   put('Wd', gemm(g, b.M, dOut, 1, 0));
@@ -159,14 +238,19 @@ function blockBackward(g: GraphBuilder, P: (name: string) => string, b: Block, d
   const dU = g.op('Mul', [dM, b.A]);
   const siluSlope = fault === 'silu' && b.prefix === 'b2' ? b.S : g.op('Mul', [b.S, g.op('Add', [g.scalar(1), g.op('Mul', [b.G, g.op('Sub', [g.scalar(1), b.S])])])]);
   const dG = g.op('Mul', [g.op('Mul', [dM, b.U]), siluSlope]);
-  // For a table, the decisions' gradients are first summed per table row.
-  const [dGy, dUy] = 'rows' in b.y ? [dG, dU] : [gemm(g, b.y.oneHot, dG, 1, 0), gemm(g, b.y.oneHot, dU, 1, 0)];
-  put('Wg', gemm(g, b.lx.out, dG, 1, 0));
-  put('Vg', gemm(g, b.ly.out, dGy, 1, 0));
-  put('Wu', gemm(g, b.lx.out, dU, 1, 0));
-  put('Vu', gemm(g, b.ly.out, dUy, 1, 0));
-  const dxn = g.op('Add', [gemm(g, dG, p('Wg'), 0, 1), gemm(g, dU, p('Wu'), 0, 1)]);
-  const dyn = g.op('Add', [gemm(g, dGy, p('Vg'), 0, 1), gemm(g, dUy, p('Vu'), 0, 1)]);
+  const dGU = g.op('Concat', [dG, dU], { axis: 1 });
+  let dxn: string, dyn: string;
+  if (b.xy) {
+    put('W', gemm(g, b.xy, dGU, 1, 0));
+    const dxy = gemm(g, dGU, p('W'), 0, 1);
+    [dxn, dyn] = [columns(g, dxy, 0, D), columns(g, dxy, D, 2 * D)];
+  } else {
+    // A table: the decisions' gradients are first summed per table row.
+    const dGUrows = gemm(g, (b.y as { oneHot: string }).oneHot, dGU, 1, 0);
+    put('Wx', gemm(g, b.lx.out, dGU, 1, 0));
+    put('Vy', gemm(g, b.ly.out, dGUrows, 1, 0));
+    [dxn, dyn] = [gemm(g, dGU, p('Wx'), 0, 1), gemm(g, dGUrows, p('Vy'), 0, 1)];
+  }
   const lnx = layerNormBackward(g, b.lx, p('lnx.g'), dxn, want.x);
   const lny = layerNormBackward(g, b.ly, p('lny.g'), dyn, want.y);
   put('lnx.g', lnx.dGain);
@@ -188,8 +272,8 @@ const FEATURES = [
 /**
  * The training-side graphs. Inputs: `param:<name>` per trainable parameter, `query`, `candidate`
  * (N x D), one-hot `recipient`, `own`, `source`, `round` (N x rows); `gradient` adds `sign` (±1)
- * and `advantage` (N); `train` adds `params`, `m`, `v` (flat vectors) and `step_size`, `eps_hat`.
- * Outputs: `logits`; `loss`, `entropy`, `grad`; or `loss`, `entropy`, `params_out`, `m_out`, `v_out`.
+ * and `advantage` (N); `train` adds `params`, `m`, `u` (flat vectors) and `step_size`, `eps_hat`.
+ * Outputs: `logits`; `loss`, `entropy`, `grad`; or `loss`, `entropy`, `params_out`, `m_out`, `u_out`.
  */
 export function trainingGraph(
   kind: 'forward' | 'gradient' | 'train',
@@ -200,11 +284,11 @@ export function trainingGraph(
 ): Uint8Array {
   const g = graphBuilder(o.dtype ?? 'float32', `fuseglu-${kind}`);
   const D = s.dim;
-  const { slots, size } = flatLayout(s);
-  // Each trainable parameter is its own input: the worker passes views into the flat vector, so
-  // nothing is sliced or copied; the train graph also takes the flat vector itself for Adam.
+  const { slots, views, size } = flatLayout(s);
+  // Each stretch of the flat vector is an input: the worker passes views into it, so nothing is
+  // sliced or copied; the train graph also takes the flat vector itself for Adam.
   const values = new Map<string, string>();
-  for (const slot of slots) values.set(slot.name, g.input(`param:${slot.name}`, slot.shape));
+  for (const view of views) values.set(view.name, g.input(`param:${view.name}`, view.shape));
   for (const [name, t] of Object.entries(frozen)) if (!values.has(name)) values.set(name, g.constant(t.data, t.shape));
   const P = (name: string) => values.get(name)!;
 
@@ -213,8 +297,8 @@ export function trainingGraph(
   let c = g.input('candidate', ['N', D]);
   const oneHot = Object.fromEntries(Object.entries(widths).map(([k, w]) => [k, g.input(k, ['N', w])])) as Record<keyof typeof widths, string>;
   for (const [flag, table, key] of FEATURES) if (s[flag]) c = g.op('Add', [c, g.op('MatMul', [oneHot[key], P(table)])]);
-  const b1 = block(g, P, 'b1', query, { table: P('behavior'), oneHot: oneHot.recipient });
-  const b2 = block(g, P, 'b2', b1.out, { rows: c });
+  const b1 = block(g, P, s.hidden, 'b1', query, { table: P('behavior'), oneHot: oneHot.recipient });
+  const b2 = block(g, P, s.hidden, 'b2', b1.out, { rows: c });
   const l = g.op('Reshape', [g.op('Add', [g.op('MatMul', [b2.out, g.op('Reshape', [P('head.w'), g.ints([D, 1])])]), P('head.b')]), g.ints([-1])]);
   if (kind === 'forward') {
     g.output(l, 'logits', ['N']);
@@ -234,9 +318,12 @@ export function trainingGraph(
   g.output(loss, 'loss', []);
   g.output(entropy, 'entropy', []);
 
+  // The train graph scales every gradient by (1 − beta1) here, on N numbers, so that Adam's
+  // first moment needs no multiplication over the whole parameter vector (see below).
+  const gradScale = kind === 'train' ? 1 - opt.beta1 : 1;
   const invN = g.op('Reciprocal', [g.op('Cast', [g.op('Shape', [l])], { to: o.dtype === 'float64' ? 11 : 1 })]);
   const dl = g.op('Mul', [
-    invN,
+    gradScale === 1 ? invN : g.op('Mul', [invN, g.scalar(gradScale)]),
     g.op('Add', [
       g.op('Neg', [g.op('Mul', [g.op('Mul', [advantage, sign]), g.op('Sigmoid', [g.op('Neg', [sl])])])]),
       g.op('Mul', [g.scalar(opt.entropyBonus), g.op('Mul', [l, g.op('Mul', [p, q])])]),
@@ -248,30 +335,38 @@ export function trainingGraph(
   grads.set('head.b', g.op('ReduceSum', [dl, g.ints([0])], { keepdims: 1 }));
   const dz = g.op('MatMul', [dlColumn, g.op('Reshape', [P('head.w'), g.ints([1, D])])]);
   const behaviorTrains = isTrainable(s, 'behavior');
-  const back2 = blockBackward(g, P, b2, dz, { x: true, y: FEATURES.some(([flag]) => s[flag]) }, grads, o.fault);
-  const back1 = blockBackward(g, P, b1, back2.dx!, { x: false, y: behaviorTrains }, grads, o.fault);
+  const back2 = blockBackward(g, P, D, b2, dz, { x: true, y: FEATURES.some(([flag]) => s[flag]) }, grads, o.fault);
+  const back1 = blockBackward(g, P, D, b1, back2.dx!, { x: false, y: behaviorTrains }, grads, o.fault);
   for (const [flag, table, key] of FEATURES) if (s[flag]) grads.set(table, gemm(g, oneHot[key], back2.dy!, 1, 0));
   if (behaviorTrains) grads.set('behavior', back1.dy!);
-  const grad = g.op('Concat', slots.map((slot) => g.op('Reshape', [grads.get(slot.name)!, g.ints([-1])])), { axis: 0 });
+  // In flat order; a block's `W` gradient covers its Wx and Vy slots.
+  const pieces = slots.flatMap((slot) => {
+    const span = grads.get(slot.name.replace(/\.Wx$/, '.W'));
+    if (slot.name.endsWith('.Vy') && grads.has(slot.name.replace(/\.Vy$/, '.W'))) return [];
+    return [g.op('Reshape', [slot.name.endsWith('.Wx') && span ? span : grads.get(slot.name)!, g.ints([-1])])];
+  });
+  const grad = g.op('Concat', pieces, { axis: 0 });
   if (kind === 'gradient') {
     g.output(grad, 'grad', [size]);
     return g.bytes();
   }
 
-  // Adam over the flat vector. p -= lr (m / c1) / (sqrt(v / c2) + eps) is computed as
-  // p -= step (m / (sqrt(v) + epsHat)), step = lr sqrt(c2) / c1 and epsHat = eps sqrt(c2) given per
-  // step: the same value in fewer passes over the vector.
+  // Adam over the flat vector in 10 passes. With the gradient arriving as g1 = (1 − beta1) g and the
+  // second moment kept as u = v (1 − beta1)² / (1 − beta2) (ADAM_SECOND_MOMENT_SCALE), the update
+  // m' = beta1 m + g1, u' = beta2 u + g1², p' = p − step m' / (sqrt(u') + epsHat) is exactly Adam's
+  // p −= lr (m'/c1) / (sqrt(v'/c2) + eps) with step = lr sqrt(c2) / (c1 k), epsHat = eps sqrt(c2) / k,
+  // k = sqrt(1 − beta2) / (1 − beta1), both given per step.
   const params = g.input('params', [size]);
   const m = g.input('m', [size]);
-  const v = g.input('v', [size]);
+  const u = g.input('u', [size]);
   const stepSize = g.input('step_size', []);
   const epsHat = g.input('eps_hat', []);
-  const mNext = g.op('Add', [m, g.op('Mul', [g.scalar(1 - opt.beta1), g.op('Sub', [grad, m])])]);
-  const vNext = g.op('Add', [v, g.op('Mul', [g.scalar(1 - opt.beta2), g.op('Sub', [g.op('Mul', [grad, grad]), v])])]);
-  const update = g.op('Mul', [stepSize, g.op('Div', [mNext, g.op('Add', [g.op('Sqrt', [vNext]), epsHat])])]);
+  const mNext = g.op('Add', [g.op('Mul', [g.scalar(opt.beta1), m]), grad]);
+  const uNext = g.op('Add', [g.op('Mul', [g.scalar(opt.beta2), u]), g.op('Mul', [grad, grad])]);
+  const update = g.op('Mul', [stepSize, g.op('Div', [mNext, g.op('Add', [g.op('Sqrt', [uNext]), epsHat])])]);
   g.output(g.op('Sub', [params, update]), 'params_out', [size]);
   g.output(mNext, 'm_out', [size]);
-  g.output(vNext, 'v_out', [size]);
+  g.output(uNext, 'u_out', [size]);
   return g.bytes();
 }
 
@@ -283,7 +378,8 @@ export function trainingGraph(
 export function inferenceGraph(s: PolicyShape, w: Weights, meta: Record<string, string>): Uint8Array {
   const g = graphBuilder('float32', 'fuseglu-policy');
   const D = s.dim;
-  const values = new Map(Object.entries(w).filter(([name]) => name !== 'behavior').map(([name, t]) => [name, g.constant(t.data, t.shape, 'float32', `weight:${name}`)]));
+  const values = new Map(Object.entries(w).filter(([name]) => name !== 'behavior' && !/\.(Wg|Wu|Vg|Vu)$/.test(name)).map(([name, t]) => [name, g.constant(t.data, t.shape, 'float32', `weight:${name}`)]));
+  for (const b of BLOCKS) values.set(`${b}.W`, g.constant(packedBlock(w, b, s.hidden), [2 * D, 2 * s.hidden], 'float32', `weight:${b}.W`));
   const P = (name: string) => values.get(name)!;
   const query = g.input('query', ['N', D]);
   const behavior = g.input('behavior', ['N', D]);
@@ -292,7 +388,7 @@ export function inferenceGraph(s: PolicyShape, w: Weights, meta: Record<string, 
     const index = g.input(key, ['N'], 'int64');
     if (s[flag]) c = g.op('Add', [c, g.op('Gather', [P(table), index], { axis: 0 })]);
   }
-  const z = block(g, P, 'b2', block(g, P, 'b1', query, { rows: behavior }).out, { rows: c }).out;
+  const z = block(g, P, s.hidden, 'b2', block(g, P, s.hidden, 'b1', query, { rows: behavior }).out, { rows: c }).out;
   const l = g.op('Reshape', [g.op('Add', [g.op('MatMul', [z, g.op('Reshape', [P('head.w'), g.ints([D, 1])])]), P('head.b')]), g.ints([-1])]);
   g.output(g.op('Sigmoid', [l]), 'keep_probability', ['N']);
   return g.bytes(meta);
