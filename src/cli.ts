@@ -245,7 +245,7 @@ const cli = yargs(hideBin(process.argv))
   )
   .command(
     'export <checkpoint>',
-    'write a deployable policy.json (weights, architecture, team, encoder id) and the weights in TF.js format',
+    'write a deployable policy.json (weights, architecture, team, encoder id), policy.onnx (a standard ONNX inference model) and the weights in TF.js format',
     (y) => y
       .positional('checkpoint', { type: 'string', demandOption: true, describe: 'a training checkpoint (e.g. checkpoints/run/best.json)' })
       .option('out', { type: 'string', describe: 'output folder (default: export/ beside the checkpoint)' }),
@@ -253,8 +253,8 @@ const cli = yargs(hideBin(process.argv))
       const out = a.out ?? `${a.checkpoint.replace(/[^/]*$/, '')}export`;
       const { exportPolicy } = await import('./policy/export.ts');
       const { loadCheckpoint } = await import('./policy/artifact.ts');
-      const { policy, tfjs } = await exportPolicy(loadCheckpoint(a.checkpoint), out);
-      console.log(`wrote ${policy} and ${tfjs}/ (model.json, weights.bin)`);
+      const { policy, onnx, tfjs } = await exportPolicy(loadCheckpoint(a.checkpoint), out);
+      console.log(`wrote ${policy}, ${onnx} and ${tfjs}/ (model.json, weights.bin)`);
     },
   )
   .demandCommand(1, 'name a command')

@@ -19,7 +19,8 @@ export async function onnxAvailable(): Promise<boolean> {
 
 type Reply = Record<string, unknown> & { id: number; error?: string };
 
-export async function onnxEngine(shape: PolicyShape, state: EngineState, opt: OptimizerSettings, threads = 1): Promise<PolicyEngine> {
+/** `device` cuda runs the graphs on ONNX Runtime's CUDA execution provider (see the README). */
+export async function onnxEngine(shape: PolicyShape, state: EngineState, opt: OptimizerSettings, threads = 1, device: 'cpu' | 'cuda' = 'cpu'): Promise<PolicyEngine> {
   const frozen: Weights = Object.fromEntries(Object.entries(state.weights).filter(([name]) => !isTrainable(shape, name)));
   const worker = new Worker(new URL('./onnx/worker.mjs', import.meta.url));
   worker.unref(); // an idle engine does not keep the process alive
@@ -52,6 +53,7 @@ export async function onnxEngine(shape: PolicyShape, state: EngineState, opt: Op
   await call('init', {
     graphs: { forward: graph('forward'), gradient: graph('gradient'), train: graph('train') },
     threads,
+    device,
     layout: flatLayout(shape).views,
     params: flatten(shape, state.weights),
     m: flatten(shape, state.m),
@@ -60,7 +62,7 @@ export async function onnxEngine(shape: PolicyShape, state: EngineState, opt: Op
   let step = state.step;
 
   return {
-    name: `onnx-cpu (${threads} thread${threads === 1 ? '' : 's'})`,
+    name: device === 'cuda' ? 'onnx-cuda' : `onnx-cpu (${threads} thread${threads === 1 ? '' : 's'})`,
     shape,
     async keepLogits(b) {
       return (await send('forward', batchFeeds(shape, b))).logits as Float32Array;

@@ -95,6 +95,22 @@ describe('ONNX and TF.js engines', () => {
   });
 });
 
+describe('the ONNX engine off the main thread', () => {
+  it('leaves the event loop free while a step runs (a progress display keeps moving)', async () => {
+    const shape: PolicyShape = { ...SHAPE, dim: 256, hidden: 128 };
+    const w = initWeights(shape, 'busy');
+    const engine = await onnxEngine(shape, fresh(w), OPT);
+    const { batch, actions, advantages } = randomBatch(shape, 8192, 'busy'); // several GFLOP: tens of ms at least
+    let ticks = 0;
+    const timer = setInterval(() => ticks++, 1);
+    await engine.trainStep(batch, actions, advantages);
+    clearInterval(timer);
+    engine.dispose();
+    // A step computed on this thread would let no timer fire until it returned.
+    expect(ticks).toBeGreaterThanOrEqual(3);
+  });
+});
+
 describe('the exported ONNX inference model', () => {
   it('loads in ONNX Runtime as a standard model and gives the reference keep probabilities', async () => {
     const w = weights();

@@ -15,10 +15,15 @@ const flat = (data) => new ort.Tensor('float32', data, [data.length]);
 const paramViews = (params) => Object.fromEntries(slots.map((s) => [`param:${s.name}`, new ort.Tensor('float32', params.subarray(s.offset, s.offset + s.size), s.shape)]));
 
 const handlers = {
-  async init({ graphs, threads, layout, params, m, v }) {
+  async init({ graphs, threads, device, layout, params, m, v }) {
     slots = layout;
-    const options = { intraOpNumThreads: threads, interOpNumThreads: 1, executionMode: 'sequential', graphOptimizationLevel: 'all' };
-    for (const [name, bytes] of Object.entries(graphs)) sessions[name] = await ort.InferenceSession.create(bytes, options);
+    const options = { intraOpNumThreads: threads, interOpNumThreads: 1, executionMode: 'sequential', graphOptimizationLevel: 'all', executionProviders: device === 'cuda' ? ['cuda', 'cpu'] : ['cpu'] };
+    try {
+      for (const [name, bytes] of Object.entries(graphs)) sessions[name] = await ort.InferenceSession.create(bytes, options);
+    } catch (e) {
+      if (device !== 'cuda') throw e;
+      throw new Error(`the CUDA execution provider did not start (${e.message}); install its binaries with \`npm ci --onnxruntime-node-install=cuda12\` (README, "Policy engines")`);
+    }
     state = { params, m, v, next: { params: new Float32Array(params.length), m: new Float32Array(params.length), v: new Float32Array(params.length) } };
     return {};
   },
