@@ -5,7 +5,8 @@ import { join } from 'node:path';
 import type { Split } from '../src/cache/format.ts';
 import type { DebateSettings } from '../src/env/settings.ts';
 import { progress } from '../src/progress.ts';
-import { readConfigFile, resolveConfig, defaultCompute } from '../train/config.ts';
+import type { ComputeSettings } from '../src/policy/backends.ts';
+import { readConfigFile, resolveConfig } from '../train/config.ts';
 import { runFiles } from '../train/trainer.ts';
 import { pool, runTraining } from '../train/runs.ts';
 import { evalJob, METHODS } from './evalPolicy.ts';
@@ -19,12 +20,14 @@ export interface MainOptions {
   seeds: number;
   runs: string;
   workers: number;
+  /** Engine, threads and TF.js backend of the training runs and of the evaluation. */
+  compute: ComputeSettings;
 }
 
 export async function mainJob(o: MainOptions): Promise<string> {
   ensureDefaultCache(o.cache);
   const seeds = Array.from({ length: o.seeds }, (_, s) => s);
-  const settings = readConfigFile(o.config);
+  const settings = { ...readConfigFile(o.config), ...o.compute };
   const epochs = resolveConfig(settings).epochs;
   console.error(`\ntraining CPP (${o.config}) for ${o.seeds} seeds, ${o.workers} at a time, in ${o.runs}/`);
   const bar = progress('train CPP', seeds.length * epochs);
@@ -36,6 +39,6 @@ export async function mainJob(o: MainOptions): Promise<string> {
   const failed = runs.filter((r): r is PromiseRejectedResult => r.status === 'rejected');
   if (failed.length) throw new Error(failed.map((f) => (f.reason as Error).message).join('\n'));
   const policies = seeds.map((s) => runFiles(join(o.runs, `seed-${s}`)).best);
-  const { table, files } = await evalJob({ policies, cache: o.cache, split: o.split, compute: defaultCompute(), settings: o.settings, methods: [...METHODS], seeds: o.seeds, config: o.config, reference: 'Full-Debate', out: join(o.runs, 'report') });
+  const { table, files } = await evalJob({ policies, cache: o.cache, split: o.split, compute: o.compute, settings: o.settings, methods: [...METHODS], seeds: o.seeds, config: o.config, reference: 'Full-Debate', out: join(o.runs, 'report') });
   return `\nCPP (${o.seeds} seeds, settings ${o.config}, best validation checkpoints) against every baseline\n\n${table}\n\nwritten: ${files.join(', ')}`;
 }
