@@ -5,7 +5,7 @@
 import { Worker } from 'node:worker_threads';
 import type { EngineState, OptimizerSettings, PolicyEngine } from './engine.ts';
 import { isTrainable, type PolicyShape, type Weights } from './model.ts';
-import { adamSecondMomentScale, batchFeeds, flatLayout, flatten, trainingGraph, unflatten } from './onnx/fuseGluGraph.ts';
+import { batchFeeds, flatLayout, flatten, trainingGraph, unflatten } from './onnx/fuseGluGraph.ts';
 
 /** Whether onnxruntime-node loads on this machine. */
 export async function onnxAvailable(): Promise<boolean> {
@@ -47,8 +47,6 @@ export async function onnxEngine(shape: PolicyShape, state: EngineState, opt: Op
   // The batch arrays are fresh for each call: hand them over instead of copying.
   const send = (type: string, feeds: ReturnType<typeof batchFeeds>, args: Record<string, unknown> = {}) =>
     call(type, { feeds, ...args }, Object.values(feeds).map((f) => f.data.buffer as ArrayBuffer));
-  const vScale = adamSecondMomentScale(opt);
-  const k = Math.sqrt(1 - opt.beta2) / (1 - opt.beta1);
   const graph = (kind: 'forward' | 'gradient' | 'train') => trainingGraph(kind, shape, frozen, opt);
   await call('init', {
     graphs: { forward: graph('forward'), gradient: graph('gradient'), train: graph('train') },
@@ -57,7 +55,7 @@ export async function onnxEngine(shape: PolicyShape, state: EngineState, opt: Op
     layout: flatLayout(shape).views,
     params: flatten(shape, state.weights),
     m: flatten(shape, state.m),
-    v: flatten(shape, state.v).map((x) => x * vScale),
+    v: flatten(shape, state.v),
   });
   let step = state.step;
 
@@ -74,12 +72,12 @@ export async function onnxEngine(shape: PolicyShape, state: EngineState, opt: Op
     async trainStep(b, actions, advantages) {
       step++;
       const c1 = 1 - opt.beta1 ** step, c2 = 1 - opt.beta2 ** step;
-      const r = await send('train', batchFeeds(shape, b, 'float32', actions, advantages), { stepSize: (opt.lr * Math.sqrt(c2)) / (c1 * k), epsHat: (opt.epsilon * Math.sqrt(c2)) / k });
+      const r = await send('train', batchFeeds(shape, b, 'float32', actions, advantages), { stepSize: (opt.lr * Math.sqrt(c2)) / c1, epsHat: opt.epsilon * Math.sqrt(c2) });
       return { loss: r.loss as number, entropy: r.entropy as number };
     },
     async getState() {
       const r = await call('state', {});
-      return { weights: { ...unflatten(shape, r.params as Float32Array), ...frozen }, step, m: unflatten(shape, r.m as Float32Array), v: unflatten(shape, (r.v as Float32Array).map((x) => x / vScale)) };
+      return { weights: { ...unflatten(shape, r.params as Float32Array), ...frozen }, step, m: unflatten(shape, r.m as Float32Array), v: unflatten(shape, r.v as Float32Array) };
     },
     dispose() {
       void call('release', {}).finally(() => worker.terminate());

@@ -121,9 +121,6 @@ export function unflatten(s: PolicyShape, flat: Float32Array | Float64Array): We
 /** Rows of each lookup table per decision: the width of the one-hot inputs of the training graphs. */
 export const lookupWidths = (s: PolicyShape) => ({ recipient: s.agents, own: 2, source: s.agents, round: Math.max(1, s.rounds - 1) });
 
-/** The train graph keeps Adam's second moment as u = v · this (see `trainingGraph`). */
-export const adamSecondMomentScale = (o: OptimizerSettings) => (1 - o.beta1) ** 2 / (1 - o.beta2);
-
 /** A graph input as plain data (the worker wraps it in an ONNX Runtime tensor). */
 export interface Feed {
   type: 'float32' | 'float64';
@@ -272,8 +269,8 @@ const FEATURES = [
 /**
  * The training-side graphs. Inputs: `param:<name>` per trainable parameter, `query`, `candidate`
  * (N x D), one-hot `recipient`, `own`, `source`, `round` (N x rows); `gradient` adds `sign` (±1)
- * and `advantage` (N); `train` adds `params`, `m`, `u` (flat vectors) and `step_size`, `eps_hat`.
- * Outputs: `logits`; `loss`, `entropy`, `grad`; or `loss`, `entropy`, `params_out`, `m_out`, `u_out`.
+ * and `advantage` (N); `train` adds `params`, `m`, `v` (flat vectors) and `step_size`, `eps_hat`.
+ * Outputs: `logits`; `loss`, `entropy`, `grad`; or `loss`, `entropy`, `params_out`, `m_out`, `v_out`.
  */
 export function trainingGraph(
   kind: 'forward' | 'gradient' | 'train',
@@ -318,9 +315,9 @@ export function trainingGraph(
   g.output(loss, 'loss', []);
   g.output(entropy, 'entropy', []);
 
-  // The train graph scales every gradient by (1 − beta1) here, on N numbers, so that Adam's
-  // first moment needs no multiplication over the whole parameter vector (see below).
-  const gradScale = kind === 'train' ? 1 - opt.beta1 : 1;
+  // The train graph scales every gradient by sqrt(1 − beta2) here, on N numbers, so that Adam's
+  // second moment needs no multiplication of g² over the whole parameter vector (see below).
+  const gradScale = kind === 'train' ? Math.sqrt(1 - opt.beta2) : 1;
   const invN = g.op('Reciprocal', [g.op('Cast', [g.op('Shape', [l])], { to: o.dtype === 'float64' ? 11 : 1 })]);
   const dl = g.op('Mul', [
     gradScale === 1 ? invN : g.op('Mul', [invN, g.scalar(gradScale)]),
@@ -351,22 +348,22 @@ export function trainingGraph(
     return g.bytes();
   }
 
-  // Adam over the flat vector in 10 passes. With the gradient arriving as g1 = (1 − beta1) g and the
-  // second moment kept as u = v (1 − beta1)² / (1 − beta2) (ADAM_SECOND_MOMENT_SCALE), the update
-  // m' = beta1 m + g1, u' = beta2 u + g1², p' = p − step m' / (sqrt(u') + epsHat) is exactly Adam's
-  // p −= lr (m'/c1) / (sqrt(v'/c2) + eps) with step = lr sqrt(c2) / (c1 k), epsHat = eps sqrt(c2) / k,
-  // k = sqrt(1 − beta2) / (1 − beta1), both given per step.
+  // Adam over the flat vector in 11 passes. With the gradient arriving as g1 = sqrt(1 − beta2) g,
+  // m' = beta1 m + ((1 − beta1) / sqrt(1 − beta2)) g1, v' = beta2 v + g1², and
+  // p' = p − step m' / (sqrt(v') + epsHat) is exactly Adam's p −= lr (m'/c1) / (sqrt(v'/c2) + eps)
+  // with step = lr sqrt(c2) / c1 and epsHat = eps sqrt(c2) given per step. The moments stay the
+  // standard ones, so checkpoints move between engines bit for bit.
   const params = g.input('params', [size]);
   const m = g.input('m', [size]);
-  const u = g.input('u', [size]);
+  const v = g.input('v', [size]);
   const stepSize = g.input('step_size', []);
   const epsHat = g.input('eps_hat', []);
-  const mNext = g.op('Add', [g.op('Mul', [g.scalar(opt.beta1), m]), grad]);
-  const uNext = g.op('Add', [g.op('Mul', [g.scalar(opt.beta2), u]), g.op('Mul', [grad, grad])]);
-  const update = g.op('Mul', [stepSize, g.op('Div', [mNext, g.op('Add', [g.op('Sqrt', [uNext]), epsHat])])]);
+  const mNext = g.op('Add', [g.op('Mul', [g.scalar(opt.beta1), m]), g.op('Mul', [g.scalar((1 - opt.beta1) / Math.sqrt(1 - opt.beta2)), grad])]);
+  const vNext = g.op('Add', [g.op('Mul', [g.scalar(opt.beta2), v]), g.op('Mul', [grad, grad])]);
+  const update = g.op('Mul', [stepSize, g.op('Div', [mNext, g.op('Add', [g.op('Sqrt', [vNext]), epsHat])])]);
   g.output(g.op('Sub', [params, update]), 'params_out', [size]);
   g.output(mNext, 'm_out', [size]);
-  g.output(uNext, 'u_out', [size]);
+  g.output(vNext, 'v_out', [size]);
   return g.bytes();
 }
 

@@ -6,7 +6,7 @@ import { parentPort } from 'node:worker_threads';
 
 let sessions = {};
 let slots; // the stretches of the flat vector the graphs take as inputs
-let state; // { params, m, v } as Float32Arrays (v scaled as the train graph keeps it); `next` buffers receive each step's outputs
+let state; // { params, m, v } as Float32Arrays; `next` buffers receive each step's outputs
 
 const tensor = (f) => new ort.Tensor(f.type, f.data, f.dims);
 const feedsOf = (feeds) => Object.fromEntries(Object.entries(feeds).map(([k, f]) => [k, tensor(f)]));
@@ -40,13 +40,13 @@ const handlers = {
     const { next } = state;
     const out = await sessions.train.run(
       {
-        ...feedsOf(feeds), ...paramViews(state.params), params: flat(state.params), m: flat(state.m), u: flat(state.v),
+        ...feedsOf(feeds), ...paramViews(state.params), params: flat(state.params), m: flat(state.m), v: flat(state.v),
         step_size: new ort.Tensor('float32', [stepSize], []), eps_hat: new ort.Tensor('float32', [epsHat], []),
       },
-      { loss: null, entropy: null, params_out: flat(next.params), m_out: flat(next.m), u_out: flat(next.v) },
+      { loss: null, entropy: null, params_out: flat(next.params), m_out: flat(next.m), v_out: flat(next.v) },
     );
     // (Should a runtime ignore the given output buffers, copy what it returned into them.)
-    if (out.params_out.data !== next.params) for (const [k, o] of [['params', 'params_out'], ['m', 'm_out'], ['v', 'u_out']]) next[k].set(out[o].data);
+    if (out.params_out.data !== next.params) for (const k of ['params', 'm', 'v']) next[k].set(out[`${k}_out`].data);
     state = { params: next.params, m: next.m, v: next.v, next: { params: state.params, m: state.m, v: state.v } };
     return { loss: out.loss.data[0], entropy: out.entropy.data[0] };
   },
