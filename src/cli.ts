@@ -222,7 +222,7 @@ const cli = yargs(hideBin(process.argv))
   )
   .command(
     'ablate',
-    'run an ablation grid (variants x caches x seeds) in worker processes and print the Table 6 style table',
+    'run an ablation grid (variants x caches x seeds) in worker processes and print the Table 6 style table (--engine, --threads, --backend apply to cells whose grid settings do not set them, and to the evaluation)',
     (y) => computeOptions(y)
       .option('grid', { type: 'string', default: 'train/grids/table6.json', describe: 'grid file: name, base settings, seeds, caches, variants' })
       .option('workers', { type: 'number', default: 2, describe: 'cells trained at a time' })
@@ -235,7 +235,7 @@ const cli = yargs(hideBin(process.argv))
       const grid = readGrid(a.grid);
       const results = a.out ?? `results/${grid.name}`;
       for (const cache of grid.caches) if (cache === DEFAULT_CACHE) ensureDefaultCache(cache);
-      const outcomes = await runGrid(expandGrid(grid, results), a.workers);
+      const outcomes = await runGrid(expandGrid(grid, results, computeSettings(a)), a.workers);
       const { markdown, files } = await ablationReport(grid, outcomes, results, a.split, computeSettings(a));
       console.log(markdown);
       const failed = outcomes.filter((o) => o.status === 'failed').length;

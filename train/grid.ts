@@ -42,7 +42,8 @@ export interface Cell {
 /** Folder name of a variant or cache ("k = -1" -> "k-minus1"). */
 const slug = (s: string) => s.toLowerCase().replace(/-(?=\d)/g, 'minus').replace(/[^a-z0-9.]+/g, '-').replace(/^-|-$/g, '');
 
-export function expandGrid(grid: GridFile, results: string): Cell[] {
+/** Cells of a grid; `defaults` (engine, threads, ...) apply where the grid's settings are silent. */
+export function expandGrid(grid: GridFile, results: string, defaults: Partial<TrainConfig> = {}): Cell[] {
   const seeds = typeof grid.seeds === 'number' ? Array.from({ length: grid.seeds }, (_, s) => s) : grid.seeds;
   const names = new Set<string>();
   for (const v of grid.variants) {
@@ -53,7 +54,7 @@ export function expandGrid(grid: GridFile, results: string): Cell[] {
     grid.caches.flatMap((cache) =>
       seeds.map((seed) => {
         const out = join(results, slug(v.name), slug(basename(cache)), `seed-${seed}`);
-        const settings = { ...grid.base, ...v.settings, cache, seed, out };
+        const settings = { ...defaults, ...grid.base, ...v.settings, cache, seed, out };
         return { id: `${v.name} | ${cache} | seed ${seed}`, variant: v.name, cache, seed, settings, epochs: resolveConfig(settings).epochs };
       }),
     ),
