@@ -27,7 +27,8 @@ export interface MainOptions {
 export async function mainJob(o: MainOptions): Promise<string> {
   ensureDefaultCache(o.cache);
   const seeds = Array.from({ length: o.seeds }, (_, s) => s);
-  const settings = { ...readConfigFile(o.config), ...o.compute };
+  // The runs train the team the comparison debates (--agents), with the config's other settings.
+  const settings = { ...readConfigFile(o.config), ...o.compute, ...(o.settings.agents && { agents: o.settings.agents }) };
   const epochs = resolveConfig(settings).epochs;
   console.error(`\ntraining CPP (${o.config}) for ${o.seeds} seeds, ${o.workers} at a time, in ${o.runs}/`);
   const bar = progress('train CPP', seeds.length * epochs);
