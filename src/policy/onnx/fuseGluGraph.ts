@@ -275,6 +275,7 @@ const FEATURES = [
 export function trainingGraph(
   kind: 'forward' | 'gradient' | 'train',
   s: PolicyShape,
+  /** Values of the parameters that do not train (a `none` behavior embedding); others are ignored. */
   frozen: Weights,
   opt: OptimizerSettings,
   o: { dtype?: DType; fault?: Fault } = {},
@@ -286,7 +287,7 @@ export function trainingGraph(
   // sliced or copied; the train graph also takes the flat vector itself for Adam.
   const values = new Map<string, string>();
   for (const view of views) values.set(view.name, g.input(`param:${view.name}`, view.shape));
-  for (const [name, t] of Object.entries(frozen)) if (!values.has(name)) values.set(name, g.constant(t.data, t.shape));
+  for (const [name, t] of Object.entries(frozen)) if (!isTrainable(s, name)) values.set(name, g.constant(t.data, t.shape));
   const P = (name: string) => values.get(name)!;
 
   const widths = lookupWidths(s);
