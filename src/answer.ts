@@ -116,7 +116,12 @@ function answerPhrase(phrase: string): string | null {
   const after = p.match(new RegExp(`(?::|=)\\s*\\$?(${NUMBER})\\$?(?:\\s+[a-z][^=:]*)?$`, 'i'));
   if (after) return after[1];
   if (/^\(?[A-J]\)/.test(p) || !/[a-z]{2,}\s+[a-z]{2,}\s+[a-z]{2,}/i.test(p)) return unwrapMath(p);
-  return statedValue(p.replace(/^that\s+/i, '').replace(/[.!]+$/, ''));
+  const sentence = p.replace(/^that\s+/i, '').replace(/[.!]+$/, '');
+  // A final answer stated in a sentence that names exactly one number ("the car travels 137.5 feet
+  // from the time ...", "Tim ends on step $8$") states that number; with two ("either 12 or 28")
+  // or none it states no single answer.
+  const numbers = [...sentence.matchAll(new RegExp(`(?<![\\w.])${NUMBER}(?![\\w.])`, 'g'))];
+  return statedValue(sentence) ?? (numbers.length === 1 ? numbers[0][0] : null);
 }
 
 function normalizeMcq(raw: string): string | null {

@@ -73,6 +73,9 @@ describe('answers', () => {
     expect(extractAnswer('The answer is 4. Checking again, so the total is 5.')).toBe('5');
     expect(extractAnswer('My updated answer is the same as theirs: 371146600.')).toBe('371146600');
     expect(extractAnswer('The updated answer is that there are four primes: 13, 23, 43, and 73.')).toBe('4');
+    // An answer sentence naming exactly one number states it; with two it states none.
+    expect(extractAnswer('The answer is: the car travels 137.5 feet from the time the brakes are applied to the stop.')).toBe('137.5');
+    expect(extractAnswer('The answer is either 12 or 28, depending on the form of n.')).toBeNull();
     expect(normalizeAnswer('6 3/4', 'math')).toBe(normalizeAnswer('6\\frac{3}{4}', 'math'));
     expect(normalizeAnswer('\\frac{-1}{32x}', 'math')).toBe(normalizeAnswer('-\\frac{1}{32x}', 'math'));
   });
