@@ -5,7 +5,7 @@ import { shuffle } from '../src/shuffle.ts';
 import seedrandom from 'seedrandom';
 import type { Question } from '../src/cache/load.ts';
 import { candidateOrder, replay, type Environment } from '../src/env/environment.ts';
-import { sigmoid } from '../src/policy/forward.ts';
+import { sigmoid } from '../src/policy/model.ts';
 import { debateRewards, influenceWeights, meanResponseTokens, returns, type RewardSettings } from '../src/reward.ts';
 import { runRule, type MethodResult } from './baselines.ts';
 

@@ -98,3 +98,5 @@ export interface DecisionBatch {
   source: Int32Array;
   round: Int32Array;
 }
+
+export const sigmoid = (x: number) => 1 / (1 + Math.exp(-x));

@@ -5,8 +5,7 @@
 import type { Embeddings } from '../cache/embeddings.ts';
 import { candidateOrder, finishDebate, startDebate, stepRound, type DebateResult, type Environment } from '../env/environment.ts';
 import type { PolicyEngine } from './engine.ts';
-import { sigmoid } from './forward.ts';
-import type { DecisionBatch } from './model.ts';
+import { sigmoid, type DecisionBatch } from './model.ts';
 
 export interface Rollout {
   results: DebateResult[];

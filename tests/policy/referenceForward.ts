@@ -1,6 +1,6 @@
-// The FuseGLU forward pass in plain JavaScript: the reference every engine is checked against,
-// and the math of the exported inference API (no TF.js needed to deploy a policy).
-import type { DecisionBatch, PolicyShape, Weights } from './model.ts';
+// The FuseGLU forward pass in plain JavaScript, written straight from SPEC §4: the reference the
+// TF.js and ONNX engines and the exported ONNX model are checked against.
+import type { DecisionBatch, PolicyShape, Weights } from '../../src/policy/model.ts';
 
 const LN_EPS = 1e-5;
 
@@ -73,5 +73,3 @@ export function forwardLogits(s: PolicyShape, w: Weights, b: DecisionBatch): Flo
   }
   return out;
 }
-
-export const sigmoid = (x: number) => 1 / (1 + Math.exp(-x));
