@@ -5,7 +5,8 @@
 import { Worker } from 'node:worker_threads';
 import type { EngineState, OptimizerSettings, PolicyEngine } from './engine.ts';
 import { isTrainable, type PolicyShape, type Weights } from './model.ts';
-import { batchFeeds, flatLayout, flatten, trainingGraph, unflatten } from './onnx/fuseGluGraph.ts';
+import { trainingGraph } from './onnx/fuseGluGraph.ts';
+import { batchFeeds, flatLayout, flatten, unflatten } from './onnx/layout.ts';
 
 /** Whether onnxruntime-node loads on this machine. */
 export async function onnxAvailable(): Promise<boolean> {

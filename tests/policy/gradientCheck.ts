@@ -4,7 +4,8 @@ import * as ort from 'onnxruntime-node';
 import seedrandom from 'seedrandom';
 import type { OptimizerSettings } from '../../src/policy/engine.ts';
 import { initWeights, type DecisionBatch, type PolicyShape } from '../../src/policy/model.ts';
-import { batchFeeds, flatLayout, flatten, trainingGraph, unflatten, type Fault } from '../../src/policy/onnx/fuseGluGraph.ts';
+import { trainingGraph, type Fault } from '../../src/policy/onnx/fuseGluGraph.ts';
+import { batchFeeds, flatLayout, flatten, unflatten } from '../../src/policy/onnx/layout.ts';
 
 export const TINY: PolicyShape = { dim: 6, hidden: 5, agents: 3, rounds: 3, behavior: 'random', initSamples: null, conditioning: true, ownFeature: true, sourceFeature: true, roundFeature: true };
 export const OPT: OptimizerSettings = { lr: 1e-3, beta1: 0.9, beta2: 0.999, epsilon: 1e-8, entropyBonus: 0.3 };
