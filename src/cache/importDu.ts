@@ -78,6 +78,8 @@ interface Recorded {
   agent: number;
   round: number;
   record: ResponseRecord;
+  /** The user message it answers (which lists the solutions shown). */
+  user: string;
 }
 
 export interface DuImport {
@@ -130,7 +132,6 @@ export function importDu(files: string[], o: DuImportOptions): DuImport {
 
       // Rounds of each transcript: assistant message t answers the user message before it.
       const recorded: Recorded[] = [];
-      const userBefore = new Map<ResponseRecord, { prompt: { role: string; content: string }[]; user: string }>();
       agents.forEach((transcript, i) => {
         let t = 0;
         let expect: 'user' | 'assistant' = 'user';
@@ -154,8 +155,7 @@ export function importDu(files: string[], o: DuImportOptions): DuImport {
             prev: t > 1 ? `${qid}/a${i + 1}/r${t - 1}` : null, text: content, answer: extractAnswer(content),
             inTokens: count(transcript.slice(0, m)), outTokens: count(content),
           };
-          userBefore.set(record, { prompt: transcript.slice(0, m), user: transcript[m - 1].content });
-          recorded.push({ agent: i, round: t, record });
+          recorded.push({ agent: i, round: t, record, user: transcript[m - 1].content });
         }
         if (expect === 'assistant') say(`0.${i}.${transcript.length - 1}`, `transcript of agent ${i + 1} ends with a user message: cut short, its last round is missing`);
         if (t === 0) say(`0.${i}`, `agent ${i + 1} has no response; left out`);
@@ -164,11 +164,11 @@ export function importDu(files: string[], o: DuImportOptions): DuImport {
 
       // Contexts: own previous response, then every shown solution, matched by text.
       const external = new Map<string, string>();
-      for (const { agent, round, record } of recorded) {
+      for (const { agent, round, record, user } of recorded) {
         if (round === 1) continue;
         record.context.push(record.prev!);
-        for (const shown of shownSolutions(userBefore.get(record)!.user)) {
-          const candidates = recorded.filter((r) => r.agent !== agent && (r.round === round - 1 || r.round === round));
+        const candidates = recorded.filter((r) => r.agent !== agent && (r.round === round - 1 || r.round === round));
+        for (const shown of shownSolutions(user)) {
           const same = candidates.filter((r) => r.record.text.trim() === shown);
           const close = same.length ? same : candidates.filter((r) => squash(r.record.text) === squash(shown));
           // Identical texts: the protocol's choice (earlier agents' current round, later agents' previous round).
