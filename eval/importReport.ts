@@ -4,9 +4,9 @@
 // shown was matched to recorded responses, which teams can be replayed, and the tier-3 response
 // model's fidelity on this data.
 import type { Cache, Response } from '../src/cache/load.ts';
-import { fidelityTable } from '../src/cache/stats.ts';
+import { fidelityTable, questionsPerSplit } from '../src/cache/stats.ts';
 import { SPLITS } from '../src/cache/format.ts';
-import { majority, type DebateResult } from '../src/env/environment.ts';
+import { emptyTiers, majority, type DebateResult } from '../src/env/environment.ts';
 import { markdownTable, pct } from '../src/table.ts';
 import { ledgerEntry, OUTCOMES, summarize } from './ledger.ts';
 
@@ -33,7 +33,7 @@ export function importReport(cache: Cache, priorSmoothing = 0.5): string {
   const roundCols = Array.from({ length: rounds }, (_, t) => `round ${t + 1}`);
 
   out.push(`${cache.file}: ${cache.questions.length} questions, ${cache.agents.length} agent positions, ${cache.responses.length} responses, ${cache.externals.length} external shown solutions`);
-  out.push('', 'Questions per split', markdownTable([...SPLITS, 'total'], [[...SPLITS.map((s) => cache.questions.filter((q) => q.split === s).length), cache.questions.length]]));
+  out.push('', questionsPerSplit(cache));
 
   const shapes = new Map<string, number>();
   for (const agents of recorded.values()) {
@@ -68,7 +68,7 @@ export function importReport(cache: Cache, priorSmoothing = 0.5): string {
     const m = rows.map((row) => majority(row, 'lowest-agent', () => 0));
     majorities.push(m.map((x) => (x === gold ? 1 : 0)));
     const final = m[m.length - 1];
-    results.push({ q, answers: rows, correct: [], keeps: [], final, finalCorrect: final === gold, invalid: final < 0, cost: 0, keptEdges: 0, tiers: { exact: 0, signature: 0, model: 0, record: 0 } });
+    results.push({ q, answers: rows, correct: [], keeps: [], final, finalCorrect: final === gold, invalid: final < 0, cost: 0, keptEdges: 0, tiers: emptyTiers() });
   }
   const accuracy = (t: number) => {
     const rs = at(null, t + 1);

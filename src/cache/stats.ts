@@ -8,14 +8,7 @@ import type { Cache } from './load.ts';
 export function cacheStats(cache: Cache, priorSmoothing: number): string {
   const out: string[] = [`cache ${cache.file}: ${cache.header.name} (${cache.header.source}), ${cache.questions.length} questions, ${cache.agents.length} agents, ${cache.responses.length} responses`];
 
-  const benchmarks = [...new Set(cache.questions.map((q) => q.benchmark))];
-  out.push('\nQuestions per split and benchmark', markdownTable(
-    ['benchmark', ...SPLITS, 'total'],
-    benchmarks.map((b) => {
-      const qs = cache.questions.filter((q) => q.benchmark === b);
-      return [b, ...SPLITS.map((s) => qs.filter((q) => q.split === s).length), qs.length];
-    }),
-  ));
+  out.push('', questionsPerSplit(cache));
 
   out.push('\nAgents (prices per million tokens)', markdownTable(
     ['agent', 'model', 'price in', 'price out', 'responses'],
@@ -62,5 +55,17 @@ export function fidelityTable(cache: Cache, priorSmoothing: number): string {
         f.model.logLik.toFixed(3), pct(f.model.accuracy), f.keepPrevious.logLik.toFixed(3), pct(f.keepPrevious.accuracy),
       ]),
     ),
+  ].join('\n');
+}
+
+/** Questions per split and benchmark, as a titled table. */
+export function questionsPerSplit(cache: Cache): string {
+  const benchmarks = [...new Set(cache.questions.map((q) => q.benchmark))];
+  return [
+    'Questions per split and benchmark',
+    markdownTable(['benchmark', ...SPLITS, 'total'], benchmarks.map((b) => {
+      const qs = cache.questions.filter((q) => q.benchmark === b);
+      return [b, ...SPLITS.map((s) => qs.filter((q) => q.split === s).length), qs.length];
+    })),
   ].join('\n');
 }
