@@ -61,7 +61,8 @@ const { loadBackend, tfjsEngine } = await import('../src/policy/tfjsEngine.ts');
 const { onnxAvailable, onnxEngine } = await import('../src/policy/onnxEngine.ts');
 const { initWeights } = await import('../src/policy/model.ts');
 const { zeroMoments } = await import('../src/policy/engine.ts');
-const { randomBatch } = await import('../tests/policy/gradientCheck.ts');
+type PolicyEngine = import('../src/policy/engine.ts').PolicyEngine;
+const { randomBatch } = await import('../tests/policy/randomBatch.ts');
 const shape = { dim: 512, hidden: 256, agents: 3, rounds: 3, behavior: 'mean' as const, initSamples: null, conditioning: true, ownFeature: true, sourceFeature: true, roundFeature: true };
 const opt = { lr: 3e-4, beta1: 0.9, beta2: 0.999, epsilon: 1e-8, entropyBonus: 1 };
 const weights = initWeights(shape, 'bench');
@@ -69,9 +70,9 @@ const state = () => ({ weights, step: 0, m: zeroMoments(weights), v: zeroMoments
 const fmt = (x: number) => Math.round(x).toLocaleString('en-US').padStart(7);
 
 /** Decisions per second of train steps, after one warm-up step, for about `seconds` (at least 2 steps). */
-async function stepRate(engine: { trainStep: (...a: never[]) => Promise<unknown> }, n: number, seconds: number): Promise<number> {
+async function stepRate(engine: PolicyEngine, n: number, seconds: number): Promise<number> {
   const { batch, actions, advantages } = randomBatch(shape, n, `bench-${n}`);
-  const step = () => (engine.trainStep as (b: typeof batch, a: Uint8Array, v: Float32Array) => Promise<unknown>)(batch, actions, advantages);
+  const step = () => engine.trainStep(batch, actions, advantages);
   await step();
   let steps = 0;
   const start = performance.now();

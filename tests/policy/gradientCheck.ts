@@ -3,23 +3,13 @@
 import * as ort from 'onnxruntime-node';
 import seedrandom from 'seedrandom';
 import type { OptimizerSettings } from '../../src/policy/engine.ts';
-import { initWeights, type DecisionBatch, type PolicyShape } from '../../src/policy/model.ts';
+import { initWeights, type PolicyShape } from '../../src/policy/model.ts';
 import { trainingGraph, type Fault } from '../../src/policy/onnx/fuseGluGraph.ts';
 import { batchFeeds, flatLayout, flatten, unflatten } from '../../src/policy/onnx/layout.ts';
+import { randomBatch } from './randomBatch.ts';
 
 export const TINY: PolicyShape = { dim: 6, hidden: 5, agents: 3, rounds: 3, behavior: 'random', initSamples: null, conditioning: true, ownFeature: true, sourceFeature: true, roundFeature: true };
 export const OPT: OptimizerSettings = { lr: 1e-3, beta1: 0.9, beta2: 0.999, epsilon: 1e-8, entropyBonus: 0.3 };
-
-export function randomBatch(s: PolicyShape, n: number, seed: string): { batch: DecisionBatch; actions: Uint8Array; advantages: Float32Array } {
-  const random = seedrandom(seed);
-  const vec = (k: number) => Float32Array.from({ length: k }, () => 2 * random() - 1);
-  const ints = (k: number, max: number) => Int32Array.from({ length: k }, () => Math.floor(random() * max));
-  return {
-    batch: { n, query: vec(n * s.dim), candidate: vec(n * s.dim), recipient: ints(n, s.agents), own: ints(n, 2), source: ints(n, s.agents), round: ints(n, Math.max(1, s.rounds - 1)) },
-    actions: Uint8Array.from({ length: n }, () => (random() < 0.5 ? 1 : 0)),
-    advantages: vec(n),
-  };
-}
 
 /** `unflatten` in float64: which flat entries make up each named parameter, read at full precision. */
 function unflatten64(s: PolicyShape, flat: Float64Array): Record<string, Float64Array> {

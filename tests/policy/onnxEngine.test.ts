@@ -6,7 +6,8 @@ import { forwardLogits } from './referenceForward.ts';
 import { initWeights, sigmoid, type PolicyShape, type Weights } from '../../src/policy/model.ts';
 import { onnxEngine } from '../../src/policy/onnxEngine.ts';
 import { loadBackend, tfjsEngine } from '../../src/policy/tfjsEngine.ts';
-import { gradientCheck, OPT, randomBatch, TINY } from './gradientCheck.ts';
+import { gradientCheck, OPT, TINY } from './gradientCheck.ts';
+import { randomBatch } from './randomBatch.ts';
 
 const TOLERANCE = 1e-4;
 const worst = (errors: Record<string, number>) => Math.max(...Object.values(errors));

@@ -2,7 +2,6 @@ import * as tf from '@tensorflow/tfjs';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import seedrandom from 'seedrandom';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ensureEmbeddings } from '../../src/cache/embeddings.ts';
 import { cacheFromRecords } from '../../src/cache/load.ts';
@@ -14,26 +13,15 @@ import { exportPolicy } from '../../src/policy/export.ts';
 import { forwardLogits } from './referenceForward.ts';
 import { deployPolicy } from '../../src/policy/inference.ts';
 import { initWeights, sigmoid, type DecisionBatch, type PolicyShape } from '../../src/policy/model.ts';
-import { emptyBatch, normalizeInto, rollout } from '../../src/policy/rollout.ts';
+import { normalizeInto, rollout } from '../../src/policy/rollout.ts';
 import { loadBackend, tfjsEngine } from '../../src/policy/tfjsEngine.ts';
 import { tinyRecords } from '../train/tinyWorld.ts';
+import { randomBatch as sharedRandomBatch } from './randomBatch.ts';
 
 const shape: PolicyShape = { dim: 12, hidden: 6, agents: 3, rounds: 3, behavior: 'random', initSamples: null, conditioning: true, ownFeature: true, sourceFeature: true, roundFeature: true };
 const opt = { lr: 1e-2, beta1: 0.9, beta2: 0.999, epsilon: 1e-8, entropyBonus: 0.01 };
 
-function randomBatch(n: number, seed: string): DecisionBatch {
-  const r = seedrandom(seed);
-  const b = emptyBatch(n, shape.dim);
-  b.query.forEach((_, i) => (b.query[i] = r() - 0.5));
-  b.candidate.forEach((_, i) => (b.candidate[i] = r() - 0.5));
-  for (let i = 0; i < n; i++) {
-    b.recipient[i] = Math.floor(r() * 3);
-    b.own[i] = Math.floor(r() * 2);
-    b.source[i] = Math.floor(r() * 3);
-    b.round[i] = Math.floor(r() * 2);
-  }
-  return b;
-}
+const randomBatch = (n: number, seed: string) => sharedRandomBatch(shape, n, seed).batch;
 
 const engineFor = (weights = initWeights(shape, 's')) => tfjsEngine(shape, { weights, step: 0, m: zeroMoments(weights), v: zeroMoments(weights) }, opt);
 
