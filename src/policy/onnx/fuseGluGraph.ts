@@ -125,6 +125,10 @@ function blockBackward(g: GraphBuilder, P: (name: string) => string, D: number, 
   return { dx: want.x ? g.op('Add', [dOut, lnx.dx!]) : undefined, dy: lny.dx };
 }
 
+/** The head: l = w · z + b, one logit per decision (N). */
+const keepLogit = (g: GraphBuilder, P: (name: string) => string, z: string, D: number) =>
+  g.op('Reshape', [g.op('Add', [g.op('MatMul', [z, g.op('Reshape', [P('head.w'), g.ints([D, 1])])]), P('head.b')]), g.ints([-1])]);
+
 /** `silu`: drop a term of the SiLU derivative in block 2 (tests show the gradient check catches it). */
 export type Fault = 'silu' | undefined;
 
@@ -165,7 +169,7 @@ export function trainingGraph(
   for (const [flag, table, key] of FEATURES) if (s[flag]) c = g.op('Add', [c, g.op('MatMul', [oneHot[key], P(table)])]);
   const b1 = block(g, P, s.hidden, 'b1', query, { table: P('behavior'), oneHot: oneHot.recipient });
   const b2 = block(g, P, s.hidden, 'b2', b1.out, { rows: c });
-  const l = g.op('Reshape', [g.op('Add', [g.op('MatMul', [b2.out, g.op('Reshape', [P('head.w'), g.ints([D, 1])])]), P('head.b')]), g.ints([-1])]);
+  const l = keepLogit(g, P, b2.out, D);
   if (kind === 'forward') {
     g.output(l, 'logits', ['N']);
     return g.bytes();
@@ -255,7 +259,7 @@ export function inferenceGraph(s: PolicyShape, w: Weights, meta: Record<string, 
     if (s[flag]) c = g.op('Add', [c, g.op('Gather', [P(table), index], { axis: 0 })]);
   }
   const z = block(g, P, s.hidden, 'b2', block(g, P, s.hidden, 'b1', query, { rows: behavior }).out, { rows: c }).out;
-  const l = g.op('Reshape', [g.op('Add', [g.op('MatMul', [z, g.op('Reshape', [P('head.w'), g.ints([D, 1])])]), P('head.b')]), g.ints([-1])]);
+  const l = keepLogit(g, P, z, D);
   g.output(g.op('Sigmoid', [l]), 'keep_probability', ['N']);
   return g.bytes(meta);
 }
