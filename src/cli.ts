@@ -4,7 +4,7 @@ import { existsSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import yargs, { type Argv } from 'yargs';
 import { hideBin } from 'yargs/helpers';
-import { COMPUTE_SETTINGS, defaultCompute, readConfigFile, resolveConfig } from '../train/config.ts';
+import { COMPUTE_SETTINGS, computeOf, defaultCompute, readConfigFile, resolveConfig } from '../train/config.ts';
 import { flagSettings, trainFlags } from '../train/flags.ts';
 import { ensureEmbeddings } from './cache/embeddings.ts';
 import { ANSWER_TYPES, type AnswerType } from './answer.ts';
@@ -17,7 +17,7 @@ import { writeCacheRecords, writeFileAtomic } from './cache/write.ts';
 import { ENCODERS, makeEncoder, type EncoderName } from './encoders/index.ts';
 import { DebateSettings, MISS_TIERS } from './env/settings.ts';
 import { readJsonFile } from './jsonFile.ts';
-import { BACKENDS, ENGINES, type ComputeSettings } from './policy/backends.ts';
+import { BACKENDS, ENGINES } from './policy/backends.ts';
 import { ensureDefaultCache, generateCache } from './sim/generate.ts';
 import { WorldConfig } from './sim/world.ts';
 
@@ -41,8 +41,6 @@ function computeOptions<T>(y: Argv<T>) {
     .option('backend', { choices: BACKENDS, default: d.backend, describe: 'TF.js backend of the tfjs engine' });
 }
 
-const computeSettings = (a: ComputeSettings): ComputeSettings => ({ engine: a.engine, threads: a.threads, backend: a.backend });
-
 function debateSettings(a: { miss: DebateSettings['miss']; rounds: number; agents?: string; round1Sample: DebateSettings['round1Sample']; tieBreak: DebateSettings['tieBreak']; seed: number }): Partial<DebateSettings> {
   return { miss: a.miss, rounds: a.rounds, agents: a.agents?.split(',').map((s) => s.trim()), round1Sample: a.round1Sample, tieBreak: a.tieBreak, seed: a.seed };
 }
@@ -62,7 +60,7 @@ const cli = yargs(hideBin(process.argv))
       .option('seeds', { type: 'number', default: 3, describe: 'training seeds (0..N-1)' })
       .option('workers', { type: 'number', default: 2, describe: 'training runs at a time' })
       .option('runs', { type: 'string', default: 'checkpoints/main', describe: 'folder of the per-seed runs (finished ones are reused)' }),
-    async (a) => console.log(await (await import('../eval/mainJob.ts')).mainJob({ cache: a.cache, split: a.split, settings: debateSettings(a), config: a.config, seeds: a.seeds, runs: a.runs, workers: a.workers, compute: computeSettings(a) })),
+    async (a) => console.log(await (await import('../eval/mainJob.ts')).mainJob({ cache: a.cache, split: a.split, settings: debateSettings(a), config: a.config, seeds: a.seeds, runs: a.runs, workers: a.workers, compute: computeOf(a) })),
   )
   .command(
     'baselines',
@@ -215,7 +213,7 @@ const cli = yargs(hideBin(process.argv))
       const methods = a.methods.split(',').map((m) => m.trim());
       const unknown = methods.filter((m) => !(METHODS as readonly string[]).includes(m));
       if (unknown.length) throw new Error(`--methods: unknown ${unknown.join(', ')} (choose from ${METHODS.join(', ')})`);
-      const out = await evalJob({ policies: a.policy, cache: a.cache, split: a.split, compute: computeSettings(a), settings: debateSettings(a), methods: methods as (typeof METHODS)[number][], keepRate: a.keepRate, seeds: a.seeds, config: a.config, reference: a.reference, out: a.out, weights: { collapse: a.wCollapse, correction: a.wCorrection } });
+      const out = await evalJob({ policies: a.policy, cache: a.cache, split: a.split, compute: computeOf(a), settings: debateSettings(a), methods: methods as (typeof METHODS)[number][], keepRate: a.keepRate, seeds: a.seeds, config: a.config, reference: a.reference, out: a.out, weights: { collapse: a.wCollapse, correction: a.wCorrection } });
       console.log(out.table);
       if (out.files.length) console.log(`\nwritten: ${out.files.join(', ')}`);
     },
@@ -235,8 +233,8 @@ const cli = yargs(hideBin(process.argv))
       const grid = readGrid(a.grid);
       const results = a.out ?? `results/${grid.name}`;
       for (const cache of grid.caches) if (cache === DEFAULT_CACHE) ensureDefaultCache(cache);
-      const outcomes = await runGrid(expandGrid(grid, results, computeSettings(a)), a.workers);
-      const { markdown, files } = await ablationReport(grid, outcomes, results, a.split, computeSettings(a));
+      const outcomes = await runGrid(expandGrid(grid, results, computeOf(a)), a.workers);
+      const { markdown, files } = await ablationReport(grid, outcomes, results, a.split, computeOf(a));
       console.log(markdown);
       const failed = outcomes.filter((o) => o.status === 'failed').length;
       console.log(`\nwritten: ${files.join(', ')}\nwall time ${((Date.now() - started) / 60000).toFixed(1)} min for ${outcomes.length} cells (${outcomes.filter((o) => o.status === 'trained').length} trained, ${outcomes.filter((o) => o.status === 'reused').length} reused, ${failed} failed) with ${a.workers} workers`);

@@ -86,5 +86,6 @@ export const architectureOf = (c: TrainConfig): PolicyArchitecture => ({
 
 /** Settings of how a run computes, not what it learns: a resumed run may change them. */
 export const COMPUTE_SETTINGS = ['engine', 'threads', 'backend'] as const;
-export const computeOf = (c: TrainConfig): ComputeSettings => ({ engine: c.engine, threads: c.threads, backend: c.backend });
+/** The compute settings of a config, or of parsed command-line flags. */
+export const computeOf = (c: ComputeSettings): ComputeSettings => ({ engine: c.engine, threads: c.threads, backend: c.backend });
 export const defaultCompute = (): ComputeSettings => computeOf(TrainConfig.parse({}));
