@@ -6,10 +6,9 @@ import type { PolicyShape } from './model.ts';
 import { onnxAvailable, onnxEngine } from './onnxEngine.ts';
 
 export async function createEngine(c: ComputeSettings, shape: PolicyShape, state: EngineState, opt: OptimizerSettings): Promise<PolicyEngine> {
-  if (c.engine !== 'tfjs' && (c.engine !== 'auto' || (await onnxAvailable()))) {
-    if (!(await onnxAvailable())) throw new Error(`engine ${c.engine}: onnxruntime-node does not load here (npm ci installs it); use --engine tfjs`);
-    return onnxEngine(shape, state, opt, c.threads, c.engine === 'onnx-cuda' ? 'cuda' : 'cpu');
-  }
+  const onnx = c.engine !== 'tfjs' && (await onnxAvailable());
+  if (c.engine !== 'tfjs' && c.engine !== 'auto' && !onnx) throw new Error(`engine ${c.engine}: onnxruntime-node does not load here (npm ci installs it); use --engine tfjs`);
+  if (onnx) return onnxEngine(shape, state, opt, c.threads, c.engine === 'onnx-cuda' ? 'cuda' : 'cpu');
   const { loadBackend, tfjsEngine } = await import('./tfjsEngine.ts');
   await loadBackend(c.backend);
   return tfjsEngine(shape, state, opt);

@@ -48,9 +48,12 @@ export async function onnxEngine(shape: PolicyShape, state: EngineState, opt: Op
   // The batch arrays are fresh for each call: hand them over instead of copying.
   const send = (type: string, feeds: ReturnType<typeof batchFeeds>, args: Record<string, unknown> = {}) =>
     call(type, { feeds, ...args }, Object.values(feeds).map((f) => f.data.buffer as ArrayBuffer));
-  const graph = (kind: 'forward' | 'gradient' | 'train') => trainingGraph(kind, shape, frozen, opt);
+  // The gradient and train graphs are built and sent with their first call: an engine that only
+  // evaluates never builds them.
+  const sent = new Set<string>();
+  const graphOnce = (kind: 'gradient' | 'train') => (sent.has(kind) ? undefined : (sent.add(kind), trainingGraph(kind, shape, frozen, opt)));
   await call('init', {
-    graphs: { forward: graph('forward'), gradient: graph('gradient'), train: graph('train') },
+    forward: trainingGraph('forward', shape, frozen, opt),
     threads,
     device,
     layout: flatLayout(shape).views,
@@ -67,13 +70,13 @@ export async function onnxEngine(shape: PolicyShape, state: EngineState, opt: Op
       return (await send('forward', batchFeeds(shape, b))).logits as Float32Array;
     },
     async lossAndGradients(b, actions, advantages) {
-      const r = await send('gradient', batchFeeds(shape, b, 'float32', actions, advantages));
+      const r = await send('gradient', batchFeeds(shape, b, 'float32', actions, advantages), { graph: graphOnce('gradient') });
       return { loss: r.loss as number, entropy: r.entropy as number, gradients: unflatten(shape, r.grad as Float32Array) };
     },
     async trainStep(b, actions, advantages) {
       step++;
       const c1 = 1 - opt.beta1 ** step, c2 = 1 - opt.beta2 ** step;
-      const r = await send('train', batchFeeds(shape, b, 'float32', actions, advantages), { stepSize: (opt.lr * Math.sqrt(c2)) / c1, epsHat: opt.epsilon * Math.sqrt(c2) });
+      const r = await send('train', batchFeeds(shape, b, 'float32', actions, advantages), { stepSize: (opt.lr * Math.sqrt(c2)) / c1, epsHat: opt.epsilon * Math.sqrt(c2), graph: graphOnce('train') });
       return { loss: r.loss as number, entropy: r.entropy as number };
     },
     async getState() {

@@ -4,7 +4,8 @@
 import * as ort from 'onnxruntime-node';
 import { parentPort } from 'node:worker_threads';
 
-let sessions = {};
+let sessions = {}; // name -> promise of its session
+let options; // session options, kept for the sessions made on first use
 let slots; // the stretches of the flat vector the graphs take as inputs
 let state; // { params, m, v } as Float32Arrays; `next` buffers receive each step's outputs
 
@@ -14,12 +15,18 @@ const flat = (data) => new ort.Tensor('float32', data, [data.length]);
 /** One input per parameter, each a view into the flat vector (no copy). */
 const paramViews = (params) => Object.fromEntries(slots.map((s) => [`param:${s.name}`, new ort.Tensor('float32', params.subarray(s.offset, s.offset + s.size), s.shape)]));
 
+/** The session of a graph that is made on first use (its bytes come with that first call). */
+async function session(name, graph) {
+  sessions[name] ??= ort.InferenceSession.create(graph, options); // set before any await: a second call waits on it
+  return sessions[name];
+}
+
 const handlers = {
-  async init({ graphs, threads, device, layout, params, m, v }) {
+  async init({ forward, threads, device, layout, params, m, v }) {
     slots = layout;
-    const options = { intraOpNumThreads: threads, interOpNumThreads: 1, executionMode: 'sequential', graphOptimizationLevel: 'all', executionProviders: device === 'cuda' ? ['cuda', 'cpu'] : ['cpu'] };
+    options = { intraOpNumThreads: threads, interOpNumThreads: 1, executionMode: 'sequential', graphOptimizationLevel: 'all', executionProviders: device === 'cuda' ? ['cuda', 'cpu'] : ['cpu'] };
     try {
-      for (const [name, bytes] of Object.entries(graphs)) sessions[name] = await ort.InferenceSession.create(bytes, options);
+      await session('forward', forward);
     } catch (e) {
       if (device !== 'cuda') throw e;
       throw new Error(`the CUDA execution provider did not start (${e.message}); install its binaries with \`npm ci --onnxruntime-node-install=cuda12\` (README, "Policy engines")`);
@@ -28,17 +35,18 @@ const handlers = {
     return {};
   },
   async forward({ feeds }) {
-    const out = await sessions.forward.run({ ...feedsOf(feeds), ...paramViews(state.params) });
+    const out = await (await sessions.forward).run({ ...feedsOf(feeds), ...paramViews(state.params) });
     return { logits: out.logits.data };
   },
-  async gradient({ feeds }) {
-    const out = await sessions.gradient.run({ ...feedsOf(feeds), ...paramViews(state.params) });
+  async gradient({ feeds, graph }) {
+    const out = await (await session('gradient', graph)).run({ ...feedsOf(feeds), ...paramViews(state.params) });
     return { loss: out.loss.data[0], entropy: out.entropy.data[0], grad: out.grad.data };
   },
-  async train({ feeds, stepSize, epsHat }) {
+  async train({ feeds, stepSize, epsHat, graph }) {
     // Outputs go into the spare buffers, which then become the state (no allocation per step).
     const { next } = state;
-    const out = await sessions.train.run(
+    const train = await session('train', graph);
+    const out = await train.run(
       {
         ...feedsOf(feeds), ...paramViews(state.params), params: flat(state.params), m: flat(state.m), v: flat(state.v),
         step_size: new ort.Tensor('float32', [stepSize], []), eps_hat: new ort.Tensor('float32', [epsHat], []),
@@ -54,7 +62,7 @@ const handlers = {
     return { params: state.params.slice(), m: state.m.slice(), v: state.v.slice() };
   },
   async release() {
-    for (const s of Object.values(sessions)) await s.release();
+    for (const s of Object.values(sessions)) await (await s).release();
     sessions = {};
     return {};
   },
