@@ -17,6 +17,7 @@ import { consistency, consistencyBest, consistencyFuse } from './consistency.ts'
 import { evaluatePolicy } from './policyEval.ts';
 import { markdown, rows, writeReport, type MethodGroup, type Row } from './report.ts';
 import { staticMask, trainStaticMask } from './staticMask.ts';
+import { ensureDefaultCache } from '../src/sim/generate.ts';
 
 export const METHODS = ['full', 'none', 'single', 'consistency', 'freeze', 'random', 'mask'] as const;
 export type MethodName = (typeof METHODS)[number];
@@ -56,6 +57,7 @@ export function policyGroups(entries: string[]): { label: string; paths: string[
 }
 
 export async function evalJob(o: EvalOptions): Promise<{ table: string; rows: Row[]; files: string[] }> {
+  ensureDefaultCache(o.cache);
   const cache = loadCache(o.cache);
   const policyList = policyGroups(o.policies);
   const artifacts = policyList.flatMap((g) => g.paths).map(loadAnyPolicy);

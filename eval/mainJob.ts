@@ -18,7 +18,8 @@ export interface MainOptions {
   settings: Partial<DebateSettings>;
   config: string;
   seeds: number;
-  runs: string;
+  /** Job folder: a run per seed (seed-N/) and the report (report/). */
+  out: string;
   workers: number;
   /** Engine, threads and TF.js backend of the training runs and of the evaluation. */
   compute: ComputeSettings;
@@ -30,16 +31,16 @@ export async function mainJob(o: MainOptions): Promise<string> {
   // The runs train the team the comparison debates (--agents), with the config's other settings.
   const settings = { ...readConfigFile(o.config), ...o.compute, ...(o.settings.agents && { agents: o.settings.agents }) };
   const epochs = resolveConfig(settings).epochs;
-  console.error(`\ntraining CPP (${o.config}) for ${o.seeds} seeds, ${o.workers} at a time, in ${o.runs}/`);
+  console.error(`\ntraining CPP (${o.config}) for ${o.seeds} seeds, ${o.workers} at a time, in ${o.out}/`);
   const bar = progress('train CPP', seeds.length * epochs);
   let done = 0;
   const runs = await pool(seeds, o.workers, (seed) =>
-    runTraining({ ...settings, cache: o.cache, seed, out: join(o.runs, `seed-${seed}`) }, epochs, () => bar.update(++done)),
+    runTraining({ ...settings, cache: o.cache, seed, out: join(o.out, `seed-${seed}`) }, epochs, () => bar.update(++done)),
   );
   bar.stop();
   const failed = runs.filter((r): r is PromiseRejectedResult => r.status === 'rejected');
   if (failed.length) throw new Error(failed.map((f) => (f.reason as Error).message).join('\n'));
-  const policies = seeds.map((s) => runFiles(join(o.runs, `seed-${s}`)).best);
-  const { table, files } = await evalJob({ policies, cache: o.cache, split: o.split, compute: o.compute, settings: o.settings, methods: [...METHODS], seeds: o.seeds, config: o.config, reference: 'Full-Debate', out: join(o.runs, 'report') });
+  const policies = seeds.map((s) => runFiles(join(o.out, `seed-${s}`)).best);
+  const { table, files } = await evalJob({ policies, cache: o.cache, split: o.split, compute: o.compute, settings: o.settings, methods: [...METHODS], seeds: o.seeds, config: o.config, reference: 'Full-Debate', out: join(o.out, 'report') });
   return `\nCPP (${o.seeds} seeds, settings ${o.config}, best validation checkpoints) against every baseline\n\n${table}\n\nwritten: ${files.join(', ')}`;
 }

@@ -3,6 +3,7 @@
 import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { writeFileAtomic } from '../src/cache/write.ts';
 import { loadCheckpoint } from '../src/policy/artifact.ts';
 import type { TrainConfig } from './config.ts';
@@ -20,7 +21,7 @@ export function runTraining(settings: Partial<TrainConfig> & { out: string }, ep
   mkdirSync(out, { recursive: true });
   const settingsFile = join(out, 'settings.json');
   writeFileAtomic(settingsFile, [JSON.stringify(settings, null, 2) + '\n']);
-  const args = ['--import', 'tsx', 'src/cli.ts', 'train', '--config', settingsFile];
+  const args = ['--import', 'tsx', fileURLToPath(new URL('./trainChild.ts', import.meta.url)), settingsFile];
   if (existsSync(runFiles(out).checkpoint)) args.push('--resume');
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, args, { stdio: ['ignore', 'ignore', 'pipe'] });

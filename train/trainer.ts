@@ -25,6 +25,7 @@ import { rollout } from '../src/policy/rollout.ts';
 import type { ComputeSettings } from '../src/policy/backends.ts';
 import { createEngine } from '../src/policy/engines.ts';
 import { progress } from '../src/progress.ts';
+import { ensureDefaultCache } from '../src/sim/generate.ts';
 import { debateRewards, influenceWeights, meanResponseTokens, returns } from '../src/reward.ts';
 import { architectureOf, computeOf, debateSettingsOf, rewardSettingsOf, type TrainConfig } from './config.ts';
 
@@ -72,6 +73,7 @@ export interface Setup {
 }
 
 export async function setup(config: TrainConfig): Promise<Setup> {
+  ensureDefaultCache(config.cache);
   const cache = loadCache(config.cache);
   if (config.miss === 'record') throw new Error('setting miss: record is not supported in training (the trainer never calls a model); use model or signature');
   const trainEnv = makeEnvironment(cache, debateSettingsOf(config, 'train'));

@@ -2,6 +2,7 @@
 // samples, and recorded debates (Full-Debate, No-communication, random keep masks) per question.
 import { countTokens } from 'gpt-tokenizer';
 import { existsSync } from 'node:fs';
+import { resolve } from 'node:path';
 import seedrandom from 'seedrandom';
 import { CACHE_FORMAT, CACHE_VERSION, type CacheLine, type QuestionRecord, type ResponseRecord } from '../cache/format.ts';
 import { cacheFilePath } from '../cache/load.ts';
@@ -92,9 +93,16 @@ export function generateCache(dir: string, world: Partial<WorldConfig>, name: st
   bar.stop();
 }
 
-/** Generate the default world in `dir` unless a cache is there already. */
+/** Where the default simulated world lives; the only cache made on first use. */
+export const DEFAULT_CACHE = 'cache/default';
+
+/**
+ * Generate the default world when `dir` is its documented path and holds no cache yet. Any other
+ * path is left alone, so a mistyped --cache fails to load (naming the path) instead of silently
+ * becoming a new simulated world.
+ */
 export function ensureDefaultCache(dir: string): void {
-  if (existsSync(cacheFilePath(dir))) return;
+  if (resolve(dir) !== resolve(DEFAULT_CACHE) || existsSync(cacheFilePath(dir))) return;
   console.error(`no cache at ${dir}: generating the default simulated world there`);
   generateCache(dir, {}, 'default-sim');
 }

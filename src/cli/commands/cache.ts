@@ -1,0 +1,122 @@
+// `cache gen | validate | stats | embed | import`: create, check and inspect response caches.
+import { existsSync } from 'node:fs';
+import { basename } from 'node:path';
+import type { Argv } from 'yargs';
+import { ANSWER_TYPES, type AnswerType } from '../../answer.ts';
+import { ensureEmbeddings } from '../../cache/embeddings.ts';
+import { PriceFile, SplitFile } from '../../cache/importDu.ts';
+import { CacheError, cacheFilePath, fileLines, formatProblem, loadCache, parseCache } from '../../cache/load.ts';
+import { cacheStats } from '../../cache/stats.ts';
+import { ENCODINGS, type Encoding } from '../../cache/tokens.ts';
+import { ENCODERS, makeEncoder, type EncoderName } from '../../encoders/index.ts';
+import { DebateSettings } from '../../env/settings.ts';
+import { readJsonFile } from '../../jsonFile.ts';
+import { DEFAULT_CACHE, generateCache } from '../../sim/generate.ts';
+import { WorldConfig } from '../../sim/world.ts';
+
+const gen = <T>(y: Argv<T>) =>
+  y.command(
+    'gen',
+    'generate a simulated debate world (seeded; a simulator, not model data)',
+    (y) =>
+      y
+        .option('out', { type: 'string', default: DEFAULT_CACHE, describe: 'cache directory to write' })
+        .option('world', { type: 'string', describe: 'JSON file with world settings (see src/sim/world.ts); flags below override it' })
+        .option('questions', { type: 'number', describe: 'number of questions (default 1200)' })
+        .option('seed', { type: 'number', describe: 'world seed (default 7)' })
+        .option('adversary', { type: 'boolean', describe: 'add one adversarial agent that always argues for the distractor' })
+        .option('name', { type: 'string', default: 'default-sim', describe: 'cache name recorded in its header' }),
+    (a) => {
+      const world = {
+        ...(a.world ? readJsonFile(a.world, WorldConfig.partial()) : {}),
+        ...(a.questions !== undefined && { questions: a.questions }),
+        ...(a.seed !== undefined && { seed: a.seed }),
+        ...(a.adversary !== undefined && { adversary: a.adversary }),
+      };
+      generateCache(a.out, WorldConfig.parse(world), a.name);
+      console.log(`wrote ${cacheFilePath(a.out)}`);
+    },
+  );
+
+const validate = <T>(y: Argv<T>) =>
+  y.command(
+    'validate <dir>',
+    'check every line of a cache; prints file:line: field: problem for each, exits 1 if any',
+    (y) => y.positional('dir', { type: 'string', demandOption: true, describe: 'cache directory' }),
+    (a) => {
+      const file = cacheFilePath(a.dir);
+      if (!existsSync(file)) throw new CacheError([{ file, line: 0, field: '', message: 'file not found' }]);
+      const { cache, problems } = parseCache(fileLines(file), file);
+      if (!cache) {
+        for (const p of problems) console.log(formatProblem(p));
+        console.log(`${problems.length} problem${problems.length === 1 ? '' : 's'}: ${file} is not a valid cache`);
+        process.exitCode = 1;
+        return;
+      }
+      console.log(`${file}: valid (${cache.questions.length} questions, ${cache.agents.length} agents, ${cache.responses.length} responses)`);
+    },
+  );
+
+const stats = <T>(y: Argv<T>) =>
+  y.command(
+    'stats <dir>',
+    'questions per split, agents, responses and contexts per round, accuracy per agent and round, response-model fidelity',
+    (y) =>
+      y
+        .positional('dir', { type: 'string', demandOption: true, describe: 'cache directory' })
+        .option('prior-smoothing', { type: 'number', default: DebateSettings.shape.priorSmoothing.parse(undefined), describe: 'pseudo-count of the tier-3 prior' }),
+    (a) => console.log(cacheStats(loadCache(a.dir), a.priorSmoothing)),
+  );
+
+const embed = <T>(y: Argv<T>) =>
+  y.command(
+    'embed <dir>',
+    'compute and store text embeddings for every question and response not yet embedded',
+    (y) =>
+      y
+        .positional('dir', { type: 'string', demandOption: true, describe: 'cache directory' })
+        .option('encoder', { choices: ENCODERS, default: 'bof' as EncoderName, describe: 'bof: hashed bag of features (fast, default); use: Universal Sentence Encoder lite (512-dim)' }),
+    async (a) => {
+      const cache = loadCache(a.dir);
+      const e = await ensureEmbeddings(a.dir, cache, await makeEncoder(a.encoder));
+      console.log(`${a.dir}: ${e.questions.length} question and ${e.responses.length} response embeddings under ${e.encoder} (dim ${e.dim})`);
+    },
+  );
+
+const importCommand = <T>(y: Argv<T>) =>
+  y.command(
+    'import <files..>',
+    'import recorded debates into a cache and print the import report (--format du: Du et al./DyLAN JSON, {prompt: [agent transcripts, gold, ...]})',
+    (y) =>
+      y
+        .positional('files', { type: 'string', array: true, demandOption: true, describe: 'files of recorded debates' })
+        .option('format', { choices: ['du'] as const, demandOption: true, describe: 'layout of the files' })
+        .option('out', { type: 'string', demandOption: true, describe: 'cache directory to write (must not hold a cache yet)' })
+        .option('name', { type: 'string', describe: 'cache name recorded in its header (default: the folder name)' })
+        .option('model', { type: 'string', array: true, demandOption: true, describe: 'model of each transcript position, in order; the last one serves every later position' })
+        .option('price-in', { type: 'number', describe: 'price per million input tokens, for every --model not in --prices' })
+        .option('price-out', { type: 'number', describe: 'price per million output tokens, for every --model not in --prices' })
+        .option('prices', { type: 'string', describe: 'JSON file {model: {"in": price, "out": price}}, prices per million tokens' })
+        .option('encoding', { choices: ENCODINGS, default: 'cl100k_base' as Encoding, describe: 'tokenizer for token counts: cl100k_base (GPT-3.5/4) or o200k_base (GPT-4o and later)' })
+        .option('benchmark', { type: 'string', default: 'MATH', describe: 'benchmark name recorded for every question' })
+        .option('answer-type', { choices: ANSWER_TYPES, default: 'math' as AnswerType, describe: 'how answers are normalized and judged' })
+        .option('split-seed', { type: 'number', default: 0, describe: 'seed of the split assignment' })
+        .option('train-fraction', { type: 'number', default: 0.6, describe: 'share of questions in the train split' })
+        .option('validation-fraction', { type: 'number', default: 0.2, describe: 'share in the validation split (the rest is test)' })
+        .option('splits', { type: 'string', describe: 'JSON file {questionId: "train"|"validation"|"test"} instead of the seeded rule' }),
+    async (a) => {
+      const prices = { ...(a.prices ? readJsonFile(a.prices, PriceFile) : {}) };
+      for (const model of a.model)
+        if (!prices[model] && a.priceIn !== undefined && a.priceOut !== undefined) prices[model] = { in: a.priceIn, out: a.priceOut };
+      const { importJob } = await import('../../../eval/importJob.ts');
+      console.log(importJob({
+        files: a.files, out: a.out, name: a.name ?? basename(a.out), models: a.model, prices, encoding: a.encoding, benchmark: a.benchmark, answerType: a.answerType,
+        splitSeed: a.splitSeed, trainFraction: a.trainFraction, validationFraction: a.validationFraction, splits: a.splits ? readJsonFile(a.splits, SplitFile) : undefined,
+      }));
+    },
+  );
+
+export const cacheCommand = <T>(y: Argv<T>) =>
+  y.command('cache', 'create, check and inspect response caches', (y) =>
+    [gen, validate, stats, embed, importCommand].reduce((y, c) => c(y), y).demandCommand(1, 'name a cache command: gen, validate, stats, embed or import'),
+  );

@@ -1,0 +1,41 @@
+// Command line (`npx cpp-workbench <command> --help`): a thin layer over the jobs of the library.
+// Each command lives in commands/<name>.ts; options shared by several commands, and the one
+// meaning each flag has, in options.ts. Jobs that need the policy engines import them when they
+// run, so the cache commands stay quick to start.
+import yargs from 'yargs';
+import { hideBin } from 'yargs/helpers';
+import { ablateCommand } from './commands/ablate.ts';
+import { baselinesCommand } from './commands/baselines.ts';
+import { cacheCommand } from './commands/cache.ts';
+import { evalCommand } from './commands/eval.ts';
+import { exportCommand } from './commands/export.ts';
+import { mainCommand } from './commands/main.ts';
+import { trainCommand } from './commands/train.ts';
+
+export const BIN = 'cpp-workbench';
+
+const commands = [mainCommand, baselinesCommand, cacheCommand, trainCommand, evalCommand, ablateCommand, exportCommand];
+
+const cli = commands
+  .reduce((y, command) => command(y), yargs(hideBin(process.argv)))
+  .scriptName(BIN)
+  .usage('$0 <command> [options]\n\nWorkbench for learned communication pruning in multi-agent debate (CPP), replayed offline from cached responses.')
+  .demandCommand(1, 'name a command')
+  .strict()
+  .help()
+  .wrap(Math.min(120, process.stdout.columns || 120))
+  .fail((msg, err) => {
+    if (err) throw err; // bad input: reported below as its message alone
+    // A usage mistake: one line saying what was wrong and where to look, not the whole help.
+    const command = hideBin(process.argv).find((x) => !x.startsWith('-'));
+    console.error(`${BIN}: ${msg}\nRun '${BIN} ${command ? `${command} ` : ''}--help' for usage.`);
+    process.exit(2);
+  });
+
+try {
+  await cli.parseAsync();
+} catch (e) {
+  // Bad input is reported as its message (file, line, field); a stack would only bury it.
+  console.error((e as Error).message);
+  process.exit(1);
+}
