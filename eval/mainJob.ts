@@ -7,7 +7,7 @@ import type { DebateSettings } from '../src/env/settings.ts';
 import { progress } from '../src/progress.ts';
 import type { ComputeSettings } from '../src/policy/backends.ts';
 import { readConfigFile, resolveConfig } from '../train/config.ts';
-import { runFiles } from '../train/trainer.ts';
+import { runFiles } from '../train/runFolder.ts';
 import { pool, runTraining } from '../train/runs.ts';
 import { evalJob, METHODS } from './evalPolicy.ts';
 import { ensureDefaultCache } from '../src/sim/generate.ts';

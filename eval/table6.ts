@@ -18,7 +18,7 @@ import type { ComputeSettings } from '../src/policy/backends.ts';
 import { inferenceEngine } from '../src/policy/engines.ts';
 import { markdownTable } from '../src/table.ts';
 import type { CellOutcome, GridFile } from '../train/grid.ts';
-import { runFiles, type LogLine } from '../train/trainer.ts';
+import { runFiles, type LogLine } from '../train/runFolder.ts';
 import { fullDebate, type MethodResult } from './baselines.ts';
 import { evaluatePolicy } from './policyEval.ts';
 import { plot, rows, type MethodGroup, type Row } from './report.ts';

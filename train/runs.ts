@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { writeFileAtomic } from '../src/cache/write.ts';
 import { loadCheckpoint } from '../src/policy/artifact.ts';
 import type { TrainConfig } from './config.ts';
-import { runFiles } from './trainer.ts';
+import { runFiles } from './runFolder.ts';
 
 export const isFinished = (out: string, epochs: number) => existsSync(runFiles(out).checkpoint) && loadCheckpoint(runFiles(out).checkpoint).epoch >= epochs;
 

@@ -7,9 +7,7 @@
 //   evaluate on validation every `evalEvery` epochs, keep the best; checkpoint every epoch.
 // Everything random derives from (seed, epoch), so a resumed run repeats the uninterrupted one.
 import { shuffle } from '../src/shuffle.ts';
-import { stringify } from 'csv-stringify/sync';
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, mkdirSync } from 'node:fs';
 import seedrandom from 'seedrandom';
 import { addTiers } from '../eval/baselines.ts';
 import { evaluatePolicy } from '../eval/policyEval.ts';
@@ -17,7 +15,7 @@ import { ensureEmbeddings, type Embeddings } from '../src/cache/embeddings.ts';
 import { loadCache, type Cache } from '../src/cache/load.ts';
 import { writeFileAtomic } from '../src/cache/write.ts';
 import { makeEncoder } from '../src/encoders/index.ts';
-import { emptyTiers, keepAll, makeEnvironment, replay, splitQuestions, TIERS, type Environment, type TierCounts } from '../src/env/environment.ts';
+import { emptyTiers, keepAll, makeEnvironment, replay, splitQuestions, type Environment } from '../src/env/environment.ts';
 import { saveCheckpoint, loadCheckpoint, type Checkpoint, type TrainingState } from '../src/policy/artifact.ts';
 import { zeroMoments, type PolicyEngine } from '../src/policy/engine.ts';
 import { initWeights, type PolicyShape, type Weights } from '../src/policy/model.ts';
@@ -26,28 +24,10 @@ import type { ComputeSettings } from '../src/policy/backends.ts';
 import { createEngine } from '../src/policy/engines.ts';
 import { progress } from '../src/progress.ts';
 import { ensureDefaultCache } from '../src/sim/generate.ts';
-import { debateRewards, influenceWeights, meanResponseTokens, returns } from '../src/reward.ts';
+import { influenceWeights, meanResponseTokens } from '../src/reward.ts';
+import { advantagesOf } from './advantage.ts';
+import { appendLog, round4, runFiles, tierShares, truncateLog, type LogLine } from './runFolder.ts';
 import { architectureOf, computeOf, debateSettingsOf, rewardSettingsOf, type TrainConfig } from './config.ts';
-
-export const LOG_COLUMNS = [
-  'type', 'epoch', 'step', 'stage', 'k', 'loss', 'entropy', 'meanReward', 'meanReturn', 'keepRate',
-  'accuracy', 'costPct', 'keptEdges', ...TIERS.map((t) => `tier_${t}`), 'best',
-] as const;
-export type LogLine = Partial<Record<(typeof LOG_COLUMNS)[number], number | string | boolean>>;
-
-export const runFiles = (out: string) => ({
-  config: join(out, 'config.json'),
-  checkpoint: join(out, 'checkpoint.json'),
-  best: join(out, 'best.json'),
-  jsonl: join(out, 'log.jsonl'),
-  csv: join(out, 'log.csv'),
-});
-
-function tierShares(t: TierCounts): LogLine {
-  const total = TIERS.reduce((s, k) => s + t[k], 0) || 1;
-  return Object.fromEntries(TIERS.map((k) => [`tier_${k}`, round4(t[k] / total)]));
-}
-const round4 = (x: number) => Math.round(x * 1e4) / 1e4;
 
 /** Behavior embeddings: mean embedding of each member's responses to `initSamples` validation questions. */
 export function behaviorInit(cache: Cache, emb: Embeddings, team: number[], initSamples: number | null, seed: string): Float32Array {
@@ -87,24 +67,6 @@ export function initialWeights(s: Setup): Weights {
   const w = initWeights(s.shape, String(s.config.seed));
   if (s.shape.behavior === 'mean') w.behavior.data = behaviorInit(s.cache, s.emb, s.trainEnv.team, s.shape.initSamples, String(s.config.seed));
   return w;
-}
-
-function appendLog(out: string, lines: LogLine[], header: boolean) {
-  const files = runFiles(out);
-  const jsonl = existsSync(files.jsonl) ? readFileSync(files.jsonl, 'utf8') : '';
-  const csv = existsSync(files.csv) ? readFileSync(files.csv, 'utf8') : '';
-  writeFileAtomic(files.jsonl, [jsonl, ...lines.map((l) => JSON.stringify(l) + '\n')]);
-  writeFileAtomic(files.csv, [csv, stringify(lines.map((l) => LOG_COLUMNS.map((c) => l[c] ?? '')), { header, columns: [...LOG_COLUMNS] })]);
-}
-
-/** Drop log lines of epochs after `epoch` (a resumed run redoes them). */
-function truncateLog(out: string, epoch: number) {
-  const files = runFiles(out);
-  const kept = existsSync(files.jsonl)
-    ? readFileSync(files.jsonl, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as LogLine).filter((l) => Number(l.epoch) <= epoch)
-    : [];
-  writeFileAtomic(files.jsonl, kept.map((l) => JSON.stringify(l) + '\n'));
-  writeFileAtomic(files.csv, [stringify(kept.map((l) => LOG_COLUMNS.map((c) => l[c] ?? '')), { header: true, columns: [...LOG_COLUMNS] })]);
 }
 
 export interface TrainOptions {
@@ -160,22 +122,8 @@ export async function train(config: TrainConfig, o: TrainOptions = {}): Promise<
     for (let b = 0; b < steps; b++) {
       const batch = order.slice(b * config.batchSize, (b + 1) * config.batchSize);
       const r = await rollout(engine, trainEnv, emb, batch, { mode: { sample }, debateSeed: `${config.seed}|${epoch}`, conditioning: shape.conditioning });
-      // Returns of every action; then the running mean per (round, position), which includes this
-      // batch (weight max(1 - momentum, 1/steps), so the first batch is centered too); then advantages.
-      const G = new Float32Array(r.batch.n);
-      const sums = new Float64Array(state.baseline.length);
-      const slotOf = (x: number) => Math.floor(x / (A * A)) * A + (x % A);
-      let rewardSum = 0;
-      r.results.forEach((d, k) => {
-        const rw = debateRewards(reward, d, meanTokens, (t, i, j) => r.tokens[k * perDebate + (t - 2) * A * A + i * A + j]);
-        G.set(returns(W, rw), k * perDebate);
-        rw.forEach((x) => (rewardSum += x));
-      });
-      G.forEach((g, x) => (sums[slotOf(x % perDebate)] += g));
-      const weight = Math.max(1 - config.baselineMomentum, 1 / (state.step + 1));
-      state.baseline = state.baseline.map((v, slot) => v + weight * (sums[slot] / (r.results.length * A) - v));
-      const advantages = G.map((g, x) => g - state.baseline[slotOf(x % perDebate)]);
-      const returnSum = G.reduce((a, g) => a + g, 0);
+      const { advantages, baseline, rewardSum, returnSum } = advantagesOf(r, { reward, W, meanTokens, agents: A, baseline: state.baseline, momentum: config.baselineMomentum, step: state.step });
+      state.baseline = baseline;
       const stats = await engine.trainStep(r.batch, r.actions, advantages);
       state.step++;
       const tiers = emptyTiers();

@@ -8,7 +8,8 @@ import { cacheFromRecords, type Cache } from '../../src/cache/load.ts';
 import { writeCacheRecords } from '../../src/cache/write.ts';
 import { evalJob } from '../../eval/evalPolicy.ts';
 import { resolveConfig } from '../../train/config.ts';
-import { runFiles, train } from '../../train/trainer.ts';
+import { runFiles } from '../../train/runFolder.ts';
+import { train } from '../../train/trainer.ts';
 
 // Real recorded debates, read from the shared data folder at test time (never copied here).
 const DATA = resolve(import.meta.dirname, '../../../shared/data/dylan-math');

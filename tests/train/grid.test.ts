@@ -5,7 +5,8 @@ import { describe, expect, it } from 'vitest';
 import { loadCheckpoint } from '../../src/policy/artifact.ts';
 import { resolveConfig } from '../../train/config.ts';
 import { expandGrid, GridFile, runGrid } from '../../train/grid.ts';
-import { runFiles, train } from '../../train/trainer.ts';
+import { runFiles } from '../../train/runFolder.ts';
+import { train } from '../../train/trainer.ts';
 import { writeTinyCache } from './tinyWorld.ts';
 
 function tinyGrid() {

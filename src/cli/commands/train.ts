@@ -16,7 +16,8 @@ export const trainCommand = <T>(y: Argv<T>) =>
     async (a) => {
       const flags = flagSettings(a);
       const config = resolveConfig(a.config ? readConfigFile(a.config) : {}, flags);
-      const { train, runFiles } = await import('../../../train/trainer.ts');
+      const { train } = await import('../../../train/trainer.ts');
+      const { runFiles } = await import('../../../train/runFolder.ts');
       const compute = Object.fromEntries(COMPUTE_SETTINGS.filter((k) => flags[k] !== undefined).map((k) => [k, flags[k]]));
       const { checkpoint } = await train(config, { resume: a.resume, compute });
       const files = runFiles(config.out);
