@@ -14,6 +14,15 @@ import { trainCommand } from './commands/train.ts';
 
 export const BIN = 'cpp-workbench';
 
+/** yargs names an unknown flag twice (as typed and camel-cased): name each once, as typed. */
+function unknownFlags(msg: string): string | undefined {
+  const m = /^Unknown arguments?: (.*)$/.exec(msg);
+  if (!m) return undefined;
+  const kebab = (s: string) => s.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
+  const flags = [...new Set(m[1].split(', ').map(kebab))].map((f) => (f.length === 1 ? `-${f}` : `--${f}`));
+  return `unknown flag${flags.length === 1 ? '' : 's'} ${flags.join(', ')}`;
+}
+
 const commands = [mainCommand, baselinesCommand, cacheCommand, trainCommand, evalCommand, ablateCommand, exportCommand];
 
 const cli = commands
@@ -28,7 +37,7 @@ const cli = commands
     if (err) throw err; // bad input: reported below as its message alone
     // A usage mistake: one line saying what was wrong and where to look, not the whole help.
     const command = hideBin(process.argv).find((x) => !x.startsWith('-'));
-    console.error(`${BIN}: ${msg}\nRun '${BIN} ${command ? `${command} ` : ''}--help' for usage.`);
+    console.error(`${BIN}: ${unknownFlags(msg) ?? msg}\nRun '${BIN} ${command ? `${command} ` : ''}--help' for usage.`);
     process.exit(2);
   });
 

@@ -1,0 +1,32 @@
+// The command line as a user meets it: the bin entry, one-line usage errors, and no cache made
+// behind the user's back at a mistyped path.
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+
+const cli = (...args: string[]) => spawnSync(process.execPath, ['bin/cpp-workbench.mjs', ...args], { encoding: 'utf8' });
+
+describe('cpp-workbench', () => {
+  it('runs from its bin entry and lists its commands', () => {
+    const r = cli('--help');
+    expect(r.status).toBe(0);
+    for (const command of ['main', 'baselines', 'cache', 'train', 'eval', 'ablate', 'export']) expect(r.stdout).toContain(`cpp-workbench ${command}`);
+  }, 60_000);
+
+  it('a mistyped flag is one line and a hint, exit 2, not the whole help', () => {
+    const r = cli('train', '--epochs', '2', '--learning-rate', '0.1');
+    expect(r.status).toBe(2);
+    const lines = r.stderr.trim().split('\n').filter((l) => !l.startsWith('npm warn'));
+    expect(lines).toEqual(['cpp-workbench: unknown flag --learning-rate', "Run 'cpp-workbench train --help' for usage."]);
+  }, 60_000);
+
+  it('a missing --cache other than the default path is an error naming it, and nothing is created', () => {
+    const dir = join(mkdtempSync(join(tmpdir(), 'cpp-cli-')), 'cahce', 'mine');
+    const r = cli('baselines', '--cache', dir);
+    expect(r.status).toBe(1);
+    expect(r.stderr).toContain(`${dir}/cache.jsonl: file not found`);
+    expect(existsSync(dir)).toBe(false);
+  }, 60_000);
+});
