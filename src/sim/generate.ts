@@ -4,7 +4,7 @@ import { countTokens } from 'gpt-tokenizer';
 import { existsSync } from 'node:fs';
 import seedrandom from 'seedrandom';
 import { CACHE_FORMAT, CACHE_VERSION, type CacheLine, type QuestionRecord, type ResponseRecord } from '../cache/format.ts';
-import { cacheFilePath } from '../cache/load.ts';
+import { cacheFilePath, fileLines } from '../cache/load.ts';
 import { writeCacheRecords } from '../cache/write.ts';
 import { candidateOrder } from '../env/environment.ts';
 import { progress } from '../progress.ts';
@@ -92,9 +92,18 @@ export function generateCache(dir: string, world: Partial<WorldConfig>, name: st
   bar.stop();
 }
 
-/** Generate the default world in `dir` unless a cache is there already. */
+/** Generate the default world in `dir` unless a cache is there already; say so when that one is another world. */
 export function ensureDefaultCache(dir: string): void {
-  if (existsSync(cacheFilePath(dir))) return;
+  if (existsSync(cacheFilePath(dir))) {
+    let header = '{}';
+    for (const line of fileLines(cacheFilePath(dir))) {
+      header = line;
+      break; // closes the file
+    }
+    if (JSON.stringify((JSON.parse(header) as { simulator?: unknown }).simulator) !== JSON.stringify(WorldConfig.parse({})))
+      console.error(`warning: ${dir} holds another world than today's default simulated world (an earlier simulator, or other settings): delete it to regenerate the default`);
+    return;
+  }
   console.error(`no cache at ${dir}: generating the default simulated world there`);
   generateCache(dir, {}, 'default-sim');
 }
