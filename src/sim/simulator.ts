@@ -40,7 +40,8 @@ export interface SimReply {
   text: string;
 }
 
-function gaussian(random: () => number): number {
+/** A standard normal draw (Box-Muller). */
+export function gaussian(random: () => number): number {
   const u = 1 - random();
   return Math.sqrt(-2 * Math.log(u)) * Math.cos(2 * Math.PI * random());
 }

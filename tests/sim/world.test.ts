@@ -10,7 +10,7 @@ import { cacheFromRecords, type Cache } from '../../src/cache/load.ts';
 import { chunked, serializeRecords } from '../../src/cache/write.ts';
 import { candidateOrder, makeEnvironment, replay, keepAll } from '../../src/env/environment.ts';
 import { ensureDefaultCache, generateCache, generateWorld } from '../../src/sim/generate.ts';
-import { agentLatent, questionLatent, simulatorEndpoint } from '../../src/sim/simulator.ts';
+import { agentLatent, gaussian, questionLatent, simulatorEndpoint } from '../../src/sim/simulator.ts';
 import { independentAnswer, WorldConfig, worldAgents } from '../../src/sim/world.ts';
 
 const text = (config: object) => [...chunked(serializeRecords(generateWorld(config)))].join('');
@@ -25,7 +25,6 @@ const sumOfSquares = (p: number[]) => p.reduce((s, x) => s + x * x, 0);
 function expectedAgreement(cache: Cache): { shared: number; unshared: number } {
   const world = WorldConfig.parse(cache.header.simulator);
   const random = seedrandom('latents');
-  const gaussian = () => Math.sqrt(-2 * Math.log(1 - random())) * Math.cos(2 * Math.PI * random());
   let shared = 0;
   let unshared = 0;
   let n = 0;
@@ -37,7 +36,7 @@ function expectedAgreement(cache: Cache): { shared: number; unshared: number } {
       const mean = [0, 0, 0, 0];
       const draws = 200;
       for (let k = 0; k < draws; k++)
-        independentAnswer(world, agent, q, { ...latent, offset: world.latentSd * gaussian() }).forEach((p, o) => (mean[o] += p / draws));
+        independentAnswer(world, agent, q, { ...latent, offset: world.latentSd * gaussian(random) }).forEach((p, o) => (mean[o] += p / draws));
       unshared += sumOfSquares(mean);
       n++;
     }
