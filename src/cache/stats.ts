@@ -2,6 +2,7 @@
 // model's fidelity (SPEC §3).
 import { responseModelFidelity } from '../env/responseModel.ts';
 import { markdownTable, pct } from '../table.ts';
+import { debateStatsTables } from './debateStats.ts';
 import { SPLITS } from './format.ts';
 import type { Cache } from './load.ts';
 
@@ -39,6 +40,8 @@ export function cacheStats(cache: Cache, priorSmoothing: number): string {
       return rs.length ? pct(rs.filter((r) => r.correct).length / rs.length) : '-';
     }),
   ])));
+
+  out.push('', debateStatsTables(cache));
 
   out.push('', fidelityTable(cache, priorSmoothing));
   return out.join('\n');

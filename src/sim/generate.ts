@@ -5,7 +5,7 @@ import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import seedrandom from 'seedrandom';
 import { CACHE_FORMAT, CACHE_VERSION, type CacheLine, type QuestionRecord, type ResponseRecord } from '../cache/format.ts';
-import { cacheFilePath } from '../cache/load.ts';
+import { cacheFilePath, fileLines } from '../cache/load.ts';
 import { writeCacheRecords } from '../cache/write.ts';
 import { candidateOrder } from '../env/environment.ts';
 import { progress } from '../progress.ts';
@@ -97,12 +97,22 @@ export function generateCache(dir: string, world: Partial<WorldConfig>, name: st
 export const DEFAULT_CACHE = 'cache/default';
 
 /**
- * Generate the default world when `dir` is its documented path and holds no cache yet. Any other
- * path is left alone, so a mistyped --cache fails to load (naming the path) instead of silently
- * becoming a new simulated world.
+ * Generate the default world when `dir` is its documented path and holds no cache yet; say so when
+ * the cache there is another world. Any other path is left alone, so a mistyped --cache fails to
+ * load (naming the path) instead of silently becoming a new simulated world.
  */
 export function ensureDefaultCache(dir: string): void {
-  if (resolve(dir) !== resolve(DEFAULT_CACHE) || existsSync(cacheFilePath(dir))) return;
+  if (resolve(dir) !== resolve(DEFAULT_CACHE)) return;
+  if (existsSync(cacheFilePath(dir))) {
+    let header = '{}';
+    for (const line of fileLines(cacheFilePath(dir))) {
+      header = line;
+      break; // closes the file
+    }
+    if (JSON.stringify((JSON.parse(header) as { simulator?: unknown }).simulator) !== JSON.stringify(WorldConfig.parse({})))
+      console.error(`warning: ${dir} holds another world than today's default simulated world (an earlier simulator, or other settings): delete it to regenerate the default`);
+    return;
+  }
   console.error(`no cache at ${dir}: generating the default simulated world there`);
   generateCache(dir, {}, 'default-sim');
 }

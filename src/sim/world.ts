@@ -1,7 +1,9 @@
 // The simulated debate world: a seeded stand-in for real agents, used as the embedded default
 // data. It is a simulator, never model data: its agents, prices and texts are made up, shaped so
 // that pruning matters (heterogeneous skill per subject, prices and lengths; agents swayed by wrong
-// peers and fixed by right ones to different degrees; an optional adversary).
+// peers and fixed by right ones to different degrees; an optional adversary). Like real models, an
+// agent either tends to know a question or not: a latent ability per (agent, question), the same
+// in every sample, round and context, makes one agent's samples on one question agree.
 import { z } from 'zod';
 
 export const AgentProfile = z.strictObject({
@@ -13,6 +15,16 @@ export const AgentProfile = z.strictObject({
   meanTokens: z.number().positive(),
   /** P(correct) on a question of medium difficulty, per subject. */
   skill: z.record(z.string(), z.number().gt(0).lt(1)),
+  /**
+   * Weight of its own knowledge (its round-1 answer distribution on the question) in a revision;
+   * below 1 it defers more to what it is shown.
+   */
+  knowledge: z.number().nonnegative().default(1),
+  /**
+   * Chance that a revision goes its own way: answered afresh from its own knowledge, whatever its
+   * history and what it is shown (a new derivation that may slip even when every peer agrees).
+   */
+  slip: z.number().min(0).max(1).default(0),
   /** Pull towards its previous answer, which it remembers from its own debate history. */
   stubbornness: z.number().nonnegative(),
   /** Extra pull towards its previous answer when its own response is shown again in its prompt. */
@@ -36,24 +48,24 @@ export const DEFAULT_AGENTS: AgentProfile[] = [
   {
     id: 'atlas', model: 'sim/atlas-large', priceIn: 10e-6, priceOut: 30e-6, meanTokens: 380,
     skill: skills([0.82, 0.8, 0.78, 0.62, 0.5, 0.48]),
-    stubbornness: 1.4, ownBoost: 0.6, swayRight: 1.0, swayWrong: 1.0, persuasion: 1.0, eloquence: 0.05, adversarial: false,
+    knowledge: 0.25, slip: 0.08, stubbornness: 2.6, ownBoost: 1.8, swayRight: 4.3, swayWrong: 4.3, persuasion: 1.0, eloquence: 0.05, adversarial: false,
   },
   {
     id: 'sage', model: 'sim/sage-medium', priceIn: 1e-6, priceOut: 3e-6, meanTokens: 240,
     skill: skills([0.48, 0.5, 0.55, 0.72, 0.82, 0.8]),
-    stubbornness: 1.0, ownBoost: 0.5, swayRight: 1.3, swayWrong: 1.2, persuasion: 1.0, eloquence: 0, adversarial: false,
+    knowledge: 0.25, slip: 0.08, stubbornness: 2.3, ownBoost: 1.5, swayRight: 5.8, swayWrong: 5.4, persuasion: 1.0, eloquence: 0, adversarial: false,
   },
   {
     id: 'brisk', model: 'sim/brisk-mini', priceIn: 0.15e-6, priceOut: 0.6e-6, meanTokens: 110,
     skill: skills([0.45, 0.42, 0.5, 0.55, 0.45, 0.42]),
-    stubbornness: 0.5, ownBoost: 0.3, swayRight: 1.6, swayWrong: 1.6, persuasion: 1.5, eloquence: 0.1, adversarial: false,
+    knowledge: 0.25, slip: 0.08, stubbornness: 1.8, ownBoost: 1.2, swayRight: 6.8, swayWrong: 6.8, persuasion: 1.5, eloquence: 0.1, adversarial: false,
   },
 ];
 
 export const ADVERSARY: AgentProfile = {
   id: 'mallory', model: 'sim/mallory-adversary', priceIn: 1e-6, priceOut: 3e-6, meanTokens: 220,
   skill: skills([0.5, 0.5, 0.5, 0.5, 0.5, 0.5]),
-  stubbornness: 0, ownBoost: 0, swayRight: 0, swayWrong: 0, persuasion: 1.6, eloquence: 0.35, adversarial: true,
+  knowledge: 0, slip: 0, stubbornness: 0, ownBoost: 0, swayRight: 0, swayWrong: 0, persuasion: 1.6, eloquence: 0.35, adversarial: true,
 };
 
 export const WorldConfig = z.strictObject({
@@ -63,7 +75,19 @@ export const WorldConfig = z.strictObject({
   trainFraction: z.number().min(0).max(1).default(0.5),
   validationFraction: z.number().min(0).max(1).default(0.25),
   subjects: z.array(z.string()).min(1).default(SUBJECTS),
-  /** Independent round-1 samples per agent and question (sample 0 starts every debate). */
+  /**
+   * S.d. of an agent's ability on one question: a per-(agent, question) offset on the logit of
+   * being right, shared by all its samples, rounds and contexts on that question. 0: its samples
+   * are independent draws given the question's subject and difficulty.
+   */
+  latentSd: z.number().nonnegative().default(3.2),
+  /**
+   * Share of an agent's wrong-answer probability on its preferred wrong answer for the question
+   * (the question's distractor, more often the harder the question, else another wrong option);
+   * the rest is spread evenly over the other wrong options.
+   */
+  wrongFocus: z.number().min(0).max(1).default(0.6),
+  /** Sampled round-1 answers per agent and question (sample 0 starts every debate). */
   round1Samples: z.number().int().positive().default(8),
   rounds: z.number().int().min(1).default(3),
   /** Recorded debates per question besides Full-Debate and No-communication: random keep masks. */
@@ -78,6 +102,17 @@ export const WorldConfig = z.strictObject({
 });
 export type WorldConfig = z.infer<typeof WorldConfig>;
 
+/**
+ * Settings a stored world config lacks (a cache written by an earlier simulator): parsing would
+ * fill them with today's defaults, and the simulator would no longer answer as it did.
+ */
+export function missingSettings(stored: Record<string, unknown>): string[] {
+  const missing = Object.keys(WorldConfig.shape).filter((k) => !(k in stored));
+  const profiles = [...(Array.isArray(stored.agents) ? stored.agents : []), ...(stored.adversaryProfile ? [stored.adversaryProfile] : [])] as Record<string, unknown>[];
+  for (const p of profiles) missing.push(...Object.keys(AgentProfile.shape).filter((k) => !(k in p)).map((k) => `${String(p.id)}.${k}`));
+  return missing;
+}
+
 export const OPTIONS = ['A', 'B', 'C', 'D'];
 
 /** The team of a world: its agents, plus the adversary when switched on. */
@@ -89,19 +124,31 @@ const sigmoid = (x: number) => 1 / (1 + Math.exp(-x));
 const logit = (p: number) => Math.log(p / (1 - p));
 
 export interface QuestionLatent {
+  id: string;
   subject: string;
   difficulty: number; // 0 easy .. 1 hard
   gold: number; // option index
   distractor: number; // option index of the tempting wrong answer
 }
 
-/** An agent's independent answer distribution over the options. */
-export function independentAnswer(agent: AgentProfile, q: QuestionLatent): number[] {
+/** What one agent brings to one question, drawn once (see `agentLatent`). */
+export interface AgentLatent {
+  /** Offset on the logit of being right, ~ N(0, latentSd^2). */
+  offset: number;
+  /** Its preferred wrong answer (option index). */
+  wrong: number;
+}
+
+/** Chance that an agent's preferred wrong answer is the question's distractor. */
+export const distractorPull = (q: QuestionLatent) => 0.4 + 0.5 * q.difficulty;
+
+/** An agent's answer distribution over the options on its own (round 1, and its knowledge later). */
+export function independentAnswer(world: Pick<WorldConfig, 'wrongFocus'>, agent: AgentProfile, q: QuestionLatent, latent: AgentLatent): number[] {
   const skill = agent.skill[q.subject] ?? 0.5;
-  const pCorrect = sigmoid(logit(skill) + 5 * (0.5 - q.difficulty));
+  const pCorrect = sigmoid(logit(skill) + 5 * (0.5 - q.difficulty) + latent.offset);
   const wrong = 1 - pCorrect;
-  const trap = wrong * (0.4 + 0.5 * q.difficulty);
-  return OPTIONS.map((_, o) => (o === q.gold ? pCorrect : o === q.distractor ? trap : (wrong - trap) / (OPTIONS.length - 2)));
+  const others = (wrong * (1 - world.wrongFocus)) / (OPTIONS.length - 2);
+  return OPTIONS.map((_, o) => (o === q.gold ? pCorrect : o === latent.wrong ? wrong * world.wrongFocus : others));
 }
 
 export interface ShownArgument {
@@ -112,12 +159,13 @@ export interface ShownArgument {
 }
 
 /**
- * Answer distribution of a revision: the agent's own knowledge, a pull to its previous answer
+ * Answer distribution of a revision: the agent's own knowledge (weighted), a pull to its previous answer
  * (stronger when its own response is shown again), and a pull from each shown peer argument, scaled by the
  * source's persuasion, the argument's quality and the recipient's sway for right or wrong answers.
  */
-export function revisedAnswer(agent: AgentProfile, q: QuestionLatent, previous: number, shown: ShownArgument[]): number[] {
-  const logits = independentAnswer(agent, q).map(Math.log);
+export function revisedAnswer(world: Pick<WorldConfig, 'wrongFocus'>, agent: AgentProfile, q: QuestionLatent, latent: AgentLatent, previous: number, shown: ShownArgument[]): number[] {
+  const own = independentAnswer(world, agent, q, latent);
+  const logits = own.map((p) => agent.knowledge * Math.log(p));
   if (previous >= 0) logits[previous] += agent.stubbornness;
   for (const s of shown) {
     if (s.answer < 0) continue;
@@ -127,5 +175,5 @@ export function revisedAnswer(agent: AgentProfile, q: QuestionLatent, previous: 
   const max = Math.max(...logits);
   const e = logits.map((l) => Math.exp(l - max));
   const z = e.reduce((a, b) => a + b, 0);
-  return e.map((x) => x / z);
+  return e.map((x, o) => (1 - agent.slip) * (x / z) + agent.slip * own[o]);
 }

@@ -1,18 +1,96 @@
-import { describe, expect, it } from 'vitest';
+import { existsSync, mkdtempSync, readdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import seedrandom from 'seedrandom';
+import { describe, expect, it, vi } from 'vitest';
 import { fullDebate, noCommunication, runRule, singleAgent } from '../../eval/baselines.ts';
-import { cacheFromRecords } from '../../src/cache/load.ts';
+import { debateStatistics, type RevisionRow } from '../../src/cache/debateStats.ts';
+import { importDu } from '../../src/cache/importDu.ts';
+import { cacheFromRecords, type Cache } from '../../src/cache/load.ts';
 import { chunked, serializeRecords } from '../../src/cache/write.ts';
 import { candidateOrder, makeEnvironment, replay, keepAll } from '../../src/env/environment.ts';
-import { generateWorld } from '../../src/sim/generate.ts';
-import { simulatorEndpoint } from '../../src/sim/simulator.ts';
+import { ensureDefaultCache, generateCache, generateWorld } from '../../src/sim/generate.ts';
+import { agentLatent, gaussian, questionLatent, simulatorEndpoint } from '../../src/sim/simulator.ts';
+import { independentAnswer, WorldConfig, worldAgents } from '../../src/sim/world.ts';
 
 const text = (config: object) => [...chunked(serializeRecords(generateWorld(config)))].join('');
+const sumOfSquares = (p: number[]) => p.reduce((s, x) => s + x * x, 0);
+
+/**
+ * Chance that two round-1 samples of one agent on one question agree, averaged over (agent,
+ * question): `shared`, if they are independent given the agent's latent on that question (how the
+ * simulator draws them); `unshared`, if each sample drew its own latent (independent draws given
+ * the question's subject and difficulty only).
+ */
+function expectedAgreement(cache: Cache): { shared: number; unshared: number } {
+  const world = WorldConfig.parse(cache.header.simulator);
+  const random = seedrandom('latents');
+  let shared = 0;
+  let unshared = 0;
+  let n = 0;
+  for (const question of cache.questions)
+    for (const agent of worldAgents(world)) {
+      const q = questionLatent(question);
+      const latent = agentLatent(world, agent, q);
+      shared += sumOfSquares(independentAnswer(world, agent, q, latent));
+      const mean = [0, 0, 0, 0];
+      const draws = 200;
+      for (let k = 0; k < draws; k++)
+        independentAnswer(world, agent, q, { ...latent, offset: world.latentSd * gaussian(random) }).forEach((p, o) => (mean[o] += p / draws));
+      unshared += sumOfSquares(mean);
+      n++;
+    }
+  return { shared: shared / n, unshared: unshared / n };
+}
 
 describe('simulated world', () => {
   it('the same seed gives the same cache; another seed another', () => {
     const small = { questions: 20, round1Samples: 2 };
     expect(text({ ...small, seed: 3 })).toBe(text({ ...small, seed: 3 }));
     expect(text({ ...small, seed: 4 })).not.toBe(text({ ...small, seed: 3 }));
+  });
+
+  it("one agent's samples on one question share its latent: they agree far more than independent draws", () => {
+    const world = (config: object) => cacheFromRecords([...generateWorld({ questions: 120, round1Samples: 8, randomTrajectories: 0, ...config })]);
+    const correlated = world({});
+    const [same] = debateStatistics(correlated).agreement;
+    expect(same.kind).toBe('same agent');
+    expect(same.pairs).toBe(120 * 3 * 28);
+    const expected = expectedAgreement(correlated);
+    expect(Math.abs(same.agree / same.pairs - expected.shared)).toBeLessThan(0.03);
+    expect(same.agree / same.pairs).toBeGreaterThan(expected.unshared + 0.1);
+    // Without the latent only the question's subject and difficulty correlate the samples.
+    const independent = world({ latentSd: 0 });
+    const [free] = debateStatistics(independent).agreement;
+    expect(Math.abs(free.agree / free.pairs - expectedAgreement(independent).shared)).toBeLessThan(0.03);
+    expect(same.correctnessCorrelation).toBeGreaterThan(free.correctnessCorrelation + 0.25);
+  });
+
+  it('the latent is a function of (seed, question, agent) only', () => {
+    const world = WorldConfig.parse({ seed: 5 });
+    const [atlas, sage] = world.agents;
+    const q = { id: 'q1', subject: 'law', difficulty: 0.5, gold: 0, distractor: 2 };
+    expect(agentLatent(world, atlas, q)).toEqual(agentLatent(WorldConfig.parse({ seed: 5 }), atlas, { ...q }));
+    expect(agentLatent(world, atlas, q)).not.toEqual(agentLatent(world, sage, q));
+    expect(agentLatent(world, atlas, q)).not.toEqual(agentLatent(world, atlas, { ...q, id: 'q2' }));
+    expect(agentLatent(world, atlas, q)).not.toEqual(agentLatent(WorldConfig.parse({ seed: 6 }), atlas, q));
+  });
+
+  it('a cache written by an earlier simulator is refused as a live endpoint, naming the missing settings', () => {
+    const records = [...generateWorld({ questions: 2, round1Samples: 1 })];
+    const header = records[0] as { simulator: Record<string, unknown> };
+    const { latentSd: _, ...older } = header.simulator;
+    header.simulator = { ...older, agents: (older.agents as object[]).map((a) => ({ ...a, slip: undefined })) };
+    expect(() => simulatorEndpoint(cacheFromRecords(records))).toThrow(/earlier simulator .*latentSd, atlas\.slip, sage\.slip, brisk\.slip/);
+  });
+
+  it('says so when the default cache folder holds another world', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'sim-'));
+    generateCache(dir, { questions: 3 }, 'small');
+    const warn = vi.spyOn(console, 'error').mockImplementation(() => {});
+    ensureDefaultCache(dir);
+    expect(warn).toHaveBeenCalledWith(expect.stringContaining(`${dir} holds another world than today's default`));
+    warn.mockRestore();
   });
 
   it('is a valid cache with the configured splits, agents and recorded debates', () => {
@@ -69,4 +147,39 @@ describe('simulated world', () => {
     expect(oracle.tiers.record).toBeGreaterThan(0);
     expect(replay(env, 0, keepAll).tiers.record).toBe(0); // recorded debates are exact hits
   });
+});
+
+// The default world's knobs are calibrated to real debates: its statistics must stay near those of
+// dylan-math (gpt-3.5-turbo on MATH), where they are comparable. dylan-math shows every revision its
+// own previous response and one or three peers; the default world's teams have at most two peers,
+// so the rows compared are those with one peer, and the correlation of two samples' correctness.
+const DYLAN = resolve(import.meta.dirname, '../../../shared/data/dylan-math');
+
+describe.skipIf(!existsSync(DYLAN))('the default world is calibrated to dylan-math', () => {
+  it('within-model correlation and revision rates with one peer sit near the recorded ones', () => {
+    const files = readdirSync(DYLAN).filter((f) => f.endsWith('.json')).map((f) => join(DYLAN, f));
+    const real = debateStatistics(cacheFromRecords(importDu(files, {
+      name: 'dylan', models: ['gpt-3.5-turbo'], prices: { 'gpt-3.5-turbo': { in: 0.5, out: 1.5 } }, encoding: 'cl100k_base',
+      benchmark: 'MATH', answerType: 'math', splitSeed: 0, trainFraction: 0.6, validationFraction: 0.2,
+    }).records));
+    const sim = debateStatistics(cacheFromRecords([...generateWorld({ questions: 400, round1Samples: 2 })]));
+    // dylan-math has one sample per agent, but its agents are one model sampled independently.
+    const [realPairs] = real.agreement;
+    expect(realPairs.kind).toBe('same model, other agent');
+    expect(Math.abs(sim.agreement[0].correctnessCorrelation - realPairs.correctnessCorrelation)).toBeLessThan(0.1);
+    const cell = (rows: RevisionRow[], count: number) => rows.find((r) => r.ownShown && r.peers === 1 && r.count === count)!;
+    // Wrong kept and right -> wrong by peers agreeing, wrong -> right by peers with the gold answer.
+    const rates = (s: typeof sim) => [0, 1].flatMap((k) => {
+      const [agree, gold] = [cell(s.revisions.byAgreeing, k), cell(s.revisions.byGold, k)];
+      return [{ hits: agree.wrongKept, n: agree.fromWrong.n }, agree.fromRight, gold.fromWrong];
+    });
+    const [simRates, realRates] = [rates(sim), rates(real)];
+    // Some recorded cells are small (one has 9 revisions): allow two standard errors of the
+    // difference, plus 0.05.
+    const variance = (r: { hits: number; n: number }) => ((r.hits / r.n) * (1 - r.hits / r.n)) / r.n;
+    for (let i = 0; i < realRates.length; i++) {
+      const [a, b] = [simRates[i], realRates[i]];
+      expect(Math.abs(a.hits / a.n - b.hits / b.n)).toBeLessThan(0.05 + 2 * Math.sqrt(variance(a) + variance(b)));
+    }
+  }, 60_000);
 });

@@ -1,0 +1,8 @@
+// Tests run on loaded 2-core CI machines: a test that imports 700 recorded debates or trains a
+// small policy may take many times its quiet-machine time, so limits are generous everywhere.
+// Speed goals live in `npm run bench`, never in test timeouts.
+import { defineConfig } from 'vitest/config';
+
+export default defineConfig({
+  test: { testTimeout: 120_000, hookTimeout: 120_000 },
+});
