@@ -104,15 +104,20 @@ export const DEFAULT_CACHE = 'cache/default';
 export function ensureDefaultCache(dir: string): void {
   if (resolve(dir) !== resolve(DEFAULT_CACHE)) return;
   if (existsSync(cacheFilePath(dir))) {
-    let header = '{}';
-    for (const line of fileLines(cacheFilePath(dir))) {
-      header = line;
-      break; // closes the file
-    }
-    if (JSON.stringify((JSON.parse(header) as { simulator?: unknown }).simulator) !== JSON.stringify(WorldConfig.parse({})))
+    if (!holdsDefaultWorld(dir))
       console.error(`warning: ${dir} holds another world than today's default simulated world (an earlier simulator, or other settings): delete it to regenerate the default`);
     return;
   }
   console.error(`no cache at ${dir}: generating the default simulated world there`);
   generateCache(dir, {}, 'default-sim');
+}
+
+/** Whether the cache in `dir` was generated with today's default world settings (read from its header). */
+export function holdsDefaultWorld(dir: string): boolean {
+  let header = '{}';
+  for (const line of fileLines(cacheFilePath(dir))) {
+    header = line;
+    break; // closes the file
+  }
+  return JSON.stringify((JSON.parse(header) as { simulator?: unknown }).simulator) === JSON.stringify(WorldConfig.parse({}));
 }

@@ -2,14 +2,14 @@ import { existsSync, mkdtempSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import seedrandom from 'seedrandom';
-import { describe, expect, it, vi } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { fullDebate, noCommunication, runRule, singleAgent } from '../../eval/baselines.ts';
 import { debateStatistics, type RevisionRow } from '../../src/cache/debateStats.ts';
 import { importDu } from '../../src/cache/importDu.ts';
 import { cacheFromRecords, type Cache } from '../../src/cache/load.ts';
-import { chunked, serializeRecords } from '../../src/cache/write.ts';
+import { chunked, serializeRecords, writeCacheRecords } from '../../src/cache/write.ts';
 import { candidateOrder, makeEnvironment, replay, keepAll } from '../../src/env/environment.ts';
-import { ensureDefaultCache, generateCache, generateWorld } from '../../src/sim/generate.ts';
+import { generateCache, generateWorld, holdsDefaultWorld } from '../../src/sim/generate.ts';
 import { agentLatent, gaussian, questionLatent, simulatorEndpoint } from '../../src/sim/simulator.ts';
 import { independentAnswer, WorldConfig, worldAgents } from '../../src/sim/world.ts';
 
@@ -84,13 +84,13 @@ describe('simulated world', () => {
     expect(() => simulatorEndpoint(cacheFromRecords(records))).toThrow(/earlier simulator .*latentSd, atlas\.slip, sage\.slip, brisk\.slip/);
   });
 
-  it('says so when the default cache folder holds another world', () => {
+  it("tells a cache of today's default world from another world", () => {
     const dir = mkdtempSync(join(tmpdir(), 'sim-'));
     generateCache(dir, { questions: 3 }, 'small');
-    const warn = vi.spyOn(console, 'error').mockImplementation(() => {});
-    ensureDefaultCache(dir);
-    expect(warn).toHaveBeenCalledWith(expect.stringContaining(`${dir} holds another world than today's default`));
-    warn.mockRestore();
+    expect(holdsDefaultWorld(dir)).toBe(false);
+    const same = mkdtempSync(join(tmpdir(), 'sim-'));
+    writeCacheRecords(same, [...generateWorld({}, 'default-sim')].slice(0, 5)); // today's header and a few lines
+    expect(holdsDefaultWorld(same)).toBe(true);
   });
 
   it('is a valid cache with the configured splits, agents and recorded debates', () => {
