@@ -21,6 +21,8 @@ export interface TeamEndpoint extends Endpoint {
  * at the cache's prices (the cache's cost figures and the cap's dollars would disagree otherwise).
  * `caps` (e.g. from --budget-usd / --max-calls) override the file's budget.
  */
+const perMillion = (perToken: number) => Number((perToken * 1e6).toPrecision(12));
+
 export function loadTeamEndpoints(file: string, cache: Cache, caps: Partial<Caps> = {}, env: NodeJS.ProcessEnv = process.env): TeamEndpoint {
   const team = loadTeamFile(file);
   const problems: string[] = [];
@@ -31,9 +33,9 @@ export function loadTeamEndpoints(file: string, cache: Cache, caps: Partial<Caps
       continue;
     }
     const { priceIn, priceOut } = cache.agents[a];
-    const same = (perToken: number, perMillion: number) => Math.abs(perToken * 1e6 - perMillion) <= 1e-9 * Math.max(1, perMillion);
+    const same = (perToken: number, price: number) => Math.abs(perToken * 1e6 - price) <= 1e-9 * Math.max(1, price);
     if (!same(priceIn, agent.price.in) || !same(priceOut, agent.price.out))
-      problems.push(`agents.${id}.price: ${agent.price.in} / ${agent.price.out} per million tokens, but cache ${cache.file} prices '${id}' at ${priceIn * 1e6} / ${priceOut * 1e6}`);
+      problems.push(`agents.${id}.price: ${agent.price.in} / ${agent.price.out} per million tokens, but cache ${cache.file} prices '${id}' at ${perMillion(priceIn)} / ${perMillion(priceOut)}`);
   }
   if (problems.length) throw new Error(problems.map((p) => `${file}: ${p}`).join('\n'));
 
