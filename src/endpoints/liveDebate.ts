@@ -15,10 +15,11 @@ import { basename, resolve } from 'node:path';
 import { z } from 'zod';
 import { ANSWER_TYPES } from '../answer.ts';
 import { CACHE_FORMAT, CACHE_VERSION, QuestionRecord, ResponseRecord, SPLITS, type CacheLine, type Split } from '../cache/format.ts';
-import { cacheFilePath, cacheFromRecords, fileLines, formatProblem, loadCache, zodProblems, appendResponse, type Agent, type Cache, type Problem, type Question, type Response } from '../cache/load.ts';
+import { appendResponse, cacheFilePath, cacheFromRecords, loadCache, type Agent, type Cache, type Question, type Response } from '../cache/load.ts';
 import { tokenCounter } from '../cache/tokens.ts';
 import { cacheRecords, writeCacheRecords } from '../cache/write.ts';
 import { majority } from '../env/environment.ts';
+import { readJsonLines } from '../jsonFile.ts';
 import { loadDeployedPolicy, type Text } from '../policy/inference.ts';
 import { BudgetExceededError, type BudgetState } from './budget.ts';
 import { limiter } from './limiter.ts';
@@ -83,29 +84,6 @@ export interface LiveDebateSummary {
   stopped: string | null;
   budget: BudgetState;
   retries: RetryCounts;
-}
-
-function readQuestionsFile(file: string): z.infer<typeof QuestionLine>[] {
-  if (!existsSync(file)) throw new Error(`${file}: file not found`);
-  const problems: Problem[] = [];
-  const out: z.infer<typeof QuestionLine>[] = [];
-  let line = 0;
-  for (const text of fileLines(file)) {
-    line++;
-    if (text.trim() === '') continue;
-    let json: unknown;
-    try {
-      json = JSON.parse(text);
-    } catch (e) {
-      problems.push({ file, line, field: '', message: `invalid JSON: ${(e as Error).message}` });
-      continue;
-    }
-    const parsed = QuestionLine.safeParse(json);
-    if (parsed.success) out.push(parsed.data);
-    else problems.push(...zodProblems(parsed.error.issues, file, line));
-  }
-  if (problems.length) throw new Error(problems.map(formatProblem).join('\n'));
-  return out;
 }
 
 /** Drop an unfinished last line (a debate killed while writing one); say so. */
@@ -177,7 +155,7 @@ export async function liveDebate(o: LiveDebateOptions): Promise<LiveDebateSummar
   } else {
     const first = team.agents[teamIds[0]];
     const count = tokenCounter(first.endpoint.encoding);
-    questions = readQuestionsFile(o.questions.file).map((q) => ({
+    questions = readJsonLines(o.questions.file, QuestionLine).map((q) => ({
       type: 'question',
       ...q,
       promptTokens: q.promptTokens ?? count(round1Messages(promptsFor(first, q.answerType), q.text)),
@@ -217,6 +195,14 @@ export async function liveDebate(o: LiveDebateOptions): Promise<LiveDebateSummar
     return { response, paid: !copy };
   };
 
+  /** Every call of a round settles (and its paid response is written) before a failure ends the debate. */
+  const settled = async <T>(calls: Promise<T>[]): Promise<T[]> => {
+    const results = await Promise.allSettled(calls);
+    const failed = results.find((r) => r.status === 'rejected');
+    if (failed) throw failed.reason;
+    return results.map((r) => (r as PromiseFulfilledResult<T>).value);
+  };
+
   const debateOne = async (question: Question): Promise<QuestionResult> => {
     const result: QuestionResult = { question, responses: [], kept: [], final: null, correct: false, paid: 0, reused: 0, inTokens: 0, outTokens: 0, usd: 0 };
     const take = ({ response, paid }: { response: Response; paid: boolean }) => {
@@ -228,7 +214,7 @@ export async function liveDebate(o: LiveDebateOptions): Promise<LiveDebateSummar
       result.usd += (response.inTokens * price.in + response.outTokens * price.out) / 1e6;
       return response;
     };
-    let current = (await Promise.all(members.map((a) => ask(question, a, 1, [], null, o.sample)))).map(take);
+    let current = (await settled(members.map((a) => ask(question, a, 1, [], null, o.sample)))).map(take);
     result.responses.push(current);
     const accepted: Text[][] = members.map(() => []);
     for (let t = 2; t <= o.rounds; t++) {
@@ -239,7 +225,7 @@ export async function liveDebate(o: LiveDebateOptions): Promise<LiveDebateSummar
       const contexts = decisions.map((ds) => ds.filter((d) => d.keep).map((d) => current[teamIds.indexOf(d.agent)]));
       contexts.forEach((context, i) => accepted[i].push(...context.map((r) => ({ text: r.text, tokens: r.outTokens }))));
       result.kept.push(contexts.map((context) => context.map((r) => r.agent)));
-      current = (await Promise.all(members.map((a, i) => ask(question, a, t, contexts[i], current[i], 0)))).map(take);
+      current = (await settled(members.map((a, i) => ask(question, a, t, contexts[i], current[i], 0)))).map(take);
       result.responses.push(current);
     }
     const final = majority(current.map((r) => r.ans), 'lowest-agent', Math.random);

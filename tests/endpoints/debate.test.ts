@@ -1,13 +1,17 @@
 // `debate` end to end, as a user runs it: the CLI in a child process, an exported policy, a team
 // file pointing at `serve` (started here, on 127.0.0.1, with faults), the transcript in a cache.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { appendFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { cacheFilePath, loadCache, type Cache } from '../../src/cache/load.ts';
 import { writeCacheRecords } from '../../src/cache/write.ts';
+import { liveDebate } from '../../src/endpoints/liveDebate.ts';
+import { round1Messages } from '../../src/endpoints/prompt.ts';
 import { NO_FAULTS, serveSimulator, type Faults } from '../../src/endpoints/simServer.ts';
+import { DU_PROMPTS } from '../../src/endpoints/team.ts';
+import { tokenCounter } from '../../src/cache/tokens.ts';
 import { CHECKPOINT_FORMAT, FORMAT_VERSION, type Checkpoint } from '../../src/policy/artifact.ts';
 import { zeroMoments } from '../../src/policy/engine.ts';
 import { exportPolicy } from '../../src/policy/export.ts';
@@ -128,4 +132,44 @@ describe('debate', () => {
       await expectSimulatorReplies(cache);
     });
   }, 180_000);
+
+  it('debates the questions of a JSONL file into a new cache, stops cleanly at a call cap and goes on when rerun, and names the line and field of a bad file', async () => {
+    const file = join(dir, 'questions.jsonl');
+    const picked = sim.questions.filter((q) => q.split === 'validation').slice(0, 2);
+    writeFileSync(file, picked.map((q) => JSON.stringify({ id: `new-${q.id}`, text: q.text, gold: q.gold, answerType: 'mcq' })).join('\n') + '\n');
+    const out = join(dir, 'from-file');
+    const printed: string[] = [];
+    await withServer({}, async (url, stats) => {
+      const summary = await liveDebate({
+        team: writeTeam(dir, sim, url), policy, out, questions: { file }, rounds: 2, sample: 0, caps: {}, print: (l) => printed.push(l), env: { [KEY_ENV]: KEY },
+      });
+      expect(summary.results.map((r) => r.question.id)).toEqual(picked.map((q) => `new-${q.id}`));
+      expect(stats().paid).toBe(2 * 3 * 2); // nothing to reuse: every response of 2 rounds is paid
+      const cache = loadCache(out);
+      expect(cache.header.source).toBe('recorded');
+      expect(cache.questions.map((q) => q.promptTokens)).toEqual(picked.map((q) => tokenCounter('o200k_base')(round1Messages(DU_PROMPTS.mcq, q.text))));
+      expect(cache.responses).toHaveLength(12);
+      expect(printed.at(-1)).toContain(`transcript in ${cacheFilePath(out)}`);
+
+      // At a call cap the run stops cleanly, keeps what it paid for, and a rerun pays only for the rest.
+      // (Round-1 sample 1: new requests, which serve has not answered under their Idempotency-Keys yet.)
+      const capped = join(dir, 'capped');
+      const run = (caps: { maxCalls?: number }) =>
+        liveDebate({ team: writeTeam(dir, sim, url), policy, out: capped, questions: { file }, rounds: 2, sample: 1, caps, print: (l) => printed.push(l), env: { [KEY_ENV]: KEY } });
+      const paidBefore = stats().paid;
+      const stopped = await run({ maxCalls: 4 });
+      expect(stopped.stopped).toMatch(/call cap reached: .* 4 of at most 4 calls made/);
+      expect(printed.at(-1)).toContain('stopped at the cap: call cap reached');
+      expect(stats().paid - paidBefore).toBe(4);
+      expect(loadCache(capped).responses).toHaveLength(4);
+      const finished = await run({});
+      expect(finished.stopped).toBe(null);
+      expect(finished.results).toHaveLength(2);
+      expect(stats().paid - paidBefore).toBe(12);
+    });
+    writeFileSync(file, '{"id":"a","text":"t","gold":"B","answerType":"mcq"}\n{"id":"b","text":"t","answerType":"essay"}\n');
+    await expect(liveDebate({ team: join(dir, 'team.json'), policy, out, questions: { file }, rounds: 2, sample: 0, caps: {}, print: () => undefined, env: { [KEY_ENV]: KEY } })).rejects.toThrow(
+      new RegExp(`${file}:2: gold: gold answer missing[^]*${file}:2: answerType: `),
+    );
+  }, 120_000);
 });
