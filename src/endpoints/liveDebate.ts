@@ -206,12 +206,13 @@ export async function liveDebate(o: LiveDebateOptions): Promise<LiveDebateSummar
   const debateOne = async (question: Question): Promise<QuestionResult> => {
     const result: QuestionResult = { question, responses: [], kept: [], final: null, correct: false, paid: 0, reused: 0, inTokens: 0, outTokens: 0, usd: 0 };
     const take = ({ response, paid }: { response: Response; paid: boolean }) => {
-      if (!paid) return void result.reused++, response;
-      const price = team.agents[response.agent].price;
-      result.paid++;
-      result.inTokens += response.inTokens;
-      result.outTokens += response.outTokens;
-      result.usd += (response.inTokens * price.in + response.outTokens * price.out) / 1e6;
+      if (paid) {
+        const price = team.agents[response.agent].price;
+        result.paid++;
+        result.inTokens += response.inTokens;
+        result.outTokens += response.outTokens;
+        result.usd += (response.inTokens * price.in + response.outTokens * price.out) / 1e6;
+      } else result.reused++;
       return response;
     };
     let current = (await settled(members.map((a) => ask(question, a, 1, [], null, o.sample)))).map(take);
