@@ -1,7 +1,7 @@
-// Reading a JSON settings file against a zod schema; every problem names the file and the field.
+// Reading a JSON settings file, or a JSONL file, against a zod schema; every problem names the file, line and field.
 import { existsSync, readFileSync } from 'node:fs';
 import type { z } from 'zod';
-import { formatProblem, zodProblems } from './cache/load.ts';
+import { fileLines, formatProblem, zodProblems, type Problem } from './cache/load.ts';
 
 export function readJsonFile<T extends z.ZodType>(file: string, schema: T): z.infer<T> {
   if (!existsSync(file)) throw new Error(`${file}: file not found`);
@@ -14,4 +14,28 @@ export function readJsonFile<T extends z.ZodType>(file: string, schema: T): z.in
   const parsed = schema.safeParse(json);
   if (!parsed.success) throw new Error(zodProblems(parsed.error.issues, file, 0).map(formatProblem).join('\n'));
   return parsed.data;
+}
+
+/** A JSONL file read against a zod schema, one record a line (blank lines skipped); every problem names file and line. */
+export function readJsonLines<T extends z.ZodType>(file: string, schema: T): z.infer<T>[] {
+  if (!existsSync(file)) throw new Error(`${file}: file not found`);
+  const problems: Problem[] = [];
+  const records: z.infer<T>[] = [];
+  let line = 0;
+  for (const text of fileLines(file)) {
+    line++;
+    if (text.trim() === '') continue;
+    let json: unknown;
+    try {
+      json = JSON.parse(text);
+    } catch (e) {
+      problems.push({ file, line, field: '', message: `invalid JSON: ${(e as Error).message}` });
+      continue;
+    }
+    const parsed = schema.safeParse(json);
+    if (parsed.success) records.push(parsed.data);
+    else problems.push(...zodProblems(parsed.error.issues, file, line));
+  }
+  if (problems.length) throw new Error(problems.map(formatProblem).join('\n'));
+  return records;
 }

@@ -7,9 +7,11 @@ import { hideBin } from 'yargs/helpers';
 import { ablateCommand } from './commands/ablate.ts';
 import { baselinesCommand } from './commands/baselines.ts';
 import { cacheCommand } from './commands/cache.ts';
+import { debateCommand } from './commands/debate.ts';
 import { evalCommand } from './commands/eval.ts';
 import { exportCommand } from './commands/export.ts';
 import { mainCommand } from './commands/main.ts';
+import { serveCommand } from './commands/serve.ts';
 import { trainCommand } from './commands/train.ts';
 
 export const BIN = 'cpp-workbench';
@@ -23,7 +25,7 @@ function unknownFlags(msg: string): string | undefined {
   return `unknown flag${flags.length === 1 ? '' : 's'} ${flags.join(', ')}`;
 }
 
-const commands = [mainCommand, baselinesCommand, cacheCommand, trainCommand, evalCommand, ablateCommand, exportCommand];
+const commands = [mainCommand, baselinesCommand, cacheCommand, trainCommand, evalCommand, ablateCommand, exportCommand, serveCommand, debateCommand];
 
 const cli = commands
   .reduce((y, command) => command(y), yargs(hideBin(process.argv)))

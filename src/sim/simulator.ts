@@ -4,6 +4,7 @@
 // a text encoder can use (subject, quality of the reasoning, peers weighed, stated answer);
 // `outTokens` is the simulated length of the full reply, not the length of this rendering.
 import seedrandom from 'seedrandom';
+import { normalizeAnswer } from '../answer.ts';
 import type { Cache, Question, Response } from '../cache/load.ts';
 import type { Endpoint } from '../env/environment.ts';
 import { OPTIONS, WorldConfig, distractorPull, missingSettings, independentAnswer, revisedAnswer, worldAgents, type AgentLatent, type AgentProfile, type QuestionLatent, type ShownArgument } from './world.ts';
@@ -132,7 +133,7 @@ export function replyFields(
   prev: Pick<Response, 'id' | 'answer'> | null,
   sample: number,
 ) {
-  const option = (answer: string | null) => (answer === null ? -1 : OPTIONS.indexOf(answer));
+  const option = (answer: string | null) => OPTIONS.indexOf(normalizeAnswer(answer, 'mcq') ?? ''); // raw answers: 'B', '(B)', 'B) ...'
   const shown = context.map((r) => ({
     agent: profile(r.agent),
     answer: option(r.answer),
