@@ -38,16 +38,18 @@ export function paretoFront(points: { method: string; accuracy: number; costPct:
 export function accuracyCostPlot(points: CostPoint[], title: string, fullDebate?: { accuracy: number; costPct: number }): Promise<string> {
   const front = paretoFront(points);
   const values = points.map((p) => ({ ...p, pareto: front.has(p.method) }));
-  const methods = points.map((p) => p.method);
+  // Policies first, so they get the first (strongest) colours of the scheme.
+  const methods = [...points.filter((p) => p.kind !== 'baseline'), ...points.filter((p) => p.kind === 'baseline')].map((p) => p.method);
   const kinds = [...new Set(points.map((p) => p.kind))];
-  const x = { field: 'costPct', type: 'quantitative', title: 'cost (% of Full-Debate)' } as const;
+  const x = { field: 'costPct', type: 'quantitative', title: 'cost (% of Full-Debate)', scale: { zero: false } } as const;
   const y = { field: 'accuracy', type: 'quantitative', title: 'accuracy (%), 95% interval', scale: { zero: false } } as const;
-  const color = { field: 'method', type: 'nominal', title: 'method', scale: { domain: methods, scheme: methods.length > 10 ? 'tableau20' : 'tableau10' }, legend: { labelLimit: 360, symbolLimit: 0 } } as const;
+  const color = { field: 'method', type: 'nominal', title: 'method', scale: { domain: methods, scheme: methods.length > 10 ? 'tableau20' : 'tableau10' }, legend: { labelLimit: 480, symbolLimit: 0 } } as const;
   const reference = fullDebate
     ? [
         { data: { values: [fullDebate] }, mark: { type: 'rule', strokeDash: [2, 2], color: '#999' }, encoding: { x: { field: 'costPct', type: 'quantitative' } } },
         { data: { values: [fullDebate] }, mark: { type: 'rule', strokeDash: [2, 2], color: '#999' }, encoding: { y: { field: 'accuracy', type: 'quantitative' } } },
-        { data: { values: [fullDebate] }, mark: { type: 'text', align: 'right', baseline: 'bottom', dx: -3, dy: -3, fontSize: 10, color: '#666' }, encoding: { x: { field: 'costPct', type: 'quantitative' }, y: { field: 'accuracy', type: 'quantitative' }, text: { value: 'Full-Debate' } } },
+        // Labelled left of the top of the vertical line, where points are rare (right of it is the legend).
+        { data: { values: [fullDebate] }, mark: { type: 'text', align: 'right', baseline: 'top', dx: -3, dy: 3, fontSize: 10, color: '#666' }, encoding: { x: { field: 'costPct', type: 'quantitative' }, y: { value: 0 }, text: { value: 'Full-Debate (dotted)' } } },
       ]
     : [];
   const spec = {
@@ -88,7 +90,7 @@ export const CURVE_METRICS = ['accuracy (%)', 'keep rate (%)'] as const;
  */
 export function learningCurvesPlot(points: CurvePoint[], title: string): Promise<string> {
   const series = [...new Set(points.map((p) => p.series))];
-  const color = { field: 'series', type: 'nominal', title: null, scale: { domain: series, scheme: series.length > 10 ? 'tableau20' : 'tableau10' }, legend: { labelLimit: 360 } } as const;
+  const color = { field: 'series', type: 'nominal', title: null, scale: { domain: series, scheme: series.length > 10 ? 'tableau20' : 'tableau10' }, legend: { labelLimit: 480, symbolType: 'stroke', symbolStrokeWidth: 3, symbolOpacity: 1 } } as const;
   const epoch = { field: 'epoch', type: 'quantitative', title: 'epoch', axis: { tickMinStep: 1, format: 'd' }, scale: { nice: false } } as const;
   const panel = (metric: CurvePoint['metric'], last: boolean) => ({
     width: 560,

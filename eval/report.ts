@@ -10,7 +10,7 @@ import { emptyTiers, TIERS, type TierCounts } from '../src/env/environment.ts';
 import { addTiers, type MethodResult } from './baselines.ts';
 import { OUTCOMES, signedUtility, summarize } from './ledger.ts';
 import { accuracyCostPlot } from './plots.ts';
-import { formatP, mcnemar, mean, pairedDifference, sd, tInterval, wilson, type Estimate, type PerQuestion } from './significance.ts';
+import { excludesZero, formatP, mcnemar, mean, pairedDifference, sd, tInterval, wilson, type Estimate, type PerQuestion } from './significance.ts';
 
 export interface MethodGroup {
   method: string;
@@ -140,7 +140,7 @@ export function pairedTests(groups: MethodGroup[], reference: MethodResult): Pai
         policy: p.method, method: g.method, questions: questions.length, policyRuns: p.runs.length, methodRuns: g.runs.length,
         accuracy: d.accuracy, cost: d.cost,
         mcnemar: { pMin: Math.min(...ps), pMax: Math.max(...ps), pairs: ps.length, below05: ps.filter((x) => x < 0.05).length },
-        differs: d.accuracy.low > 0 || d.accuracy.high < 0,
+        differs: excludesZero(d.accuracy),
       };
     }),
   );
@@ -162,7 +162,7 @@ function pairedMarkdown(tests: PairedTest[], referenceName: string): string[] {
     const own = tests.filter((t) => t.policy === policy);
     return [
       '',
-      `Paired tests on the same ${own[0].questions} questions: ${policy} (${own[0].policyRuns} run${own[0].policyRuns === 1 ? '' : 's'}) minus each method`,
+      `Paired tests on the same ${own[0].questions} questions: ${policy} minus each method`,
       '',
       markdownTable(
         ['method', 'Δ accuracy pp', '95% CI (paired bootstrap)', 'McNemar p', `Δ cost pp of ${referenceName}`, '95% CI', 'accuracy differs'],
@@ -246,11 +246,11 @@ export function pairedCsv(tests: PairedTest[]): string {
 }
 
 /** The accuracy-cost plot of report rows: intervals as error bars, Full-Debate (by name) as reference lines. */
-export function plot(rs: Row[], title: string, fullDebate = rs.find((r) => r.method === 'Full-Debate')): Promise<string> {
+export function plot<R extends Row>(rs: R[], title: string, fullDebate: { accuracy: number; costPct: number } | undefined = rs.find((r) => r.method === 'Full-Debate'), kind = (r: R): string => (r.policy ? 'CPP policy' : 'baseline')): Promise<string> {
   const orNull = (x: number) => (Number.isNaN(x) ? null : x);
   return accuracyCostPlot(
     rs.map((r) => ({
-      method: r.method, kind: r.policy ? 'CPP policy' : 'baseline', accuracy: r.accuracy, accuracyLow: orNull(r.accuracyLow), accuracyHigh: orNull(r.accuracyHigh),
+      method: r.method, kind: kind(r), accuracy: r.accuracy, accuracyLow: orNull(r.accuracyLow), accuracyHigh: orNull(r.accuracyHigh),
       costPct: r.costPct, costLow: orNull(r.costLow), costHigh: orNull(r.costHigh),
     })),
     title,

@@ -19,6 +19,9 @@ export interface Estimate extends Interval {
   estimate: number;
 }
 
+/** A difference is significant at the interval's level when its interval excludes 0. */
+export const excludesZero = (i: Interval) => i.low > 0 || i.high < 0;
+
 /**
  * Exact McNemar test of two methods' correctness on the same questions: under "no difference" the
  * discordant questions (one right, the other wrong) split as Binomial(b + c, 1/2); the two-sided

@@ -67,7 +67,7 @@ describe('report rows and paired tests', () => {
     expect(paired[0]).toMatchObject({ policy: 'CPP', method: 'Full-Debate', delta_accuracy_pp: 22.5, mcnemar_pairs: 2, accuracy_differs: 'true' });
     const md = markdown(rs, tests, 'Full-Debate');
     expect(md).toContain('72.5 ± 3.5 (n = 2)');
-    expect(md).toMatch(/Paired tests on the same 40 questions: CPP \(2 runs\) minus each method/);
+    expect(md).toMatch(/Paired tests on the same 40 questions: CPP minus each method/);
     expect(md).toMatch(/\| Full-Debate +\| +\+22\.5 \| \[\+\d+\.\d, \+\d+\.\d\] +\| \S+ to \S+ \(2\/2 < 0\.05\) \| +-50\.0 \|/);
   });
 });
