@@ -52,7 +52,7 @@ export async function ablationReport(grid: GridFile, outcomes: CellOutcome[], re
   const curves: CurvePoint[] = [];
   for (const cachePath of grid.caches) {
     const cache = loadCache(cachePath);
-    const env = makeEnvironment(cache, { agents: grid.base.agents });
+    const env = makeEnvironment(cache, { agents: grid.base.agents, rounds: grid.base.rounds }); // the debate the variants prune
     const { questions } = splitQuestions(env, split);
     const full = fullDebate(env, questions);
     fullAccuracy.push(`${((100 * full.correct) / full.questions).toFixed(1)}% on ${cachePath}`);
