@@ -54,7 +54,7 @@ describe('learning curves', () => {
     expect(ticks).toContain('2');
     expect(ticks.filter((x) => x.includes('.'))).toEqual([]);
     expect(t.filter((x) => x === 'validation (greedy)')).toHaveLength(1);
-  });
+  }, 30_000);
 
   it('train() leaves learning-curves.svg in the run folder', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'cpp-plots-train-'));
@@ -82,5 +82,5 @@ describe('accuracy against cost', () => {
     expect(t).toContain('Full-Debate (dotted)'); // the reference lines' label
     expect(t).toContain('CPP policy');
     expect(t).toContain('accuracy (%), 95% interval');
-  });
+  }, 30_000);
 });
