@@ -17,8 +17,17 @@ export interface MethodResult {
   tiers: TierCounts;
   /** Per question, in input order: its transition ledger entry. */
   ledger: LedgerEntry[];
+  /** Per question, in input order: what the paired tests compare (eval/significance.ts). */
+  outcomes: QuestionOutcome[];
   /** What the reader must know about this row (e.g. samples used by a consistency vote). */
   note?: string;
+}
+
+export interface QuestionOutcome {
+  /** Question index in the cache (pairs two methods' outcomes). */
+  q: number;
+  correct: boolean;
+  cost: number;
 }
 
 export function addTiers(into: TierCounts, from: TierCounts): void {
@@ -27,7 +36,7 @@ export function addTiers(into: TierCounts, from: TierCounts): void {
 
 export function emptyResult(env: Environment, questions: Question[], method: string): MethodResult {
   const n = env.team.length;
-  return { method, questions: questions.length, correct: 0, invalid: 0, cost: 0, keptEdges: 0, maxEdges: questions.length * n * n * (env.rounds - 1), tiers: emptyTiers(), ledger: [] };
+  return { method, questions: questions.length, correct: 0, invalid: 0, cost: 0, keptEdges: 0, maxEdges: questions.length * n * n * (env.rounds - 1), tiers: emptyTiers(), ledger: [], outcomes: [] };
 }
 
 /** Count one finished debate into a method's result. */
@@ -39,6 +48,7 @@ export function addDebate(env: Environment, out: MethodResult, r: DebateResult):
   addTiers(out.tiers, r.tiers);
   const q = env.cache.questions[r.q];
   out.ledger.push(ledgerEntry(r, q.goldKey, env.settings.tieBreak, seedrandom(`${env.settings.seed}|ledger|${q.id}`)));
+  out.outcomes.push({ q: r.q, correct: r.finalCorrect, cost: r.cost });
 }
 
 export function runRule(env: Environment, questions: Question[], method: string, rule: KeepRule): MethodResult {
@@ -59,9 +69,11 @@ export function singleAgent(env: Environment, questions: Question[], member: num
     const d = startDebate(env, q.index);
     const r = cache.responses[d.current[member].source];
     const correct = r.ans === q.goldKey;
+    const cost = callCost(cache, agent, q.promptTokens, r.outTokens);
     out.correct += +correct;
     out.invalid += +(r.ans < 0);
-    out.cost += callCost(cache, agent, q.promptTokens, r.outTokens);
+    out.cost += cost;
+    out.outcomes.push({ q: q.index, correct, cost });
     out.ledger.push({ outcome: r.ans < 0 ? 'invalid' : correct ? 'preserved' : 'unrepaired', onset: null }); // one answer: nothing changes
   }
   return out;

@@ -1,7 +1,8 @@
 // `eval`: every comparison of SPEC §8-9 on one cache and split, from one command: baselines,
 // consistency votes, freeze gates, random pruning and a static learned mask (seeded runs), and
 // trained policies (all `--policy` files as the runs of one method, e.g. its seeds). Prints the
-// Markdown table and writes it as Markdown and CSV with an accuracy-versus-cost SVG.
+// Markdown tables (methods; paired tests of each policy against every other method) and writes
+// them as Markdown and CSV with an accuracy-versus-cost SVG.
 import type { Split } from '../src/cache/format.ts';
 import { ensureEmbeddings } from '../src/cache/embeddings.ts';
 import { loadCache } from '../src/cache/load.ts';
@@ -15,7 +16,7 @@ import { resolveConfig, readConfigFile, rewardSettingsOf } from '../train/config
 import { freezeGate, fullDebate, noCommunication, randomPruning, singleAgent, type MethodResult } from './baselines.ts';
 import { consistency, consistencyBest, consistencyFuse } from './consistency.ts';
 import { evaluatePolicy } from './policyEval.ts';
-import { markdown, rows, writeReport, type MethodGroup, type Row } from './report.ts';
+import { markdown, pairedTests, rows, writeReport, type MethodGroup, type PairedTest, type Row } from './report.ts';
 import { staticMask, trainStaticMask } from './staticMask.ts';
 import { ensureDefaultCache } from '../src/sim/generate.ts';
 
@@ -56,7 +57,7 @@ export function policyGroups(entries: string[]): { label: string; paths: string[
   return [...unnamed, ...labelled];
 }
 
-export async function evalJob(o: EvalOptions): Promise<{ table: string; rows: Row[]; files: string[] }> {
+export async function evalJob(o: EvalOptions): Promise<{ table: string; rows: Row[]; tests: PairedTest[]; files: string[] }> {
   ensureDefaultCache(o.cache);
   const cache = loadCache(o.cache);
   const policyList = policyGroups(o.policies);
@@ -98,7 +99,7 @@ export async function evalJob(o: EvalOptions): Promise<{ table: string; rows: Ro
         engine.dispose();
       }
       policyRuns.push(...runs);
-      groups.push({ method: group.label, runs });
+      groups.push({ method: group.label, runs, policy: true });
     }
   }
   if (has('random')) {
@@ -116,7 +117,8 @@ export async function evalJob(o: EvalOptions): Promise<{ table: string; rows: Ro
   const reference = referenceGroup.runs[0];
   const weights = o.weights ?? { collapse: 1, correction: 1 };
   const rs = rows(groups, reference, weights);
+  const tests = pairedTests(groups, reference);
   const title = `${cache.header.name} (${cache.header.source}), ${o.split} split, ${questions.length} questions, miss = ${env.settings.miss}`;
-  const files = o.out ? await writeReport(o.out, rs, referenceGroup.method, title, weights) : [];
-  return { table: `${title}\n\n${markdown(rs, referenceGroup.method, weights)}`, rows: rs, files };
+  const files = o.out ? await writeReport(o.out, rs, tests, referenceGroup.method, title, weights) : [];
+  return { table: `${title}\n\n${markdown(rs, tests, referenceGroup.method, weights)}`, rows: rs, tests, files };
 }

@@ -1,12 +1,10 @@
 // The Table 6 style ablation table of a grid (SPEC §9): a row per variant (and cache) with
-// accuracy mean ± sd (n seeds), cost %, kept edges, collapses, corrections, signed utility against
-// Full-Debate and the accuracy difference to the reference variant; as Markdown and CSV, with
-// plots of validation learning curves and of accuracy against cost.
-import { stringify } from 'csv-stringify/sync';
-import { existsSync, readFileSync } from 'node:fs';
+// accuracy mean, sd, n and 95% interval over seeds, cost %, kept edges, collapses, corrections,
+// signed utility against Full-Debate, and the difference to the reference variant with two tests:
+// a paired bootstrap over questions and Welch's t-test over seeds. As Markdown and a numeric CSV,
+// with plots of accuracy against cost and of learning curves.
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import * as vega from 'vega';
-import { compile, type TopLevelSpec } from 'vega-lite';
 import type { Split } from '../src/cache/format.ts';
 import { ensureEmbeddings } from '../src/cache/embeddings.ts';
 import { loadCache } from '../src/cache/load.ts';
@@ -18,22 +16,48 @@ import type { ComputeSettings } from '../src/policy/backends.ts';
 import { inferenceEngine } from '../src/policy/engines.ts';
 import { markdownTable } from '../src/table.ts';
 import type { CellOutcome, GridFile } from '../train/grid.ts';
-import { runFiles, type LogLine } from '../train/runFolder.ts';
+import { runFiles } from '../train/runFolder.ts';
 import { fullDebate, type MethodResult } from './baselines.ts';
 import { evaluatePolicy } from './policyEval.ts';
-import { plot, rows, type MethodGroup, type Row } from './report.ts';
+import { learningCurvesPlot, readRunCurves, type CurvePoint } from './plots.ts';
+import { csvTable, interval, meanSd, num, perQuestion, plot, rows, type MethodGroup, type Row } from './report.ts';
+import { excludesZero, formatP, pairedDifference, welch, type Estimate } from './significance.ts';
+
+export interface AblationRow extends Row {
+  variant: string;
+  cache: string;
+  reference: boolean;
+  /** Variant minus reference variant: accuracy (pp) and cost (pp of Full-Debate), paired bootstrap over questions. */
+  delta: { accuracy: Estimate; cost: Estimate } | null;
+  /** Welch's t-test of the accuracies over seeds against the reference variant's. */
+  welch: { t: number; df: number; p: number } | null;
+}
+
+/** Which of the two tests find a difference from the reference variant. */
+export function differs(r: AblationRow): string {
+  if (!r.delta || !r.welch) return '-';
+  const questions = excludesZero(r.delta.accuracy);
+  const seeds = r.welch.p < 0.05;
+  return questions && seeds ? 'yes (both)' : questions ? 'over questions only' : seeds ? 'over seeds only' : 'no';
+}
+
+export const TESTS_NOTE =
+  'Accuracy 95% CI: Student t interval of the mean over seeds (Wilson over the questions for a single seed). Against the reference variant (Δ = variant minus reference): the 95% CI is a percentile bootstrap over the test questions (5000 resamples, seeded by the two names), each question\'s accuracy averaged over the seeds of each variant, so it covers question sampling; Welch p is Welch\'s two-sided t-test on the per-seed accuracies, so it covers seed-to-seed spread ("-" when neither variant spreads or one has a single seed). "differs": which of the two finds a difference at the 5% level; "yes (both)" is the claim we make. No correction for multiple comparisons.';
 
 export async function ablationReport(grid: GridFile, outcomes: CellOutcome[], results: string, split: Split, compute: ComputeSettings): Promise<{ markdown: string; files: string[] }> {
-  const rs: (Row & { delta: number | null })[] = [];
+  const referenceName = grid.reference ?? grid.variants[0].name;
+  const rs: AblationRow[] = [];
   const fullAccuracy: string[] = [];
-  const curves: { variant: string; epoch: number; accuracy: number }[] = [];
+  const fullPoints: { accuracy: number; costPct: number }[] = [];
+  const curves: CurvePoint[] = [];
   for (const cachePath of grid.caches) {
     const cache = loadCache(cachePath);
-    const env = makeEnvironment(cache, { agents: grid.base.agents });
+    const env = makeEnvironment(cache, { agents: grid.base.agents, rounds: grid.base.rounds }); // the debate the variants prune
     const { questions } = splitQuestions(env, split);
     const full = fullDebate(env, questions);
     fullAccuracy.push(`${((100 * full.correct) / full.questions).toFixed(1)}% on ${cachePath}`);
-    const groups: MethodGroup[] = [];
+    fullPoints.push({ accuracy: (100 * full.correct) / full.questions, costPct: 100 });
+    const groups: (MethodGroup & { variant: string })[] = [];
     for (const v of grid.variants) {
       const label = grid.caches.length > 1 ? `${v.name} [${cachePath}]` : v.name;
       const runs: MethodResult[] = [];
@@ -44,55 +68,71 @@ export async function ablationReport(grid: GridFile, outcomes: CellOutcome[], re
         const runEnv = makeEnvironment(cache, { agents: artifact.team, rounds: artifact.shape.rounds });
         runs.push(await evaluatePolicy(engine, runEnv, emb, questions, o.cell.id));
         engine.dispose();
-        const log = runFiles(o.cell.settings.out).jsonl;
-        if (existsSync(log))
-          for (const line of readFileSync(log, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as LogLine))
-            if (line.type === 'eval') curves.push({ variant: label, epoch: Number(line.epoch), accuracy: 100 * Number(line.accuracy) });
+        if (existsSync(runFiles(o.cell.settings.out).jsonl))
+          for (const p of readRunCurves(o.cell.settings.out, `seed ${o.cell.seed}`)) if (p.series.startsWith('validation')) curves.push({ ...p, series: label });
       }
-      if (runs.length) groups.push({ method: label, runs });
+      if (runs.length) groups.push({ method: label, runs, policy: true, variant: v.name });
     }
     // Cost %, utility and the difference to the reference variant are within the same cache.
-    const cacheRows = rows(groups, full);
-    const ref = cacheRows.find((r) => r.method.startsWith(grid.reference ?? grid.variants[0].name));
-    rs.push(...cacheRows.map((r) => ({ ...r, delta: ref ? r.accuracy - ref.accuracy : null })));
+    const ref = groups.find((g) => g.variant === referenceName);
+    const fullCost = full.outcomes.map((o) => o.cost);
+    const order = full.outcomes.map((o) => o.q);
+    const accuracies = (g: MethodGroup) => g.runs.map((r) => (100 * r.correct) / r.questions);
+    rows(groups, full).forEach((r, k) => {
+      const g = groups[k];
+      const compared = ref && g !== ref;
+      rs.push({
+        ...r, variant: g.variant, cache: cachePath, reference: g === ref,
+        delta: compared ? pairedDifference(perQuestion(g.method, g.runs, order), perQuestion(ref.method, ref.runs, order), fullCost, { seed: `${g.method} vs ${ref.method}` }) : null,
+        welch: compared ? welch(accuracies(g), accuracies(ref)) : null,
+      });
+    });
   }
-  const header = ['variant', 'accuracy % (mean ± sd, n)', 'cost %', 'kept edges %', 'collapse', 'correction', 'utility vs Full-Debate', `Δ accuracy vs ${grid.reference ?? grid.variants[0].name}`];
-  const cells = (r: Row & { delta: number | null }) => [
-    r.method,
-    r.n === 1 ? `${r.accuracy.toFixed(1)} (n = 1)` : `${r.accuracy.toFixed(1)} ± ${r.accuracySd.toFixed(1)} (n = ${r.n})`,
-    r.costPct.toFixed(1), r.keptPct.toFixed(1), r.ledger.collapse.toFixed(1), r.ledger.correction.toFixed(1),
+  const signed = (x: number) => `${x >= 0 ? '+' : ''}${x.toFixed(1)}`;
+  const header = [
+    'variant', 'accuracy % (mean ± sd, n)', '95% CI', 'cost % (mean ± sd)', 'kept edges %', 'collapse', 'correction', 'utility vs Full-Debate',
+    `Δ accuracy vs ${referenceName}`, '95% CI (paired bootstrap)', 'Welch p', 'differs',
+  ];
+  const cells = (r: AblationRow) => [
+    r.method, meanSd(r.accuracy, r.accuracySd, r.n), interval(r.accuracyLow, r.accuracyHigh),
+    r.n === 1 ? r.costPct.toFixed(1) : `${r.costPct.toFixed(1)} ± ${r.costSd.toFixed(1)}`, r.keptPct.toFixed(1), r.ledger.collapse.toFixed(1), r.ledger.correction.toFixed(1),
     `${r.utility.toFixed(1)} (+${r.collapsesPrevented.toFixed(1)} / -${r.correctionsLost.toFixed(1)})`,
-    r.delta === null ? '-' : `${r.delta >= 0 ? '+' : ''}${r.delta.toFixed(1)}`,
+    r.delta ? signed(r.delta.accuracy.estimate) : r.reference ? 'reference' : '-', r.delta ? interval(r.delta.accuracy.low, r.delta.accuracy.high, signed) : '-',
+    r.welch ? formatP(r.welch.p) : '-', differs(r),
   ];
   const failed = outcomes.filter((o) => o.status === 'failed').map((o) => `- failed: ${o.cell.id}: ${o.error}`);
   const markdown = [
     `${grid.name}: ${split} split; Full-Debate ${fullAccuracy.join(', ')}; utility = collapses prevented - corrections lost against Full-Debate`,
     '',
     markdownTable(header, rs.map(cells)),
+    '',
+    TESTS_NOTE,
     ...failed,
   ].join('\n');
   const files = [join(results, 'table6.md'), join(results, 'table6.csv'), join(results, 'accuracy-cost.svg'), join(results, 'learning-curves.svg')];
   writeFileAtomic(files[0], [markdown + '\n']);
-  writeFileAtomic(files[1], [stringify(rs.map(cells), { header: true, columns: header })]);
-  writeFileAtomic(files[2], [await plot(rs, `${grid.name}: accuracy against cost (${split})`)]);
-  writeFileAtomic(files[3], [await learningCurves(curves, grid.name)]);
+  writeFileAtomic(files[1], [csv(rs)]);
+  const title = `${grid.name}: accuracy against cost (${split}, 95% intervals over seeds)`;
+  writeFileAtomic(files[2], [await plot(rs, title, fullPoints.length === 1 ? fullPoints[0] : undefined, (r) => (r.reference ? 'reference variant' : 'variant'))]);
+  writeFileAtomic(files[3], [await learningCurvesPlot(curves, `${grid.name}: validation accuracy and keep rate by epoch (mean over seeds, band: lowest to highest seed)`)]);
   return { markdown, files };
 }
 
-/** Validation accuracy per epoch, mean over seeds, one line per variant. */
-async function learningCurves(points: { variant: string; epoch: number; accuracy: number }[], name: string): Promise<string> {
-  const spec: TopLevelSpec = {
-    $schema: 'https://vega.github.io/schema/vega-lite/v5.json',
-    title: `${name}: validation accuracy by epoch (mean over seeds)`,
-    width: 560,
-    height: 340,
-    data: { values: points },
-    mark: { type: 'line', point: true },
-    encoding: {
-      x: { field: 'epoch', type: 'quantitative' },
-      y: { aggregate: 'mean', field: 'accuracy', type: 'quantitative', title: 'validation accuracy (%)', scale: { zero: false } },
-      color: { field: 'variant', type: 'nominal' },
-    },
-  };
-  return new vega.View(vega.parse(compile(spec).spec), { renderer: 'none' }).toSVG();
+/** table6.csv: every number in a column of its own. */
+export function csv(rs: AblationRow[]): string {
+  return csvTable(
+    [
+      'variant', 'cache', 'reference', 'n', 'accuracy_mean', 'accuracy_sd', 'accuracy_ci_low', 'accuracy_ci_high', 'cost_pct_mean', 'cost_pct_sd', 'cost_pct_ci_low', 'cost_pct_ci_high',
+      'kept_edges_pct', 'collapse', 'correction', 'utility', 'collapses_prevented', 'corrections_lost',
+      'delta_accuracy_pp', 'delta_accuracy_ci_low', 'delta_accuracy_ci_high', 'delta_cost_pp', 'delta_cost_ci_low', 'delta_cost_ci_high',
+      'welch_t', 'welch_df', 'welch_p', 'differs_over_questions', 'differs_over_seeds',
+    ],
+    rs.map((r) => [
+      r.variant, r.cache, r.reference, r.n, r.accuracy, num(r.accuracySd), num(r.accuracyLow), num(r.accuracyHigh), r.costPct, num(r.costSd), num(r.costLow), num(r.costHigh),
+      r.keptPct, r.ledger.collapse, r.ledger.correction, r.utility, r.collapsesPrevented, r.correctionsLost,
+      ...(r.delta ? [r.delta.accuracy.estimate, r.delta.accuracy.low, r.delta.accuracy.high, r.delta.cost.estimate, r.delta.cost.low, r.delta.cost.high] : ['', '', '', '', '', '']),
+      ...(r.welch ? [num(r.welch.t), num(r.welch.df), num(r.welch.p)] : ['', '', '']),
+      r.delta ? excludesZero(r.delta.accuracy) : '', r.welch && !Number.isNaN(r.welch.p) ? r.welch.p < 0.05 : '',
+    ]),
+  );
 }

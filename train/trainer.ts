@@ -157,6 +157,7 @@ export async function train(config: TrainConfig, o: TrainOptions = {}): Promise<
   }
   const checkpoint = await checkpointOf();
   engine.dispose();
+  await (await import('../eval/plots.ts')).writeRunCurves(config.out); // learning-curves.svg from log.jsonl
   return { checkpoint, setup: s };
 }
 

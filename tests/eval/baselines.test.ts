@@ -2,9 +2,10 @@ import { describe, expect, it } from 'vitest';
 import type { CacheLine } from '../../src/cache/format.ts';
 import { cacheFromRecords } from '../../src/cache/load.ts';
 import { makeEnvironment } from '../../src/env/environment.ts';
-import { freezeGate, fullDebate, randomPruning } from '../../eval/baselines.ts';
+import { freezeGate, fullDebate, randomPruning, singleAgent } from '../../eval/baselines.ts';
 import { consistency, consistencyBest, consistencyFuse } from '../../eval/consistency.ts';
-import { paretoFront, rows } from '../../eval/report.ts';
+import { paretoFront } from '../../eval/plots.ts';
+import { rows } from '../../eval/report.ts';
 import { response } from '../handCache.ts';
 
 // Two agents: x pays 1 per input and output token, y only 1 per output token. Question q (gold A,
@@ -75,6 +76,15 @@ describe('consistency votes and freeze gates, worked by hand', () => {
     const onChange = freezeGate(env, [q], 'on-change');
     expect([onChange.correct, onChange.cost]).toEqual([1, 65]);
     expect(onChange.ledger[0].outcome).toBe('preserved');
+  });
+
+  it('every method keeps per question, in input order, whether it ended right and what it cost', () => {
+    const u = cache.questions[2];
+    expect(fullDebate(env, [q, u]).outcomes).toEqual([{ q: q.index, correct: false, cost: 65 }, { q: u.index, correct: false, cost: fullDebate(env, [u]).cost }]);
+    // u holds one sample of x, so the vote takes one sample on every question: x's sample 0 on q says A.
+    expect(consistency(env, [u, q], 0).outcomes).toEqual([{ q: u.index, correct: true, cost: 20 }, { q: q.index, correct: true, cost: 20 }]);
+    expect(freezeGate(env, [q], 'always').outcomes).toEqual([{ q: q.index, correct: true, cost: 25 }]);
+    expect(singleAgent(env, [q], 1).outcomes).toEqual([{ q: q.index, correct: false, cost: 5 }]); // y's sample 0 says B
   });
 
   it('random pruning is seeded: same seed, same edges; its keep rate is what was asked for', () => {
