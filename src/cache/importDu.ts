@@ -152,7 +152,7 @@ export function importDu(files: string[], o: DuImportOptions): DuImport {
           if (content.trim() === '') say(`0.${i}.${m}.content`, `empty response of agent ${i + 1} at round ${t}: imported with no answer`);
           const record: ResponseRecord = {
             type: 'response', id, question: qid, agent: `a${i + 1}`, round: t, sample: 0, context: [],
-            prev: t > 1 ? `${qid}/a${i + 1}/r${t - 1}` : null, text: content, answer: extractAnswer(content),
+            prev: t > 1 ? `${qid}/a${i + 1}/r${t - 1}` : null, text: content, answer: extractAnswer(content, o.answerType),
             inTokens: count(transcript.slice(0, m)), outTokens: count(content),
           };
           recorded.push({ agent: i, round: t, record, user: transcript[m - 1].content });
@@ -181,7 +181,7 @@ export function importDu(files: string[], o: DuImportOptions): DuImport {
           if (!eid) {
             eid = `${qid}/shown/${external.size + 1}`;
             external.set(shown, eid);
-            externals.push({ type: 'external', id: eid, question: qid, text: shown, answer: extractAnswer(shown), tokens: count(shown) });
+            externals.push({ type: 'external', id: eid, question: qid, text: shown, answer: extractAnswer(shown, o.answerType), tokens: count(shown) });
           }
           record.context.push(eid);
         }
