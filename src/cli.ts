@@ -9,7 +9,7 @@ import { flagSettings, trainFlags } from '../train/flags.ts';
 import { ensureEmbeddings } from './cache/embeddings.ts';
 import { ANSWER_TYPES, type AnswerType } from './answer.ts';
 import { SPLITS, type Split } from './cache/format.ts';
-import { formatImportProblem, importDu, PriceFile, SplitFile } from './cache/importDu.ts';
+import { formatImportProblem, importDu, peerSummary, PriceFile, SplitFile } from './cache/importDu.ts';
 import { CacheError, cacheFilePath, fileLines, formatProblem, loadCache, parseCache } from './cache/load.ts';
 import { cacheStats } from './cache/stats.ts';
 import { ENCODINGS, type Encoding } from './cache/tokens.ts';
@@ -147,7 +147,9 @@ const cli = yargs(hideBin(process.argv))
           .option('split-seed', { type: 'number', default: 0, describe: 'seed of the split assignment' })
           .option('train-fraction', { type: 'number', default: 0.6, describe: 'share of questions in the train split' })
           .option('validation-fraction', { type: 'number', default: 0.2, describe: 'share in the validation split (the rest is test)' })
-          .option('splits', { type: 'string', describe: 'JSON file {questionId: "train"|"validation"|"test"} instead of the seeded rule' }),
+          .option('splits', { type: 'string', describe: 'JSON file {questionId: "train"|"validation"|"test"} instead of the seeded rule' })
+          .option('peer-marker', { type: 'string', describe: 'regex marking each peer answer in revision prompts, tried with the built-in markers of Du et al. and DyLAN (with a capture group: the group is the answer)' })
+          .option('allow-no-peers', { type: 'boolean', default: false, describe: 'import even when no revision prompt shows a recognised peer answer' }),
         async (a) => {
           if (existsSync(cacheFilePath(a.out))) throw new Error(`${a.out} already holds a cache: choose another --out, or delete it first`);
           const prices = { ...(a.prices ? readJsonFile(a.prices, PriceFile) : {}) };
@@ -156,6 +158,7 @@ const cli = yargs(hideBin(process.argv))
           const result = importDu(a.files, {
             name: a.name ?? basename(a.out), models: a.model, prices, encoding: a.encoding, benchmark: a.benchmark, answerType: a.answerType,
             splitSeed: a.splitSeed, trainFraction: a.trainFraction, validationFraction: a.validationFraction, splits: a.splits ? readJsonFile(a.splits, SplitFile) : undefined,
+            peerMarker: a.peerMarker, allowNoPeers: a.allowNoPeers,
           });
           const problems = result.problems.map(formatImportProblem);
           if (result.imported === 0) throw new Error(`nothing imported from ${a.files.join(', ')}:\n  ${problems.join('\n  ')}`);
@@ -165,6 +168,7 @@ const cli = yargs(hideBin(process.argv))
             `imported ${result.imported} of ${result.read} problems from ${a.files.length} file${a.files.length === 1 ? '' : 's'} into ${cacheFilePath(a.out)}`,
             `${problems.length} problem${problems.length === 1 ? '' : 's'} reported${problems.length ? ':' : ''}`,
             ...problems.map((p) => `  ${p}`),
+            peerSummary(result.peers),
             '',
             importReport(loadCache(a.out)),
           ].join('\n');

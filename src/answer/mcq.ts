@@ -10,10 +10,12 @@
 //   4. a verdict naming an option: "(C) is the correct answer", "option C is correct";
 //   5. a bold option: **C**, **(C)**, **C) Paris**;
 //   6. a last line that is only an option: "C", "(C)", "C.", "[C]", "C) Paris", or an option's text;
-//   7. "(C)" closing the response ("... which rules out the rest (C)."), unless it follows "not",
-//      "than", "unlike", "of", "or", "nor" ("the answer is (B), not (C).").
+//   7. "(C)" or "[C]" closing the response ("... which rules out the rest (C)."), unless it follows
+//      "not", "than", "unlike", "of", "or", "nor" ("the answer is (B), not (C).") or closes a
+//      sentence about other agents ("Agent 3 chose (D).").
 // A bare capital A or I (also English words) counts only before punctuation, a line end, the
-// option's text or "because"/"since"/"as"; lowercase letters only inside brackets or \boxed{}.
+// option's text or "because"/"since"/"as"; a lowercase letter only inside brackets or \boxed{},
+// or closing an answer statement ("answer: c"; not a or i, which may be words).
 // The option's text is matched when the question's options are known (`questionOptions`): the
 // stated phrase equals one option's text or contains exactly one (the longest, when one option's
 // text lies inside another's). No statement means no answer: nothing is guessed.
@@ -106,7 +108,8 @@ export function extractMcq(text: string, options: McqOption[] = []): string | nu
   // A letter token: bracketed (any case), bold, or a bare capital followed by a boundary.
   // The bare A and I also need what follows to be punctuation, a line end, or a connective.
   const after = `(?=[^A-Za-z0-9'’]|$)`;
-  const TOKEN = `(?:\\*\\*)?(?:(?:option|choice|letter)\\s+)?(?:\\*\\*)?(?:\\((${l})\\)|\\[(${l})\\]|(${L})${after})(?:\\*\\*)?`;
+  const lower = letters.toLowerCase().replace(/[ai]/g, '');
+  const TOKEN = `(?:\\*\\*)?(?:(?:option|choice|letter)\\s+)?(?:\\*\\*)?(?:\\((${l})\\)|\\[(${l})\\]|(${L})${after}|([${lower}])(?=[.!;]?\\s*$))(?:\\*\\*)?`;
   const bareOk = (token: RegExpMatchArray, end: number) => {
     const bare = token[3];
     if (!bare || !'AI'.includes(bare)) return true;
@@ -117,7 +120,7 @@ export function extractMcq(text: string, options: McqOption[] = []): string | nu
   const REPORTED = /\b(?:agents?\s*\d*|solutions?\s*\d*|they|he|she|others?)\s+(?:\w+\s+)?(?:says?|said|states?|stated|claims?|claimed|thinks?|thought|believes?|believed|argues?|argued|concludes?|concluded|suggests?|suggested|chose|chooses|picked|selected|answered|proposes?|proposed)\s+(?:that\s+)?(?:the\s+)?(?:\w+\s+)?$/i;
   const tokenAt = (start: number) => {
     const token = text.slice(start).match(new RegExp(`^${TOKEN}`));
-    return token && bareOk(token, start + token[0].length) ? (token[1] ?? token[2] ?? token[3]) : null;
+    return token && bareOk(token, start + token[0].length) ? (token[1] ?? token[2] ?? token[3] ?? token[4]) : null;
   };
 
   // 1. \boxed{...}
@@ -142,7 +145,7 @@ export function extractMcq(text: string, options: McqOption[] = []): string | nu
   for (const m of text.matchAll(choose)) add(m.index + m[0].length, tokenAt(m.index + m[0].length));
 
   // 4. Verdicts naming an option.
-  const verdict = new RegExp(String.raw`(?:\b(?:option|choice|answer)\s+(?:\*\*)?\(?(${L})\)?(?:\*\*)?|\((${l})\)|\*\*\(?(${L})\)?\*\*)\s+is\s+(?:the\s+)?(?:most\s+|only\s+)?(?:correct|right|best|accurate|appropriate)\b`, 'g');
+  const verdict = new RegExp(String.raw`(?:\b(?:[Oo]ption|[Cc]hoice|[Aa]nswer)\s+(?:\*\*)?\(?(${L})\)?(?:\*\*)?|\((${l})\)|\*\*\(?(${L})\)?\*\*)\s+is\s+(?:the\s+)?(?:most\s+|only\s+)?(?:correct|right|best|accurate|appropriate)\b`, 'g');
   for (const m of text.matchAll(verdict)) add(m.index, m[1] ?? m[2] ?? m[3]);
 
   // 5. Bold options.
@@ -159,8 +162,10 @@ export function extractMcq(text: string, options: McqOption[] = []): string | nu
   else if (options.length && lastLine.length <= 80) add(lastAt, optionByText(lastLine, options));
 
   // 7. "(C)" closing the response.
-  const closing = text.trimEnd().match(new RegExp(String.raw`(?<!\b(?:not|than|unlike|of|or|nor|over)\s+(?:\w+\s+)?)\((${l})\)[\s.!*]*$`));
-  if (closing) add(closing.index!, closing[1]);
+  const closing = text.trimEnd().match(new RegExp(String.raw`(?<!\b(?:not|than|unlike|of|or|nor|over)\s+(?:\w+\s+)?)(?:\((${l})\)|\[(${l})\])[\s.!*]*$`));
+  const lastSentence = text.trimEnd().split(/(?<=[.!?])\s+|\n/).pop() ?? '';
+  const aboutOthers = /\b(?:agents?|solutions?|they|their|he|she|others?)\b/i.test(lastSentence) && !/\b(?:I|my|we|our)\b/i.test(lastSentence);
+  if (closing && !aboutOthers) add(closing.index!, closing[1] ?? closing[2]);
 
   if (!found.length) return null;
   return found.reduce((a, b) => (b.at >= a.at ? b : a)).letter;

@@ -81,6 +81,7 @@ export function normalizeMath(raw: string): string | null {
     .replace(/\\?%/g, '')
     .replace(/\$/g, '')
     .replace(/(?<![\\a-zA-Z])pi(?![a-zA-Z])/g, '\\pi ')
+    .replace(/(?<![\\a-zA-Z])sqrt\s*\(([^()]*)\)/g, '\\sqrt{$1}') // plain-text sqrt(3)
     .trim();
   s = s.replace(/^(-?\d+)\s+(?:and\s+)?(\d+)\/(\d+)$/, '$1\\frac{$2}{$3}'); // "6 3/4" is six and three quarters
   s = s.replace(/^(?:either|both)\s+/i, '').replace(LIST_WORD, ',');

@@ -51,11 +51,13 @@ const NUMBER = String.raw`-?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?:(?: and)? \d+
 const PLAIN_EXPR = String.raw`(?=[^\s]*?(?:[+*/^]|sqrt|pi|π|√|\d\s*-))[-(]*(?:\d|sqrt|√|pi|π)[\d\s+\-*/^().]*?(?:sqrt\([^()]*\)|pi|π|[\d)])(?:[\d\s+\-*/^().]*[\d)])?`;
 const WORD_NUMBERS = ['zero', 'one', 'two', 'three', 'four', 'five', 'six', 'seven', 'eight', 'nine', 'ten', 'eleven', 'twelve'];
 const WORD_NUMBER = `(?:${WORD_NUMBERS.join('|')})`;
-const STATING = String.raw`(?:\bis|\bare|\bwas|\bwere|=|\bequals|\bbe|\bget|\bobtain|\bgives(?: us)?|\bas|\bhas(?: a value of)?|\bvalue of)`;
+const STATING = String.raw`(?:\bis|\bare|\bwas|\bwere|=|(?<=\w):|\bequals|\bbe|\bget|\bobtain|\bgives(?: us)?|\bas|\bhas(?: a value of)?|\bvalue of|\bevaluates to|\bcomes to|\bmakes|\bearns|\bcosts|\bpays|\bsaves|\bspends|\bneeds)`;
 const ADVERBS = String.raw`(?:(?:approximately|about|exactly|indeed|equal to|equivalent to|just|still|now|then|currently|simply|also|actually|only|roughly|given by|a total of|\w+ly)\s+)*`;
 // A sentence that denies a value or hedges between several states none ("there is no value of $k$
 // that ...", "either 105 or 0, depending on ...", "between 0 and 36").
 const NO_VALUE = /\bthere (?:is|are|exists?) no\b|\b(?:no|not any)\s+(?:\w+\s+)?(?:value|solution|answer|such)s?\b|\b(?:is|are|be|was|were|=)\s+(?:\w+\s+)?(?:either|between)\b|\bdepending\b|\bboth\s+\$?-?\d[^\s$]*\$?\s+and\s+\$?-?\d[^\s$]*\$?\s+(?:can|could|may|might|are)\b/i;
+// A place or time after a stated value: "... dollars in the last division", "... every day at the market".
+const PLACE = String.raw`(?:\s+(?:in|at|for|on|during|after|before)\s+(?:the\s+)?[a-z]+(?:\s+[a-z]+)?)?`;
 // Words after a closing value that make it part of a comparison, not the answer ("$5$ more than ...").
 const COMPARING = /\b(?:less|more|greater|fewer|than|times|plus|minus|per|and|or)\b/i;
 
@@ -77,6 +79,9 @@ function concludingValue(text: string): string | null | undefined {
     const next = sentences[k + 1];
     if (line.endsWith(':') && next && new RegExp(String.raw`^(?:\$[^$]+\$|\$\$[^$]+\$\$|\\\[.+\\\]|${NUMBER})$`).test(next)) return resultOf(unwrapMath(next));
     if (NO_VALUE.test(line)) return null;
+    // A closing line that is only a value ("**205**", "$\frac{1}{2}$").
+    const alone = k === sentences.length - 1 && line.match(new RegExp(String.raw`^(?:\$([^$]+)\$|(${NUMBER}))$`));
+    if (alone) return resultOf(alone[1] ?? alone[2]);
     const value = statedValue(line);
     if (value !== null) return value;
   }
@@ -92,18 +97,24 @@ function statedValue(line: string): string | null {
   // A math segment after a stating word and at most three words ("... is $9$", "... as the mixed
   // number $144\frac15$"), closing the sentence or its main clause, maybe followed by two words
   // that are not a comparison, a place ("in the last division") or a condition ("at $t=2$").
-  const closing = line.match(new RegExp(`(?:${STATING}|\\bexpression|\\bpoint|\\bnotation|\\bat|\\breceived?|:)\\s+${ADVERBS}(?:[a-z]+\\s+){0,3}(?:\\$\\$([^$]+)\\$\\$|\\$([^$]+)\\$|\\\\\\[(.+?)\\\\\\])((?:\\s+[a-z]+){0,2})(?:\\s+(?:in|at|for|on|during|after|before)\\s+(?:the\\s+)?[a-z]+(?:\\s+[a-z]+)?)?(?:\\s+(?:at|when|for|if|with|where|in base)\\s+\\$[^$]*\\$)?\\s*(?:[,;].*|\\s(?:which|where|since|because)\\b.*)?$`, 'i'));
+  const closing = line.match(new RegExp(`(?:${STATING}|\\bexpression|\\bpoint|\\bnotation|\\bat|\\breceived?|:)\\s+${ADVERBS}(?:[a-z]+\\s+){0,3}(?:\\$\\$([^$]+)\\$\\$|\\$([^$]+)\\$|\\\\\\[(.+?)\\\\\\])((?:\\s+[a-z]+){0,2})${PLACE}(?:\\s+(?:at|when|for|if|with|where|in base)\\s+\\$[^$]*\\$)?\\s*(?:[,;].*|\\s(?:which|where|since|because)\\b.*)?$`, 'i'));
   if (closing && !COMPARING.test(closing[4])) {
     const math = (closing[1] ?? closing[2] ?? closing[3]).trim().replace(/[,.]$/, '');
     const value = math.includes('=') ? math.slice(math.lastIndexOf('=') + 1).trim() : math;
     if (!/^[a-zA-Z]$/.test(value)) return value; // a lone variable ("... of $k$ that ...") is no value
   }
+  // "... are $x = 2$ and $x = -3$": a list of values (an answer set).
+  const list = line.match(new RegExp(`${STATING}\\s+${ADVERBS}(\\$[^$]+\\$(?:\\s*(?:,|,?\\s*and|,?\\s*or)\\s*\\$[^$]+\\$)+)\\s*$`, 'i'));
+  if (list) return mathList(list[1]);
+  // "Therefore, 3172 is the answer.", "Thus, $x^2+1$ is the quadratic we want.": the value as subject.
+  const subject = line.match(new RegExp(String.raw`^(?:(?:therefore|thus|hence|so|however),?\s+)?(\$[^$]+\$|${NUMBER})\s+is\s+(?:the|our|my)\s+(?:(?:final|correct|only|required|desired|smallest|largest|greatest|least)\s+)*(?:answer|solution|result|quadratic|polynomial|equation|expression|function|matrix|vector|point|value|number|integer)\b`, 'i'));
+  if (subject) return resultOf(subject[1].replace(/\$/g, ''));
   const count = line.match(new RegExp(`^(?:(?:therefore|thus|hence|so),?\\s+)?(?:.*\\bthat )?there (?:are|is) ${ADVERBS}\\$?(${NUMBER}|${WORD_NUMBER})\\$?\\s`, 'i'));
   if (count) return WORD_NUMBERS.includes(count[1].toLowerCase()) ? String(WORD_NUMBERS.indexOf(count[1].toLowerCase())) : count[1];
   const outOf = line.match(new RegExp(`${STATING}\\s+${ADVERBS}(\\d+) out of (\\d+)(?:,? or ${ADVERBS}\\$?${NUMBER}\\$?)?$`, 'i'));
   if (outOf) return `${outOf[1]}/${outOf[2]}`;
   // "is 0.0225, or 2.25%": the first of the equivalent forms; "is Year 58": the number after its label.
-  const stated = line.match(new RegExp(`${STATING}\\s+${ADVERBS}(?:[A-Z][a-z]+\\s+)?(\\$?${NUMBER}\\$?)(?:,? or ${ADVERBS}\\$?${NUMBER}\\$?)?(?:\\s+[a-z]+){0,4}(?:,\\s*(?:and|which|where|since|because)\\b.*)?$`, 'i'));
+  const stated = line.match(new RegExp(`${STATING}\\s+${ADVERBS}(?:[A-Z][a-z]+\\s+)?(\\$?${NUMBER}\\$?)(?:,? or ${ADVERBS}\\$?${NUMBER}\\$?)?(?:\\s+[a-z]+){0,4}${PLACE}(?:,\\s*(?:and|which|where|since|because)\\b.*)?$`, 'i'));
   if (stated) return stated[1].replace(/\$/g, '');
   const expression = line.match(new RegExp(`${STATING}\\s+${ADVERBS}(${PLAIN_EXPR})(?:\\s+[a-z]+){0,3}$`, 'i'));
   if (expression) return expression[1].trim();
@@ -153,6 +164,11 @@ export function statedAnswer(text: string): string | null {
   return later !== undefined ? later : answerPhrase(last.phrase);
 }
 
+/** "$x = 2$ or $x = -3$", "$1$, $2$ and $3$": the values, as a comma list (normalization reads it as a set). */
+function mathList(segments: string): string {
+  return [...segments.matchAll(/\$([^$]+)\$/g)].map((m) => resultOf(m[1])).join(', ');
+}
+
 const REFERRING = /^(?:as|same|unchanged|the same|not|no|in|on|at|to|from|of|for|with|by|also|still|this|that|these|those|it|what|which|because|since|if)\b/i;
 
 /** "12*40+79 = 559", "$12 \times 40 + 79 = 559$", "x = 5": an arithmetic expression or a variable, then its value. */
@@ -172,6 +188,8 @@ function resultOf(expr: string): string {
  */
 function answerPhrase(phrase: string): string | null {
   const p = phrase.replace(/\*\*|\\\$/g, '').trim();
+  const list = p.match(/^\$[^$]+\$(?:\s*(?:,|,?\s*and|,?\s*or)\s*\$[^$]+\$)+/);
+  if (list && !NO_VALUE.test(p)) return mathList(list[0]);
   const math = p.match(/^(?:\$\$([^$]+)\$\$|\$([^$]+)\$)/);
   if (math) return resultOf(math[1] ?? math[2]);
   // "12*40+79 = 559", "12 + 3160 - 980 = 2192 dollars": the result, not the expression's first number.
