@@ -10,8 +10,9 @@ import { ensureEmbeddings } from './cache/embeddings.ts';
 import { ANSWER_TYPES, type AnswerType } from './answer.ts';
 import { SPLITS, type Split } from './cache/format.ts';
 import { formatImportProblem, importDu, peerSummary, PriceFile, SplitFile } from './cache/importDu.ts';
-import { CacheError, cacheFilePath, fileLines, formatProblem, loadCache, parseCache } from './cache/load.ts';
+import { cacheFilePath, loadCache } from './cache/load.ts';
 import { cacheStats } from './cache/stats.ts';
+import { formatIssue, validateCache } from './cache/validate.ts';
 import { ENCODINGS, type Encoding } from './cache/tokens.ts';
 import { writeCacheRecords, writeFileAtomic } from './cache/write.ts';
 import { ENCODERS, makeEncoder, type EncoderName } from './encoders/index.ts';
@@ -94,19 +95,20 @@ const cli = yargs(hideBin(process.argv))
       )
       .command(
         'validate <dir>',
-        'check every line of a cache; prints file:line: field: problem for each, exits 1 if any',
+        'check every line of a cache; prints file:line: field: problem for each error (exits 1 if any) and each warning (prices, answers, token counts)',
         (y) => y.positional('dir', { type: 'string', demandOption: true, describe: 'cache directory' }),
         (a) => {
-          const file = cacheFilePath(a.dir);
-          if (!existsSync(file)) throw new CacheError([{ file, line: 0, field: '', message: 'file not found' }]);
-          const { cache, problems } = parseCache(fileLines(file), file);
-          if (!cache) {
-            for (const p of problems) console.log(formatProblem(p));
-            console.log(`${problems.length} problem${problems.length === 1 ? '' : 's'}: ${file} is not a valid cache`);
+          const { cache, issues } = validateCache(a.dir);
+          for (const i of issues) console.log(formatIssue(i));
+          const errors = issues.filter((i) => i.severity === 'error').length;
+          const warnings = issues.length - errors;
+          const plural = (k: number, w: string) => `${k} ${w}${k === 1 ? '' : 's'}`;
+          if (errors) {
+            console.log(`${plural(errors, 'problem')}${warnings ? `, ${plural(warnings, 'warning')}` : ''}: ${cacheFilePath(a.dir)} is not a valid cache`);
             process.exitCode = 1;
             return;
           }
-          console.log(`${file}: valid (${cache.questions.length} questions, ${cache.agents.length} agents, ${cache.responses.length} responses)`);
+          console.log(`${cacheFilePath(a.dir)}: valid (${cache!.questions.length} questions, ${cache!.agents.length} agents, ${cache!.responses.length} responses)${warnings ? `, ${plural(warnings, 'warning')}` : ''}`);
         },
       )
       .command(
