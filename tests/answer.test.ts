@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { extractAnswer, lastBoxed, normalizeAnswer } from '../src/answer.ts';
+import { extractAnswer, lastBoxed, normalizeAnswer, questionOptions } from '../src/answer.ts';
 
 describe('answers', () => {
   it('takes the last boxed answer, nested braces included', () => {
@@ -79,5 +79,23 @@ describe('answers', () => {
     expect(extractAnswer('The answer is either 12 or 28, depending on the form of n.', 'math')).toBeNull();
     expect(normalizeAnswer('6 3/4', 'math')).toBe(normalizeAnswer('6\\frac{3}{4}', 'math'));
     expect(normalizeAnswer('\\frac{-1}{32x}', 'math')).toBe(normalizeAnswer('-\\frac{1}{32x}', 'math'));
+  });
+
+  it('reads the options a question lists, in the layouts debate code bases use', () => {
+    const texts = (q: string) => questionOptions(q).map((o) => `${o.letter}=${o.text}`);
+    expect(texts('Can you answer the following question as accurately as possible? Which is a prime?: A) 4, B) 6, C) 7, D) 9 Explain your answer, putting the answer in the form (X) at the end of your response.')).toEqual(['A=4', 'B=6', 'C=7', 'D=9']);
+    expect(texts('Which organelle makes ATP?\n(A) Ribosome\n(B) Mitochondrion\n(C) Nucleus\nAnswer:')).toEqual(['A=Ribosome', 'B=Mitochondrion', 'C=Nucleus']);
+    expect(texts('Pick one.\nA. It rises\nB. It falls\nC: It stays')).toEqual(['A=It rises', 'B=It falls', 'C=It stays']);
+    expect(texts('Example: (A) x (B) y\n\nQuestion: which? (A) cat (B) dog (C) cow')).toEqual(['A=cat', 'B=dog', 'C=cow']); // the longest run, the last on a tie
+    expect(texts('What is 2+2? Show your work.')).toEqual([]);
+    expect(texts('Option (A) only.')).toEqual([]); // one marker is no list
+  });
+
+  it('reads a multiple-choice answer by letter, or by text when the options are known', () => {
+    const options = questionOptions('Capital of Australia? A) Sydney, B) Melbourne, C) Canberra, D) Perth');
+    expect(extractAnswer('The answer is Canberra.', 'mcq', options)).toBe('C');
+    expect(extractAnswer('The answer is Canberra.', 'mcq')).toBeNull();
+    expect(extractAnswer('I first said (A). The answer is (C).', 'mcq')).toBe('C');
+    expect(normalizeAnswer('**C**', 'mcq')).toBeNull(); // a stored answer must be the parsed form
   });
 });
