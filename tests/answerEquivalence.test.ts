@@ -25,6 +25,7 @@ describe('MATH equivalence', () => {
       ['\\left[\\frac{1}{2}, 3\\right)', '[0.5,3)'], // intervals with \frac
       ['(-\\infty, \\frac{\\sqrt3}{3}]', '(-\\infty,\\frac{1}{\\sqrt{3}}]'],
       ['\\begin{pmatrix} \\frac{1}{2} \\\\ -3 \\end{pmatrix}', '\\begin{bmatrix}0.5\\\\-3\\end{bmatrix}'], // matrices with \frac
+      ['\\begin{pmatrix}-3\\11\\7\\end{pmatrix}', '\\begin{pmatrix} -3 \\\\ 11 \\\\ 7 \\end{pmatrix}'], // MATH's gold answers: row breaks halved
       ['5 \\text{ or } 9', '9, 5'], // "or" lists are sets
       ['x = 5 \\text{ and } x = 9', '\\{5, 9\\}'],
       ['x=5\\quad\\text{or}\\quad x=-3', '-3, 5'],

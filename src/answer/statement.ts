@@ -113,6 +113,9 @@ function statedValue(line: string): string | null {
   if (count) return WORD_NUMBERS.includes(count[1].toLowerCase()) ? String(WORD_NUMBERS.indexOf(count[1].toLowerCase())) : count[1];
   const outOf = line.match(new RegExp(`${STATING}\\s+${ADVERBS}(\\d+) out of (\\d+)(?:,? or ${ADVERBS}\\$?${NUMBER}\\$?)?$`, 'i'));
   if (outOf) return `${outOf[1]}/${outOf[2]}`;
+  // "is 3^1, or just 3": the simple form.
+  const simply = line.match(new RegExp(`${STATING}\\s+${ADVERBS}\\S+,?\\s+or\\s+(?:just|simply)\\s+\\$?(${NUMBER})\\$?$`, 'i'));
+  if (simply) return simply[1];
   // "is 0.0225, or 2.25%": the first of the equivalent forms; "is Year 58": the number after its label.
   const stated = line.match(new RegExp(`${STATING}\\s+${ADVERBS}(?:[A-Z][a-z]+\\s+)?(\\$?${NUMBER}\\$?)(?:,? or ${ADVERBS}\\$?${NUMBER}\\$?)?(?:\\s+[a-z]+){0,4}${PLACE}(?:,\\s*(?:and|which|where|since|because)\\b.*)?$`, 'i'));
   if (stated) return stated[1].replace(/\$/g, '');

@@ -55,7 +55,12 @@ export function parseMath(s: string): MathNode {
   const union = splitTopLevel(s, '\\cup');
   if (union.length > 1) return { kind: 'union', items: union.map(parseMath) };
   const matrix = s.match(MATRIX);
-  if (matrix) return { kind: 'matrix', rows: splitTopLevel(matrix[2], '\\\\').filter(Boolean).map((row) => splitTopLevel(row, '&').map(parseMath)) };
+  if (matrix) {
+    // A lone backslash before a number is a row break that lost its other half: MATH's gold answers
+    // went through Hendrycks' strip_string, which turns every double backslash into a single one.
+    const body = matrix[2].replace(/(?<!\\)\\(?=[-+\d.(])/g, '\\\\');
+    return { kind: 'matrix', rows: splitTopLevel(body, '\\\\').filter(Boolean).map((row) => splitTopLevel(row, '&').map(parseMath)) };
+  }
   const braces = s.match(/^\\\{(.*)\\\}$/);
   if (braces) return { kind: 'set', items: splitTopLevel(braces[1], ',').map((x) => parseMath(x.replace(ASSIGNED, ''))) };
   if (wrapped(s)) {
