@@ -19,7 +19,7 @@
 // The option's text is matched when the question's options are known (`questionOptions`): the
 // stated phrase equals one option's text or contains exactly one (the longest, when one option's
 // text lies inside another's). No statement means no answer: nothing is guessed.
-import { boxedContents } from './statement.ts';
+import { boxedContents, REPORTED } from './statement.ts';
 
 export interface McqOption {
   letter: string;
@@ -116,8 +116,6 @@ export function extractMcq(text: string, options: McqOption[] = []): string | nu
     const rest = text.slice(end);
     return /^(?:\s*(?:[.,;:!?)\]\n]|$)|\s+(?:because|since|as|which|—|-|\())/.test(rest) || optionByText(rest.split(/[.\n]/)[0], options) === bare;
   };
-  // "Agent 2 says the answer is (B)": a statement reported from someone else.
-  const REPORTED = /\b(?:agents?\s*\d*|solutions?\s*\d*|they|he|she|others?)\s+(?:\w+\s+)?(?:says?|said|states?|stated|claims?|claimed|thinks?|thought|believes?|believed|argues?|argued|concludes?|concluded|suggests?|suggested|chose|chooses|picked|selected|answered|proposes?|proposed)\s+(?:that\s+)?(?:the\s+)?(?:\w+\s+)?$/i;
   const tokenAt = (start: number) => {
     const token = text.slice(start).match(new RegExp(`^${TOKEN}`));
     return token && bareOk(token, start + token[0].length) ? (token[1] ?? token[2] ?? token[3] ?? token[4]) : null;

@@ -142,6 +142,8 @@ const ANSWER_IS = new RegExp(
 const ANSWER_OF = new RegExp(String.raw`(?<!\bincorrect |\bwrong )\banswer of (\$[^$]+\$|${NUMBER})`, 'gi');
 const ANSWER_OF_OWN = /\b(?:same|my(?: \w+)?|our(?: \w+)?|agree with (?:their|the|this|that|his|her|the \w+ agent's)(?: \w+)?)\s+answer of\s*$/i;
 const ANSWER_OF_OTHERS = /\b(?:their|his|her|its|agent'?s?|agents'|other)\s+(?:\w+\s+)?answer of\s*$/i;
+/** Ends the text before an answer statement reported from someone else ("Agent 2 says the answer is", "the solutions that suggest the answer is"). */
+export const REPORTED = /\b(?:agents?\s*\d*|solutions?\s*\d*|they|he|she|others?)\s+(?:\w+\s+)?(?:says?|said|states?|stated|claims?|claimed|thinks?|thought|believes?|believed|argues?|argued|concludes?|concluded|suggests?|suggested|chose|chooses|picked|selected|answered|proposes?|proposed)\s+(?:that\s+)?(?:the\s+)?(?:\w+\s+)?$/i;
 const VERDICT = /^(?:not |also |indeed |still )*(?:correct|incorrect|wrong|right|valid|invalid|accurate|inaccurate|reasonable|reliable|consistent|verified|confirmed)\b/i;
 
 /** The raw stated answer of a numeric or MATH response (see the header); null when none is found. */
@@ -149,7 +151,7 @@ export function statedAnswer(text: string): string | null {
   const boxed = lastBoxed(text);
   if (boxed !== null) return boxed.trim();
   const statements = [...text.matchAll(ANSWER_IS)]
-    .filter((m) => !VERDICT.test(m[1].replace(/\*\*/g, '').trim()))
+    .filter((m) => !VERDICT.test(m[1].replace(/\*\*/g, '').trim()) && !REPORTED.test(text.slice(Math.max(0, m.index - 80), m.index)))
     .map((m) => ({ at: m.index, end: m.index + m[0].length, phrase: m[1] }));
   for (const m of text.matchAll(ANSWER_OF)) {
     const before = text.slice(Math.max(0, m.index - 60), m.index + 'answer of '.length);
@@ -174,12 +176,13 @@ function mathList(segments: string): string {
 
 const REFERRING = /^(?:as|same|unchanged|the same|not|no|in|on|at|to|from|of|for|with|by|also|still|this|that|these|those|it|what|which|because|since|if)\b/i;
 
-/** "12*40+79 = 559", "$12 \times 40 + 79 = 559$", "x = 5": an arithmetic expression or a variable, then its value. */
+/** "12*40+79 = 559", "$12 \times 40 + 79 = 559$", "x = 5", "\cos C = \frac{4}{5}": an arithmetic expression or a name, then its value. */
 function resultOf(expr: string): string {
   const at = expr.lastIndexOf('=');
   if (at < 0) return expr.trim();
   const left = expr.slice(0, at);
-  const arithmetic = /^[\d\s+\-*/^().,{}×÷]*$|^[\d\s+\-*/^().,{}]*(?:\\(?:times|cdot|div|frac|left|right)[\d\s+\-*/^().,{}]*)+$|^\s*[a-zA-Z](?:_\{?\d+\}?)?\s*$|^\s*[a-zA-Z]\([^()]*\)\s*$/;
+  // Also a name: "x", "f(2)", "\cos C", "\frac{AB}{DC}" (no digits, no sums); not an equation's left side ("x^2+y^2").
+  const arithmetic = /^[\d\s+\-*/^().,{}×÷]*$|^[\d\s+\-*/^().,{}]*(?:\\(?:times|cdot|div|frac|left|right)[\d\s+\-*/^().,{}]*)+$|^\s*[a-zA-Z](?:_\{?\d+\}?)?\s*$|^\s*[a-zA-Z]\([^()]*\)\s*$|^[^\d+\-=]+$/;
   return arithmetic.test(left.slice(left.lastIndexOf('=') + 1)) || arithmetic.test(left) ? expr.slice(at + 1).trim() : expr.trim();
 }
 
