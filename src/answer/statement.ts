@@ -54,8 +54,9 @@ const WORD_NUMBER = `(?:${WORD_NUMBERS.join('|')})`;
 const STATING = String.raw`(?:\bis|\bare|\bwas|\bwere|=|(?<=\w):|\bequals|\bbe|\bget|\bobtain|\bgives(?: us)?|\bas|\bhas(?: a value of)?|\bvalue of|\bevaluates to|\bcomes to|\bmakes|\bearns|\bcosts|\bpays|\bsaves|\bspends|\bneeds)`;
 const ADVERBS = String.raw`(?:(?:approximately|about|exactly|indeed|equal to|equivalent to|just|still|now|then|currently|simply|also|actually|only|roughly|given by|a total of|\w+ly)\s+)*`;
 // A sentence that denies a value or hedges between several states none ("there is no value of $k$
-// that ...", "either 105 or 0, depending on ...", "between 0 and 36").
-const NO_VALUE = /\bthere (?:is|are|exists?) no\b|\b(?:no|not any)\s+(?:\w+\s+)?(?:value|solution|answer|such)s?\b|\b(?:is|are|be|was|were|=)\s+(?:\w+\s+)?(?:either|between)\b|\bdepending\b|\bboth\s+\$?-?\d[^\s$]*\$?\s+and\s+\$?-?\d[^\s$]*\$?\s+(?:can|could|may|might|are)\b/i;
+// that ...", "it is not possible to arrive at a meaningful answer", "either 105 or 0, depending on
+// ...", "between 0 and 36").
+const NO_VALUE = /\bthere (?:is|are|exists?) no\b|\b(?:not possible|impossible|cannot|can't|unable)\b(?:\s+\w+){0,4}?\s+(?:answer|determin\w*|solv\w*|find|give|arriv\w*)\b|\b(?:no|not any)\s+(?:\w+\s+)?(?:value|solution|answer|such)s?\b|\b(?:is|are|be|was|were|=)\s+(?:\w+\s+)?(?:either|between)\b|\bdepending\b|\bboth\s+\$?-?\d[^\s$]*\$?\s+and\s+\$?-?\d[^\s$]*\$?\s+(?:can|could|may|might|are)\b/i;
 // A place or time after a stated value: "... dollars in the last division", "... every day at the market".
 const PLACE = String.raw`(?:\s+(?:in|at|for|on|during|after|before)\s+(?:the\s+)?[a-z]+(?:\s+[a-z]+)?)?`;
 // Words after a closing value that make it part of a comparison, not the answer ("$5$ more than ...").
