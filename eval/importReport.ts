@@ -4,14 +4,12 @@
 // ledger of the recorded debates, how much of what agents were shown was matched to recorded
 // responses, which teams can be replayed, and the tier-3 response model's fidelity on this data.
 import type { Cache, Response } from '../src/cache/load.ts';
-import { parseReport } from '../src/cache/parseReport.ts';
+import { parseReport, ratio } from '../src/cache/parseReport.ts';
 import { fidelityTable, questionsPerSplit } from '../src/cache/stats.ts';
 import { SPLITS } from '../src/cache/format.ts';
 import { emptyTiers, majority, type DebateResult } from '../src/env/environment.ts';
 import { markdownTable, pct } from '../src/table.ts';
 import { ledgerEntry, OUTCOMES, summarize } from './ledger.ts';
-
-const ratio = (a: number, b: number) => (b ? `${pct(a / b)} (${a}/${b})` : '-');
 
 /** Each question's recorded debate: per agent, its responses by round (sample 0). */
 function debates(cache: Cache): Map<number, Map<number, Response[]>> {

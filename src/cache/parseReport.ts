@@ -5,7 +5,9 @@
 import { markdownTable, pct } from '../table.ts';
 import type { Cache, Response } from './load.ts';
 
-const rate = (rs: Response[]) => (rs.length ? `${pct(rs.filter((r) => r.ans >= 0).length / rs.length)} (${rs.filter((r) => r.ans >= 0).length}/${rs.length})` : '-');
+/** "97.6% (2055/2105)", or "-" of nothing. */
+export const ratio = (a: number, b: number) => (b ? `${pct(a / b)} (${a}/${b})` : '-');
+const rate = (rs: Response[]) => ratio(rs.filter((r) => r.ans >= 0).length, rs.length);
 
 /** Each (question, agent)'s responses of its last recorded round: the final answers of its debates. */
 export function finalResponses(cache: Cache): Response[] {

@@ -7,11 +7,11 @@
 //     disagree wildly with the text (more than 3x apart by gpt-tokenizer's cl100k_base count; not
 //     checked on simulator caches, whose outTokens are simulated lengths), and a response whose
 //     inTokens is below its question's promptTokens.
-import { countTokens } from 'gpt-tokenizer/encoding/cl100k_base';
 import { existsSync } from 'node:fs';
 import { extractAnswer, normalizeAnswer, questionOptions, sameMath, type AnswerType, type McqOption } from '../answer.ts';
 import type { CacheLine } from './format.ts';
 import { cacheFilePath, fileLines, formatProblem, parseCache, type Cache, type Problem } from './load.ts';
+import { tokenCounter } from './tokens.ts';
 
 export interface Issue extends Problem {
   severity: 'error' | 'warning';
@@ -24,6 +24,7 @@ export const MAX_PRICE_PER_TOKEN = 1e-3;
 /** Token counts further apart than this factor (and `TOKEN_SLACK` tokens) disagree wildly. */
 const TOKEN_FACTOR = 3;
 const TOKEN_SLACK = 20;
+const countTokens = tokenCounter('cl100k_base');
 
 /** A warning when a recorded token count and the text's own count are wildly apart, else null. */
 function tokenMismatch(recorded: number, text: string): string | null {
