@@ -2,7 +2,7 @@
 // (eval/importReport.ts), printed and saved beside the cache.
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { formatImportProblem, importDu, type DuImportOptions } from '../src/cache/importDu.ts';
+import { formatImportProblem, importDu, peerSummary, type DuImportOptions } from '../src/cache/importDu.ts';
 import { cacheFilePath, loadCache } from '../src/cache/load.ts';
 import { writeCacheRecords, writeFileAtomic } from '../src/cache/write.ts';
 import { importReport } from './importReport.ts';
@@ -23,6 +23,7 @@ export function importJob(o: ImportOptions): string {
     `imported ${result.imported} of ${result.read} problems from ${o.files.length} file${o.files.length === 1 ? '' : 's'} into ${cacheFilePath(o.out)}`,
     `${problems.length} problem${problems.length === 1 ? '' : 's'} reported${problems.length ? ':' : ''}`,
     ...problems.map((p) => `  ${p}`),
+    peerSummary(result.peers),
     '',
     importReport(loadCache(o.out)),
   ].join('\n');

@@ -1,16 +1,15 @@
 // The import report: what a cache of recorded debates holds, read from the recorded transcripts
-// themselves (no replay): responses and parse rates per agent and round, accuracy and majority
-// accuracy per round, the transition ledger of the recorded debates, how much of what agents were
-// shown was matched to recorded responses, which teams can be replayed, and the tier-3 response
-// model's fidelity on this data.
+// themselves (no replay): responses and parse rates per agent and round with a sample of unparsed
+// responses (src/cache/parseReport.ts), accuracy and majority accuracy per round, the transition
+// ledger of the recorded debates, how much of what agents were shown was matched to recorded
+// responses, which teams can be replayed, and the tier-3 response model's fidelity on this data.
 import type { Cache, Response } from '../src/cache/load.ts';
+import { parseReport, ratio } from '../src/cache/parseReport.ts';
 import { fidelityTable, questionsPerSplit } from '../src/cache/stats.ts';
 import { SPLITS } from '../src/cache/format.ts';
 import { emptyTiers, majority, type DebateResult } from '../src/env/environment.ts';
 import { markdownTable, pct } from '../src/table.ts';
 import { ledgerEntry, OUTCOMES, summarize } from './ledger.ts';
-
-const ratio = (a: number, b: number) => (b ? `${pct(a / b)} (${a}/${b})` : '-');
 
 /** Each question's recorded debate: per agent, its responses by round (sample 0). */
 function debates(cache: Cache): Map<number, Map<number, Response[]>> {
@@ -42,21 +41,7 @@ export function importReport(cache: Cache, priorSmoothing = 0.5): string {
   }
   out.push('', 'Recorded debates by team size and rounds', markdownTable(['debate', 'questions'], [...shapes].sort().map(([k, n]) => [k, n])));
 
-  // Parse rates: all responses, and final answers (each agent's last response in its debate).
-  const finals = [...recorded.values()].flatMap((agents) => [...agents.values()].map((l) => l[l.length - 1]).filter(Boolean));
-  const parsed = (rs: Response[]) => rs.filter((r) => r.ans >= 0).length;
-  const cell = (rs: Response[]) => (rs.length ? ratio(parsed(rs), rs.length) : '-');
-  const at = (a: number | null, t: number) => cache.responses.filter((r) => r.round === t && (a === null || r.a === a));
-  out.push(
-    '',
-    `Final answers parsed: ${ratio(parsed(finals), finals.length)}; all responses: ${ratio(parsed(cache.responses), cache.responses.length)}`,
-    '',
-    'Responses, and parse rate, per agent and round',
-    markdownTable(['agent', ...roundCols.map((c) => `${c} responses`), ...roundCols.map((c) => `${c} parsed`)], [
-      ...cache.agents.map((a) => [a.id, ...roundCols.map((_, t) => at(a.index, t + 1).length), ...roundCols.map((_, t) => cell(at(a.index, t + 1)))]),
-      ['all', ...roundCols.map((_, t) => at(null, t + 1).length), ...roundCols.map((_, t) => cell(at(null, t + 1)))],
-    ]),
-  );
+  out.push('', parseReport(cache));
 
   // Accuracy per round, and the majority of each recorded debate per round (a debate that
   // stopped early keeps its last answers; an agent whose transcript was cut keeps its last answer).
@@ -71,7 +56,7 @@ export function importReport(cache: Cache, priorSmoothing = 0.5): string {
     results.push({ q, answers: rows, correct: [], keeps: [], final, finalCorrect: final === gold, invalid: final < 0, cost: 0, keptEdges: 0, tiers: emptyTiers() });
   }
   const accuracy = (t: number) => {
-    const rs = at(null, t + 1);
+    const rs = cache.responses.filter((r) => r.round === t + 1);
     return rs.length ? pct(rs.filter((r) => r.correct).length / rs.length) : '-';
   };
   out.push('', 'Accuracy per round (responses recorded at that round; majority: every debate, carried forward when it stopped early)', markdownTable(['', ...roundCols], [

@@ -1,16 +1,19 @@
 // Import recorded debates in the layout of Du et al.'s debate code (also DyLAN's):
 //   { "<prompt>": [agents, gold, ...extra], ... }   agents = one chat transcript per agent,
 //   [system?, user, assistant, user, assistant, ...]: assistant message t is the round-t response.
-// Each later user message lists the solutions the agent was shown ("One agent solution: ```...```");
-// its own previous answer is in its chat history. A response's context is therefore its own
-// previous response plus every shown solution, matched to the recorded responses by text; a shown
-// solution that matches none (an agent dropped from the team) becomes an `external` entry.
+// Each later user message lists the solutions the agent was shown, each after a marker of its code
+// base ("One agent solution: ```...```", "One agent response: ```...```", DyLAN's "Agent solution 2:
+// ```...```", or the user's --peer-marker); its own previous answer is in its chat history. A
+// response's context is therefore its own previous response plus every shown solution, matched to
+// the recorded responses by text; a shown solution that matches none (an agent dropped from the
+// team) becomes an `external` entry. How many revision prompts showed no recognised peer answer is
+// counted; when none does at all, the import stops (unless allowed): the markers do not fit.
 // A malformed problem is reported (file, problem, field) and skipped or trimmed; the rest imports.
 import { readFileSync } from 'node:fs';
 import { basename, extname } from 'node:path';
 import seedrandom from 'seedrandom';
 import { z } from 'zod';
-import { extractAnswer, normalizeAnswer, type AnswerType } from '../answer.ts';
+import { extractAnswer, normalizeAnswer, questionOptions, type AnswerType } from '../answer.ts';
 import { CACHE_FORMAT, CACHE_VERSION, SPLITS, type CacheLine, type ExternalRecord, type QuestionRecord, type ResponseRecord, type Split } from './format.ts';
 import { zodProblems } from './load.ts';
 import { assignSplits } from './splits.ts';
@@ -34,7 +37,27 @@ export interface DuImportOptions {
   validationFraction: number;
   /** Question id -> split; overrides the seeded rule for the questions it names (all, or an error). */
   splits?: Record<string, Split>;
+  /** A peer-answer marker of the user's (see `peerMarker`), tried with the built-in PEER_MARKERS. */
+  peerMarker?: string;
+  /** Import even when no revision prompt shows a recognised peer answer (a debate without peers). */
+  allowNoPeers?: boolean;
 }
+
+/** How the peer answers shown in revision prompts were recognised. */
+export interface PeerStats {
+  /** User messages before a round-2+ response. */
+  revisionPrompts: number;
+  /** Of those, the ones where no marker found a peer answer. */
+  withoutPeers: number;
+  /** Peer answers found. */
+  shown: number;
+  /** The markers tried, as text. */
+  markers: string[];
+}
+
+export const peerSummary = (p: PeerStats) =>
+  `Peer answers recognised in revision prompts: ${p.shown} in ${p.revisionPrompts - p.withoutPeers} of ${p.revisionPrompts} prompts; ` +
+  `${p.withoutPeers} held no recognised peer answer (markers: ${p.markers.join(' | ')})`;
 
 /** A problem found while importing: which file, which problem (1-based, 0 = the file), which field. */
 export interface ImportProblem {
@@ -52,17 +75,40 @@ const DuProblem = z
   .tuple([z.array(z.array(Message)).min(1, 'no agent transcripts'), z.union([z.string(), z.number()], { error: 'gold answer missing' })])
   .rest(z.unknown());
 
-const SHOWN = 'One agent solution: ```';
+/**
+ * How the known debate code bases mark each peer answer in a revision prompt; an answer runs from
+ * its marker to the next marker, less the closing ``` fence and what follows it.
+ */
+export const PEER_MARKERS: { source: string; marker: RegExp }[] = [
+  { source: 'Du et al. (MATH, GSM8K, MMLU), DyLAN\'s recorded MATH debates', marker: /One agent solution: ```/g },
+  { source: 'Du et al. (arithmetic, biographies)', marker: /One agent response: ```/g },
+  { source: 'DyLAN (code)', marker: /Agent solution \d+: ```/g },
+];
 
-/** The solutions listed in a user message, in order. */
-export function shownSolutions(message: string): string[] {
-  return message
-    .split(SHOWN)
-    .slice(1)
-    .map((part) => {
-      const end = part.lastIndexOf('```');
-      return (end >= 0 ? part.slice(0, end) : part).trim();
-    });
+/**
+ * A user's peer marker (`--peer-marker REGEX`): a regex matching the start of each peer answer, as
+ * the built-in ones do; or, with a capture group, matching a whole peer answer (the group is its text).
+ */
+export function peerMarker(source: string): RegExp {
+  try {
+    return new RegExp(source, 'g');
+  } catch (e) {
+    throw new Error(`--peer-marker: '${source}' is not a valid regular expression: ${(e as Error).message}`);
+  }
+}
+
+/** The peer answers a revision prompt shows, in order, found by the given markers. */
+export function shownSolutions(message: string, markers: RegExp[] = PEER_MARKERS.map((p) => p.marker)): string[] {
+  const found = markers
+    .flatMap((marker) => [...message.matchAll(new RegExp(marker.source, marker.flags.includes('g') ? marker.flags : `${marker.flags}g`))])
+    .filter((m) => m[0].length > 0)
+    .sort((a, b) => a.index - b.index);
+  return found.map((m, i) => {
+    if (m[1] !== undefined) return m[1].trim();
+    const part = message.slice(m.index + m[0].length, i + 1 < found.length ? found[i + 1].index : message.length);
+    const end = part.lastIndexOf('```');
+    return (end >= 0 ? part.slice(0, end) : part).trim();
+  });
 }
 
 /** The problem statement inside a few-shot prompt ("...Problem: X\nAnswer:"), else the whole prompt. */
@@ -88,6 +134,7 @@ export interface DuImport {
   /** Problems read, and imported. */
   read: number;
   imported: number;
+  peers: PeerStats;
 }
 
 /** Read Du-layout files into cache records; problems are collected, never thrown (except a missing price). */
@@ -95,6 +142,9 @@ export function importDu(files: string[], o: DuImportOptions): DuImport {
   if (!(o.trainFraction >= 0 && o.validationFraction >= 0 && o.trainFraction + o.validationFraction <= 1))
     throw new Error(`train fraction ${o.trainFraction} and validation fraction ${o.validationFraction} must be >= 0 and add up to at most 1`);
   const count = tokenCounter(o.encoding);
+  const markers = [...PEER_MARKERS.map((p) => p.marker), ...(o.peerMarker !== undefined ? [peerMarker(o.peerMarker)] : [])];
+  const peers: PeerStats = { revisionPrompts: 0, withoutPeers: 0, shown: 0, markers: markers.map((m) => m.source) };
+  let firstRevision: string | undefined;
   const problems: ImportProblem[] = [];
   const questions: QuestionRecord[] = [];
   const externals: ExternalRecord[] = [];
@@ -129,6 +179,7 @@ export function importDu(files: string[], o: DuImportOptions): DuImport {
       const gold = String(goldValue).trim();
       if (gold === '' || normalizeAnswer(gold, o.answerType) === null) return say('1', `gold answer '${gold}' cannot be read as a ${o.answerType} answer; problem skipped`);
       const qid = `${stem}/${problem}`;
+      const options = o.answerType === 'mcq' ? questionOptions(prompt) : []; // options cited by their text
 
       // Rounds of each transcript: assistant message t answers the user message before it.
       const recorded: Recorded[] = [];
@@ -152,7 +203,7 @@ export function importDu(files: string[], o: DuImportOptions): DuImport {
           if (content.trim() === '') say(`0.${i}.${m}.content`, `empty response of agent ${i + 1} at round ${t}: imported with no answer`);
           const record: ResponseRecord = {
             type: 'response', id, question: qid, agent: `a${i + 1}`, round: t, sample: 0, context: [],
-            prev: t > 1 ? `${qid}/a${i + 1}/r${t - 1}` : null, text: content, answer: extractAnswer(content),
+            prev: t > 1 ? `${qid}/a${i + 1}/r${t - 1}` : null, text: content, answer: extractAnswer(content, o.answerType, options),
             inTokens: count(transcript.slice(0, m)), outTokens: count(content),
           };
           recorded.push({ agent: i, round: t, record, user: transcript[m - 1].content });
@@ -168,7 +219,12 @@ export function importDu(files: string[], o: DuImportOptions): DuImport {
         if (round === 1) continue;
         record.context.push(record.prev!);
         const candidates = recorded.filter((r) => r.agent !== agent && (r.round === round - 1 || r.round === round));
-        for (const shown of shownSolutions(user)) {
+        const shownHere = shownSolutions(user, markers);
+        peers.revisionPrompts++;
+        peers.shown += shownHere.length;
+        if (!shownHere.length) peers.withoutPeers++;
+        firstRevision ??= user;
+        for (const shown of shownHere) {
           const same = candidates.filter((r) => r.record.text.trim() === shown);
           const close = same.length ? same : candidates.filter((r) => squash(r.record.text) === squash(shown));
           // Identical texts: the protocol's choice (earlier agents' current round, later agents' previous round).
@@ -181,7 +237,7 @@ export function importDu(files: string[], o: DuImportOptions): DuImport {
           if (!eid) {
             eid = `${qid}/shown/${external.size + 1}`;
             external.set(shown, eid);
-            externals.push({ type: 'external', id: eid, question: qid, text: shown, answer: extractAnswer(shown), tokens: count(shown) });
+            externals.push({ type: 'external', id: eid, question: qid, text: shown, answer: extractAnswer(shown, o.answerType, options), tokens: count(shown) });
           }
           record.context.push(eid);
         }
@@ -201,6 +257,11 @@ export function importDu(files: string[], o: DuImportOptions): DuImport {
     });
   }
 
+  if (peers.revisionPrompts > 0 && peers.shown === 0 && !o.allowNoPeers)
+    throw new Error(
+      `no peer answer recognised in any of the ${peers.revisionPrompts} revision prompts (markers tried: ${peers.markers.join(' | ')}); ` +
+        `the first one reads: "${firstRevision!.replace(/\s+/g, ' ').slice(0, 200)}...". Give --peer-marker REGEX for this layout, or --allow-no-peers if the agents were shown no peer answers`,
+    );
   const seeded = assignSplits(questions.length, o.trainFraction, o.validationFraction, seedrandom(`${o.splitSeed}|splits`));
   questions.forEach((q, i) => {
     q.split = o.splits ? o.splits[q.id] : seeded[i];
@@ -226,7 +287,7 @@ export function importDu(files: string[], o: DuImportOptions): DuImport {
     ...externals.filter((e) => kept.has(e.question)),
     ...responses.filter((r) => kept.has(r.question)),
   ];
-  return { records, problems, read, imported: kept.size };
+  return { records, problems, read, imported: kept.size, peers };
 }
 
 export const SplitFile = z.record(z.string(), z.enum(SPLITS));

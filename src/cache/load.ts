@@ -5,7 +5,7 @@ import { closeSync, existsSync, openSync, readSync } from 'node:fs';
 import { StringDecoder } from 'node:string_decoder';
 import type { z } from 'zod';
 import { join } from 'node:path';
-import { normalizeAnswer } from '../answer.ts';
+import { emptySymbolicCounts, normalizeAnswer, sameMath, type SymbolicCounts } from '../answer.ts';
 import {
   CACHE_FILE,
   CacheLine,
@@ -89,10 +89,39 @@ export interface Cache {
   /** Interned normalized answers: `answerKeys[k]` is the string of key k. */
   answerKeys: string[];
   answerIndex: Map<string, number>;
+  /** Per MATH question, each normalized answer seen and its key: equivalent answers share one key. */
+  mathKeys: Map<number, Map<string, number>>;
+  /** MATH answer comparisons that needed the symbolic path while interning, and how many found equal. */
+  symbolic: SymbolicCounts;
 }
 
-export function internAnswer(cache: Cache, normalized: string | null): number {
+/**
+ * The key of a normalized answer to question `q`. Equal strings share a key; so do equivalent MATH
+ * answers to the same question: a string new to a MATH question is compared (symbolically where
+ * strings differ, see answer/equivalence.ts) with one answer of each key the question has so far.
+ */
+export function internAnswer(cache: Cache, normalized: string | null, q: number): number {
   if (normalized === null) return -1;
+  if (cache.questions[q].answerType !== 'math') return internString(cache, normalized);
+  let seen = cache.mathKeys.get(q);
+  if (!seen) cache.mathKeys.set(q, (seen = new Map()));
+  let k = seen.get(normalized);
+  if (k !== undefined) return k;
+  const compared = new Set<number>();
+  for (const [s, key] of seen) {
+    if (compared.has(key)) continue;
+    compared.add(key);
+    if (sameMath(s, normalized, cache.symbolic)) {
+      k = key;
+      break;
+    }
+  }
+  k ??= internString(cache, normalized);
+  seen.set(normalized, k);
+  return k;
+}
+
+function internString(cache: Cache, normalized: string): number {
   let k = cache.answerIndex.get(normalized);
   if (k === undefined) {
     k = cache.answerKeys.length;
@@ -138,6 +167,8 @@ export function parseCache(lines: Iterable<string>, file: string): { cache?: Cac
     externalIndex: new Map(),
     answerKeys: [],
     answerIndex: new Map(),
+    mathKeys: new Map(),
+    symbolic: emptySymbolicCounts(),
   };
   const agentLine: number[] = [];
   const questionLine: number[] = [];
@@ -206,8 +237,10 @@ export function parseCache(lines: Iterable<string>, file: string): { cache?: Cac
         continue;
       }
       questionLine.push(line);
-      cache.questionIndex.set(rec.id, cache.questions.length);
-      cache.questions.push({ ...rec, index: cache.questions.length, goldKey: internAnswer(cache, gold) });
+      const question: Question = { ...rec, index: cache.questions.length, goldKey: -1 };
+      cache.questionIndex.set(rec.id, question.index);
+      cache.questions.push(question);
+      question.goldKey = internAnswer(cache, gold, question.index);
     } else if (rec.type === 'external') pendingExternals.push({ rec, line });
     else addResponse(rec, line, false);
   }
@@ -226,7 +259,7 @@ export function parseCache(lines: Iterable<string>, file: string): { cache?: Cac
     const e = rec as External;
     e.index = cache.externals.length;
     e.q = q;
-    e.ans = internAnswer(cache, normalizeAnswer(rec.answer, cache.questions[q].answerType));
+    e.ans = internAnswer(cache, normalizeAnswer(rec.answer, cache.questions[q].answerType), q);
     cache.externals.push(e);
   }
   // References are resolved after all ids are known: records may come in any order.
@@ -240,7 +273,7 @@ export function parseCache(lines: Iterable<string>, file: string): { cache?: Cac
 
 function indexResponse(cache: Cache, rec: ResponseRecord, q: number, a: number): Response {
   const question = cache.questions[q];
-  const ans = internAnswer(cache, normalizeAnswer(rec.answer, question.answerType));
+  const ans = internAnswer(cache, normalizeAnswer(rec.answer, question.answerType), q);
   // Extend the freshly parsed record in place: copying 100k records is the bulk of load time.
   const r = rec as Response;
   r.index = cache.responses.length;

@@ -5,6 +5,7 @@ import { markdownTable, pct } from '../table.ts';
 import { debateStatsTables } from './debateStats.ts';
 import { SPLITS } from './format.ts';
 import type { Cache } from './load.ts';
+import { parseReport } from './parseReport.ts';
 
 export function cacheStats(cache: Cache, priorSmoothing: number): string {
   const out: string[] = [`cache ${cache.file}: ${cache.header.name} (${cache.header.source}), ${cache.questions.length} questions, ${cache.agents.length} agents, ${cache.responses.length} responses`];
@@ -24,6 +25,7 @@ export function cacheStats(cache: Cache, priorSmoothing: number): string {
     ['distinct contexts', ...roundCols.map((_, t) => new Set(byRound(t + 1).map((r) => `${r.q}|${r.a}|${[...r.ctx].sort().join(',')}`)).size)],
     ['unparsed answers', ...roundCols.map((_, t) => byRound(t + 1, (r) => r.ans < 0).length)],
   ]));
+  out.push('', parseReport(cache));
 
   // Round-2 coverage: of the 2^A subsets of each question's sample-0 round-1 responses that a
   // recipient may keep, how many have a recorded response (exact tier hits).

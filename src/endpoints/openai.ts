@@ -6,7 +6,7 @@
 import OpenAI from 'openai';
 import type { ChatCompletionCreateParamsNonStreaming } from 'openai/resources/chat/completions';
 import { z } from 'zod';
-import { extractAnswer } from '../answer.ts';
+import { answerTo } from '../answer.ts';
 import { tokenCounter } from '../cache/tokens.ts';
 import type { Endpoint, EndpointReply, EndpointRequest } from '../env/endpoint.ts';
 import type { Budget } from './budget.ts';
@@ -88,7 +88,7 @@ export function openaiEndpoint(agentId: string, agent: TeamAgent, shared: TeamSh
         shared.budget.settle(reservation, inTokens * priceIn + outTokens * priceOut, inTokens, outTokens);
         return {
           text,
-          answer: extractAnswer(text),
+          answer: answerTo(text, req.question),
           inTokens,
           outTokens,
           meta: {

@@ -82,6 +82,7 @@ describe.skipIf(!existsSync(DATA))('importing real DyLAN MATH debates', () => {
     );
     expect(shown).toBeGreaterThan(300);
     expect(kept).toBe(shown);
+    expect(result.peers).toMatchObject({ shown, withoutPeers: 0 });
     expect(external).toBeGreaterThan(0);
     expect(cache.externals.every((e) => e.text.length > 0 && e.tokens === countTokens(e.text))).toBe(true);
   });
@@ -95,7 +96,7 @@ describe.skipIf(!existsSync(DATA))('importing real DyLAN MATH debates', () => {
     expect(cache.questions[cache.questionIndex.get('algebra_1_248_4_3/13')!].promptTokens).toBe(r1.inTokens);
   });
 
-  it('assigns splits by a seeded rule, or from a file', () => {
+  it('assigns splits by a seeded rule, or from a file', { timeout: 120_000 }, () => {
     const splits = (c: Cache) => c.questions.map((q) => q.split).join();
     expect(splits(cacheFromRecords(importDu([ALGEBRA], options).records))).toBe(splits(cache));
     expect(splits(cacheFromRecords(importDu([ALGEBRA], { ...options, splitSeed: 1 }).records))).not.toBe(splits(cache));
@@ -119,15 +120,16 @@ describe.skipIf(!existsSync(DATA))('importing real DyLAN MATH debates', () => {
     expect(cpp.costPct).toBeLessThanOrEqual(100);
   }, 120_000);
 
-  // Measured 97.1% (2045 of 2105); the rest state no single answer ("either 12 or 28", "there is
-  // no solution", comments on the other agents) and stay unparsed rather than guessed.
-  it('parses at least 97% of the final answers of all 700 recorded debates', () => {
+  // Measured 97.6% (2055 of 2105); of the 50 left, 46 state no single answer ("either 12 or 28",
+  // "there is no solution", comments on the other agents) and stay unparsed rather than guessed
+  // (README, "How answers are read").
+  it('parses at least 97.6% of the final answers of all 700 recorded debates', { timeout: 300_000 }, () => {
     const all = cacheFromRecords(importDu(['algebra_1_248_4_3', 'counting_and_probability_0_219_4_3', 'geometry_0_199_4_3', 'intermediate_algebra_0_207_4_3', 'number_theory_0_224_4_3', 'prealgebra_7_631_4_3', 'precalculus_0_251_4_3'].map((f) => join(DATA, `${f}.json`)), options).records);
     expect(all.questions.length).toBe(700);
     const last = new Map<string, number>();
     for (const r of all.responses) last.set(`${r.q}|${r.a}`, r.ans);
     const finals = [...last.values()];
-    expect(finals.filter((a) => a >= 0).length / finals.length).toBeGreaterThanOrEqual(0.97);
+    expect(finals.filter((a) => a >= 0).length / finals.length).toBeGreaterThanOrEqual(0.976);
   });
 });
 
@@ -176,5 +178,93 @@ describe('importing malformed records', () => {
     expect(cache.responseIndex.has('bad/3/a2/r2')).toBe(false);
     const empty = responseOf(cache, 'bad/4/a1/r1');
     expect([empty.answer, empty.ans]).toEqual([null, -1]);
+  });
+});
+
+describe("Du et al.'s arithmetic debates (3 agents, 2 rounds, \"One agent response\", numeric answers)", () => {
+  // A hand-made file in the layout of Du et al.'s arithmetic task (gen_math.py), not recorded data.
+  const dir = mkdtempSync(join(tmpdir(), 'du-arith-'));
+  const user = (c: string) => ({ role: 'user', content: c });
+  const said = (c: string) => ({ role: 'assistant', content: c });
+  const ask = (e: string) => `What is the result of ${e}? Make sure to state your answer at the end of the response.`;
+  const shown = (...s: string[]) => user(`These are the recent/updated opinions from other agents: ${s.map((x) => `\n\n One agent response: \`\`\`${x}\`\`\``).join('')}\n\n Use these opinions carefully as additional advice, can you provide an updated answer? Make sure to state your answer at the end of the response.`);
+  const debate = (question: string, gold: number, first: string[], second: string[]) => [
+    first.map((r1, i) => [user(question), said(r1), shown(...first.filter((_, j) => j !== i)), said(second[i])]),
+    gold,
+  ];
+  const q1 = ask('12*40+79');
+  const q2 = ask('5+8*25');
+  const q3 = ask('4*20');
+  const file = join(dir, 'math_agents3_rounds2.json');
+  writeFileSync(file, JSON.stringify({
+    [q1]: debate(q1, 559, [
+      'First 12*40 = 480, then 480+79 = 559. The answer is 559.',
+      'Multiplying first: 12 * 40 = 480. Adding 79 gives 569. The answer is 569.',
+      'The answer is 12*40+79 = 559.',
+    ], [
+      'All agents but one agree. Therefore, the updated answer is: 12*40+79 = 559',
+      'I made an addition error: 480+79 = 559, not 569. Therefore, the updated answer is: 12 * 40 + 79 = 559.',
+      'My answer remains 559.',
+    ]),
+    [q2]: debate(q2, 205, [
+      '8*25 = 200, and 5+200 = 205. The answer is **205**.',
+      'Working left to right, 5+8 = 13 and 13*25 = 325. The answer is 325.',
+      'The result is 205.',
+    ], [
+      'The other agents confirm it: the answer is **205**.',
+      'I forgot the order of operations: 8*25 = 200 first, then 5+200 = 205. The answer is 205.',
+      'Having checked again, the answer remains the same: 205',
+    ]),
+    [q3]: debate(q3, 80, [
+      '4*20 = 80. The answer is 80.',
+      'The answer is 80.',
+      '4 times 20 is 80.',
+    ], [
+      'Everyone agrees, so the answer remains the same: 80',
+      'The answer remains the same: 80',
+      'I have no new information. I need to recompute this before I can answer.',
+    ]),
+  }));
+  const arith: DuImportOptions = { ...options, answerType: 'numeric', benchmark: 'arithmetic' };
+  const result = importDu([file], arith);
+  const cache = cacheFromRecords(result.records);
+  const id = (q: number, a: number, t: number) => `math_agents3_rounds2/${q}/a${a}/r${t}`;
+
+  it('recognises every peer answer and matches each to the response it quotes', () => {
+    expect(result.problems).toEqual([]);
+    expect(result.peers).toMatchObject({ revisionPrompts: 9, withoutPeers: 0, shown: 18 });
+    expect(responseOf(cache, id(1, 2, 2)).context).toEqual([id(1, 2, 1), id(1, 1, 1), id(1, 3, 1)]);
+    expect(cache.externals).toEqual([]);
+  });
+
+  it('reads the last stated result, bold numbers and "remains the same: N"', () => {
+    const answers = (q: number, t: number) => [1, 2, 3].map((a) => responseOf(cache, id(q, a, t)).answer);
+    expect(answers(1, 1)).toEqual(['559', '569', '559']);
+    expect(answers(1, 2)).toEqual(['559', '559', '559']); // "EXPR = 559" is 559, not 12
+    expect(answers(2, 1)).toEqual(['205', '325', '205']);
+    expect(answers(2, 2)).toEqual(['205', '205', '205']);
+    expect(answers(3, 2)).toEqual(['80', '80', null]);
+    expect(responseOf(cache, id(1, 2, 2)).correct).toBe(true);
+    expect(responseOf(cache, id(2, 2, 1)).correct).toBe(false);
+  });
+
+  it('stops when no revision prompt shows a recognised peer answer, unless allowed', () => {
+    const other = join(dir, 'other.json');
+    const peer = (s: string) => user(`Another debater wrote <<${s}>>. Update your answer.`);
+    writeFileSync(other, JSON.stringify({ [q3]: [[[user(q3), said('The answer is 80.'), peer('The answer is 81.'), said('The answer is 80.')], [user(q3), said('The answer is 81.'), peer('The answer is 80.'), said('The answer is 80.')]], 80] }));
+    expect(() => importDu([other], arith)).toThrow(/no peer answer recognised in any of the 2 revision prompts.*--peer-marker.*--allow-no-peers/s);
+    const allowed = importDu([other], { ...arith, allowNoPeers: true });
+    expect(allowed.peers).toMatchObject({ revisionPrompts: 2, withoutPeers: 2, shown: 0 });
+    expect(cacheFromRecords(allowed.records).responses.find((r) => r.round === 2)!.context).toEqual(['other/1/a1/r1']);
+    const marked = importDu([other], { ...arith, peerMarker: 'Another debater wrote <<(.*?)>>' });
+    expect(marked.peers).toMatchObject({ revisionPrompts: 2, withoutPeers: 0, shown: 2 });
+    expect(cacheFromRecords(marked.records).responses.find((r) => r.id === 'other/1/a1/r2')!.context).toEqual(['other/1/a1/r1', 'other/1/a2/r1']);
+    expect(() => importDu([other], { ...arith, peerMarker: '(' })).toThrow(/--peer-marker: '\(' is not a valid regular expression/);
+  });
+
+  it('finds the peer answers of each known layout', () => {
+    expect(shownSolutions('These are the solutions: \n\nAgent solution 1: ```It is 4.```\n\nAgent solution 2: ```It is 5.```\n\nUsing the reasoning ...')).toEqual(['It is 4.', 'It is 5.']);
+    expect(shownSolutions('One agent solution: ```A```\n\n One agent response: ```B``` Use these.')).toEqual(['A', 'B']);
+    expect(shownSolutions('Can you double check that your answer is correct?')).toEqual([]);
   });
 });

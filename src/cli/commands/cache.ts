@@ -1,12 +1,12 @@
 // `cache gen | validate | stats | embed | import`: create, check and inspect response caches.
-import { existsSync } from 'node:fs';
 import { basename } from 'node:path';
 import type { Argv } from 'yargs';
 import { ANSWER_TYPES, type AnswerType } from '../../answer.ts';
 import { ensureEmbeddings } from '../../cache/embeddings.ts';
 import { PriceFile, SplitFile } from '../../cache/importDu.ts';
-import { CacheError, cacheFilePath, fileLines, formatProblem, loadCache, parseCache } from '../../cache/load.ts';
+import { cacheFilePath, loadCache } from '../../cache/load.ts';
 import { cacheStats } from '../../cache/stats.ts';
+import { formatIssue, validateCache } from '../../cache/validate.ts';
 import { ENCODINGS, type Encoding } from '../../cache/tokens.ts';
 import { ENCODERS, makeEncoder, type EncoderName } from '../../encoders/index.ts';
 import { DebateSettings } from '../../env/settings.ts';
@@ -41,19 +41,20 @@ const gen = <T>(y: Argv<T>) =>
 const validate = <T>(y: Argv<T>) =>
   y.command(
     'validate <dir>',
-    'check every line of a cache; prints file:line: field: problem for each, exits 1 if any',
+    'check every line of a cache; prints file:line: field: problem for each error (exits 1 if any) and each warning (prices, answers, token counts)',
     (y) => y.positional('dir', { type: 'string', demandOption: true, describe: 'cache directory' }),
     (a) => {
-      const file = cacheFilePath(a.dir);
-      if (!existsSync(file)) throw new CacheError([{ file, line: 0, field: '', message: 'file not found' }]);
-      const { cache, problems } = parseCache(fileLines(file), file);
-      if (!cache) {
-        for (const p of problems) console.log(formatProblem(p));
-        console.log(`${problems.length} problem${problems.length === 1 ? '' : 's'}: ${file} is not a valid cache`);
+      const { cache, issues } = validateCache(a.dir);
+      for (const i of issues) console.log(formatIssue(i));
+      const errors = issues.filter((i) => i.severity === 'error').length;
+      const warnings = issues.length - errors;
+      const plural = (k: number, w: string) => `${k} ${w}${k === 1 ? '' : 's'}`;
+      if (errors) {
+        console.log(`${plural(errors, 'problem')}${warnings ? `, ${plural(warnings, 'warning')}` : ''}: ${cacheFilePath(a.dir)} is not a valid cache`);
         process.exitCode = 1;
         return;
       }
-      console.log(`${file}: valid (${cache.questions.length} questions, ${cache.agents.length} agents, ${cache.responses.length} responses)`);
+      console.log(`${cacheFilePath(a.dir)}: valid (${cache!.questions.length} questions, ${cache!.agents.length} agents, ${cache!.responses.length} responses)${warnings ? `, ${plural(warnings, 'warning')}` : ''}`);
     },
   );
 
@@ -103,7 +104,9 @@ const importCommand = <T>(y: Argv<T>) =>
         .option('split-seed', { type: 'number', default: 0, describe: 'seed of the split assignment' })
         .option('train-fraction', { type: 'number', default: 0.6, describe: 'share of questions in the train split' })
         .option('validation-fraction', { type: 'number', default: 0.2, describe: 'share in the validation split (the rest is test)' })
-        .option('splits', { type: 'string', describe: 'JSON file {questionId: "train"|"validation"|"test"} instead of the seeded rule' }),
+        .option('splits', { type: 'string', describe: 'JSON file {questionId: "train"|"validation"|"test"} instead of the seeded rule' })
+        .option('peer-marker', { type: 'string', describe: 'regex marking each peer answer in revision prompts, tried with the built-in markers of Du et al. and DyLAN (with a capture group: the group is the answer)' })
+        .option('allow-no-peers', { type: 'boolean', default: false, describe: 'import even when no revision prompt shows a recognised peer answer' }),
     async (a) => {
       const prices = { ...(a.prices ? readJsonFile(a.prices, PriceFile) : {}) };
       for (const model of a.model)
@@ -112,6 +115,7 @@ const importCommand = <T>(y: Argv<T>) =>
       console.log(importJob({
         files: a.files, out: a.out, name: a.name ?? basename(a.out), models: a.model, prices, encoding: a.encoding, benchmark: a.benchmark, answerType: a.answerType,
         splitSeed: a.splitSeed, trainFraction: a.trainFraction, validationFraction: a.validationFraction, splits: a.splits ? readJsonFile(a.splits, SplitFile) : undefined,
+        peerMarker: a.peerMarker, allowNoPeers: a.allowNoPeers,
       }));
     },
   );

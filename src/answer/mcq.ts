@@ -1,0 +1,170 @@
+// Multiple-choice answers: which option a response states, by letter or by the option's text.
+//
+// A response states an option in any of these ways; when it states several (a response that
+// revises itself, or an answer followed by a restatement), the one written LAST wins:
+//   1. \boxed{C}, \boxed{(C)}, \boxed{\text{C}}, \boxed{\text{(C) Paris}}, or \boxed{Paris} (the option's text);
+//   2. an answer statement: "the answer is (C)", "Answer: C", "final answer: **C**", "my answer
+//      remains C", "the correct option is C", "the best choice would be [C]", "the answer is Paris";
+//      not one about another agent's answer ("their answer is B", "Agent 2's answer is B");
+//   3. a choice in the first person: "I choose C", "I'll go with option (C)", "I stick with C";
+//   4. a verdict naming an option: "(C) is the correct answer", "option C is correct";
+//   5. a bold option: **C**, **(C)**, **C) Paris**;
+//   6. a last line that is only an option: "C", "(C)", "C.", "[C]", "C) Paris", or an option's text;
+//   7. "(C)" or "[C]" closing the response ("... which rules out the rest (C)."), unless it follows
+//      "not", "than", "unlike", "of", "or", "nor" ("the answer is (B), not (C).") or closes a
+//      sentence about other agents ("Agent 3 chose (D).").
+// A bare capital A or I (also English words) counts only before punctuation, a line end, the
+// option's text or "because"/"since"/"as"; a lowercase letter only inside brackets or \boxed{},
+// or closing an answer statement ("answer: c"; not a or i, which may be words).
+// The option's text is matched when the question's options are known (`questionOptions`): the
+// stated phrase equals one option's text or contains exactly one (the longest, when one option's
+// text lies inside another's). No statement means no answer: nothing is guessed.
+import { boxedContents, REPORTED } from './statement.ts';
+
+export interface McqOption {
+  letter: string;
+  text: string;
+}
+
+const LETTERS = 'ABCDEFGHIJ';
+
+// Option markers in a question: "(A) x", "A) x", "A. x", "A: x", each after a space or line start.
+const MARKER = /(?<=^|[\s,;:])(?:\(([A-J])\)|([A-J])[).:])(?=\s)/gm;
+// An instruction after the last option ("... D) Rome Explain your answer ...") is not its text.
+const INSTRUCTION = /\s+(?:Explain|Put|Please|Answer|Choose|Select|Think|Give|Respond|Output|Return)\b[\s\S]*$/;
+
+/**
+ * The options a question lists ("(A) x (B) y", "A) x, B) y, C) z", one "A. x" per line): the longest
+ * run of markers A, B, C, ... in order (the last such run on a tie); [] when fewer than two.
+ */
+export function questionOptions(question: string): McqOption[] {
+  const marks = [...question.matchAll(MARKER)].map((m) => ({ letter: m[1] ?? m[2], at: m.index, end: m.index + m[0].length }));
+  let best: typeof marks = [];
+  marks.forEach((m, i) => {
+    if (m.letter !== 'A') return;
+    const run = [m];
+    for (const next of marks.slice(i + 1)) if (next.letter === LETTERS[run.length]) run.push(next);
+    if (run.length >= best.length) best = run;
+  });
+  if (best.length < 2) return [];
+  return best.map((m, k) => {
+    const stop = k + 1 < best.length ? best[k + 1].at : (question.indexOf('\n', m.end) + 1 || question.length + 1) - 1;
+    let text = question.slice(m.end, stop);
+    if (k === best.length - 1) text = text.replace(INSTRUCTION, '');
+    return { letter: m.letter, text: text.trim().replace(/[,;]$/, '').trim() };
+  });
+}
+
+const simplify = (s: string) =>
+  s
+    .replace(/\\(?:text|textbf|mathrm|mbox)\{([^{}]*)\}/g, '$1')
+    .replace(/[*$_`"“”'‘’]/g, '')
+    .toLowerCase()
+    .replace(/[^\p{L}\p{N}.%-]+/gu, ' ')
+    .replace(/\.(?!\d)/g, ' ')
+    .trim()
+    .replace(/\s+/g, ' ');
+const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+/** The option whose text a phrase states (see the header), or null. */
+function optionByText(phrase: string, options: McqOption[]): string | null {
+  const p = simplify(phrase);
+  if (!p) return null;
+  const texts = options.map((o) => ({ letter: o.letter, t: simplify(o.text) })).filter((o) => o.t);
+  const exact = texts.filter((o) => o.t === p);
+  if (exact.length) return exact.length === 1 ? exact[0].letter : null;
+  const inside = texts.filter((o) => new RegExp(`(?:^|\\s)${escape(o.t)}(?:\\s|$)`).test(p));
+  const longest = inside.filter((o) => !inside.some((x) => x !== o && x.t.length > o.t.length && x.t.includes(o.t)));
+  return longest.length === 1 ? longest[0].letter : null;
+}
+
+/** The letter a short answer names ("C", "(c)", "[C]", "\\text{C}", "C) Paris", "**C**"), else its option text's. */
+function letterOf(answer: string, options: McqOption[]): string | null {
+  const s = answer.replace(/\\(?:text|textbf|mathrm|mbox)\{([^{}]*)\}/g, '$1').replace(/[*$]/g, '').trim();
+  const m = s.match(/^\(([A-Ja-j])\)|^\[([A-Ja-j])\]|^([A-J])(?:[.:)\s]|$)|^([a-j])$/);
+  return m ? (m[1] ?? m[2] ?? m[3] ?? m[4]).toUpperCase() : optionByText(s, options);
+}
+
+interface Stated {
+  at: number;
+  letter: string;
+}
+
+/** Normalized form of a stored multiple-choice answer: the letter ("(b)" and "C) Paris" read as B and C). */
+export function normalizeMcq(raw: string): string | null {
+  const m = raw.trim().match(/^\(?([A-Ja-j])\)?(?:[.:)\s]|$)/);
+  return m ? m[1].toUpperCase() : null;
+}
+
+/** The option a response states (see the header), as its letter; null when it states none. */
+export function extractMcq(text: string, options: McqOption[] = []): string | null {
+  const letters = options.length ? options.map((o) => o.letter).join('') : LETTERS;
+  const L = `[${letters}]`;
+  const l = `[${letters}${letters.toLowerCase()}]`;
+  const found: Stated[] = [];
+  const add = (at: number, letter: string | null | undefined) => {
+    if (letter && letters.includes(letter.toUpperCase())) found.push({ at, letter: letter.toUpperCase() });
+  };
+  // A letter token: bracketed (any case), bold, or a bare capital followed by a boundary.
+  // The bare A and I also need what follows to be punctuation, a line end, or a connective.
+  const after = `(?=[^A-Za-z0-9'’]|$)`;
+  const lower = letters.toLowerCase().replace(/[ai]/g, '');
+  const TOKEN = `(?:\\*\\*)?(?:(?:option|choice|letter)\\s+)?(?:\\*\\*)?(?:\\((${l})\\)|\\[(${l})\\]|(${L})${after}|([${lower}])(?=[.!;]?\\s*$))(?:\\*\\*)?`;
+  const bareOk = (token: RegExpMatchArray, end: number) => {
+    const bare = token[3];
+    if (!bare || !'AI'.includes(bare)) return true;
+    const rest = text.slice(end);
+    return /^(?:\s*(?:[.,;:!?)\]\n]|$)|\s+(?:because|since|as|which|—|-|\())/.test(rest) || optionByText(rest.split(/[.\n]/)[0], options) === bare;
+  };
+  const tokenAt = (start: number) => {
+    const token = text.slice(start).match(new RegExp(`^${TOKEN}`));
+    return token && bareOk(token, start + token[0].length) ? (token[1] ?? token[2] ?? token[3] ?? token[4]) : null;
+  };
+
+  // 1. \boxed{...}
+  for (const { at, content } of boxedContents(text)) add(at, letterOf(content, options));
+
+  // 2. Answer statements, not about another agent's answer.
+  const OWNER = String.raw`(?<!\b(?:their|his|her|your|its|other|others'|agents?'?s?|agent\s*\d+'?s?|solution\s*\d+'?s?)\s+(?:\w+\s+)?)`;
+  const VERB = String.raw`(?:\s+(?:is|was|would be|will be|should be|must be|remains|stays|becomes|here is|to this question is|to the question is))`;
+  const FILL = String.raw`(?:\s+(?:still|now|therefore|thus|then|clearly|definitely|indeed|again|also|the same|unchanged|probably|likely|most likely|that))*`;
+  const statement = new RegExp(String.raw`${OWNER}\b(?:answer|option|choice|pick)${VERB}?${FILL}\s*(?:[:=\-–—]\s*)?(?:the\s+)?`, 'gi');
+  for (const m of text.matchAll(statement)) {
+    if (!/(?:\bis|\bwas|\bbe|\bremains|\bstays|\bbecomes|[:=\-–—])\s*(?:the\s+)?$/i.test(m[0])) continue;
+    if (REPORTED.test(text.slice(Math.max(0, m.index - 80), m.index))) continue;
+    const start = m.index + m[0].length;
+    const letter = tokenAt(start);
+    if (letter) add(start, letter);
+    else if (options.length) add(start, optionByText(text.slice(start).split(/\n|(?<!\d)\.(?!\d)|[,;(]/)[0], options));
+  }
+
+  // 3. First-person choices.
+  const choose = new RegExp(String.raw`\bI(?:'d|'ll|'m going to| would| will| am going to)?(?:\s+(?:still|now|also|therefore|thus|then))?\s+(?:choose|select|pick|go with|stick with|stay with|maintain|keep|vote for|opt for|agree with)\s+(?:the\s+)?(?:answer\s+|option\s+|choice\s+)?`, 'gi');
+  for (const m of text.matchAll(choose)) add(m.index + m[0].length, tokenAt(m.index + m[0].length));
+
+  // 4. Verdicts naming an option.
+  const verdict = new RegExp(String.raw`(?:\b(?:[Oo]ption|[Cc]hoice|[Aa]nswer)\s+(?:\*\*)?\(?(${L})\)?(?:\*\*)?|\((${l})\)|\*\*\(?(${L})\)?\*\*)\s+is\s+(?:the\s+)?(?:most\s+|only\s+)?(?:correct|right|best|accurate|appropriate)\b`, 'g');
+  for (const m of text.matchAll(verdict)) add(m.index, m[1] ?? m[2] ?? m[3]);
+
+  // 5. Bold options.
+  for (const m of text.matchAll(new RegExp(String.raw`\*\*\s*(?:\((${l})\)|(${L}))(?:[.:)]\s*[^*\n]{0,120}?)?\s*\*\*`, 'g'))) add(m.index, m[1] ?? m[2]);
+
+  // 6. A last line that is only an option, or an option's text.
+  const lines = text.trimEnd().split('\n');
+  const lastLine = lines[lines.length - 1].replace(/^[\s#>*-]+|[\s*]+$/g, '');
+  const lastAt = text.trimEnd().length - lastLine.length;
+  const only = lastLine.match(new RegExp(`^(?:\\((${l})\\)|\\[(${l})\\]|(${L}))[.:)]?$`));
+  const labelled = lastLine.match(new RegExp(`^(?:\\((${l})\\)|(${L})[.:)])\\s+(.+)$`));
+  if (only) add(lastAt, only[1] ?? only[2] ?? only[3]);
+  else if (labelled && (!options.length || optionByText(labelled[3], options) === (labelled[1] ?? labelled[2]).toUpperCase()) && (options.length || /^\(|^.\)/.test(lastLine))) add(lastAt, labelled[1] ?? labelled[2]);
+  else if (options.length && lastLine.length <= 80) add(lastAt, optionByText(lastLine, options));
+
+  // 7. "(C)" closing the response.
+  const closing = text.trimEnd().match(new RegExp(String.raw`(?<!\b(?:not|than|unlike|of|or|nor|over)\s+(?:\w+\s+)?)(?:\((${l})\)|\[(${l})\])[\s.!*]*$`));
+  const lastSentence = text.trimEnd().split(/(?<=[.!?])\s+|\n/).pop() ?? '';
+  const aboutOthers = /\b(?:agents?|solutions?|they|their|he|she|others?)\b/i.test(lastSentence) && !/\b(?:I|my|we|our)\b/i.test(lastSentence);
+  if (closing && !aboutOthers) add(closing.index!, closing[1] ?? closing[2]);
+
+  if (!found.length) return null;
+  return found.reduce((a, b) => (b.at >= a.at ? b : a)).letter;
+}

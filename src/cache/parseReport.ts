@@ -1,0 +1,50 @@
+// How well the answer parser fits a cache: parse rate of final answers and of all responses, per
+// agent and round, how many MATH comparisons needed the symbolic path, and a few unparsed responses
+// (their endings, where answers are stated), so a user sees at once when the parser does not fit
+// their data. Printed by `cache import` and `cache stats`.
+import { markdownTable, pct } from '../table.ts';
+import type { Cache, Response } from './load.ts';
+
+/** "97.6% (2055/2105)", or "-" of nothing. */
+export const ratio = (a: number, b: number) => (b ? `${pct(a / b)} (${a}/${b})` : '-');
+const rate = (rs: Response[]) => ratio(rs.filter((r) => r.ans >= 0).length, rs.length);
+
+/** Each (question, agent)'s responses of its last recorded round: the final answers of its debates. */
+export function finalResponses(cache: Cache): Response[] {
+  const last = new Map<number, number>();
+  const key = (r: Response) => r.q * cache.agents.length + r.a;
+  for (const r of cache.responses) last.set(key(r), Math.max(last.get(key(r)) ?? 0, r.round));
+  return cache.responses.filter((r) => r.round === last.get(key(r)));
+}
+
+/** The end of a response on one line, at most `chars` long: where an answer is usually stated. */
+const ending = (text: string, chars: number) => {
+  const flat = text.replace(/\s+/g, ' ').trim();
+  return flat.length > chars ? `...${flat.slice(-chars)}` : flat;
+};
+
+export function parseReport(cache: Cache, sample = 5, chars = 160): string {
+  const rounds = Math.max(1, ...cache.responses.map((r) => r.round));
+  const roundCols = Array.from({ length: rounds }, (_, t) => `round ${t + 1}`);
+  const at = (a: number | null, t: number) => cache.responses.filter((r) => r.round === t && (a === null || r.a === a));
+  const types = [...new Set(cache.questions.map((q) => q.answerType))].join(', ');
+  const out = [
+    `Answers parsed (${types}): final answers ${rate(finalResponses(cache))}; all responses ${rate(cache.responses)}`,
+    '',
+    'Parse rate per agent and round',
+    markdownTable(['agent', ...roundCols], [
+      ...cache.agents.map((a) => [a.id, ...roundCols.map((_, t) => rate(at(a.index, t + 1)))]),
+      ['all', ...roundCols.map((_, t) => rate(at(null, t + 1)))],
+    ]),
+  ];
+  if (cache.questions.some((q) => q.answerType === 'math'))
+    out.push('', `MATH answers compared symbolically (strings differed, see README "How answers are read"): ${cache.symbolic.comparisons} comparisons, ${cache.symbolic.equal} found equal`);
+  const unparsed = cache.responses.filter((r) => r.ans < 0);
+  if (unparsed.length) {
+    const step = unparsed.length / Math.min(sample, unparsed.length);
+    const shown = Array.from({ length: Math.min(sample, unparsed.length) }, (_, i) => unparsed[Math.floor(i * step)]);
+    out.push('', `Unparsed responses: ${unparsed.length}; ${shown.length === unparsed.length ? 'all' : `${shown.length} spread over them`}, their endings:`);
+    out.push(...shown.map((r) => `  ${r.id}: "${ending(r.text, chars)}"`));
+  } else out.push('', 'Unparsed responses: none');
+  return out.join('\n');
+}

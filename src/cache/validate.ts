@@ -1,0 +1,113 @@
+// `cache validate`: what would poison training, each with file, line and field.
+//   errors (the cache is not valid; the command exits 1): everything loading rejects (format, ids,
+//     context references to missing responses, ...), and an `answer` that does not parse under its
+//     question's answerType (the stored answer must be the parsed form: "C", not "**C**");
+//   warnings (worth a look; exit 0): a price above 1e-3 per token (almost surely a price per
+//     million tokens), a stored answer that differs from what its text states, token counts that
+//     disagree wildly with the text (more than 3x apart by gpt-tokenizer's cl100k_base count; not
+//     checked on simulator caches, whose outTokens are simulated lengths), and a response whose
+//     inTokens is below its question's promptTokens.
+import { existsSync } from 'node:fs';
+import { extractAnswer, normalizeAnswer, questionOptions, sameMath, type AnswerType, type McqOption } from '../answer.ts';
+import type { CacheLine } from './format.ts';
+import { cacheFilePath, fileLines, formatProblem, parseCache, type Cache, type Problem } from './load.ts';
+import { tokenCounter } from './tokens.ts';
+
+export interface Issue extends Problem {
+  severity: 'error' | 'warning';
+}
+
+export const formatIssue = (i: Issue) => formatProblem(i.severity === 'warning' ? { ...i, message: `warning: ${i.message}` } : i);
+
+/** Per-token prices above this are almost surely per-million prices ($1,000 per million tokens). */
+export const MAX_PRICE_PER_TOKEN = 1e-3;
+/** Token counts further apart than this factor (and `TOKEN_SLACK` tokens) disagree wildly. */
+const TOKEN_FACTOR = 3;
+const TOKEN_SLACK = 20;
+const countTokens = tokenCounter('cl100k_base');
+
+/** A warning when a recorded token count and the text's own count are wildly apart, else null. */
+function tokenMismatch(recorded: number, text: string): string | null {
+  // Counting is slow on big caches: only texts whose length is far from ~4 characters a token are counted.
+  const perToken = text.length / Math.max(1, recorded);
+  if (perToken >= 1.5 && perToken <= 8) return null;
+  const counted = countTokens(text);
+  const far = recorded > TOKEN_FACTOR * counted + TOKEN_SLACK || counted > TOKEN_FACTOR * recorded + TOKEN_SLACK;
+  return far ? `${recorded} tokens recorded, but the text has ${counted} (gpt-tokenizer, cl100k_base)` : null;
+}
+
+interface QuestionFacts {
+  type: AnswerType;
+  options: McqOption[];
+  promptTokens: number;
+}
+
+/** Every error and warning of a cache directory (see the header), in line order, with the cache when it loads. */
+export function validateCache(dir: string): { cache?: Cache; issues: Issue[] } {
+  const file = cacheFilePath(dir);
+  if (!existsSync(file)) return { issues: [{ file, line: 0, field: '', message: 'file not found', severity: 'error' }] };
+  const { cache, problems } = parseCache(fileLines(file), file);
+  const issues: Issue[] = problems.map((p) => ({ ...p, severity: 'error' }));
+  const say = (severity: Issue['severity'], line: number, field: string, message: string) => issues.push({ file, line, field, message, severity });
+
+  // The file is read again, line by line: the loaded cache keeps no line numbers. First the header
+  // and questions (answer types, options, prompt tokens), then every other record, streamed.
+  const lines = function* (only?: RegExp) {
+    let line = 0;
+    for (const text of fileLines(file)) {
+      line++;
+      if (only && !only.test(text)) continue;
+      try {
+        const rec = JSON.parse(text) as CacheLine | null;
+        if (rec && typeof rec === 'object') yield { line, rec };
+      } catch {
+        // reported by parseCache
+      }
+    }
+  };
+  let simulated = false;
+  const questions = new Map<string, QuestionFacts>();
+  for (const { rec } of lines(/"type"\s*:\s*"(?:cache|question)"/)) {
+    if (rec.type === 'cache') simulated = rec.source === 'simulator';
+    else if (rec.type === 'question' && typeof rec.text === 'string')
+      questions.set(rec.id, { type: rec.answerType, options: rec.answerType === 'mcq' ? questionOptions(rec.text) : [], promptTokens: rec.promptTokens });
+  }
+
+  const checkAnswer = (line: number, answer: unknown, text: unknown, q: QuestionFacts | undefined) => {
+    if (!q || (answer !== null && typeof answer !== 'string') || typeof text !== 'string') return; // shape errors come from parseCache
+    const stored = normalizeAnswer(answer, q.type);
+    if (answer !== null && stored === null) {
+      const parsed = extractAnswer(answer, q.type, q.options);
+      say('error', line, 'answer', `'${answer}' does not parse as a ${q.type} answer; store the parsed form${parsed !== null ? ` ('${parsed}')` : ''} or null`);
+      return;
+    }
+    const stated = normalizeAnswer(extractAnswer(text, q.type, q.options), q.type);
+    if (stated === null || stored === stated || (q.type === 'math' && stored !== null && sameMath(stored, stated))) return;
+    say('warning', line, 'answer', `${answer === null ? 'null' : `'${answer}'`}, but the text states '${stated}'`);
+  };
+
+  for (const { line, rec } of lines()) {
+    if (rec.type === 'agent') {
+      for (const field of ['priceIn', 'priceOut'] as const)
+        if (typeof rec[field] === 'number' && rec[field] > MAX_PRICE_PER_TOKEN)
+          say('warning', line, field, `${rec[field]} per token is ${(rec[field] * 1e6).toLocaleString('en-US')} per million tokens: prices are per token (e.g. 2.5e-6 for $2.50 per million); is this a price per million?`);
+    } else if (rec.type === 'response') {
+      const q = questions.get(rec.question);
+      checkAnswer(line, rec.answer, rec.text, q);
+      if (!simulated && typeof rec.text === 'string' && typeof rec.outTokens === 'number') {
+        const off = tokenMismatch(rec.outTokens, rec.text);
+        if (off) say('warning', line, 'outTokens', off);
+      }
+      if (q && typeof rec.inTokens === 'number' && rec.inTokens < q.promptTokens)
+        say('warning', line, 'inTokens', `${rec.inTokens} is less than its question's promptTokens (${q.promptTokens}), which the prompt holds`);
+    } else if (rec.type === 'external') {
+      checkAnswer(line, rec.answer, rec.text, questions.get(rec.question));
+      if (!simulated && typeof rec.text === 'string' && typeof rec.tokens === 'number') {
+        const off = tokenMismatch(rec.tokens, rec.text);
+        if (off) say('warning', line, 'tokens', off);
+      }
+    }
+  }
+  issues.sort((a, b) => a.line - b.line);
+  return { cache, issues };
+}

@@ -1,0 +1,73 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import type { CacheLine } from '../../src/cache/format.ts';
+import { cacheFilePath } from '../../src/cache/load.ts';
+import { formatIssue, validateCache } from '../../src/cache/validate.ts';
+
+// A small recorded cache with real-looking prices, texts and token counts (cl100k_base counts).
+const TEXT_C = 'Canberra was purpose-built as the capital of Australia. The answer is (C).';
+const TEXT_B = 'Melbourne hosted Parliament until 1927. The answer is (B).';
+function records(): CacheLine[] {
+  return [
+    { type: 'cache', format: 'cpp-debate-cache', version: 1, name: 'v', source: 'recorded' },
+    { type: 'agent', id: 'a1', model: 'gpt-4o', priceIn: 2.5e-6, priceOut: 1e-5 },
+    { type: 'agent', id: 'a2', model: 'gpt-4o-mini', priceIn: 1.5e-7, priceOut: 6e-7 },
+    { type: 'question', id: 'q1', text: 'Which city is the capital of Australia? (A) Sydney (B) Melbourne (C) Canberra (D) Perth', gold: 'C', benchmark: 'mmlu', answerType: 'mcq', split: 'test', promptTokens: 30 },
+    { type: 'question', id: 'q2', text: 'What is $\\frac{1}{4} + \\frac{1}{4}$?', gold: '\\frac{1}{2}', benchmark: 'MATH', answerType: 'math', split: 'test', promptTokens: 20 },
+    { type: 'response', id: 'q1.a1.r1', question: 'q1', agent: 'a1', round: 1, sample: 0, context: [], prev: null, text: TEXT_C, answer: 'C', inTokens: 30, outTokens: 17 },
+    { type: 'response', id: 'q1.a2.r1', question: 'q1', agent: 'a2', round: 1, sample: 0, context: [], prev: null, text: TEXT_B, answer: 'B', inTokens: 30, outTokens: 14 },
+    { type: 'response', id: 'q1.a2.r2', question: 'q1', agent: 'a2', round: 2, sample: 0, context: ['q1.a2.r1', 'q1.a1.r1'], prev: 'q1.a2.r1', text: TEXT_C, answer: 'C', inTokens: 61, outTokens: 17 },
+    { type: 'response', id: 'q2.a1.r1', question: 'q2', agent: 'a1', round: 1, sample: 0, context: [], prev: null, text: 'Adding the quarters gives $\\boxed{0.5}$.', answer: 'x = \\frac{1}{2}', inTokens: 20, outTokens: 12 },
+  ];
+}
+
+function dirOf(edit: (recs: CacheLine[]) => void = () => {}): string {
+  const recs = records();
+  edit(recs);
+  const dir = mkdtempSync(join(tmpdir(), 'cpp-validate-'));
+  writeFileSync(cacheFilePath(dir), recs.map((r) => JSON.stringify(r)).join('\n') + '\n');
+  return dir;
+}
+const at = (recs: CacheLine[], id: string) => recs.find((r) => 'id' in r && r.id === id) as Record<string, unknown>;
+const issuesOf = (dir: string) => validateCache(dir).issues.map((i) => `${i.severity} ${i.line} ${i.field}: ${i.message}`);
+
+describe('cache validate', () => {
+  it('finds nothing in a clean cache (an answer equal as mathematics to what its text states is fine)', () => {
+    expect(issuesOf(dirOf())).toEqual([]);
+  });
+
+  it('an answer that does not parse under its answerType is an error naming the parsed form', () => {
+    const dir = dirOf((r) => void (at(r, 'q1.a1.r1').answer = '**C**'));
+    expect(issuesOf(dir)).toEqual([`error 6 answer: '**C**' does not parse as a mcq answer; store the parsed form ('C') or null`]);
+    expect(formatIssue(validateCache(dir).issues[0])).toBe(`${cacheFilePath(dir)}:6: answer: '**C**' does not parse as a mcq answer; store the parsed form ('C') or null`);
+  });
+
+  it('a price above 1e-3 per token is a warning with the figure', () => {
+    const dir = dirOf((r) => void (at(r, 'a1').priceIn = 2.5));
+    expect(issuesOf(dir)).toEqual([
+      'warning 2 priceIn: 2.5 per token is 2,500,000 per million tokens: prices are per token (e.g. 2.5e-6 for $2.50 per million); is this a price per million?',
+    ]);
+    expect(formatIssue(validateCache(dir).issues[0])).toMatch(new RegExp(`^${cacheFilePath(dir)}:2: priceIn: warning: 2.5 per token`));
+  });
+
+  it('a context reference to a missing response is an error', () => {
+    expect(issuesOf(dirOf((r) => void (at(r, 'q1.a2.r2').context = ['q1.a2.r1', 'q1.a9.r1'])))).toEqual([
+      "error 8 context.1: unknown response or external id 'q1.a9.r1'",
+    ]);
+  });
+
+  it('token counts far from the text, answers the text does not state and prompts shorter than the question are warnings', () => {
+    const dir = dirOf((r) => {
+      at(r, 'q1.a1.r1').outTokens = 900;
+      at(r, 'q1.a2.r1').answer = 'D';
+      at(r, 'q2.a1.r1').inTokens = 5;
+    });
+    expect(issuesOf(dir)).toEqual([
+      'warning 6 outTokens: 900 tokens recorded, but the text has 17 (gpt-tokenizer, cl100k_base)',
+      "warning 7 answer: 'D', but the text states 'B'",
+      "warning 9 inTokens: 5 is less than its question's promptTokens (20), which the prompt holds",
+    ]);
+  });
+});
