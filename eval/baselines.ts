@@ -2,7 +2,11 @@
 // No-communication, and each Single agent (its round-1 answer alone).
 import seedrandom from 'seedrandom';
 import type { Question } from '../src/cache/load.ts';
-import { callCost, finishDebate, keepAll, keepOwn, majority, replay, startDebate, stepRound, emptyTiers, type Environment, type DebateResult, type KeepRule, type TierCounts } from '../src/env/environment.ts';
+import { actionsPerDebate } from '../src/env/actions.ts';
+import { callCost } from '../src/env/cost.ts';
+import { finishDebate, keepAll, keepOwn, majority, replay, startDebate, stepRound, type DebateResult, type KeepRule } from '../src/env/debate.ts';
+import { emptyTiers, type TierCounts } from '../src/env/tiers.ts';
+import type { Environment } from '../src/env/environment.ts';
 import { ledgerEntry, type LedgerEntry } from './ledger.ts';
 
 export interface MethodResult {
@@ -27,7 +31,7 @@ export function addTiers(into: TierCounts, from: TierCounts): void {
 
 export function emptyResult(env: Environment, questions: Question[], method: string): MethodResult {
   const n = env.team.length;
-  return { method, questions: questions.length, correct: 0, invalid: 0, cost: 0, keptEdges: 0, maxEdges: questions.length * n * n * (env.rounds - 1), tiers: emptyTiers(), ledger: [] };
+  return { method, questions: questions.length, correct: 0, invalid: 0, cost: 0, keptEdges: 0, maxEdges: questions.length * actionsPerDebate(n, env.rounds), tiers: emptyTiers(), ledger: [] };
 }
 
 /** Count one finished debate into a method's result. */

@@ -4,7 +4,9 @@
 // would pass Full-Debate's on the same questions. A sample is never reused: when the cache holds too
 // few, the row says how many were used and what cost was reached.
 import type { Question } from '../src/cache/load.ts';
-import { callCost, majority, type Environment } from '../src/env/environment.ts';
+import { callCost } from '../src/env/cost.ts';
+import { majority } from '../src/env/debate.ts';
+import type { Environment } from '../src/env/environment.ts';
 import { addDebate, emptyResult, singleAgent, type MethodResult } from './baselines.ts';
 
 /** Cached round-1 samples of a team member for a question, in sample order. */

@@ -6,7 +6,8 @@
 import type { Cache, Response } from '../src/cache/load.ts';
 import { fidelityTable, questionsPerSplit } from '../src/cache/stats.ts';
 import { SPLITS } from '../src/cache/format.ts';
-import { emptyTiers, majority, type DebateResult } from '../src/env/environment.ts';
+import { emptyTiers } from '../src/env/tiers.ts';
+import { majority, type DebateResult } from '../src/env/debate.ts';
 import { markdownTable, pct } from '../src/table.ts';
 import { ledgerEntry, OUTCOMES, summarize } from './ledger.ts';
 

@@ -7,7 +7,7 @@ import * as vega from 'vega';
 import { compile, type TopLevelSpec } from 'vega-lite';
 import { writeFileAtomic } from '../src/cache/write.ts';
 import { markdownTable } from '../src/table.ts';
-import { emptyTiers, TIERS } from '../src/env/environment.ts';
+import { emptyTiers, TIERS } from '../src/env/tiers.ts';
 import { addTiers, type MethodResult } from './baselines.ts';
 import { OUTCOMES, signedUtility, summarize } from './ledger.ts';
 

@@ -4,7 +4,9 @@
 import { shuffle } from '../src/shuffle.ts';
 import seedrandom from 'seedrandom';
 import type { Question } from '../src/cache/load.ts';
-import { candidateOrder, replay, type Environment } from '../src/env/environment.ts';
+import { actionIndex, actionsPerDebate, candidateOrder } from '../src/env/actions.ts';
+import { replay } from '../src/env/debate.ts';
+import type { Environment } from '../src/env/environment.ts';
 import { sigmoid } from '../src/policy/model.ts';
 import { debateRewards, influenceWeights, meanResponseTokens, returns, type RewardSettings } from '../src/reward.ts';
 import { runRule, type MethodResult } from './baselines.ts';
@@ -22,7 +24,7 @@ export interface MaskSettings {
 /** Train the mask on `train`; returns one logit per action position. */
 export function trainStaticMask(env: Environment, train: Question[], reward: RewardSettings, s: MaskSettings): Float64Array {
   const A = env.team.length;
-  const N = (env.rounds - 1) * A * A;
+  const N = actionsPerDebate(A, env.rounds);
   const theta = new Float64Array(N);
   const m = new Float64Array(N), v = new Float64Array(N);
   const W = influenceWeights(A, env.rounds, s.beta, s.gamma);
@@ -39,13 +41,13 @@ export function trainStaticMask(env: Environment, train: Question[], reward: Rew
         const a = new Uint8Array(N);
         const tokens = new Float32Array(N); // each candidate's output tokens, for the cost term
         const d = replay(env, q.index, (deb, n) => Array.from({ length: n }, (_, i) => candidateOrder(n, i).map((c, j) => {
-          const x = (deb.round - 1) * n * n + i * n + j;
+          const x = actionIndex(n, deb.round + 1, i, j);
           tokens[x] = env.cache.responses[deb.current[c].source].outTokens;
           a[x] = random() < sigmoid(theta[x]) ? 1 : 0;
           return a[x] === 1;
         })), `${s.seed}|${epoch}`);
         acts.push(a);
-        G.push(returns(W, debateRewards(reward, d, meanTokens, (t, i, j) => tokens[(t - 2) * A * A + i * A + j])));
+        G.push(returns(W, debateRewards(reward, d, meanTokens, (t, i, j) => tokens[actionIndex(A, t, i, j)])));
       }
       step++;
       for (let x = 0; x < N; x++) {
@@ -67,6 +69,6 @@ export function trainStaticMask(env: Environment, train: Question[], reward: Rew
 export function staticMask(env: Environment, questions: Question[], theta: Float64Array): MethodResult {
   const kept = [...theta].filter((t) => t >= 0).length;
   return runRule(env, questions, `Static learned mask (${kept}/${theta.length} positions kept)`, (d, n) =>
-    Array.from({ length: n }, (_, i) => Array.from({ length: n }, (_, j) => theta[(d.round - 1) * n * n + i * n + j] >= 0)),
+    Array.from({ length: n }, (_, i) => Array.from({ length: n }, (_, j) => theta[actionIndex(n, d.round + 1, i, j)] >= 0)),
   );
 }

@@ -15,7 +15,9 @@ import { ensureEmbeddings, type Embeddings } from '../src/cache/embeddings.ts';
 import { loadCache, type Cache } from '../src/cache/load.ts';
 import { writeFileAtomic } from '../src/cache/write.ts';
 import { makeEncoder } from '../src/encoders/index.ts';
-import { emptyTiers, keepAll, makeEnvironment, replay, splitQuestions, type Environment } from '../src/env/environment.ts';
+import { emptyTiers } from '../src/env/tiers.ts';
+import { keepAll, replay } from '../src/env/debate.ts';
+import { makeEnvironment, splitQuestions, type Environment } from '../src/env/environment.ts';
 import { saveCheckpoint, loadCheckpoint, type Checkpoint, type TrainingState } from '../src/policy/artifact.ts';
 import { zeroMoments, type PolicyEngine } from '../src/policy/engine.ts';
 import { initWeights, type PolicyShape, type Weights } from '../src/policy/model.ts';
@@ -90,12 +92,11 @@ export async function train(config: TrainConfig, o: TrainOptions = {}): Promise<
   const s = await setup(config);
   const { cache, trainEnv, evalEnv, emb, shape } = s;
   const A = shape.agents;
-  const perDebate = (shape.rounds - 1) * A * A;
   const weights = resumed?.engine.weights ?? initialWeights(s);
   const engine: PolicyEngine = await createEngine(computeOf(config), shape, resumed?.engine ?? { weights, step: 0, m: zeroMoments(weights), v: zeroMoments(weights) }, config);
   const state: TrainingState = resumed
     ? { epoch: resumed.epoch, step: resumed.step, baseline: resumed.baseline, best: resumed.best }
-    : { epoch: 0, step: 0, baseline: new Array(perDebate / A).fill(0), best: null };
+    : { epoch: 0, step: 0, baseline: new Array((shape.rounds - 1) * A).fill(0), best: null };
   if (resumed) truncateLog(config.out, state.epoch);
   const say = o.log ?? ((line: string) => console.error(line));
   say(`training on ${cache.file} (${engine.name}); team ${trainEnv.team.map((a) => cache.agents[a].id).join(', ')}; ${config.epochs} epochs from epoch ${state.epoch + 1}; run ${config.out}`);

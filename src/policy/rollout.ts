@@ -3,7 +3,9 @@
 // (debate, recipient); kept candidates then enter the recipient's query state before position
 // j + 1 is decided (conditional, progressive pruning, SPEC §4).
 import type { Embeddings } from '../cache/embeddings.ts';
-import { candidateOrder, finishDebate, startDebate, stepRound, type DebateResult, type Environment } from '../env/environment.ts';
+import { actionIndex, actionsPerDebate, candidateOrder } from '../env/actions.ts';
+import { finishDebate, startDebate, stepRound, type DebateResult } from '../env/debate.ts';
+import type { Environment } from '../env/environment.ts';
 import type { PolicyEngine } from './engine.ts';
 import { sigmoid, type DecisionBatch } from './model.ts';
 
@@ -49,7 +51,7 @@ export async function rollout(engine: PolicyEngine, env: Environment, emb: Embed
   const { cache } = env;
   const D = emb.dim;
   const A = env.team.length;
-  const perDebate = (env.rounds - 1) * A * A;
+  const perDebate = actionsPerDebate(A, env.rounds);
   const B = questions.length;
   const all = emptyBatch(B * perDebate, D);
   const actions = new Uint8Array(all.n);
@@ -87,7 +89,7 @@ export async function rollout(engine: PolicyEngine, env: Environment, emb: Embed
           const p = sigmoid(logits[row]);
           const kept = o.mode === 'greedy' ? p >= 0.5 : o.mode.sample() < p;
           keep[b][i][j] = kept;
-          const x = b * perDebate + (t - 2) * A * A + i * A + j;
+          const x = b * perDebate + actionIndex(A, t, i, j);
           all.query.set(step.query.subarray(row * D, (row + 1) * D), x * D);
           all.candidate.set(step.candidate.subarray(row * D, (row + 1) * D), x * D);
           all.recipient[x] = i;

@@ -1,7 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { cacheFromRecords, type Cache } from '../../src/cache/load.ts';
 import type { CacheLine } from '../../src/cache/format.ts';
-import { CacheMissError, candidateOrder, keepAll, keepOwn, majority, makeEnvironment, replay, splitQuestions, startDebate, stepRound, type Endpoint } from '../../src/env/environment.ts';
+import { CacheMissError } from '../../src/env/tiers.ts';
+import { candidateOrder } from '../../src/env/actions.ts';
+import { keepAll, keepOwn, majority, replay, startDebate, stepRound } from '../../src/env/debate.ts';
+import { makeEnvironment, splitQuestions, type Endpoint } from '../../src/env/environment.ts';
 import { fullDebate, noCommunication, singleAgent } from '../../eval/baselines.ts';
 import { handRecords, response } from '../handCache.ts';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { DebateResult } from '../../src/env/environment.ts';
+import type { DebateResult } from '../../src/env/debate.ts';
 import { ledgerEntry, signedUtility, summarize, type LedgerEntry } from '../../eval/ledger.ts';
 import { cacheFromRecords } from '../../src/cache/load.ts';
 import { makeEnvironment } from '../../src/env/environment.ts';

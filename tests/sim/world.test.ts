@@ -2,7 +2,9 @@ import { describe, expect, it } from 'vitest';
 import { fullDebate, noCommunication, runRule, singleAgent } from '../../eval/baselines.ts';
 import { cacheFromRecords } from '../../src/cache/load.ts';
 import { chunked, serializeRecords } from '../../src/cache/write.ts';
-import { candidateOrder, makeEnvironment, replay, keepAll } from '../../src/env/environment.ts';
+import { candidateOrder } from '../../src/env/actions.ts';
+import { makeEnvironment } from '../../src/env/environment.ts';
+import { replay, keepAll } from '../../src/env/debate.ts';
 import { generateWorld } from '../../src/sim/generate.ts';
 import { simulatorEndpoint } from '../../src/sim/simulator.ts';
 
