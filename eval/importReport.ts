@@ -4,7 +4,8 @@
 // shown was matched to recorded responses, which teams can be replayed, and the tier-3 response
 // model's fidelity on this data.
 import type { Cache, Response } from '../src/cache/load.ts';
-import { fidelityTable, questionsPerSplit } from '../src/cache/stats.ts';
+import { questionsPerSplit } from '../src/cache/stats.ts';
+import { fidelityTable } from '../src/env/modelFidelity.ts';
 import { SPLITS } from '../src/cache/format.ts';
 import { emptyTiers } from '../src/env/tiers.ts';
 import { majority, type DebateResult } from '../src/env/debate.ts';

@@ -7,6 +7,7 @@ import { ensureEmbeddings } from '../../cache/embeddings.ts';
 import { PriceFile, SplitFile } from '../../cache/importDu.ts';
 import { CacheError, cacheFilePath, fileLines, formatProblem, loadCache, parseCache } from '../../cache/load.ts';
 import { cacheStats } from '../../cache/stats.ts';
+import { fidelityTable } from '../../env/modelFidelity.ts';
 import { ENCODINGS, type Encoding } from '../../cache/tokens.ts';
 import { ENCODERS, makeEncoder, type EncoderName } from '../../encoders/index.ts';
 import { DebateSettings } from '../../env/settings.ts';
@@ -65,7 +66,10 @@ const stats = <T>(y: Argv<T>) =>
       y
         .positional('dir', { type: 'string', demandOption: true, describe: 'cache directory' })
         .option('prior-smoothing', { type: 'number', default: DebateSettings.shape.priorSmoothing.parse(undefined), describe: 'pseudo-count of the tier-3 prior' }),
-    (a) => console.log(cacheStats(loadCache(a.dir), a.priorSmoothing)),
+    (a) => {
+      const cache = loadCache(a.dir);
+      console.log(`${cacheStats(cache)}\n\n${fidelityTable(cache, a.priorSmoothing)}`);
+    },
   );
 
 const embed = <T>(y: Argv<T>) =>
