@@ -31,7 +31,7 @@ export async function ablationReport(grid: GridFile, outcomes: CellOutcome[], re
     const cache = loadCache(cachePath);
     const env = makeEnvironment(cache, { agents: grid.base.agents });
     const { questions } = splitQuestions(env, split);
-    const full = fullDebate(env, questions);
+    const full = await fullDebate(env, questions);
     fullAccuracy.push(`${((100 * full.correct) / full.questions).toFixed(1)}% on ${cachePath}`);
     const groups: MethodGroup[] = [];
     for (const v of grid.variants) {

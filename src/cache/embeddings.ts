@@ -19,6 +19,8 @@ export interface Embeddings {
   /** By question index and by response index; every entry is filled. */
   questions: Float32Array[];
   responses: Float32Array[];
+  /** The encoder that made them: responses the record tier adds are embedded with it (embedArrivals). */
+  embedder: Encoder;
 }
 
 export const embeddingsPath = (dir: string, encoderId: string) => join(dir, EMBEDDINGS_DIR, `${encoderId}.jsonl`);
@@ -97,7 +99,18 @@ export async function ensureEmbeddings(dir: string, cache: Cache, encoder: Encod
     dim: encoder.dim,
     questions: cache.questions.map((q) => stored.get(`question:${q.id}`)!),
     responses: cache.responses.map((r) => stored.get(`response:${r.id}`)!),
+    embedder: encoder,
   };
+}
+
+/**
+ * Embed the responses added to a loaded cache since `emb` was made (by the record tier), appending
+ * their vectors in memory; the embeddings file gets them at the next ensureEmbeddings.
+ */
+export async function embedArrivals(emb: Embeddings, cache: Cache): Promise<void> {
+  if (emb.responses.length >= cache.responses.length) return;
+  const arrived = cache.responses.slice(emb.responses.length);
+  emb.responses.push(...(await emb.embedder.encode(arrived.map((r) => r.text))));
 }
 
 function* embeddingLines(encoder: Encoder, stored: Map<string, Float32Array>): Generator<string> {

@@ -5,14 +5,17 @@
 //   const result = finishDebate(env, d);
 // Candidates of recipient i are ordered own response first, then the others in team order
 // (actions.ts). Each revision is looked up in tiers (tiers.ts) and every call is priced (cost.ts).
+// The asynchronous startDebates / stepDebates / playDebates do the same for many debates at once
+// and, with a live endpoint, first record what the cache lacks (record.ts); a debate that misses
+// under miss = signature is marked and left out, not fatal.
 import seedrandom from 'seedrandom';
 import { pick } from '../shuffle.ts';
 import { candidateOrder } from './actions.ts';
 import { callCost } from './cost.ts';
 import type { Environment } from './environment.ts';
-import { record } from './record.ts';
+import { recordFirstRound, recordRound } from './record.ts';
 import type { DebateSettings } from './settings.ts';
-import { CacheMissError, emptyTiers, lookup, type TierCounts } from './tiers.ts';
+import { CacheMissError, emptyTiers, lookup, roundOneMiss, type TierCounts } from './tiers.ts';
 
 /** One agent's response inside a debate. */
 export interface DebateResponse {
@@ -36,6 +39,8 @@ export interface Debate {
   keptEdges: number;
   tiers: TierCounts;
   random: () => number;
+  /** Why the debate could not go on (a miss under miss = signature); it is left out of results. */
+  missed?: string;
 }
 
 function lazyRandom(seed: string): () => number {
@@ -50,11 +55,8 @@ export function startDebate(env: Environment, q: number, seed: string | number =
   const prompt = cache.questions[q].promptTokens;
   let cost = 0;
   const current = env.team.map((a) => {
-    let samples = env.round1.get(q * A + a);
-    if (!samples) {
-      if (env.settings.miss !== 'record') throw new CacheMissError(cache, q, a, 1, '');
-      samples = [record(env, q, a, 1, [], null, 0).index];
-    }
+    const samples = env.round1.get(q * A + a);
+    if (!samples) throw roundOneMiss(env, q, a);
     const r = cache.responses[env.settings.round1Sample === 'first' ? samples[0] : pick(samples, random)];
     cost += callCost(cache, a, prompt, r.outTokens);
     return { agent: a, ans: r.ans, source: r.index, cached: true };
@@ -62,8 +64,11 @@ export function startDebate(env: Environment, q: number, seed: string | number =
   return { q, round: 1, current, answers: [current.map((r) => r.ans)], keeps: [], cost, keptEdges: 0, tiers: emptyTiers(), random };
 }
 
-/** Play round d.round + 1 with keep[i][j] for recipient i and candidate j (see candidateOrder). */
-export function stepRound(env: Environment, d: Debate, keep: boolean[][]): void {
+/**
+ * Play round d.round + 1 with keep[i][j] for recipient i and candidate j (see candidateOrder);
+ * `recorded[i]`: the response the record tier added for recipient i before the round (-1: none).
+ */
+export function stepRound(env: Environment, d: Debate, keep: boolean[][], recorded?: number[]): void {
   const { cache } = env;
   const n = env.team.length;
   const prompt = cache.questions[d.q].promptTokens;
@@ -79,7 +84,7 @@ export function stepRound(env: Environment, d: Debate, keep: boolean[][]): void 
       inTokens += cache.responses[c.source].outTokens;
     }
     d.keptEdges += kept.length;
-    const { response, tier } = lookup(env, d, env.team[i], d.current[i], kept);
+    const { response, tier } = lookup(env, d, env.team[i], d.current[i], kept, recorded?.[i]);
     d.tiers[tier]++;
     env.tiers[tier]++;
     d.cost += callCost(cache, env.team[i], inTokens, cache.responses[response.source].outTokens);
@@ -119,6 +124,8 @@ export interface DebateResult {
   cost: number;
   keptEdges: number;
   tiers: TierCounts;
+  /** Set when the debate could not be replayed to the end (miss = signature): count it nowhere but in the skipped list. */
+  missed?: string;
 }
 
 export function finishDebate(env: Environment, d: Debate): DebateResult {
@@ -135,6 +142,7 @@ export function finishDebate(env: Environment, d: Debate): DebateResult {
     cost: d.cost,
     keptEdges: d.keptEdges,
     tiers: d.tiers,
+    ...(d.missed && { missed: d.missed }),
   };
 }
 
@@ -145,6 +153,46 @@ export function replay(env: Environment, q: number, rule: KeepRule, seed?: strin
   const d = startDebate(env, q, seed);
   while (d.round < env.rounds) stepRound(env, d, rule(d, env.team.length));
   return finishDebate(env, d);
+}
+
+/** Step one debate; under miss = signature a miss marks the debate (d.missed) instead of ending the run. */
+function stepOrMark(env: Environment, d: Debate, keep: boolean[][], recorded?: number[]): void {
+  try {
+    stepRound(env, d, keep, recorded);
+  } catch (e) {
+    if (!(e instanceof CacheMissError) || env.settings.miss !== 'signature') throw e;
+    d.missed = e.message;
+  }
+}
+
+/** Start debates on questions `qs`; with a live endpoint, the round-1 answers the cache lacks are recorded first. */
+export async function startDebates(env: Environment, qs: number[], seed?: string | number): Promise<Debate[]> {
+  if (env.recording) await recordFirstRound(env, qs);
+  return qs.map((q) => startDebate(env, q, seed));
+}
+
+/** Step every debate not yet missed one round, keeps[k] for debate k; with a live endpoint, what the cache lacks is recorded first. */
+export async function stepDebates(env: Environment, debates: Debate[], keeps: boolean[][][]): Promise<void> {
+  const recorded = env.recording ? await recordRound(env, debates, keeps) : undefined;
+  debates.forEach((d, k) => d.missed || stepOrMark(env, d, keeps[k], recorded?.[k]));
+}
+
+/**
+ * Replay questions `qs` under a fixed rule. Without an endpoint, one question after another (the
+ * rule sees them in that order, as with replay); with one, all in lockstep, so that each round's
+ * missing contexts are asked together.
+ */
+export async function playDebates(env: Environment, qs: number[], rule: KeepRule, seed?: string | number): Promise<DebateResult[]> {
+  const n = env.team.length;
+  if (!env.recording)
+    return qs.map((q) => {
+      const d = startDebate(env, q, seed);
+      while (d.round < env.rounds && !d.missed) stepOrMark(env, d, rule(d, n));
+      return finishDebate(env, d);
+    });
+  const debates = await startDebates(env, qs, seed);
+  for (let t = 2; t <= env.rounds; t++) await stepDebates(env, debates, debates.map((d) => (d.missed ? [] : rule(d, n))));
+  return debates.map((d) => finishDebate(env, d));
 }
 
 export const keepAll: KeepRule = (_d, n) => Array.from({ length: n }, () => new Array<boolean>(n).fill(true));

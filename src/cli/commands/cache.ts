@@ -1,11 +1,11 @@
-// `cache gen | validate | stats | embed | import`: create, check and inspect response caches.
+// `cache gen | validate | stats | embed | import | compact`: create, check and inspect response caches.
 import { existsSync } from 'node:fs';
 import { basename } from 'node:path';
 import type { Argv } from 'yargs';
 import { ANSWER_TYPES, type AnswerType } from '../../answer.ts';
 import { ensureEmbeddings } from '../../cache/embeddings.ts';
 import { PriceFile, SplitFile } from '../../cache/importDu.ts';
-import { CacheError, cacheFilePath, fileLines, formatProblem, loadCache, parseCache } from '../../cache/load.ts';
+import { applyJournal, CacheError, cacheFilePath, fileLines, formatProblem, loadCache, parseCache } from '../../cache/load.ts';
 import { cacheStats } from '../../cache/stats.ts';
 import { fidelityTable } from '../../env/modelFidelity.ts';
 import { ENCODINGS, type Encoding } from '../../cache/tokens.ts';
@@ -13,6 +13,7 @@ import { ENCODERS, makeEncoder, type EncoderName } from '../../encoders/index.ts
 import { DebateSettings } from '../../env/settings.ts';
 import { readJsonFile } from '../../jsonFile.ts';
 import { DEFAULT_CACHE, generateCache } from '../../sim/generate.ts';
+import { compactCache } from '../../cache/write.ts';
 import { WorldConfig } from '../../sim/world.ts';
 
 const gen = <T>(y: Argv<T>) =>
@@ -42,19 +43,25 @@ const gen = <T>(y: Argv<T>) =>
 const validate = <T>(y: Argv<T>) =>
   y.command(
     'validate <dir>',
-    'check every line of a cache; prints file:line: field: problem for each, exits 1 if any',
+    'check every line of a cache and of its record journal; prints file:line: field: problem for each, exits 1 if any',
     (y) => y.positional('dir', { type: 'string', demandOption: true, describe: 'cache directory' }),
     (a) => {
       const file = cacheFilePath(a.dir);
       if (!existsSync(file)) throw new CacheError([{ file, line: 0, field: '', message: 'file not found' }]);
-      const { cache, problems } = parseCache(fileLines(file), file);
-      if (!cache) {
+      const parsed = parseCache(fileLines(file), file);
+      const journal = parsed.cache ? applyJournal(parsed.cache, a.dir) : { problems: [], warnings: [] };
+      const problems = [...parsed.problems, ...journal.problems];
+      journal.warnings.forEach((w) => console.log(`warning: ${w}`));
+      if (problems.length) {
         for (const p of problems) console.log(formatProblem(p));
         console.log(`${problems.length} problem${problems.length === 1 ? '' : 's'}: ${file} is not a valid cache`);
         process.exitCode = 1;
         return;
       }
-      console.log(`${file}: valid (${cache.questions.length} questions, ${cache.agents.length} agents, ${cache.responses.length} responses)`);
+      const cache = parsed.cache!;
+      const j = cache.journal;
+      const journaled = j ? `; journal ${j.file}: ${j.responses} recorded responses, ${j.unanswered.size} calls without a journaled reply` : '';
+      console.log(`${file}: valid (${cache.questions.length} questions, ${cache.agents.length} agents, ${cache.responses.length} responses${journaled})`);
     },
   );
 
@@ -120,7 +127,20 @@ const importCommand = <T>(y: Argv<T>) =>
     },
   );
 
+const compact = <T>(y: Argv<T>) =>
+  y.command(
+    'compact <dir>',
+    "fold the record tier's journal (journal.jsonl) into cache.jsonl, atomically; run it when nothing records into the cache",
+    (y) => y.positional('dir', { type: 'string', demandOption: true, describe: 'cache directory' }),
+    (a) => {
+      const r = compactCache(a.dir);
+      console.log(r.journalKept
+        ? `${a.dir}: folded ${r.responses} journaled responses into cache.jsonl; the journal grew meanwhile (a run is recording) and was left whole`
+        : `${a.dir}: folded ${r.responses} journaled responses into cache.jsonl${r.unanswered ? `; the journal keeps ${r.unanswered} intents without replies` : '; journal removed'}`);
+    },
+  );
+
 export const cacheCommand = <T>(y: Argv<T>) =>
   y.command('cache', 'create, check and inspect response caches', (y) =>
-    [gen, validate, stats, embed, importCommand].reduce((y, c) => c(y), y).demandCommand(1, 'name a cache command: gen, validate, stats, embed or import'),
+    [gen, validate, stats, embed, importCommand, compact].reduce((y, c) => c(y), y).demandCommand(1, 'name a cache command: gen, validate, stats, embed, import or compact'),
   );
