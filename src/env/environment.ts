@@ -4,6 +4,7 @@
 import type { Split } from '../cache/format.ts';
 import type { Cache, Question } from '../cache/load.ts';
 import { emptyIndex, indexResponse, type LookupIndex } from './lookupIndex.ts';
+import type { Debate, DebateResponse } from './debate.ts';
 import type { Recording } from './record.ts';
 import { fitResponseModel, priorCounts, type PriorCounts, type Weights } from './responseModel.ts';
 import { DebateSettings } from './settings.ts';
@@ -23,6 +24,8 @@ export interface Environment extends LookupIndex {
   weights: Weights[];
   /** Lookups per tier since the environment was made (revisions only: rounds >= 2). */
   tiers: TierCounts;
+  /** Called at each lookup the tier-3 model answers: where the cache lacks what a debate visits (active recording). */
+  onModelTier?: (d: Debate, agent: number, own: DebateResponse, kept: DebateResponse[]) => void;
 }
 
 export function makeEnvironment(cache: Cache, settings: Partial<DebateSettings> = {}, recording?: Recording): Environment {

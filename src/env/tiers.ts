@@ -54,6 +54,7 @@ export function lookup(env: Environment, d: Debate, agent: number, own: DebateRe
   if (sig) return { response: fromCache(cache, pick(sig, d.random)), tier: 'signature' };
   if (miss === 'signature')
     throw new CacheMissError(cache, d.q, agent, t, `signature ${kept.map((k) => `${cache.agents[k.agent].id}:${k.ans < 0 ? '-' : cache.answerKeys[k.ans]}`).join(', ')}`, miss, 'the tier-3 model would answer it: miss = model, or a live endpoint: miss = record');
+  env.onModelTier?.(d, agent, own, kept);
   const peers = kept.filter((k) => k.agent !== agent).map((k) => k.ans);
   const { ans, source } = standIn(env, d.q, agent, t, own.ans, peers, d.random);
   return { response: { agent, ans, source, cached: false }, tier: 'model' };
