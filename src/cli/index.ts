@@ -5,6 +5,7 @@
 import yargs from 'yargs';
 import { hideBin } from 'yargs/helpers';
 import { ablateCommand } from './commands/ablate.ts';
+import { activeCommand } from './commands/active.ts';
 import { baselinesCommand } from './commands/baselines.ts';
 import { cacheCommand } from './commands/cache.ts';
 import { evalCommand } from './commands/eval.ts';
@@ -15,7 +16,7 @@ import { trainCommand } from './commands/train.ts';
 
 export const BIN = 'cpp-workbench';
 
-const commands = [mainCommand, baselinesCommand, cacheCommand, trainCommand, evalCommand, ablateCommand, exportCommand, recordCommand];
+const commands = [mainCommand, baselinesCommand, cacheCommand, trainCommand, evalCommand, ablateCommand, exportCommand, recordCommand, activeCommand];
 
 const cli = commands
   .reduce((y, command) => command(y), yargs(hideBin(process.argv)))

@@ -24,8 +24,8 @@ export interface Environment extends LookupIndex {
   weights: Weights[];
   /** Lookups per tier since the environment was made (revisions only: rounds >= 2). */
   tiers: TierCounts;
-  /** Called at each lookup the tier-3 model answers: where the cache lacks what a debate visits (active recording). */
-  onModelTier?: (d: Debate, agent: number, own: DebateResponse, kept: DebateResponse[]) => void;
+  /** Called at each lookup no cached response answers exactly: where a debate goes that the cache lacks (active recording). */
+  onExactMiss?: (d: Debate, agent: number, own: DebateResponse, kept: DebateResponse[]) => void;
 }
 
 export function makeEnvironment(cache: Cache, settings: Partial<DebateSettings> = {}, recording?: Recording): Environment {

@@ -44,6 +44,7 @@ export function lookup(env: Environment, d: Debate, agent: number, own: DebateRe
     const hit = env.exact.get(exactKey(d.q, agent, t, kept.map((k) => k.source)));
     if (hit) return { response: fromCache(cache, pick(hit, d.random)), tier: 'exact' };
   }
+  env.onExactMiss?.(d, agent, own, kept);
   // With a live endpoint, every context the cache lacks was recorded before the round: the
   // approximate tiers (signature, model) never stand in for a real answer.
   if (miss === 'record') throw new Error(`miss = record: agent '${cache.agents[agent].id}' on question '${cache.questions[d.q].id}' at round ${t} was not recorded before the round was stepped (step debates with stepDebates or playDebates, which ask the endpoint first)`);
@@ -54,7 +55,6 @@ export function lookup(env: Environment, d: Debate, agent: number, own: DebateRe
   if (sig) return { response: fromCache(cache, pick(sig, d.random)), tier: 'signature' };
   if (miss === 'signature')
     throw new CacheMissError(cache, d.q, agent, t, `signature ${kept.map((k) => `${cache.agents[k.agent].id}:${k.ans < 0 ? '-' : cache.answerKeys[k.ans]}`).join(', ')}`, miss, 'the tier-3 model would answer it: miss = model, or a live endpoint: miss = record');
-  env.onModelTier?.(d, agent, own, kept);
   const peers = kept.filter((k) => k.agent !== agent).map((k) => k.ans);
   const { ans, source } = standIn(env, d.q, agent, t, own.ans, peers, d.random);
   return { response: { agent, ans, source, cached: false }, tier: 'model' };
