@@ -58,6 +58,8 @@ export interface ActiveRound {
   round: number;
   /** Tier-3 shares of revision lookups (greedy policy, miss = model). */
   modelShareTrain: number;
+  /** The same for round 0's policy on the cache as it is now: what the recording alone changed. */
+  firstPolicyShareTrain: number;
   modelShareValidation: number;
   accuracyModel: number;
   accuracyRecord?: number;
@@ -133,6 +135,7 @@ export async function activeJob(o: ActiveOptions): Promise<{ text: string; round
   const started = Date.now();
   const sizes = { train: 0, validation: 0 };
   const rows: ActiveRound[] = [];
+  let first: PolicyArtifact | undefined;
   for (let round = 0; round <= o.rounds; round++) {
     const config = resolveConfig({ ...o.config, out: join(o.out, `round-${round}`) });
     log(`active round ${round}: training ${config.out}`);
@@ -147,9 +150,13 @@ export async function activeJob(o: ActiveOptions): Promise<{ text: string; round
     const onTrain = await evaluatePolicy(engine, env, emb, split('train'), 'policy');
     const onValidation = await evaluatePolicy(engine, env, emb, split('validation'), 'policy');
     Object.assign(sizes, { train: onTrain.questions, validation: onValidation.questions });
+    first ??= artifact;
+    const firstEngine = await inferenceEngine(computeOf(config), first.shape, first.weights);
+    const firstOnTrain = await evaluatePolicy(firstEngine, env, emb, split('train'), 'round 0 policy');
+    firstEngine.dispose();
     const row: ActiveRound = {
-      round, modelShareTrain: modelShare(onTrain), modelShareValidation: modelShare(onValidation), accuracyModel: onValidation.correct / onValidation.questions,
-      visited: 0, askable: 0, calls: 0, cost: 0,
+      round, modelShareTrain: modelShare(onTrain), firstPolicyShareTrain: modelShare(firstOnTrain), modelShareValidation: modelShare(onValidation),
+      accuracyModel: onValidation.correct / onValidation.questions, visited: 0, askable: 0, calls: 0, cost: 0,
     };
     if (o.evalRecord) row.accuracyRecord = await accuracyUnderRecord(dir, o, engine, settings, encoder);
     if (round < o.rounds) {
@@ -174,15 +181,15 @@ export async function activeJob(o: ActiveOptions): Promise<{ text: string; round
     `active recording on ${dir}: ${o.rounds} rounds, each training ${o.config.epochs} epochs from scratch (seed ${o.config.seed}); visits counted over ${o.passes} sampled replays of the train split (${sizes.train} questions); validation ${sizes.validation} questions; limits per round: ${o.recording.limits?.maxCalls ?? 'no'} calls, ${o.recording.limits?.budget ?? 'no'} budget; wall time ${((Date.now() - started) / 60000).toFixed(1)} min`,
     '',
     markdownTable(
-      ['round', 'tier-3 share, train', 'tier-3 share, validation', 'validation acc, model', 'validation acc, record', 'record - model', 'visited, not cached', 'askable', 'recorded', 'cost'],
+      ['round', 'tier-3 share, train', 'round-0 policy, train', 'tier-3 share, validation', 'validation acc, model', 'validation acc, record', 'record - model', 'visited, not cached', 'askable', 'recorded', 'cost'],
       rows.map((r) => [
-        r.round, pct(r.modelShareTrain), pct(r.modelShareValidation), pct(r.accuracyModel), r.accuracyRecord === undefined ? '-' : pct(r.accuracyRecord),
+        r.round, pct(r.modelShareTrain), pct(r.firstPolicyShareTrain), pct(r.modelShareValidation), pct(r.accuracyModel), r.accuracyRecord === undefined ? '-' : pct(r.accuracyRecord),
         r.accuracyRecord === undefined ? '-' : `${(100 * (r.accuracyRecord - r.accuracyModel)).toFixed(1)}`,
         r.round < o.rounds ? r.visited : '-', r.round < o.rounds ? r.askable : '-', r.round < o.rounds ? r.calls : '-', r.round < o.rounds ? r.cost.toFixed(4) : '-',
       ]),
     ),
     '',
-    'tier-3 share: share of revision lookups the fitted response model answers for the greedy policy at miss = model. Recorded: contexts asked after the measurement of that round, for the next.',
+    "tier-3 share: share of revision lookups the fitted response model answers for the round's greedy policy at miss = model; round-0 policy: the same for round 0's policy on the cache as it is at that round (what the recording alone changed). Recorded: contexts asked after that round's measurement, for the next.",
   ].join('\n');
   return { text, rounds: rows };
 }
