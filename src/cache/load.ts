@@ -46,6 +46,28 @@ export class CacheError extends Error {
   }
 }
 
+/**
+ * The lines of a JSON-lines file that parse and pass `schemaOf(line)`, with their line numbers;
+ * every other line becomes a problem, unless `notJson` claims it (returns true).
+ */
+export function* checkedLines<T>(lines: Iterable<string>, file: string, schemaOf: (line: number) => z.ZodType<T>, problems: Problem[], notJson?: (text: string, line: number) => boolean): Generator<{ rec: T; line: number }> {
+  let line = 0;
+  for (const text of lines) {
+    line++;
+    if (text.trim() === '') continue;
+    let json: unknown;
+    try {
+      json = JSON.parse(text);
+    } catch (e) {
+      if (!notJson?.(text, line)) problems.push({ file, line, field: '', message: `invalid JSON: ${(e as Error).message}` });
+      continue;
+    }
+    const parsed = schemaOf(line).safeParse(json);
+    if (parsed.success) yield { rec: json as T, line }; // strict schemas without defaults: the JSON is the record
+    else problems.push(...zodProblems(parsed.error.issues, file, line));
+  }
+}
+
 export interface Agent extends AgentRecord {
   index: number;
 }
@@ -344,27 +366,12 @@ export function applyJournal(cache: Cache, dir: string): { problems: Problem[]; 
   closeSync(fd);
   const intents = new Map<string, string>();
   const summary: JournalSummary = { file, responses: 0, bytes: end.size, unanswered: new Map() };
-  let line = 0;
-  for (const text of fileLines(file)) {
-    line++;
-    if (text.trim() === '') continue;
-    let json: unknown;
-    try {
-      json = JSON.parse(text);
-    } catch (e) {
-      if (end.torn && text === end.tail) {
-        warnings.push(`${file}:${line}: dropped a torn last line (${Buffer.byteLength(text)} bytes, a write interrupted by a crash; the next recording run cuts it off)`);
-        continue;
-      }
-      problems.push({ file, line, field: '', message: `invalid JSON: ${(e as Error).message}` });
-      continue;
-    }
-    const parsed = JournalLine.safeParse(json);
-    if (!parsed.success) {
-      problems.push(...zodProblems(parsed.error.issues, file, line));
-      continue;
-    }
-    const rec = json as JournalLine;
+  const torn = (text: string, line: number) => {
+    if (!end.torn || text !== end.tail) return false;
+    warnings.push(`${file}:${line}: dropped a torn last line (${Buffer.byteLength(text)} bytes, a write interrupted by a crash; the next recording run cuts it off)`);
+    return true;
+  };
+  for (const { rec, line } of checkedLines(fileLines(file), file, () => JournalLine, problems, torn)) {
     if (rec.type === 'intent') {
       intents.set(rec.id, rec.key);
       continue;

@@ -6,13 +6,11 @@ import { appendJournal, journalPath, openJournal, closeJournal } from '../../src
 import { applyJournal, CacheError, cacheFilePath, fileLines, loadCache, parseCache } from '../../src/cache/load.ts';
 import { compactCache, writeCacheRecords } from '../../src/cache/write.ts';
 import { playDebates, type KeepRule } from '../../src/env/debate.ts';
-import type { Endpoint, EndpointRequest } from '../../src/env/endpoint.ts';
 import { makeEnvironment } from '../../src/env/environment.ts';
 import { newRecording, requestKey } from '../../src/env/record.ts';
 import { openRecording } from '../../src/recording.ts';
-import { generateWorld } from '../../src/sim/generate.ts';
-import { simulatorEndpoint } from '../../src/sim/simulator.ts';
 import { handRecords, response } from '../handCache.ts';
+import { countingSimulator, sparseWorld } from '../sparseWorld.ts';
 
 const handDir = () => {
   const dir = mkdtempSync(join(tmpdir(), 'cpp-journal-'));
@@ -21,20 +19,6 @@ const handDir = () => {
 };
 const line = (x: object) => JSON.stringify(x) + '\n';
 const quiet = () => {};
-
-/** A small simulated world whose recorded debates are Full-Debate and No-communication only. */
-function simDir(questions = 12): string {
-  const dir = mkdtempSync(join(tmpdir(), 'cpp-journal-sim-'));
-  writeCacheRecords(dir, generateWorld({ questions, round1Samples: 1, randomTrajectories: 0 }, 'journal-sim'));
-  return dir;
-}
-
-/** The simulator, counting its calls by idempotency key. */
-function counting(dir: string): Endpoint & { calls: string[] } {
-  const sim = simulatorEndpoint(loadCache(dir, quiet));
-  const calls: string[] = [];
-  return { name: 'counting simulator', calls, respond: (r: EndpointRequest) => (calls.push(r.idempotencyKey!), sim.respond(r)) };
-}
 
 // Every recipient keeps its own response and, seeded per question and round, each peer half the time.
 const someEdges: KeepRule = (d, n) => Array.from({ length: n }, (_, i) => Array.from({ length: n }, (_, j) => j === 0 || ((d.q * 7 + d.round * 3 + i * 5 + j) % 4) < 2));
@@ -75,8 +59,8 @@ describe('the record journal', () => {
   });
 
   it('a rerun pays for nothing recorded; an intent without its reply is asked again with the same idempotency key and counted', async () => {
-    const dir = simDir();
-    const first = counting(dir);
+    const dir = sparseWorld(12);
+    const first = countingSimulator(dir);
     const cache = loadCache(dir, quiet);
     const rec = openRecording(dir, cache, { concurrency: 3 }, first);
     const env = makeEnvironment(cache, { miss: 'record' }, rec);
@@ -88,7 +72,7 @@ describe('the record journal', () => {
     closeJournal(rec.journal!);
 
     // Rerun in a fresh "process": the journal is loaded with the cache, nothing is asked, same debates.
-    const again = counting(dir);
+    const again = countingSimulator(dir);
     const reloaded = loadCache(dir, quiet);
     const rec2 = openRecording(dir, reloaded, {}, again);
     const results2 = await playDebates(makeEnvironment(reloaded, { miss: 'record' }, rec2), qs, someEdges);
@@ -101,7 +85,7 @@ describe('the record journal', () => {
     const lines = readFileSync(journalPath(dir), 'utf8').split('\n').filter(Boolean);
     const last = JSON.parse(lines.at(-1)!);
     writeFileSync(journalPath(dir), lines.slice(0, -1).join('\n') + '\n');
-    const third = counting(dir);
+    const third = countingSimulator(dir);
     const cache3 = loadCache(dir, quiet);
     expect([...cache3.journal!.unanswered.keys()]).toEqual([last.id]);
     const rec3 = openRecording(dir, cache3, {}, third);
@@ -113,9 +97,9 @@ describe('the record journal', () => {
   }, 60_000);
 
   it('compaction folds the journal into cache.jsonl atomically; a crash before the journal is cleared loses and duplicates nothing', async () => {
-    const dir = simDir(6);
+    const dir = sparseWorld(6);
     const cache = loadCache(dir, quiet);
-    const rec = openRecording(dir, cache, {}, counting(dir));
+    const rec = openRecording(dir, cache, {}, countingSimulator(dir));
     await playDebates(makeEnvironment(cache, { miss: 'record' }, rec), cache.questions.map((q) => q.index), someEdges);
     closeJournal(rec.journal!);
     appendFileSync(journalPath(dir), line({ type: 'intent', id: 'rec/lost', key: 'k-lost' })); // an unanswered intent
@@ -149,8 +133,8 @@ describe('the record journal', () => {
   });
 
   it('two recorders of one cache see each other\'s replies before asking', async () => {
-    const dir = simDir(4);
-    const endpoint = counting(dir);
+    const dir = sparseWorld(4);
+    const endpoint = countingSimulator(dir);
     const [a, b] = [loadCache(dir, quiet), loadCache(dir, quiet)];
     const recA = openRecording(dir, a, {}, endpoint);
     const recB = openRecording(dir, b, {}, endpoint);
@@ -169,6 +153,6 @@ describe('the record journal', () => {
     const keys = [r({}), r({ agent: 1 }), r({ round: 3 }), r({ context: [] }), r({ prev: null }), r({ sample: 1 }), r({ q: 1 })];
     expect(new Set(keys).size).toBe(keys.length);
     expect(r({})).toBe(r({}));
-    expect(newRecording(counting(simDir(2))).concurrency).toBe(8);
+    expect(newRecording(countingSimulator(sparseWorld(2))).concurrency).toBe(8);
   });
 });

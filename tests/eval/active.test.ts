@@ -4,15 +4,13 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { activeJob } from '../../eval/activeJob.ts';
 import { loadCache } from '../../src/cache/load.ts';
-import { writeCacheRecords } from '../../src/cache/write.ts';
-import { generateWorld } from '../../src/sim/generate.ts';
 import { resolveConfig } from '../../train/config.ts';
+import { sparseWorld } from '../sparseWorld.ts';
 
 describe('active recording (small simulated world whose recorded debates are Full-Debate and No-communication only)', () => {
   it('records what the policy visits, within each round\'s limit; round 0\'s policy then finds it in the cache', async () => {
+    const cache = sparseWorld(60, 2);
     const dir = mkdtempSync(join(tmpdir(), 'cpp-active-'));
-    const cache = join(dir, 'cache');
-    writeCacheRecords(cache, generateWorld({ questions: 60, round1Samples: 2, randomTrajectories: 0 }, 'active-sim'));
     // k = -1 pushes the policy to prune: it goes where nothing was recorded.
     const config = resolveConfig({ cache, k: -1, epochs: 2, batchSize: 8, hidden: 16, entropyBonus: 0.1, lr: 3e-3 });
     const lines: string[] = [];

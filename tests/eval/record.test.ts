@@ -1,40 +1,24 @@
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { recordJob } from '../../eval/recordJob.ts';
 import { journalPath } from '../../src/cache/journal.ts';
 import { applyJournal, cacheFilePath, fileLines, loadCache, parseCache } from '../../src/cache/load.ts';
-import { writeCacheRecords } from '../../src/cache/write.ts';
-import type { Endpoint, EndpointRequest } from '../../src/env/endpoint.ts';
-import { generateWorld } from '../../src/sim/generate.ts';
-import { simulatorEndpoint } from '../../src/sim/simulator.ts';
+import type { Endpoint } from '../../src/env/endpoint.ts';
 import { defaultCompute } from '../../train/config.ts';
+import { countingSimulator, sparseWorld } from '../sparseWorld.ts';
 
 const quiet = () => {};
-
-/** A small simulated world whose recorded debates are Full-Debate and No-communication only. */
-function simDir(questions: number): string {
-  const dir = mkdtempSync(join(tmpdir(), 'cpp-record-'));
-  writeCacheRecords(dir, generateWorld({ questions, round1Samples: 1, randomTrajectories: 0 }, 'record-sim'));
-  return dir;
-}
-
-function counting(dir: string): Endpoint & { calls: string[] } {
-  const sim = simulatorEndpoint(loadCache(dir, quiet));
-  const calls: string[] = [];
-  return { name: 'counting simulator', calls, respond: (r: EndpointRequest) => (calls.push(r.idempotencyKey!), sim.respond(r)) };
-}
 
 const job = (dir: string, endpoint: Endpoint, limits = {}) =>
   recordJob({ cache: dir, split: 'train', settings: { seed: 0 }, method: 'random', keepRate: 0.6, compute: defaultCompute(), recording: { concurrency: 4, limits }, endpoint });
 
 describe('record', () => {
   it('answers every context the cache lacks once; a second run makes no call; after it the method replays from the cache alone', async () => {
-    const dir = simDir(30);
-    const endpoint = counting(dir);
+    const dir = sparseWorld(30);
+    const endpoint = countingSimulator(dir);
     const first = await job(dir, endpoint);
     expect(endpoint.calls.length).toBeGreaterThan(30);
     expect(new Set(endpoint.calls).size).toBe(endpoint.calls.length);
@@ -43,7 +27,7 @@ describe('record', () => {
     expect(first.during!.tiers.model + first.during!.tiers.signature).toBe(0);
     expect(first.after.tiers).toMatchObject({ signature: 0, model: 0 });
     expect(first.text).toMatch(new RegExp(`${endpoint.calls.length} calls, .* tokens, cost \\d+\\.\\d{4}, ${endpoint.calls.length} new responses`));
-    const second = counting(dir);
+    const second = countingSimulator(dir);
     const again = await job(dir, second);
     expect(second.calls).toEqual([]);
     expect(again.during!.correct).toBe(first.during!.correct);
@@ -51,8 +35,8 @@ describe('record', () => {
   }, 120_000);
 
   it('stops before a call past --max-calls, and once the budget is reached; a rerun continues', async () => {
-    const dir = simDir(20);
-    const endpoint = counting(dir);
+    const dir = sparseWorld(20);
+    const endpoint = countingSimulator(dir);
     const capped = await job(dir, endpoint, { maxCalls: 7 });
     expect(endpoint.calls.length).toBe(7);
     expect(capped.during).toBeUndefined();
@@ -71,7 +55,7 @@ describe('record', () => {
   }, 120_000);
 
   it('kill -9 at random points, then rerun: no broken line, no paid call asked again once its reply was journaled, cache validate clean', async () => {
-    const dir = simDir(40);
+    const dir = sparseWorld(40);
     const log = join(dir, 'calls.log');
     const child = join(fileURLToPath(new URL('.', import.meta.url)), 'recordChild.ts');
     const run = (killAfterMs?: number) =>
@@ -103,7 +87,7 @@ describe('record', () => {
     expect(killed).toBeGreaterThan(1);
     const final = await run();
     expect(final.code, final.out).toBe(0);
-    const again = counting(dir);
+    const again = countingSimulator(dir);
     await job(dir, again);
     expect(again.calls).toEqual([]);
 

@@ -4,17 +4,15 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { journalPath } from '../../src/cache/journal.ts';
 import { loadCache } from '../../src/cache/load.ts';
-import { writeCacheRecords } from '../../src/cache/write.ts';
-import { generateWorld } from '../../src/sim/generate.ts';
 import { resolveConfig } from '../../train/config.ts';
 import { runFiles, type LogLine } from '../../train/runFolder.ts';
 import { train } from '../../train/trainer.ts';
+import { sparseWorld } from '../sparseWorld.ts';
 
 describe('training with miss = record (small simulated world, sparse recorded debates)', () => {
   it('asks the simulator for every context the policy visits, embeds the replies as they arrive; a rerun asks nothing', async () => {
+    const cache = sparseWorld(40, 2);
     const dir = mkdtempSync(join(tmpdir(), 'cpp-train-record-'));
-    const cache = join(dir, 'cache');
-    writeCacheRecords(cache, generateWorld({ questions: 40, round1Samples: 2, randomTrajectories: 0 }, 'train-record'));
     const responses = loadCache(cache).responses.length;
     // (random behavior init: the mean one would read the validation responses recorded by the first run)
     const settings = { cache, miss: 'record' as const, epochs: 2, batchSize: 8, hidden: 16, entropyBonus: 1, evalEvery: 1, behavior: 'random' as const };
