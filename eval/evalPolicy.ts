@@ -78,10 +78,11 @@ export async function evalJob(o: EvalOptions): Promise<{ table: string; rows: Ro
   const unreplayable = [...new Set(groups.flatMap((g) => g.runs.flatMap((r) => r.skipped)))];
   const notes: string[] = [];
   if (unreplayable.length) {
-    notes.push(`miss = ${env.settings.miss}: ${unreplayable.length} of ${questions.length} questions could not be replayed by every method and are left out of every row: ${unreplayable.slice(0, 8).join(', ')}${unreplayable.length > 8 ? ', ...' : ''}`);
+    const byMethod = groups.map((g) => `${g.method} ${Math.max(...g.runs.map((r) => r.skipped.length))}`).join(', ');
+    notes.push(`miss = ${env.settings.miss}: ${unreplayable.length} of ${questions.length} questions could not be replayed by every method (most left by one run: ${byMethod}) and are left out of every row: ${unreplayable.slice(0, 8).join(', ')}${unreplayable.length > 8 ? ', ...' : ''}`);
     console.error(notes[0]);
     questions = questions.filter((q) => !unreplayable.includes(q.id));
-    if (questions.length === 0) throw new Error(`${notes[0]}: no question is left`);
+    if (questions.length === 0) throw new Error(`${notes[0]}; no question is left to compare: replay with miss = model or record`);
     groups = await runMethods(o, env, questions, policyList, artifacts);
   }
   if (recording) {
