@@ -50,6 +50,8 @@ export interface Recording {
   reasked: number;
   /** Why recording stopped (a limit reached), once it has. */
   stopped?: string;
+  /** A recordResponses call is running (they run one at a time, so no request is asked twice at once). */
+  busy: boolean;
 }
 
 export function newRecording(endpoint: Endpoint, o: { journal?: Journal; concurrency?: number; limits?: RecordLimits; unanswered?: Map<string, string> } = {}): Recording {
@@ -62,6 +64,7 @@ export function newRecording(endpoint: Endpoint, o: { journal?: Journal; concurr
     recorded: [],
     unanswered: o.unanswered ?? new Map(),
     reasked: 0,
+    busy: false,
   };
 }
 
@@ -128,6 +131,17 @@ export async function recordResponses(env: Environment, requests: RecordRequest[
   const { cache } = env;
   const rec = env.recording;
   if (!rec) throw new Error(`miss = record needs a live endpoint, and none is attached to cache ${cache.file}`);
+  if (rec.busy) throw new Error('record tier: asked again while a batch of calls is in flight (replay one method at a time per recording)');
+  rec.busy = true;
+  try {
+    return await recordMissing(env, rec, requests);
+  } finally {
+    rec.busy = false;
+  }
+}
+
+async function recordMissing(env: Environment, rec: Recording, requests: RecordRequest[]): Promise<number[]> {
+  const { cache } = env;
   if (rec.journal) readOthers(cache, rec.journal);
   const keys = requests.map((r) => requestKey(cache, r));
   const ids = requests.map((r, k) => responseId(cache, r, keys[k]));
