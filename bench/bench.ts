@@ -5,7 +5,8 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { cacheFilePath, loadCache } from '../src/cache/load.ts';
-import { keepAll, keepOwn, makeEnvironment, replay, type KeepRule } from '../src/env/environment.ts';
+import { keepAll, keepOwn, replay, type KeepRule } from '../src/env/debate.ts';
+import { makeEnvironment } from '../src/env/environment.ts';
 import { generateCache } from '../src/sim/generate.ts';
 
 const DEFAULT = 'cache/default';

@@ -2,7 +2,11 @@
 // No-communication, and each Single agent (its round-1 answer alone).
 import seedrandom from 'seedrandom';
 import type { Question } from '../src/cache/load.ts';
-import { callCost, finishDebate, keepAll, keepOwn, majority, replay, startDebate, stepRound, emptyTiers, type Environment, type DebateResult, type KeepRule, type TierCounts } from '../src/env/environment.ts';
+import { actionsPerDebate } from '../src/env/actions.ts';
+import { callCost } from '../src/env/cost.ts';
+import { finishDebate, keepAll, keepOwn, majority, playDebates, startDebates, stepDebates, type DebateResult, type KeepRule } from '../src/env/debate.ts';
+import { emptyTiers, type TierCounts } from '../src/env/tiers.ts';
+import type { Environment } from '../src/env/environment.ts';
 import { ledgerEntry, type LedgerEntry } from './ledger.ts';
 
 export interface MethodResult {
@@ -21,6 +25,8 @@ export interface MethodResult {
   outcomes: QuestionOutcome[];
   /** What the reader must know about this row (e.g. samples used by a consistency vote). */
   note?: string;
+  /** Ids of the questions this method could not replay (miss = signature); they count nowhere else. */
+  skipped: string[];
 }
 
 export interface QuestionOutcome {
@@ -36,11 +42,17 @@ export function addTiers(into: TierCounts, from: TierCounts): void {
 
 export function emptyResult(env: Environment, questions: Question[], method: string): MethodResult {
   const n = env.team.length;
-  return { method, questions: questions.length, correct: 0, invalid: 0, cost: 0, keptEdges: 0, maxEdges: questions.length * n * n * (env.rounds - 1), tiers: emptyTiers(), ledger: [], outcomes: [] };
+  return { method, questions: questions.length, correct: 0, invalid: 0, cost: 0, keptEdges: 0, maxEdges: questions.length * actionsPerDebate(n, env.rounds), tiers: emptyTiers(), ledger: [], outcomes: [], skipped: [] };
 }
 
 /** Count one finished debate into a method's result. */
 export function addDebate(env: Environment, out: MethodResult, r: DebateResult): void {
+  if (r.missed) {
+    out.skipped.push(env.cache.questions[r.q].id);
+    out.questions--;
+    out.maxEdges -= actionsPerDebate(env.team.length, env.rounds);
+    return;
+  }
   out.correct += +r.finalCorrect;
   out.invalid += +r.invalid;
   out.cost += r.cost;
@@ -51,9 +63,9 @@ export function addDebate(env: Environment, out: MethodResult, r: DebateResult):
   out.outcomes.push({ q: r.q, correct: r.finalCorrect, cost: r.cost });
 }
 
-export function runRule(env: Environment, questions: Question[], method: string, rule: KeepRule): MethodResult {
+export async function runRule(env: Environment, questions: Question[], method: string, rule: KeepRule): Promise<MethodResult> {
   const out = emptyResult(env, questions, method);
-  for (const q of questions) addDebate(env, out, replay(env, q.index, rule));
+  for (const r of await playDebates(env, questions.map((q) => q.index), rule)) addDebate(env, out, r);
   return out;
 }
 
@@ -61,12 +73,13 @@ export const fullDebate = (env: Environment, questions: Question[]) => runRule(e
 export const noCommunication = (env: Environment, questions: Question[]) => runRule(env, questions, 'No-communication', keepOwn);
 
 /** Each team member alone: its round-1 answer (the sample a debate starts from), one call. */
-export function singleAgent(env: Environment, questions: Question[], member: number): MethodResult {
+export async function singleAgent(env: Environment, questions: Question[], member: number): Promise<MethodResult> {
   const { cache } = env;
   const agent = env.team[member];
   const out = emptyResult(env, questions, `Single ${cache.agents[agent].id} (${cache.agents[agent].model})`);
-  for (const q of questions) {
-    const d = startDebate(env, q.index);
+  const debates = await startDebates(env, questions.map((q) => q.index));
+  for (const [k, q] of questions.entries()) {
+    const d = debates[k];
     const r = cache.responses[d.current[member].source];
     const correct = r.ans === q.goldKey;
     const cost = callCost(cache, agent, q.promptTokens, r.outTokens);
@@ -80,7 +93,7 @@ export function singleAgent(env: Environment, questions: Question[], member: num
 }
 
 /** Random pruning: every edge kept with probability `keepRate`, seeded per question. */
-export function randomPruning(env: Environment, questions: Question[], keepRate: number, seed: number): MethodResult {
+export function randomPruning(env: Environment, questions: Question[], keepRate: number, seed: number): Promise<MethodResult> {
   const rngs = new Map<number, () => number>();
   const rule: KeepRule = (d, n) => {
     let random = rngs.get(d.q);
@@ -95,20 +108,20 @@ export function randomPruning(env: Environment, questions: Question[], keepRate:
  * further; `on-change` runs Full-Debate but, when the round-2 majority differs from round 1's,
  * stops there and answers with the round-1 majority.
  */
-export function freezeGate(env: Environment, questions: Question[], gate: 'always' | 'on-change'): MethodResult {
+export async function freezeGate(env: Environment, questions: Question[], gate: 'always' | 'on-change'): Promise<MethodResult> {
   const out = emptyResult(env, questions, gate === 'always' ? 'Freeze (always)' : 'Freeze (when round-2 majority changed)');
-  for (const q of questions) {
-    const d = startDebate(env, q.index);
-    const all = keepAll(d, env.team.length);
-    const first = majority(d.answers[0], env.settings.tieBreak, d.random);
-    let frozen = gate === 'always';
-    if (!frozen && d.round < env.rounds) {
-      stepRound(env, d, all);
-      frozen = majority(d.answers[1], env.settings.tieBreak, d.random) !== first;
-    }
-    while (!frozen && d.round < env.rounds) stepRound(env, d, all);
-    const r = finishDebate(env, d);
-    addDebate(env, out, frozen ? { ...r, final: first, finalCorrect: first === q.goldKey, invalid: first < 0 } : r);
+  const debates = await startDebates(env, questions.map((q) => q.index));
+  const first = debates.map((d) => majority(d.answers[0], env.settings.tieBreak, d.random));
+  const frozen = debates.map(() => gate === 'always');
+  for (let t = 2; t <= env.rounds; t++) {
+    const going = debates.filter((_, k) => !frozen[k]);
+    await stepDebates(env, going, going.map((d) => keepAll(d, env.team.length)));
+    if (t === 2) debates.forEach((d, k) => (frozen[k] ||= !d.missed && majority(d.answers[1], env.settings.tieBreak, d.random) !== first[k]));
   }
+  debates.forEach((d, k) => {
+    const r = finishDebate(env, d);
+    const q = questions[k];
+    addDebate(env, out, frozen[k] && !r.missed ? { ...r, final: first[k], finalCorrect: first[k] === q.goldKey, invalid: first[k] < 0 } : r);
+  });
   return out;
 }

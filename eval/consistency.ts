@@ -4,7 +4,10 @@
 // would pass Full-Debate's on the same questions. A sample is never reused: when the cache holds too
 // few, the row says how many were used and what cost was reached.
 import type { Question } from '../src/cache/load.ts';
-import { callCost, majority, type Environment } from '../src/env/environment.ts';
+import { callCost } from '../src/env/cost.ts';
+import { emptyTiers } from '../src/env/tiers.ts';
+import { majority } from '../src/env/debate.ts';
+import type { Environment } from '../src/env/environment.ts';
 import { addDebate, emptyResult, singleAgent, type MethodResult } from './baselines.ts';
 
 /** Cached round-1 samples of a team member for a question, in sample order. */
@@ -26,7 +29,7 @@ function vote(env: Environment, questions: Question[], method: string, k: number
     const final = majority(answers, 'lowest-agent', () => 0);
     const cost = used.reduce((s, i) => s + sampleCost(env, q, i), 0);
     // A vote is one round: initial = final, so the ledger shows preserved / unrepaired / invalid.
-    addDebate(env, out, { q: q.index, answers: [[final]], correct: [[final === q.goldKey]], keeps: [], final, finalCorrect: final === q.goldKey, invalid: final < 0, cost, keptEdges: 0, tiers: { exact: 0, signature: 0, model: 0, record: 0 } });
+    addDebate(env, out, { q: q.index, answers: [[final]], correct: [[final === q.goldKey]], keeps: [], final, finalCorrect: final === q.goldKey, invalid: final < 0, cost, keptEdges: 0, tiers: emptyTiers() });
   }
   return out;
 }
@@ -64,8 +67,9 @@ function matched(env: Environment, questions: Question[], name: string, members:
 }
 
 /** Consistency-Best: samples of the member best alone on `validation`, up to Full-Debate's cost on `questions`. */
-export function consistencyBest(env: Environment, questions: Question[], validation: Question[], fullCost: number): MethodResult {
-  const scores = env.team.map((_, m) => singleAgent(env, validation, m).correct);
+export async function consistencyBest(env: Environment, questions: Question[], validation: Question[], fullCost: number): Promise<MethodResult> {
+  const scores: number[] = [];
+  for (const m of env.team.keys()) scores.push((await singleAgent(env, validation, m)).correct);
   return matched(env, questions, 'Consistency-Best', [scores.indexOf(Math.max(...scores))], fullCost);
 }
 

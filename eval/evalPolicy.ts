@@ -6,9 +6,10 @@
 import type { Split } from '../src/cache/format.ts';
 import { ensureEmbeddings } from '../src/cache/embeddings.ts';
 import { loadCache } from '../src/cache/load.ts';
-import { makeEnvironment, splitQuestions, teamIds } from '../src/env/environment.ts';
+import type { Question } from '../src/cache/load.ts';
+import { makeEnvironment, splitQuestions, teamIds, type Environment } from '../src/env/environment.ts';
 import type { DebateSettings } from '../src/env/settings.ts';
-import { loadAnyPolicy } from '../src/policy/artifact.ts';
+import { loadAnyPolicy, type PolicyArtifact } from '../src/policy/artifact.ts';
 import type { ComputeSettings } from '../src/policy/backends.ts';
 import { inferenceEngine } from '../src/policy/engines.ts';
 import { encoderFor } from '../src/policy/inference.ts';
@@ -19,6 +20,7 @@ import { evaluatePolicy } from './policyEval.ts';
 import { markdown, pairedTests, rows, writeReport, type MethodGroup, type PairedTest, type Row } from './report.ts';
 import { staticMask, trainStaticMask } from './staticMask.ts';
 import { ensureDefaultCache } from '../src/sim/generate.ts';
+import { closeRecording, openRecording, recordingSummary, type RecordingOptions } from '../src/recording.ts';
 
 export const METHODS = ['full', 'none', 'single', 'consistency', 'freeze', 'random', 'mask'] as const;
 export type MethodName = (typeof METHODS)[number];
@@ -44,6 +46,8 @@ export interface EvalOptions {
   out?: string;
   /** Signed-utility weights. */
   weights?: { collapse: number; correction: number };
+  /** Concurrency and limits of the record tier (miss = record). */
+  recording?: RecordingOptions;
 }
 
 /** Policy groups: `label=a,b` entries are their own methods; plain paths form one. */
@@ -63,10 +67,44 @@ export async function evalJob(o: EvalOptions): Promise<{ table: string; rows: Ro
   const policyList = policyGroups(o.policies);
   const artifacts = policyList.flatMap((g) => g.paths).map(loadAnyPolicy);
   const team = artifacts[0]?.team;
-  const env = makeEnvironment(cache, { ...o.settings, agents: o.settings.agents ?? team, rounds: artifacts[0]?.shape.rounds ?? o.settings.rounds });
-  const { questions, skipped } = splitQuestions(env, o.split);
+  const recording = o.settings.miss === 'record' ? openRecording(o.cache, cache, o.recording) : undefined;
+  const env = makeEnvironment(cache, { ...o.settings, agents: o.settings.agents ?? team, rounds: artifacts[0]?.shape.rounds ?? o.settings.rounds }, recording);
+  const split = splitQuestions(env, o.split);
+  let questions = split.questions;
   if (questions.length === 0) throw new Error(`cache ${cache.file} has no questions in split '${o.split}' that team ${teamIds(env).join(', ')} can debate`);
-  if (skipped) console.error(`split ${o.split}: ${questions.length} questions; ${skipped} skipped (not every member of team ${teamIds(env).join(', ')} answered them)`);
+  if (split.skipped) console.error(`split ${o.split}: ${questions.length} questions; ${split.skipped} skipped (not every member of team ${teamIds(env).join(', ')} answered them)`);
+  let groups = await runMethods(o, env, questions, policyList, artifacts);
+  // A question some method could not replay (miss = signature) is left out of every row, so that
+  // all rows compare the same questions: the methods run again without them.
+  const unreplayable = [...new Set(groups.flatMap((g) => g.runs.flatMap((r) => r.skipped)))];
+  const notes: string[] = [];
+  if (unreplayable.length) {
+    const byMethod = groups.map((g) => `${g.method} ${Math.max(...g.runs.map((r) => r.skipped.length))}`).join(', ');
+    notes.push(`miss = ${env.settings.miss}: ${unreplayable.length} of ${questions.length} questions could not be replayed by every method (most left by one run: ${byMethod}) and are left out of every row: ${unreplayable.slice(0, 8).join(', ')}${unreplayable.length > 8 ? ', ...' : ''}`);
+    console.error(notes[0]);
+    questions = questions.filter((q) => !unreplayable.includes(q.id));
+    if (questions.length === 0) throw new Error(`${notes[0]}; no question is left to compare: replay with miss = model or record`);
+    groups = await runMethods(o, env, questions, policyList, artifacts);
+  }
+  if (recording) {
+    notes.push(recordingSummary(recording));
+    closeRecording(recording);
+  }
+
+  const referenceGroup = groups.find((g) => g.method.startsWith(o.reference));
+  if (!referenceGroup) throw new Error(`--reference '${o.reference}' names none of the methods: ${groups.map((g) => g.method).join(', ')}`);
+  const reference = referenceGroup.runs[0];
+  const weights = o.weights ?? { collapse: 1, correction: 1 };
+  const rs = rows(groups, reference, weights);
+  const tests = pairedTests(groups, reference);
+  const title = `${cache.header.name} (${cache.header.source}), ${o.split} split, ${questions.length} questions, miss = ${env.settings.miss}`;
+  const files = o.out ? await writeReport(o.out, rs, tests, referenceGroup.method, title, weights) : [];
+  return { table: [`${title}\n\n${markdown(rs, tests, referenceGroup.method, weights)}`, ...notes].join('\n\n'), rows: rs, tests, files };
+}
+
+/** Every method of `o` on `questions`, one group (its runs) each. */
+async function runMethods(o: EvalOptions, env: Environment, questions: Question[], policyList: { label: string; paths: string[] }[], artifacts: PolicyArtifact[]): Promise<MethodGroup[]> {
+  const { cache } = env;
   const validation = splitQuestions(env, 'validation').questions;
   const train = splitQuestions(env, 'train').questions;
   const has = (m: MethodName) => o.methods.includes(m);
@@ -74,16 +112,16 @@ export async function evalJob(o: EvalOptions): Promise<{ table: string; rows: Ro
   const groups: MethodGroup[] = [];
   const one = (r: MethodResult) => groups.push({ method: r.method, runs: [r] });
 
-  const full = fullDebate(env, questions);
+  const full = await fullDebate(env, questions);
   if (has('full')) one(full);
-  if (has('none')) one(noCommunication(env, questions));
-  if (has('single')) env.team.forEach((_, m) => one(singleAgent(env, questions, m)));
+  if (has('none')) one(await noCommunication(env, questions));
+  if (has('single')) for (const m of env.team.keys()) one(await singleAgent(env, questions, m));
   if (has('consistency')) {
     env.team.forEach((_, m) => one(consistency(env, questions, m)));
-    one(consistencyBest(env, questions, validation, full.cost));
+    one(await consistencyBest(env, questions, validation, full.cost));
     one(consistencyFuse(env, questions, full.cost));
   }
-  if (has('freeze')) (['always', 'on-change'] as const).forEach((g) => one(freezeGate(env, questions, g)));
+  if (has('freeze')) for (const g of ['always', 'on-change'] as const) one(await freezeGate(env, questions, g));
 
   const policyRuns: MethodResult[] = [];
   if (artifacts.length) {
@@ -104,21 +142,20 @@ export async function evalJob(o: EvalOptions): Promise<{ table: string; rows: Ro
   }
   if (has('random')) {
     const rate = o.keepRate ?? (policyRuns.length ? policyRuns.reduce((s, r) => s + r.keptEdges / r.maxEdges, 0) / policyRuns.length : 0.5);
-    groups.push({ method: `Random pruning (keep ${(100 * rate).toFixed(0)}%)`, runs: seeds.map((s) => randomPruning(env, questions, rate, s)) });
+    const runs: MethodResult[] = [];
+    for (const s of seeds) runs.push(await randomPruning(env, questions, rate, s));
+    groups.push({ method: `Random pruning (keep ${(100 * rate).toFixed(0)}%)`, runs });
   }
   if (has('mask')) {
     const c = resolveConfig(o.config ? readConfigFile(o.config) : {});
-    const masks = seeds.map((s) => staticMask(env, questions, trainStaticMask(env, train, rewardSettingsOf(c, c.k), { epochs: c.epochs, batchSize: c.batchSize, lr: 0.05, entropyBonus: c.entropyBonus, beta: c.beta, gamma: c.gamma, seed: s })));
+    const masks: MethodResult[] = [];
+    for (const s of seeds) {
+      const { theta, skipped } = await trainStaticMask(env, train, rewardSettingsOf(c, c.k), { epochs: c.epochs, batchSize: c.batchSize, lr: 0.05, entropyBonus: c.entropyBonus, beta: c.beta, gamma: c.gamma, seed: s });
+      const mask = await staticMask(env, questions, theta);
+      if (skipped) mask.note = `trained without ${skipped} train debates it could not replay (miss = ${env.settings.miss})`;
+      masks.push(mask);
+    }
     groups.push({ method: 'Static learned mask', runs: masks });
   }
-
-  const referenceGroup = groups.find((g) => g.method.startsWith(o.reference));
-  if (!referenceGroup) throw new Error(`--reference '${o.reference}' names none of the methods: ${groups.map((g) => g.method).join(', ')}`);
-  const reference = referenceGroup.runs[0];
-  const weights = o.weights ?? { collapse: 1, correction: 1 };
-  const rs = rows(groups, reference, weights);
-  const tests = pairedTests(groups, reference);
-  const title = `${cache.header.name} (${cache.header.source}), ${o.split} split, ${questions.length} questions, miss = ${env.settings.miss}`;
-  const files = o.out ? await writeReport(o.out, rs, tests, referenceGroup.method, title, weights) : [];
-  return { table: `${title}\n\n${markdown(rs, tests, referenceGroup.method, weights)}`, rows: rs, tests, files };
+  return groups;
 }

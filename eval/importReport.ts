@@ -5,9 +5,11 @@
 // responses, which teams can be replayed, and the tier-3 response model's fidelity on this data.
 import type { Cache, Response } from '../src/cache/load.ts';
 import { parseReport, ratio } from '../src/cache/parseReport.ts';
-import { fidelityTable, questionsPerSplit } from '../src/cache/stats.ts';
+import { questionsPerSplit } from '../src/cache/stats.ts';
+import { fidelityTable } from '../src/env/modelFidelity.ts';
 import { SPLITS } from '../src/cache/format.ts';
-import { emptyTiers, majority, type DebateResult } from '../src/env/environment.ts';
+import { emptyTiers } from '../src/env/tiers.ts';
+import { majority, type DebateResult } from '../src/env/debate.ts';
 import { markdownTable, pct } from '../src/table.ts';
 import { ledgerEntry, OUTCOMES, summarize } from './ledger.ts';
 

@@ -6,7 +6,7 @@ import { stringify } from 'csv-stringify/sync';
 import { join } from 'node:path';
 import { writeFileAtomic } from '../src/cache/write.ts';
 import { markdownTable } from '../src/table.ts';
-import { emptyTiers, TIERS, type TierCounts } from '../src/env/environment.ts';
+import { emptyTiers, TIERS, type TierCounts } from '../src/env/tiers.ts';
 import { addTiers, type MethodResult } from './baselines.ts';
 import { OUTCOMES, signedUtility, summarize } from './ledger.ts';
 import { accuracyCostPlot } from './plots.ts';

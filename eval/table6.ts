@@ -54,7 +54,7 @@ export async function ablationReport(grid: GridFile, outcomes: CellOutcome[], re
     const cache = loadCache(cachePath);
     const env = makeEnvironment(cache, { agents: grid.base.agents, rounds: grid.base.rounds }); // the debate the variants prune
     const { questions } = splitQuestions(env, split);
-    const full = fullDebate(env, questions);
+    const full = await fullDebate(env, questions);
     fullAccuracy.push(`${((100 * full.correct) / full.questions).toFixed(1)}% on ${cachePath}`);
     fullPoints.push({ accuracy: (100 * full.correct) / full.questions, costPct: 100 });
     const groups: (MethodGroup & { variant: string })[] = [];

@@ -1,8 +1,8 @@
 // Debate-tailored reward (SPEC §5) and the inter-round return (SPEC §6).
 import { z } from 'zod';
 import type { Cache } from './cache/load.ts';
-import type { DebateResult } from './env/environment.ts';
-import { candidateOrder } from './env/environment.ts';
+import type { DebateResult } from './env/debate.ts';
+import { actionIndex, actionOf, actionsPerDebate, candidateOrder } from './env/actions.ts';
 
 /** A cell of the reward table: a number, or "k" for the keep-pressure setting. */
 const Cell = z.union([z.number(), z.literal('k')]);
@@ -42,13 +42,12 @@ export const meanResponseTokens = (cache: Cache) => cache.responses.reduce((a, r
  */
 export function debateRewards(s: RewardSettings, d: DebateResult, meanTokens: number, tokens: (t: number, i: number, j: number) => number): Float32Array {
   const n = d.answers[0].length;
-  const out = new Float32Array((d.answers.length - 1) * n * n);
-  let x = 0;
+  const out = new Float32Array(actionsPerDebate(n, d.answers.length));
   for (let t = 2; t <= d.answers.length; t++)
     for (let i = 0; i < n; i++)
-      for (let j = 0; j < n; j++, x++) {
+      for (let j = 0; j < n; j++) {
         const kept = d.keeps[t - 2][i][j];
-        out[x] = actionReward(s, t, kept, d.correct[t - 2][i], d.correct[t - 1][i]) - (kept && s.lambda ? (s.lambda * tokens(t, i, j)) / meanTokens : 0);
+        out[actionIndex(n, t, i, j)] = actionReward(s, t, kept, d.correct[t - 2][i], d.correct[t - 1][i]) - (kept && s.lambda ? (s.lambda * tokens(t, i, j)) / meanTokens : 0);
       }
   return out;
 }
@@ -61,17 +60,14 @@ export function debateRewards(s: RewardSettings, d: DebateResult, meanTokens: nu
  * the largest over all paths (0 where x does not reach y), so G = r + W r.
  */
 export function influenceWeights(agents: number, rounds: number, beta: number, gamma: number): Float32Array {
-  const per = agents * agents;
-  const N = (rounds - 1) * per;
-  const id = (t: number, r: number, j: number) => (t - 2) * per + r * agents + j;
+  const N = actionsPerDebate(agents, rounds);
+  const id = (t: number, r: number, j: number) => actionIndex(agents, t, r, j);
   const source = (r: number, j: number) => candidateOrder(agents, r)[j];
   const W = new Float32Array(N * N);
   // Actions are numbered in topological order (edges only go forward), so one backward sweep
   // computes the best path weight from each x: best(x, y) = max over edges x->z of w(x,z) * best(z, y).
   for (let x = N - 1; x >= 0; x--) {
-    const t = 2 + Math.floor(x / per);
-    const r = Math.floor((x % per) / agents);
-    const j = x % agents;
+    const { t, i: r, j } = actionOf(agents, x);
     const edges: [number, number][] = [];
     for (let j2 = j + 1; j2 < agents; j2++) edges.push([id(t, r, j2), gamma ** (j2 - j)]);
     if (t < rounds)

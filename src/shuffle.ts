@@ -6,3 +6,6 @@ export function shuffle<T>(items: T[], random: () => number): T[] {
   }
   return items;
 }
+
+/** One element of a non-empty list, drawing from `random` only when there is a choice. */
+export const pick = <T>(list: T[], random: () => number): T => (list.length === 1 ? list[0] : list[Math.floor(random() * list.length)]);

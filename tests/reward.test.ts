@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { DebateResult } from '../src/env/environment.ts';
+import type { DebateResult } from '../src/env/debate.ts';
 import { actionReward, debateRewards, influenceWeights, returns, RewardSettings } from '../src/reward.ts';
 
 const settings = (over: Partial<RewardSettings> = {}) => RewardSettings.parse(over);

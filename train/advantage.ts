@@ -1,5 +1,6 @@
 // From a batch of played debates to the advantage of every decision (SPEC §5-7): reward every
 // action, accumulate returns G over the influence graph, subtract the baseline.
+import { actionIndex, actionOf } from '../src/env/actions.ts';
 import type { Rollout } from '../src/policy/rollout.ts';
 import { debateRewards, returns, type RewardSettings } from '../src/reward.ts';
 
@@ -34,10 +35,13 @@ export function advantagesOf(r: Rollout, s: AdvantageSettings): Advantages {
   const perDebate = r.results.length ? r.batch.n / r.results.length : 0;
   const G = new Float32Array(r.batch.n);
   const sums = new Float64Array(s.baseline.length);
-  const slotOf = (x: number) => Math.floor(x / (A * A)) * A + (x % A);
+  const slotOf = (x: number) => {
+    const { t, j } = actionOf(A, x);
+    return (t - 2) * A + j;
+  };
   let rewardSum = 0;
   r.results.forEach((d, k) => {
-    const rw = debateRewards(s.reward, d, s.meanTokens, (t, i, j) => r.tokens[k * perDebate + (t - 2) * A * A + i * A + j]);
+    const rw = debateRewards(s.reward, d, s.meanTokens, (t, i, j) => r.tokens[k * perDebate + actionIndex(A, t, i, j)]);
     G.set(returns(s.W, rw), k * perDebate);
     rw.forEach((x) => (rewardSum += x));
   });

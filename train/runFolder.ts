@@ -4,7 +4,7 @@ import { stringify } from 'csv-stringify/sync';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { writeFileAtomic } from '../src/cache/write.ts';
-import { TIERS, type TierCounts } from '../src/env/environment.ts';
+import { TIERS, type TierCounts } from '../src/env/tiers.ts';
 
 export const LOG_COLUMNS = [
   'type', 'epoch', 'step', 'stage', 'k', 'loss', 'entropy', 'meanReward', 'meanReturn', 'keepRate',

@@ -15,7 +15,9 @@ import { ensureEmbeddings, type Embeddings } from '../src/cache/embeddings.ts';
 import { loadCache, type Cache } from '../src/cache/load.ts';
 import { writeFileAtomic } from '../src/cache/write.ts';
 import { makeEncoder } from '../src/encoders/index.ts';
-import { emptyTiers, keepAll, makeEnvironment, replay, splitQuestions, type Environment } from '../src/env/environment.ts';
+import { emptyTiers } from '../src/env/tiers.ts';
+import { keepAll, playDebates, type DebateResult } from '../src/env/debate.ts';
+import { makeEnvironment, splitQuestions, type Environment } from '../src/env/environment.ts';
 import { saveCheckpoint, loadCheckpoint, type Checkpoint, type TrainingState } from '../src/policy/artifact.ts';
 import { zeroMoments, type PolicyEngine } from '../src/policy/engine.ts';
 import { initWeights, type PolicyShape, type Weights } from '../src/policy/model.ts';
@@ -24,6 +26,7 @@ import type { ComputeSettings } from '../src/policy/backends.ts';
 import { createEngine } from '../src/policy/engines.ts';
 import { progress } from '../src/progress.ts';
 import { ensureDefaultCache } from '../src/sim/generate.ts';
+import { closeRecording, openRecording, recordingSummary } from '../src/recording.ts';
 import { influenceWeights, meanResponseTokens } from '../src/reward.ts';
 import { advantagesOf } from './advantage.ts';
 import { appendLog, round4, runFiles, tierShares, truncateLog, type LogLine } from './runFolder.ts';
@@ -55,9 +58,10 @@ export interface Setup {
 export async function setup(config: TrainConfig): Promise<Setup> {
   ensureDefaultCache(config.cache);
   const cache = loadCache(config.cache);
-  if (config.miss === 'record') throw new Error('setting miss: record is not supported in training (the trainer never calls a model); use model or signature');
-  const trainEnv = makeEnvironment(cache, debateSettingsOf(config, 'train'));
-  const evalEnv = makeEnvironment(cache, debateSettingsOf(config, 'eval'));
+  // With miss = record both environments ask one endpoint and share its journal and spending.
+  const recording = config.miss === 'record' ? openRecording(config.cache, cache) : undefined;
+  const trainEnv = makeEnvironment(cache, debateSettingsOf(config, 'train'), recording);
+  const evalEnv = makeEnvironment(cache, debateSettingsOf(config, 'eval'), recording);
   const emb = await ensureEmbeddings(config.cache, cache, await makeEncoder(config.encoder));
   const shape: PolicyShape = { ...architectureOf(config), dim: emb.dim, agents: trainEnv.team.length, rounds: trainEnv.rounds };
   return { config, cache, trainEnv, evalEnv, emb, shape };
@@ -90,19 +94,19 @@ export async function train(config: TrainConfig, o: TrainOptions = {}): Promise<
   const s = await setup(config);
   const { cache, trainEnv, evalEnv, emb, shape } = s;
   const A = shape.agents;
-  const perDebate = (shape.rounds - 1) * A * A;
   const weights = resumed?.engine.weights ?? initialWeights(s);
   const engine: PolicyEngine = await createEngine(computeOf(config), shape, resumed?.engine ?? { weights, step: 0, m: zeroMoments(weights), v: zeroMoments(weights) }, config);
   const state: TrainingState = resumed
     ? { epoch: resumed.epoch, step: resumed.step, baseline: resumed.baseline, best: resumed.best }
-    : { epoch: 0, step: 0, baseline: new Array(perDebate / A).fill(0), best: null };
+    : { epoch: 0, step: 0, baseline: new Array((shape.rounds - 1) * A).fill(0), best: null };
   if (resumed) truncateLog(config.out, state.epoch);
   const say = o.log ?? ((line: string) => console.error(line));
   say(`training on ${cache.file} (${engine.name}); team ${trainEnv.team.map((a) => cache.agents[a].id).join(', ')}; ${config.epochs} epochs from epoch ${state.epoch + 1}; run ${config.out}`);
 
   const train = splitQuestions(trainEnv, 'train').questions;
   const validation = splitQuestions(evalEnv, 'validation').questions;
-  const fullCost = new Map([...train, ...validation].map((q) => [q.index, replay(evalEnv, q.index, keepAll).cost]));
+  const full = replayable(await playDebates(evalEnv, [...train, ...validation].map((q) => q.index), keepAll), cache, 'Full-Debate');
+  const fullCost = new Map(full.map((d) => [d.q, d.cost]));
   const W = influenceWeights(A, shape.rounds, config.beta, config.gamma);
   const meanTokens = meanResponseTokens(cache);
   const checkpointOf = async (): Promise<Checkpoint> => ({
@@ -122,6 +126,7 @@ export async function train(config: TrainConfig, o: TrainOptions = {}): Promise<
     for (let b = 0; b < steps; b++) {
       const batch = order.slice(b * config.batchSize, (b + 1) * config.batchSize);
       const r = await rollout(engine, trainEnv, emb, batch, { mode: { sample }, debateSeed: `${config.seed}|${epoch}`, conditioning: shape.conditioning });
+      replayable(r.results, cache, 'a training debate');
       const { advantages, baseline, rewardSum, returnSum } = advantagesOf(r, { reward, W, meanTokens, agents: A, baseline: state.baseline, momentum: config.baselineMomentum, step: state.step });
       state.baseline = baseline;
       const stats = await engine.trainStep(r.batch, r.actions, advantages);
@@ -143,6 +148,7 @@ export async function train(config: TrainConfig, o: TrainOptions = {}): Promise<
     state.epoch = epoch;
     if (epoch % config.evalEvery === 0 || epoch === config.epochs) {
       const v = await evaluatePolicy(engine, evalEnv, emb, validation, 'policy');
+      if (v.skipped.length) throw new Error(`validation at miss = ${config.miss}: questions ${v.skipped.slice(0, 5).join(', ')} cannot be replayed; train with miss = model`);
       const accuracy = v.correct / v.questions;
       const costPct = (100 * v.cost) / validation.reduce((a, q) => a + fullCost.get(q.index)!, 0);
       const isBest = !state.best || accuracy > state.best.accuracy || (accuracy === state.best.accuracy && costPct < state.best.costPct);
@@ -157,7 +163,18 @@ export async function train(config: TrainConfig, o: TrainOptions = {}): Promise<
   }
   const checkpoint = await checkpointOf();
   engine.dispose();
+  if (trainEnv.recording) {
+    say(recordingSummary(trainEnv.recording));
+    closeRecording(trainEnv.recording);
+  }
   await (await import('../eval/plots.ts')).writeRunCurves(config.out); // learning-curves.svg from log.jsonl
   return { checkpoint, setup: s };
+}
+
+/** Training never leaves a debate out: a miss under miss = signature is an error naming the question. */
+function replayable(results: DebateResult[], cache: Cache, what: string): DebateResult[] {
+  const missed = results.find((d) => d.missed);
+  if (missed) throw new Error(`${what} on question '${cache.questions[missed.q].id}' cannot be replayed: ${missed.missed}`);
+  return results;
 }
 

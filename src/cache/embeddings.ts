@@ -7,11 +7,13 @@ import { z } from 'zod';
 import type { Encoder } from '../encoders/index.ts';
 import { progress } from '../progress.ts';
 import { EMBEDDINGS_DIR } from './format.ts';
-import { CacheError, fileLines, zodProblems, type Cache, type Problem } from './load.ts';
+import { CacheError, checkedLines, fileLines, type Cache, type Problem } from './load.ts';
 import { chunked, writeFileAtomic } from './write.ts';
 
 const EmbeddingsHeader = z.strictObject({ type: z.literal('embeddings'), version: z.literal(1), encoder: z.string(), dim: z.number().int().positive() });
 const EmbeddingLine = z.strictObject({ kind: z.enum(['question', 'response']), id: z.string().min(1), v: z.string() });
+type EmbeddingsHeader = z.infer<typeof EmbeddingsHeader>;
+type EmbeddingLine = z.infer<typeof EmbeddingLine>;
 
 export interface Embeddings {
   encoder: string;
@@ -19,6 +21,8 @@ export interface Embeddings {
   /** By question index and by response index; every entry is filled. */
   questions: Float32Array[];
   responses: Float32Array[];
+  /** The encoder that made them: responses the record tier adds are embedded with it (embedArrivals). */
+  embedder: Encoder;
 }
 
 export const embeddingsPath = (dir: string, encoderId: string) => join(dir, EMBEDDINGS_DIR, `${encoderId}.jsonl`);
@@ -38,32 +42,14 @@ function readStored(file: string, encoderId: string, dim: number): Map<string, F
   const stored = new Map<string, Float32Array>();
   if (!existsSync(file)) return stored;
   const problems: Problem[] = [];
-  let line = 0;
-  for (const text of fileLines(file)) {
-    line++;
-    if (text.trim() === '') continue;
-    let json: unknown;
-    try {
-      json = JSON.parse(text);
-    } catch (e) {
-      problems.push({ file, line, field: '', message: `invalid JSON: ${(e as Error).message}` });
+  for (const { rec, line } of checkedLines<EmbeddingsHeader | EmbeddingLine>(fileLines(file), file, (line) => (line === 1 ? EmbeddingsHeader : EmbeddingLine), problems)) {
+    if ('type' in rec) {
+      if (rec.encoder !== encoderId || rec.dim !== dim) problems.push({ file, line, field: 'encoder', message: `holds ${rec.encoder} (dim ${rec.dim}), expected ${encoderId} (dim ${dim})` });
       continue;
     }
-    if (line === 1) {
-      const h = EmbeddingsHeader.safeParse(json);
-      if (!h.success) problems.push(...zodProblems(h.error.issues, file, line));
-      else if (h.data.encoder !== encoderId || h.data.dim !== dim)
-        problems.push({ file, line, field: 'encoder', message: `holds ${h.data.encoder} (dim ${h.data.dim}), expected ${encoderId} (dim ${dim})` });
-      continue;
-    }
-    const e = EmbeddingLine.safeParse(json);
-    if (!e.success) {
-      problems.push(...zodProblems(e.error.issues, file, line));
-      continue;
-    }
-    const v = fromBase64(e.data.v, dim);
+    const v = fromBase64(rec.v, dim);
     if (!v) problems.push({ file, line, field: 'v', message: `not ${dim} base64 float32 values` });
-    else stored.set(`${e.data.kind}:${e.data.id}`, v);
+    else stored.set(`${rec.kind}:${rec.id}`, v);
   }
   if (problems.length) throw new CacheError(problems);
   return stored;
@@ -97,7 +83,18 @@ export async function ensureEmbeddings(dir: string, cache: Cache, encoder: Encod
     dim: encoder.dim,
     questions: cache.questions.map((q) => stored.get(`question:${q.id}`)!),
     responses: cache.responses.map((r) => stored.get(`response:${r.id}`)!),
+    embedder: encoder,
   };
+}
+
+/**
+ * Embed the responses added to a loaded cache since `emb` was made (by the record tier), appending
+ * their vectors in memory; the embeddings file gets them at the next ensureEmbeddings.
+ */
+export async function embedArrivals(emb: Embeddings, cache: Cache): Promise<void> {
+  if (emb.responses.length >= cache.responses.length) return;
+  const arrived = cache.responses.slice(emb.responses.length);
+  emb.responses.push(...(await emb.embedder.encode(arrived.map((r) => r.text))));
 }
 
 function* embeddingLines(encoder: Encoder, stored: Map<string, Float32Array>): Generator<string> {

@@ -15,6 +15,7 @@ import {
   type QuestionRecord,
   type ResponseRecord,
 } from './format.ts';
+import { JournalLine, journalPath, journalTail } from './journal.ts';
 
 export interface Problem {
   file: string;
@@ -42,6 +43,28 @@ export class CacheError extends Error {
     if (problems.length > 20) shown.push(`... and ${problems.length - 20} more`);
     super(`invalid cache (${problems.length} problem${problems.length === 1 ? '' : 's'}):\n  ${shown.join('\n  ')}`);
     this.name = 'CacheError';
+  }
+}
+
+/**
+ * The lines of a JSON-lines file that parse and pass `schemaOf(line)`, with their line numbers;
+ * every other line becomes a problem, unless `notJson` claims it (returns true).
+ */
+export function* checkedLines<T>(lines: Iterable<string>, file: string, schemaOf: (line: number) => z.ZodType<T>, problems: Problem[], notJson?: (text: string, line: number) => boolean): Generator<{ rec: T; line: number }> {
+  let line = 0;
+  for (const text of lines) {
+    line++;
+    if (text.trim() === '') continue;
+    let json: unknown;
+    try {
+      json = JSON.parse(text);
+    } catch (e) {
+      if (!notJson?.(text, line)) problems.push({ file, line, field: '', message: `invalid JSON: ${(e as Error).message}` });
+      continue;
+    }
+    const parsed = schemaOf(line).safeParse(json);
+    if (parsed.success) yield { rec: json as T, line }; // strict schemas without defaults: the JSON is the record
+    else problems.push(...zodProblems(parsed.error.issues, file, line));
   }
 }
 
@@ -93,6 +116,18 @@ export interface Cache {
   mathKeys: Map<number, Map<string, number>>;
   /** MATH answer comparisons that needed the symbolic path while interning, and how many found equal. */
   symbolic: SymbolicCounts;
+  /** What the record tier's journal added (journal.ts), when the cache has one. */
+  journal?: JournalSummary;
+}
+
+export interface JournalSummary {
+  file: string;
+  /** Responses the journal added to cache.jsonl's. */
+  responses: number;
+  /** Size of the journal when read: lines after it were appended later (by another process). */
+  bytes: number;
+  /** Intents (response id -> request key) whose reply was not journaled: calls that may have been paid. */
+  unanswered: Map<string, string>;
 }
 
 /**
@@ -336,13 +371,61 @@ export function cacheFilePath(dir: string): string {
   return join(dir, CACHE_FILE);
 }
 
-/** Load `<dir>/cache.jsonl`; throws a CacheError naming file, line and field of every problem. */
-export function loadCache(dir: string): Cache {
+/** Load `<dir>/cache.jsonl`, then the record tier's journal; throws a CacheError naming file, line and field of every problem. */
+export function loadCache(dir: string, warn: (message: string) => void = console.error): Cache {
   const file = cacheFilePath(dir);
   if (!existsSync(file)) throw new CacheError([{ file, line: 0, field: '', message: 'file not found' }]);
   const { cache, problems } = parseCache(fileLines(file), file);
   if (!cache) throw new CacheError(problems);
+  const journal = applyJournal(cache, dir);
+  if (journal.problems.length) throw new CacheError(journal.problems);
+  journal.warnings.forEach(warn);
   return cache;
+}
+
+/**
+ * Add the responses of `<dir>/journal.jsonl` to a parsed cache, in journal order. A torn last line
+ * (a write cut by a crash) is dropped with a warning; a response already in the cache with the
+ * same content (a compaction interrupted before the journal was cleared) is skipped; one with other
+ * content (two runs recording the same request at once) keeps the first, with a warning.
+ */
+export function applyJournal(cache: Cache, dir: string): { problems: Problem[]; warnings: string[] } {
+  const file = journalPath(dir);
+  const problems: Problem[] = [];
+  const warnings: string[] = [];
+  if (!existsSync(file)) return { problems, warnings };
+  const fd = openSync(file, 'r');
+  const end = journalTail(fd);
+  closeSync(fd);
+  const intents = new Map<string, string>();
+  const summary: JournalSummary = { file, responses: 0, bytes: end.size, unanswered: new Map() };
+  const torn = (text: string, line: number) => {
+    if (!end.torn || text !== end.tail) return false;
+    warnings.push(`${file}:${line}: dropped a torn last line (${Buffer.byteLength(text)} bytes, a write interrupted by a crash; the next recording run cuts it off)`);
+    return true;
+  };
+  for (const { rec, line } of checkedLines(fileLines(file), file, () => JournalLine, problems, torn)) {
+    if (rec.type === 'intent') {
+      intents.set(rec.id, rec.key);
+      continue;
+    }
+    const seen = cache.responseIndex.get(rec.id);
+    if (seen !== undefined) {
+      const r = cache.responses[seen];
+      const same = r.text === rec.text && r.answer === rec.answer && r.inTokens === rec.inTokens && r.outTokens === rec.outTokens;
+      if (!same) warnings.push(`${file}:${line}: response '${rec.id}' was recorded twice with different replies (two runs asked at once?); the first is kept`);
+      continue;
+    }
+    try {
+      appendResponse(cache, rec);
+      summary.responses++;
+    } catch (e) {
+      problems.push({ file, line, field: '', message: (e as Error).message.replace(/^cannot append response '[^']*': /, '') });
+    }
+  }
+  for (const [id, key] of intents) if (!cache.responseIndex.has(id)) summary.unanswered.set(id, key);
+  cache.journal = summary;
+  return { problems, warnings };
 }
 
 /** Build a cache from records in memory (tests, generators); throws like `loadCache`. */

@@ -1,13 +1,12 @@
-// `cache stats`: what a cache holds and how good its agents are, plus the tier-3 response
-// model's fidelity (SPEC §3).
-import { responseModelFidelity } from '../env/responseModel.ts';
+// `cache stats`: what a cache holds and how good its agents are. (The tier-3 response model's
+// fidelity, which `cache stats` prints after this, is the environment's: src/env/modelFidelity.ts.)
 import { markdownTable, pct } from '../table.ts';
 import { debateStatsTables } from './debateStats.ts';
 import { SPLITS } from './format.ts';
 import type { Cache } from './load.ts';
 import { parseReport } from './parseReport.ts';
 
-export function cacheStats(cache: Cache, priorSmoothing: number): string {
+export function cacheStats(cache: Cache): string {
   const out: string[] = [`cache ${cache.file}: ${cache.header.name} (${cache.header.source}), ${cache.questions.length} questions, ${cache.agents.length} agents, ${cache.responses.length} responses`];
 
   out.push('', questionsPerSplit(cache));
@@ -44,23 +43,7 @@ export function cacheStats(cache: Cache, priorSmoothing: number): string {
   ])));
 
   out.push('', debateStatsTables(cache));
-
-  out.push('', fidelityTable(cache, priorSmoothing));
   return out.join('\n');
-}
-
-/** The tier-3 response model's fidelity, as a titled table. */
-export function fidelityTable(cache: Cache, priorSmoothing: number): string {
-  return [
-    'Tier-3 response model fidelity (fitted on train-split revisions, scored on the other splits)',
-    markdownTable(
-      ['agent', 'train', 'held out', 'w_own', 'w_peer', 'w_prior', 'loglik/rev', 'accuracy', 'keep-prev loglik', 'keep-prev acc'],
-      responseModelFidelity(cache, priorSmoothing).map((f) => [
-        f.agent, f.train, f.heldOut, f.weights.own.toFixed(2), f.weights.peer.toFixed(2), f.weights.prior.toFixed(2),
-        f.model.logLik.toFixed(3), pct(f.model.accuracy), f.keepPrevious.logLik.toFixed(3), pct(f.keepPrevious.accuracy),
-      ]),
-    ),
-  ].join('\n');
 }
 
 /** Questions per split and benchmark, as a titled table. */

@@ -10,7 +10,8 @@
 import { existsSync } from 'node:fs';
 import { extractAnswer, normalizeAnswer, questionOptions, sameMath, type AnswerType, type McqOption } from '../answer.ts';
 import type { CacheLine } from './format.ts';
-import { cacheFilePath, fileLines, formatProblem, parseCache, type Cache, type Problem } from './load.ts';
+import { journalPath } from './journal.ts';
+import { applyJournal, cacheFilePath, fileLines, formatProblem, parseCache, type Cache, type Problem } from './load.ts';
 import { tokenCounter } from './tokens.ts';
 
 export interface Issue extends Problem {
@@ -47,7 +48,10 @@ export function validateCache(dir: string): { cache?: Cache; issues: Issue[] } {
   const file = cacheFilePath(dir);
   if (!existsSync(file)) return { issues: [{ file, line: 0, field: '', message: 'file not found', severity: 'error' }] };
   const { cache, problems } = parseCache(fileLines(file), file);
-  const issues: Issue[] = problems.map((p) => ({ ...p, severity: 'error' }));
+  // The record tier's journal (journal.ts) is part of the cache: its lines are checked as loading reads them.
+  const journal = cache ? applyJournal(cache, dir) : { problems: [], warnings: [] };
+  const issues: Issue[] = [...problems, ...journal.problems].map((p) => ({ ...p, severity: 'error' }));
+  for (const message of journal.warnings) issues.push({ file: journalPath(dir), line: 0, field: '', message, severity: 'warning' });
   const say = (severity: Issue['severity'], line: number, field: string, message: string) => issues.push({ file, line, field, message, severity });
 
   // The file is read again, line by line: the loaded cache keeps no line numbers. First the header

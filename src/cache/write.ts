@@ -1,9 +1,10 @@
 // Writing caches. Every write goes to a temporary file that is renamed into place, so an
 // interrupted write never leaves a half-written cache behind.
-import { closeSync, mkdirSync, openSync, renameSync, rmSync, writeSync } from 'node:fs';
+import { closeSync, existsSync, mkdirSync, openSync, renameSync, rmSync, statSync, writeSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { AgentRecord, ExternalRecord, QuestionRecord, ResponseRecord, type CacheLine } from './format.ts';
-import { cacheFilePath, type Cache } from './load.ts';
+import { journalPath } from './journal.ts';
+import { cacheFilePath, loadCache, type Cache } from './load.ts';
 
 /** Write `chunks` to a temporary file beside `path`, then rename it into place. */
 export function writeFileAtomic(path: string, chunks: Iterable<string | Uint8Array>): void {
@@ -64,4 +65,24 @@ export function writeCacheRecords(dir: string, records: Iterable<CacheLine>): vo
 
 export function saveCache(dir: string, cache: Cache): void {
   writeCacheRecords(dir, cacheRecords(cache));
+}
+
+/**
+ * Fold the record tier's journal into cache.jsonl: the cache (journal included) is rewritten
+ * atomically, then the journal is replaced by its unanswered intents only (or removed). A crash
+ * between the two steps leaves journal responses that equal cache.jsonl's, which loading skips.
+ * Run it when no process is recording into the cache: a journal that grew meanwhile is left whole.
+ */
+export function compactCache(dir: string): { responses: number; unanswered: number; journalKept: boolean } {
+  const cache = loadCache(dir);
+  const journal = cache.journal;
+  if (!journal) return { responses: 0, unanswered: 0, journalKept: false };
+  saveCache(dir, cache);
+  const file = journalPath(dir);
+  const journalKept = existsSync(file) && statSync(file).size !== journal.bytes;
+  if (!journalKept) {
+    if (journal.unanswered.size) writeFileAtomic(file, [...journal.unanswered].map(([id, key]) => JSON.stringify({ type: 'intent', id, key }) + '\n'));
+    else rmSync(file);
+  }
+  return { responses: journal.responses, unanswered: journal.unanswered.size, journalKept };
 }

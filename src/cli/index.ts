@@ -5,6 +5,7 @@
 import yargs from 'yargs';
 import { hideBin } from 'yargs/helpers';
 import { ablateCommand } from './commands/ablate.ts';
+import { activeCommand } from './commands/active.ts';
 import { baselinesCommand } from './commands/baselines.ts';
 import { cacheCommand } from './commands/cache.ts';
 import { debateCommand } from './commands/debate.ts';
@@ -12,6 +13,7 @@ import { evalCommand } from './commands/eval.ts';
 import { exportCommand } from './commands/export.ts';
 import { mainCommand } from './commands/main.ts';
 import { serveCommand } from './commands/serve.ts';
+import { recordCommand } from './commands/record.ts';
 import { trainCommand } from './commands/train.ts';
 
 export const BIN = 'cpp-workbench';
@@ -25,7 +27,7 @@ function unknownFlags(msg: string): string | undefined {
   return `unknown flag${flags.length === 1 ? '' : 's'} ${flags.join(', ')}`;
 }
 
-const commands = [mainCommand, baselinesCommand, cacheCommand, trainCommand, evalCommand, ablateCommand, exportCommand, serveCommand, debateCommand];
+const commands = [mainCommand, baselinesCommand, cacheCommand, trainCommand, evalCommand, ablateCommand, exportCommand, serveCommand, debateCommand, recordCommand, activeCommand];
 
 const cli = commands
   .reduce((y, command) => command(y), yargs(hideBin(process.argv)))

@@ -18,7 +18,7 @@ import { CACHE_FORMAT, CACHE_VERSION, QuestionRecord, ResponseRecord, SPLITS, ty
 import { appendResponse, cacheFilePath, cacheFromRecords, loadCache, type Agent, type Cache, type Question, type Response } from '../cache/load.ts';
 import { tokenCounter } from '../cache/tokens.ts';
 import { cacheRecords, writeCacheRecords } from '../cache/write.ts';
-import { majority } from '../env/environment.ts';
+import { majority } from '../env/debate.ts';
 import { readJsonLines } from '../jsonFile.ts';
 import { loadDeployedPolicy, type Text } from '../policy/inference.ts';
 import { BudgetExceededError, type BudgetState } from './budget.ts';

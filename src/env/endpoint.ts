@@ -16,6 +16,12 @@ export interface EndpointRequest {
   prev: Response | null;
   /** Index among independent samples of the same request. */
   sample: number;
+  /**
+   * Derived from everything asked (record.ts requestKey); the record tier always sets it. An
+   * endpoint passes it on (OpenAI SDK: the `idempotencyKey` request option, header Idempotency-Key),
+   * so a server that honours it does not charge again for a request asked twice.
+   */
+  idempotencyKey?: string;
 }
 
 export interface EndpointReply {

@@ -10,7 +10,7 @@
 import { bofEncoder } from '../encoders/bof.ts';
 import type { Encoder } from '../encoders/index.ts';
 import { useEncoder } from '../encoders/use.ts';
-import { candidateOrder } from '../env/environment.ts';
+import { candidateOrder } from '../env/actions.ts';
 import * as ort from 'onnxruntime-node';
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';

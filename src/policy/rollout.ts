@@ -2,8 +2,10 @@
 // round, for each candidate position j, one forward pass decides position j for every
 // (debate, recipient); kept candidates then enter the recipient's query state before position
 // j + 1 is decided (conditional, progressive pruning, SPEC §4).
-import type { Embeddings } from '../cache/embeddings.ts';
-import { candidateOrder, finishDebate, startDebate, stepRound, type DebateResult, type Environment } from '../env/environment.ts';
+import { embedArrivals, type Embeddings } from '../cache/embeddings.ts';
+import { actionIndex, actionsPerDebate, candidateOrder } from '../env/actions.ts';
+import { finishDebate, startDebates, stepDebates, type DebateResult } from '../env/debate.ts';
+import type { Environment } from '../env/environment.ts';
 import type { PolicyEngine } from './engine.ts';
 import { sigmoid, type DecisionBatch } from './model.ts';
 
@@ -49,13 +51,14 @@ export async function rollout(engine: PolicyEngine, env: Environment, emb: Embed
   const { cache } = env;
   const D = emb.dim;
   const A = env.team.length;
-  const perDebate = (env.rounds - 1) * A * A;
+  const perDebate = actionsPerDebate(A, env.rounds);
   const B = questions.length;
   const all = emptyBatch(B * perDebate, D);
   const actions = new Uint8Array(all.n);
   const probs = new Float32Array(all.n);
   const tokens = new Float32Array(all.n);
-  const debates = questions.map((q) => startDebate(env, q, o.debateSeed));
+  const debates = await startDebates(env, questions, o.debateSeed);
+  await embedArrivals(emb, cache); // round-1 answers the record tier added
   // S: per (debate, recipient), the token-weighted sum of the question and every kept candidate.
   const S = new Float32Array(B * A * D);
   debates.forEach((d, b) => {
@@ -87,7 +90,7 @@ export async function rollout(engine: PolicyEngine, env: Environment, emb: Embed
           const p = sigmoid(logits[row]);
           const kept = o.mode === 'greedy' ? p >= 0.5 : o.mode.sample() < p;
           keep[b][i][j] = kept;
-          const x = b * perDebate + (t - 2) * A * A + i * A + j;
+          const x = b * perDebate + actionIndex(A, t, i, j);
           all.query.set(step.query.subarray(row * D, (row + 1) * D), x * D);
           all.candidate.set(step.candidate.subarray(row * D, (row + 1) * D), x * D);
           all.recipient[x] = i;
@@ -104,9 +107,8 @@ export async function rollout(engine: PolicyEngine, env: Environment, emb: Embed
           }
         }
     }
-    debates.forEach((d, b) => stepRound(env, d, keep[b]));
-    if (cache.responses.length > emb.responses.length)
-      throw new Error(`the record tier added responses without embeddings under ${emb.encoder}: train with miss = model or signature, or embed the recorded responses first`);
+    await stepDebates(env, debates, keep);
+    await embedArrivals(emb, cache);
   }
   return { results: debates.map((d) => finishDebate(env, d)), batch: all, actions, probs, tokens };
 }

@@ -7,7 +7,7 @@ import seedrandom from 'seedrandom';
 import { CACHE_FORMAT, CACHE_VERSION, type CacheLine, type QuestionRecord, type ResponseRecord } from '../cache/format.ts';
 import { cacheFilePath, fileLines } from '../cache/load.ts';
 import { writeCacheRecords } from '../cache/write.ts';
-import { candidateOrder } from '../env/environment.ts';
+import { candidateOrder } from '../env/actions.ts';
 import { progress } from '../progress.ts';
 import { assignSplits } from '../cache/splits.ts';
 import { profileLookup, replyFields, round3, VOCAB } from './simulator.ts';

@@ -6,7 +6,7 @@
 import seedrandom from 'seedrandom';
 import { normalizeAnswer } from '../answer.ts';
 import type { Cache, Question, Response } from '../cache/load.ts';
-import type { Endpoint } from '../env/environment.ts';
+import type { Endpoint } from '../env/endpoint.ts';
 import { OPTIONS, WorldConfig, distractorPull, missingSettings, independentAnswer, revisedAnswer, worldAgents, type AgentLatent, type AgentProfile, type QuestionLatent, type ShownArgument } from './world.ts';
 
 export const VOCAB: Record<string, string[]> = {
@@ -116,9 +116,8 @@ export function simulatorEndpoint(cache: Cache): Endpoint {
   const world = WorldConfig.parse(cache.header.simulator);
   const profile = profileLookup(world, cache.file);
   return {
-    respond({ cache: c, question, agent, round, context, prev, sample }) {
-      return replyFields(world, profile, question, c.agents[agent].id, round, context, prev, sample);
-    },
+    name: `simulator (world seed ${world.seed})`,
+    respond: async ({ question, agent, round, context, prev, sample }) => replyFields(world, profile, question, agent.id, round, context, prev, sample),
   };
 }
 

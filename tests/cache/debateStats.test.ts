@@ -92,6 +92,6 @@ describe('debate statistics', () => {
     const tables = debateStatsTables(cache);
     expect(tables).toMatch(/\| same model, other agent \| +5 \| +40\.0% \| +0\.0% \| +40\.0% \| +60\.0% \| 66\.7% \(2\/3\) +\| +-0\.25 \|/);
     expect(tables).toMatch(/\| no +\| 0 of 2 +\| 100\.0% \(1\/1\) +\| +0\.0% \| +- \|/);
-    expect(cacheStats(cache, 0.5)).toContain(tables);
+    expect(cacheStats(cache)).toContain(tables);
   });
 });

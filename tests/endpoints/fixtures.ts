@@ -28,10 +28,10 @@ export function writeTeam(dir: string, cache: Cache, baseURL: string, settings: 
   return file;
 }
 
-/** The in-process simulator endpoint (it still takes the agent as an index, the record tier's earlier interface). */
+/** The in-process simulator endpoint. */
 export function inProcess(simCache: Cache): (req: EndpointRequest) => Promise<EndpointReply> {
   const sim = simulatorEndpoint(simCache);
-  return async (req) => sim.respond({ ...req, agent: req.agent.index });
+  return (req) => sim.respond(req);
 }
 
 /** The fields a reply must agree on (answers compared after normalization: '(B)' is 'B'). */

@@ -1,7 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { cacheFromRecords, type Cache } from '../../src/cache/load.ts';
 import type { CacheLine } from '../../src/cache/format.ts';
-import { CacheMissError, candidateOrder, keepAll, keepOwn, majority, makeEnvironment, replay, splitQuestions, startDebate, stepRound, type Endpoint } from '../../src/env/environment.ts';
+import { CacheMissError } from '../../src/env/tiers.ts';
+import { candidateOrder } from '../../src/env/actions.ts';
+import { keepAll, keepOwn, majority, playDebates, replay, startDebate, stepRound } from '../../src/env/debate.ts';
+import type { Endpoint } from '../../src/env/endpoint.ts';
+import { makeEnvironment, splitQuestions } from '../../src/env/environment.ts';
+import { newRecording } from '../../src/env/record.ts';
 import { fullDebate, noCommunication, singleAgent } from '../../eval/baselines.ts';
 import { handRecords, response } from '../handCache.ts';
 
@@ -53,17 +58,17 @@ describe('replay of the hand-built cache (2 rounds)', () => {
     expect(majority([-1, -1, -1], 'lowest-agent', Math.random)).toBe(-1);
   });
 
-  it('methods over both questions: accuracy and cost % against Full-Debate', () => {
+  it('methods over both questions: accuracy and cost % against Full-Debate', async () => {
     const cache = hand();
     const env = makeEnvironment(cache, { rounds: 2, miss: 'error' });
-    const full = fullDebate(env, cache.questions);
+    const full = await fullDebate(env, cache.questions);
     expect(full.correct).toBe(1); // q1 wrong, q2 right by the tie rule
     expect(full.cost).toBe(101 + 151);
-    const a1 = singleAgent(env, cache.questions, 0);
+    const a1 = await singleAgent(env, cache.questions, 0);
     expect(a1.correct).toBe(2);
     expect((100 * a1.cost) / full.cost).toBeCloseTo((100 * (20 + 28)) / 252, 10);
-    const none = noCommunication(env, [cache.questions[0]]);
-    expect((100 * none.cost) / fullDebate(env, [cache.questions[0]]).cost).toBeCloseTo((100 * 87) / 101, 10);
+    const none = await noCommunication(env, [cache.questions[0]]);
+    expect((100 * none.cost) / (await fullDebate(env, [cache.questions[0]])).cost).toBeCloseTo((100 * 87) / 101, 10);
   });
 });
 
@@ -74,7 +79,7 @@ describe('lookup tiers', () => {
   it('miss = error names question, agent, round and context of a miss', () => {
     const env = makeEnvironment(hand(), { rounds: 2, miss: 'error' });
     expect(() => replay(env, 0, keepOwnAndA2)).toThrow(CacheMissError);
-    expect(() => replay(env, 0, keepOwnAndA2)).toThrow(/agent 'a1' to question 'q1' at round 2 with context \[q1a1, q1a2\]/);
+    expect(() => replay(env, 0, keepOwnAndA2)).toThrow(/agent 'a1' to question 'q1' at round 2 with context \[q1a1, q1a2\] \(miss = error; the tier-3 model would answer it: miss = model/);
   });
 
   it('signature serves a context with the same (source, answer) multiset, and only then', () => {
@@ -89,7 +94,7 @@ describe('lookup tiers', () => {
     expect(letters(cache, r.answers)).toEqual(['ABB', 'BBA']);
     // With sample 0 the same contexts are exact hits; a context never seen is a miss at this depth.
     expect(replay(env, 0, keepAll, [...Array(50).keys()].find((s) => s !== seed && cache.responses[startDebate(env, 0, s).current[1].source].id === 'q1a2')).tiers.exact).toBe(3);
-    expect(() => replay(env, 0, keepOwnAndA2, seed)).toThrow(/signature a1:A, a2:B/);
+    expect(() => replay(env, 0, keepOwnAndA2, seed)).toThrow(/signature a1:A, a2:B\] \(miss = signature; the tier-3 model would answer it/);
   });
 
   it('model tier answers unseen contexts from the fitted response model, with cached text of that answer', () => {
@@ -108,33 +113,44 @@ describe('lookup tiers', () => {
     expect(env.tiers.model).toBe(4);
   });
 
-  it('record tier calls the endpoint only on a miss, stores the reply, and serves it exactly afterwards', () => {
+  it('record tier calls the endpoint only on a miss, stores the reply, and serves it exactly afterwards', async () => {
     const cache = hand();
     const calls: string[] = [];
     const endpoint: Endpoint = {
-      respond: ({ question, agent, round, context }) => {
-        calls.push(`${question.id}/${cache.agents[agent].id}/${round}/${context.map((c) => c.id).join('+')}`);
+      name: 'test',
+      respond: async ({ question, agent, round, context, idempotencyKey }) => {
+        calls.push(`${question.id}/${agent.id}/${round}/${context.map((c) => c.id).join('+')}`);
+        expect(idempotencyKey).toMatch(/^[0-9a-f]{64}$/);
         return { text: 'The answer is (A).', answer: 'A', inTokens: 0, outTokens: 9 };
       },
     };
-    const env = makeEnvironment(cache, { rounds: 2, miss: 'record' }, endpoint);
+    const env = makeEnvironment(cache, { rounds: 2, miss: 'record' }, newRecording(endpoint));
     const before = cache.responses.length;
-    replay(env, 0, keepAll);
+    await playDebates(env, [0], keepAll);
     expect(calls).toEqual([]);
-    const r = replay(env, 0, keepOwnAndA2);
+    const [r] = await playDebates(env, [0], keepOwnAndA2);
     expect(calls).toEqual(['q1/a1/2/q1a1+q1a2', 'q1/a3/2/q1a3+q1a2']);
     expect(r.tiers).toEqual({ exact: 1, signature: 0, model: 0, record: 2 });
     expect(cache.responses.length).toBe(before + 2);
-    expect(env.recorded.map((x) => x.agent)).toEqual(['a1', 'a3']);
-    expect(replay(env, 0, keepOwnAndA2).tiers).toEqual({ exact: 3, signature: 0, model: 0, record: 0 });
+    expect(env.recording!.recorded.map((x) => x.agent)).toEqual(['a1', 'a3']);
+    expect((await playDebates(env, [0], keepOwnAndA2))[0].tiers).toEqual({ exact: 3, signature: 0, model: 0, record: 0 });
+    expect(replay(env, 0, keepOwnAndA2).tiers.exact).toBe(3); // the synchronous replay serves them too
     expect(calls.length).toBe(2);
+    // Round 1 of a member with no cached answer is recorded too; the synchronous replay cannot ask.
+    const records = handRecords().filter((x) => !(x.type === 'response' && (x.id === 'q2a3' || x.id.startsWith('q2f'))));
+    const sparse = makeEnvironment(cacheFromRecords(records), { rounds: 2, miss: 'record' }, newRecording(endpoint));
+    expect(() => replay(sparse, 1, keepAll)).toThrow(/a3' to question 'q2' at round 1 .*miss = record/);
+    expect((await playDebates(sparse, [1], keepAll))[0].tiers.record).toBe(3);
+    expect(calls[2]).toBe('q2/a3/1/'); // then round 2 of all three, each shown the recorded answer
+    expect(calls.slice(3).every((c) => c.startsWith('q2/') && c.includes(sparse.recording!.recorded[0].id))).toBe(true);
+    expect(calls.length).toBe(6);
   });
 
-  it('record needs an endpoint, and a missing round-1 answer is a miss', () => {
+  it('record needs an endpoint, and a missing round-1 answer is a miss that names the setting and the tier that would answer it', () => {
     expect(() => makeEnvironment(hand(), { miss: 'record' })).toThrow(/needs a live endpoint/);
     const records = handRecords().filter((r) => !(r.type === 'response' && (r.id === 'q2a3' || r.id.startsWith('q2f'))));
     const env = makeEnvironment(cacheFromRecords(records), { rounds: 2, miss: 'model' });
-    expect(() => replay(env, 1, keepAll)).toThrow(/agent 'a3' to question 'q2' at round 1/);
+    expect(() => replay(env, 1, keepAll)).toThrow(/agent 'a3' to question 'q2' at round 1 .*\(miss = model; only a live endpoint answers a missing round-1 response: miss = record\)/);
   });
 
   it('same seed, same replay; the model tier follows the seed', () => {

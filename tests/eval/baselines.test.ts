@@ -1,8 +1,8 @@
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import type { CacheLine } from '../../src/cache/format.ts';
 import { cacheFromRecords } from '../../src/cache/load.ts';
 import { makeEnvironment } from '../../src/env/environment.ts';
-import { freezeGate, fullDebate, randomPruning, singleAgent } from '../../eval/baselines.ts';
+import { freezeGate, fullDebate, randomPruning, singleAgent, type MethodResult } from '../../eval/baselines.ts';
 import { consistency, consistencyBest, consistencyFuse } from '../../eval/consistency.ts';
 import { paretoFront } from '../../eval/plots.ts';
 import { rows } from '../../eval/report.ts';
@@ -36,14 +36,17 @@ describe('consistency votes and freeze gates, worked by hand', () => {
   const cache = cacheFromRecords(records());
   const env = makeEnvironment(cache, { rounds: 2, miss: 'error' });
   const [q, v] = cache.questions;
-  const full = fullDebate(env, [q]);
+  let full: MethodResult;
+  beforeAll(async () => {
+    full = await fullDebate(env, [q]);
+  });
 
-  it('Full-Debate collapses on q at cost 65, and is invalid on u (onset round 2)', () => {
+  it('Full-Debate collapses on q at cost 65, and is invalid on u (onset round 2)', async () => {
     expect(full.cost).toBe(65);
     expect(full.ledger[0]).toEqual({ outcome: 'collapse', onset: 2 });
     const u = cache.questions[2];
-    expect(fullDebate(env, [u]).ledger[0]).toEqual({ outcome: 'invalid', onset: 2 });
-    expect(fullDebate(env, [u]).invalid).toBe(1);
+    expect((await fullDebate(env, [u])).ledger[0]).toEqual({ outcome: 'invalid', onset: 2 });
+    expect((await fullDebate(env, [u])).invalid).toBe(1);
   });
 
   it('a per-model vote uses every cached sample; ties go to the earlier sample', () => {
@@ -53,8 +56,8 @@ describe('consistency votes and freeze gates, worked by hand', () => {
     expect(consistency(env, [q], 1, 5).note).toMatch(/asked for 5 samples, the cache holds 3/);
   });
 
-  it('Consistency-Best takes the model best on validation and adds samples while the cost stays within Full-Debate', () => {
-    const r = consistencyBest(env, [q], [v], full.cost);
+  it('Consistency-Best takes the model best on validation and adds samples while the cost stays within Full-Debate', async () => {
+    const r = await consistencyBest(env, [q], [v], full.cost);
     expect(r.method).toBe('Consistency-Best (x x3)'); // 3 x 20 = 60 <= 65 < 80
     expect(r.cost).toBe(60);
     expect(r.correct).toBe(0); // A B B -> B
@@ -70,30 +73,30 @@ describe('consistency votes and freeze gates, worked by hand', () => {
     expect(r.note).toBe('4 samples per question, cost 53.8% of Full-Debate: the cache holds no more samples');
   });
 
-  it('freeze gates: always answers round 1 (cost 25); on-change stops after a changed round-2 majority', () => {
-    const always = freezeGate(env, [q], 'always');
+  it('freeze gates: always answers round 1 (cost 25); on-change stops after a changed round-2 majority', async () => {
+    const always = await freezeGate(env, [q], 'always');
     expect([always.correct, always.cost, always.keptEdges]).toEqual([1, 25, 0]);
-    const onChange = freezeGate(env, [q], 'on-change');
+    const onChange = await freezeGate(env, [q], 'on-change');
     expect([onChange.correct, onChange.cost]).toEqual([1, 65]);
     expect(onChange.ledger[0].outcome).toBe('preserved');
   });
 
-  it('every method keeps per question, in input order, whether it ended right and what it cost', () => {
+  it('every method keeps per question, in input order, whether it ended right and what it cost', async () => {
     const u = cache.questions[2];
-    expect(fullDebate(env, [q, u]).outcomes).toEqual([{ q: q.index, correct: false, cost: 65 }, { q: u.index, correct: false, cost: fullDebate(env, [u]).cost }]);
+    expect((await fullDebate(env, [q, u])).outcomes).toEqual([{ q: q.index, correct: false, cost: 65 }, { q: u.index, correct: false, cost: (await fullDebate(env, [u])).cost }]);
     // u holds one sample of x, so the vote takes one sample on every question: x's sample 0 on q says A.
     expect(consistency(env, [u, q], 0).outcomes).toEqual([{ q: u.index, correct: true, cost: 20 }, { q: q.index, correct: true, cost: 20 }]);
-    expect(freezeGate(env, [q], 'always').outcomes).toEqual([{ q: q.index, correct: true, cost: 25 }]);
-    expect(singleAgent(env, [q], 1).outcomes).toEqual([{ q: q.index, correct: false, cost: 5 }]); // y's sample 0 says B
+    expect((await freezeGate(env, [q], 'always')).outcomes).toEqual([{ q: q.index, correct: true, cost: 25 }]);
+    expect((await singleAgent(env, [q], 1)).outcomes).toEqual([{ q: q.index, correct: false, cost: 5 }]); // y's sample 0 says B
   });
 
-  it('random pruning is seeded: same seed, same edges; its keep rate is what was asked for', () => {
+  it('random pruning is seeded: same seed, same edges; its keep rate is what was asked for', async () => {
     const big = cacheFromRecords(records());
     const e = makeEnvironment(big, { rounds: 2, miss: 'model' });
-    const a = randomPruning(e, [q], 0.5, 7);
-    expect(randomPruning(e, [q], 0.5, 7).keptEdges).toBe(a.keptEdges);
-    expect(randomPruning(e, [q], 1, 1).keptEdges).toBe(4);
-    expect(randomPruning(e, [q], 0, 1).keptEdges).toBe(0);
+    const a = await randomPruning(e, [q], 0.5, 7);
+    expect((await randomPruning(e, [q], 0.5, 7)).keptEdges).toBe(a.keptEdges);
+    expect((await randomPruning(e, [q], 1, 1)).keptEdges).toBe(4);
+    expect((await randomPruning(e, [q], 0, 1)).keptEdges).toBe(0);
   });
 
   it('report rows aggregate runs as mean ± sd with n, and mark the Pareto frontier', () => {

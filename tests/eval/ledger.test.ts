@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { DebateResult } from '../../src/env/environment.ts';
+import type { DebateResult } from '../../src/env/debate.ts';
 import { ledgerEntry, signedUtility, summarize, type LedgerEntry } from '../../eval/ledger.ts';
 import { cacheFromRecords } from '../../src/cache/load.ts';
 import { makeEnvironment } from '../../src/env/environment.ts';
@@ -46,11 +46,11 @@ describe('transition ledger', () => {
     expect(() => signedUtility(method.slice(1), reference)).toThrow(/same questions/);
   });
 
-  it('on the hand-built cache: Full-Debate leaves q1 unrepaired and preserves q2; No-communication corrects q1', () => {
+  it('on the hand-built cache: Full-Debate leaves q1 unrepaired and preserves q2; No-communication corrects q1', async () => {
     const cache = cacheFromRecords(handRecords());
     const env = makeEnvironment(cache, { rounds: 2, miss: 'error' });
-    expect(fullDebate(env, cache.questions).ledger.map((l) => l.outcome)).toEqual(['unrepaired', 'preserved']);
-    const none = noCommunication(env, [cache.questions[0]]);
+    expect((await fullDebate(env, cache.questions)).ledger.map((l) => l.outcome)).toEqual(['unrepaired', 'preserved']);
+    const none = await noCommunication(env, [cache.questions[0]]);
     expect(none.ledger).toEqual([{ outcome: 'correction', onset: null }]);
   });
 });

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { MethodResult } from '../../eval/baselines.ts';
 import { csv, markdown, pairedCsv, pairedTests, rows, type MethodGroup } from '../../eval/report.ts';
 import { mcnemarP, tInterval, wilson } from '../../eval/significance.ts';
-import { emptyTiers } from '../../src/env/environment.ts';
+import { emptyTiers } from '../../src/env/tiers.ts';
 
 // CSV rows as objects, numbers cast (the test's method names hold no commas or quotes).
 function parse(text: string): Record<string, string | number>[] {
@@ -17,6 +17,7 @@ function run(method: string, correct: boolean[], cost: number[] = correct.map(()
     keptEdges: 0, maxEdges: correct.length * 4, tiers: emptyTiers(),
     ledger: correct.map((c) => ({ outcome: c ? 'preserved' : 'unrepaired', onset: null })),
     outcomes: correct.map((c, q) => ({ q, correct: c, cost: cost[q] })),
+    skipped: [],
   };
 }
 

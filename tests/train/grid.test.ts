@@ -20,7 +20,7 @@ function tinyGrid() {
     variants: [
       { name: 'full method', settings: {} },
       { name: 'no conditioning', settings: { conditioning: false } },
-      { name: 'broken', settings: { miss: 'record' } }, // training refuses the record tier
+      { name: 'broken', settings: { miss: 'record' } }, // a recorded cache has no live endpoint
     ],
   });
   return { grid, results: join(dir, 'results') };
@@ -48,7 +48,7 @@ describe('ablation grids', () => {
     const first = await runGrid(cells, 2, quiet);
     const status = (o: typeof first, variant: string, seed: number) => o.find((x) => x.cell.variant === variant && x.cell.seed === seed)!;
     expect(first.filter((o) => o.status === 'failed').map((o) => o.cell.variant)).toEqual(['broken', 'broken']);
-    expect(status(first, 'broken', 0).error).toMatch(/record is not supported in training/);
+    expect(status(first, 'broken', 0).error).toMatch(/has no live endpoint for miss = record/);
     expect(first.filter((o) => o.status === 'trained').length).toBe(4);
     expect(loadCheckpoint(runFiles(interrupted.settings.out).checkpoint).epoch).toBe(2);
     const done = runFiles(status(first, 'full method', 0).cell.settings.out).checkpoint;

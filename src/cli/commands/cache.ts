@@ -1,4 +1,4 @@
-// `cache gen | validate | stats | embed | import`: create, check and inspect response caches.
+// `cache gen | validate | stats | embed | import | compact`: create, check and inspect response caches.
 import { basename } from 'node:path';
 import type { Argv } from 'yargs';
 import { ANSWER_TYPES, type AnswerType } from '../../answer.ts';
@@ -7,11 +7,13 @@ import { PriceFile, SplitFile } from '../../cache/importDu.ts';
 import { cacheFilePath, loadCache } from '../../cache/load.ts';
 import { cacheStats } from '../../cache/stats.ts';
 import { formatIssue, validateCache } from '../../cache/validate.ts';
+import { fidelityTable } from '../../env/modelFidelity.ts';
 import { ENCODINGS, type Encoding } from '../../cache/tokens.ts';
 import { ENCODERS, makeEncoder, type EncoderName } from '../../encoders/index.ts';
 import { DebateSettings } from '../../env/settings.ts';
 import { readJsonFile } from '../../jsonFile.ts';
 import { DEFAULT_CACHE, generateCache } from '../../sim/generate.ts';
+import { compactCache } from '../../cache/write.ts';
 import { WorldConfig } from '../../sim/world.ts';
 
 const gen = <T>(y: Argv<T>) =>
@@ -41,7 +43,7 @@ const gen = <T>(y: Argv<T>) =>
 const validate = <T>(y: Argv<T>) =>
   y.command(
     'validate <dir>',
-    'check every line of a cache; prints file:line: field: problem for each error (exits 1 if any) and each warning (prices, answers, token counts)',
+    'check every line of a cache and of its record journal; prints file:line: field: problem for each error (exits 1 if any) and each warning (prices, answers, token counts)',
     (y) => y.positional('dir', { type: 'string', demandOption: true, describe: 'cache directory' }),
     (a) => {
       const { cache, issues } = validateCache(a.dir);
@@ -54,7 +56,9 @@ const validate = <T>(y: Argv<T>) =>
         process.exitCode = 1;
         return;
       }
-      console.log(`${cacheFilePath(a.dir)}: valid (${cache!.questions.length} questions, ${cache!.agents.length} agents, ${cache!.responses.length} responses)${warnings ? `, ${plural(warnings, 'warning')}` : ''}`);
+      const j = cache!.journal;
+      const journaled = j ? `; journal ${j.file}: ${j.responses} recorded responses, ${j.unanswered.size} calls without a journaled reply` : '';
+      console.log(`${cacheFilePath(a.dir)}: valid (${cache!.questions.length} questions, ${cache!.agents.length} agents, ${cache!.responses.length} responses${journaled})${warnings ? `, ${plural(warnings, 'warning')}` : ''}`);
     },
   );
 
@@ -66,7 +70,10 @@ const stats = <T>(y: Argv<T>) =>
       y
         .positional('dir', { type: 'string', demandOption: true, describe: 'cache directory' })
         .option('prior-smoothing', { type: 'number', default: DebateSettings.shape.priorSmoothing.parse(undefined), describe: 'pseudo-count of the tier-3 prior' }),
-    (a) => console.log(cacheStats(loadCache(a.dir), a.priorSmoothing)),
+    (a) => {
+      const cache = loadCache(a.dir);
+      console.log(`${cacheStats(cache)}\n\n${fidelityTable(cache, a.priorSmoothing)}`);
+    },
   );
 
 const embed = <T>(y: Argv<T>) =>
@@ -120,7 +127,20 @@ const importCommand = <T>(y: Argv<T>) =>
     },
   );
 
+const compact = <T>(y: Argv<T>) =>
+  y.command(
+    'compact <dir>',
+    "fold the record tier's journal (journal.jsonl) into cache.jsonl, atomically; run it when nothing records into the cache",
+    (y) => y.positional('dir', { type: 'string', demandOption: true, describe: 'cache directory' }),
+    (a) => {
+      const r = compactCache(a.dir);
+      console.log(r.journalKept
+        ? `${a.dir}: folded ${r.responses} journaled responses into cache.jsonl; the journal grew meanwhile (a run is recording) and was left whole`
+        : `${a.dir}: folded ${r.responses} journaled responses into cache.jsonl${r.unanswered ? `; the journal keeps ${r.unanswered} intents without replies` : '; journal removed'}`);
+    },
+  );
+
 export const cacheCommand = <T>(y: Argv<T>) =>
   y.command('cache', 'create, check and inspect response caches', (y) =>
-    [gen, validate, stats, embed, importCommand].reduce((y, c) => c(y), y).demandCommand(1, 'name a cache command: gen, validate, stats, embed or import'),
+    [gen, validate, stats, embed, importCommand, compact].reduce((y, c) => c(y), y).demandCommand(1, 'name a cache command: gen, validate, stats, embed, import or compact'),
   );

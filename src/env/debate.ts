@@ -1,0 +1,199 @@
+// The debate loop (SPEC §1-2): a debate is stepped round by round so that a trainer can run many
+// debates in lockstep:
+//   const d = startDebate(env, q, seed);                  // round 1: independent answers
+//   while (d.round < env.rounds) stepRound(env, d, keep);  // keep[recipient][candidate]
+//   const result = finishDebate(env, d);
+// Candidates of recipient i are ordered own response first, then the others in team order
+// (actions.ts). Each revision is looked up in tiers (tiers.ts) and every call is priced (cost.ts).
+// The asynchronous startDebates / stepDebates / playDebates do the same for many debates at once
+// and, with a live endpoint, first record what the cache lacks (record.ts); a debate that misses
+// under miss = signature is marked and left out, not fatal.
+import seedrandom from 'seedrandom';
+import { pick } from '../shuffle.ts';
+import { candidateOrder } from './actions.ts';
+import { callCost } from './cost.ts';
+import type { Environment } from './environment.ts';
+import { recordFirstRound, recordRound } from './record.ts';
+import type { DebateSettings } from './settings.ts';
+import { CacheMissError, emptyTiers, lookup, roundOneMiss, type TierCounts } from './tiers.ts';
+
+/** One agent's response inside a debate. */
+export interface DebateResponse {
+  agent: number;
+  ans: number;
+  /** Cache response whose text, tokens and embedding this response uses. */
+  source: number;
+  /** True when `source` is itself this response (not a tier-3 stand-in), so exact keys can use it. */
+  cached: boolean;
+}
+
+export interface Debate {
+  q: number;
+  round: number;
+  current: DebateResponse[];
+  /** answers[t-1][i]: answer key of team member i at round t. */
+  answers: number[][];
+  /** keeps[t-2][i][j]: recipient i kept candidate j at round t. */
+  keeps: boolean[][][];
+  cost: number;
+  keptEdges: number;
+  tiers: TierCounts;
+  random: () => number;
+  /** Why the debate could not go on (a miss under miss = signature); it is left out of results. */
+  missed?: string;
+}
+
+function lazyRandom(seed: string): () => number {
+  let rng: (() => number) | undefined;
+  return () => (rng ??= seedrandom(seed))();
+}
+
+export function startDebate(env: Environment, q: number, seed: string | number = env.settings.seed): Debate {
+  const { cache } = env;
+  const random = lazyRandom(`${seed}|${cache.questions[q].id}`);
+  const A = cache.agents.length;
+  const prompt = cache.questions[q].promptTokens;
+  let cost = 0;
+  const current = env.team.map((a) => {
+    const samples = env.round1.get(q * A + a);
+    if (!samples) throw roundOneMiss(env, q, a);
+    const r = cache.responses[env.settings.round1Sample === 'first' ? samples[0] : pick(samples, random)];
+    cost += callCost(cache, a, prompt, r.outTokens);
+    return { agent: a, ans: r.ans, source: r.index, cached: true };
+  });
+  return { q, round: 1, current, answers: [current.map((r) => r.ans)], keeps: [], cost, keptEdges: 0, tiers: emptyTiers(), random };
+}
+
+/**
+ * Play round d.round + 1 with keep[i][j] for recipient i and candidate j (see candidateOrder);
+ * `recorded[i]`: the response the record tier added for recipient i before the round (-1: none).
+ */
+export function stepRound(env: Environment, d: Debate, keep: boolean[][], recorded?: number[]): void {
+  const { cache } = env;
+  const n = env.team.length;
+  const prompt = cache.questions[d.q].promptTokens;
+  const next: DebateResponse[] = new Array(n);
+  for (let i = 0; i < n; i++) {
+    const order = candidateOrder(n, i);
+    const kept: DebateResponse[] = [];
+    let inTokens = prompt;
+    for (let j = 0; j < n; j++) {
+      if (!keep[i][j]) continue;
+      const c = d.current[order[j]];
+      kept.push(c);
+      inTokens += cache.responses[c.source].outTokens;
+    }
+    d.keptEdges += kept.length;
+    const { response, tier } = lookup(env, d, env.team[i], d.current[i], kept, recorded?.[i]);
+    d.tiers[tier]++;
+    env.tiers[tier]++;
+    d.cost += callCost(cache, env.team[i], inTokens, cache.responses[response.source].outTokens);
+    next[i] = response;
+  }
+  d.current = next;
+  d.round++;
+  d.answers.push(next.map((r) => r.ans));
+  d.keeps.push(keep);
+}
+
+/** Majority of parsed answers; ties go to the lowest-numbered agent's answer (or a random tied one). */
+export function majority(answers: number[], tieBreak: DebateSettings['tieBreak'], random: () => number): number {
+  const counts = new Map<number, number>();
+  let best = 0;
+  for (const a of answers) {
+    if (a < 0) continue;
+    const c = (counts.get(a) ?? 0) + 1;
+    counts.set(a, c);
+    best = Math.max(best, c);
+  }
+  if (best === 0) return -1;
+  const tied = answers.filter((a, i) => a >= 0 && counts.get(a) === best && answers.indexOf(a) === i);
+  return tieBreak === 'lowest-agent' ? tied[0] : pick(tied, random);
+}
+
+export interface DebateResult {
+  q: number;
+  /** answers[t-1][i], and whether each is correct. */
+  answers: number[][];
+  correct: boolean[][];
+  keeps: boolean[][][];
+  final: number;
+  finalCorrect: boolean;
+  /** No parsed final-round answer at all. */
+  invalid: boolean;
+  cost: number;
+  keptEdges: number;
+  tiers: TierCounts;
+  /** Set when the debate could not be replayed to the end (miss = signature): count it nowhere but in the skipped list. */
+  missed?: string;
+}
+
+export function finishDebate(env: Environment, d: Debate): DebateResult {
+  const gold = env.cache.questions[d.q].goldKey;
+  const final = majority(d.answers[d.answers.length - 1], env.settings.tieBreak, d.random);
+  return {
+    q: d.q,
+    answers: d.answers,
+    correct: d.answers.map((row) => row.map((a) => a === gold)),
+    keeps: d.keeps,
+    final,
+    finalCorrect: final === gold,
+    invalid: final < 0,
+    cost: d.cost,
+    keptEdges: d.keptEdges,
+    tiers: d.tiers,
+    ...(d.missed && { missed: d.missed }),
+  };
+}
+
+/** A fixed pruning rule: keep[i][j] for a round, given the debate so far. */
+export type KeepRule = (d: Debate, team: number) => boolean[][];
+
+export function replay(env: Environment, q: number, rule: KeepRule, seed?: string | number): DebateResult {
+  const d = startDebate(env, q, seed);
+  while (d.round < env.rounds) stepRound(env, d, rule(d, env.team.length));
+  return finishDebate(env, d);
+}
+
+/** Step one debate; under miss = signature a miss marks the debate (d.missed) instead of ending the run. */
+function stepOrMark(env: Environment, d: Debate, keep: boolean[][], recorded?: number[]): void {
+  try {
+    stepRound(env, d, keep, recorded);
+  } catch (e) {
+    if (!(e instanceof CacheMissError) || env.settings.miss !== 'signature') throw e;
+    d.missed = e.message;
+  }
+}
+
+/** Start debates on questions `qs`; with a live endpoint, the round-1 answers the cache lacks are recorded first. */
+export async function startDebates(env: Environment, qs: number[], seed?: string | number): Promise<Debate[]> {
+  if (env.recording) await recordFirstRound(env, qs);
+  return qs.map((q) => startDebate(env, q, seed));
+}
+
+/** Step every debate not yet missed one round, keeps[k] for debate k; with a live endpoint, what the cache lacks is recorded first. */
+export async function stepDebates(env: Environment, debates: Debate[], keeps: boolean[][][]): Promise<void> {
+  const recorded = env.recording ? await recordRound(env, debates, keeps) : undefined;
+  debates.forEach((d, k) => d.missed || stepOrMark(env, d, keeps[k], recorded?.[k]));
+}
+
+/**
+ * Replay questions `qs` under a fixed rule. Without an endpoint, one question after another (the
+ * rule sees them in that order, as with replay); with one, all in lockstep, so that each round's
+ * missing contexts are asked together.
+ */
+export async function playDebates(env: Environment, qs: number[], rule: KeepRule, seed?: string | number): Promise<DebateResult[]> {
+  const n = env.team.length;
+  if (!env.recording)
+    return qs.map((q) => {
+      const d = startDebate(env, q, seed);
+      while (d.round < env.rounds && !d.missed) stepOrMark(env, d, rule(d, n));
+      return finishDebate(env, d);
+    });
+  const debates = await startDebates(env, qs, seed);
+  for (let t = 2; t <= env.rounds; t++) await stepDebates(env, debates, debates.map((d) => (d.missed ? [] : rule(d, n))));
+  return debates.map((d) => finishDebate(env, d));
+}
+
+export const keepAll: KeepRule = (_d, n) => Array.from({ length: n }, () => new Array<boolean>(n).fill(true));
+export const keepOwn: KeepRule = (_d, n) => Array.from({ length: n }, () => Array.from({ length: n }, (_, j) => j === 0));

@@ -1,0 +1,43 @@
+// The indexes the lookup tiers search (SPEC §3): exact keys (question, agent, round, context ids),
+// signature keys (the context's (source agent, parsed answer) multiset), round-1 samples, and the
+// responses stating each answer (text for tier-3 answers).
+import type { Cache, Response } from '../cache/load.ts';
+
+export interface LookupIndex {
+  exact: Map<string, number[]>;
+  signature: Map<string, number[]>;
+  /** Round-1 responses per question and agent (key q * agents + a), by sample. */
+  round1: Map<number, number[]>;
+  /** Responses per question and answer (key `q|ans`), for tier-3 text. */
+  byAnswer: Map<string, number[]>;
+}
+
+export const emptyIndex = (): LookupIndex => ({ exact: new Map(), signature: new Map(), round1: new Map(), byAnswer: new Map() });
+
+export const exactKey = (q: number, a: number, t: number, ctx: number[]) => `${q}|${a}|${t}|${[...ctx].sort((x, y) => x - y).join(',')}`;
+
+/** Key of a context's (source agent, parsed answer) multiset; an external entry's source is agent `A`. */
+export function signatureKey(q: number, a: number, t: number, agents: number[], answers: number[]): string {
+  const codes = agents.map((s, i) => s * 1048576 + answers[i] + 1).sort((x, y) => x - y);
+  return `${q}|${a}|${t}|${codes.join(',')}`;
+}
+
+function push<K>(map: Map<K, number[]>, key: K, value: number) {
+  const list = map.get(key);
+  if (list) list.push(value);
+  else map.set(key, [value]);
+}
+
+export function indexResponse(index: LookupIndex, cache: Cache, r: Response) {
+  const A = cache.agents.length;
+  if (r.round === 1) push(index.round1, r.q * A + r.a, r.index);
+  else {
+    // A context with external entries is one no debate here can rebuild: no exact key for it.
+    if (r.ext.length === 0) push(index.exact, exactKey(r.q, r.a, r.round, r.ctx), r.index);
+    const ctx = r.ctx.map((c) => cache.responses[c]);
+    const ext = r.ext.map((e) => cache.externals[e]);
+    const agents = [...ctx.map((c) => c.a), ...ext.map(() => A)];
+    push(index.signature, signatureKey(r.q, r.a, r.round, agents, [...ctx.map((c) => c.ans), ...ext.map((e) => e.ans)]), r.index);
+  }
+  push(index.byAnswer, `${r.q}|${r.ans}`, r.index);
+}

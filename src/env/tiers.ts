@@ -1,0 +1,64 @@
+// The lookup tiers (SPEC §3): a recipient's response under its kept context is looked up as deep
+// as the `miss` setting allows: exact, then signature, then the fitted model (tier 3); with a live
+// endpoint (miss = record), exact, else the endpoint's reply recorded before the round (record.ts).
+// Each lookup is counted by the tier that answered it.
+import type { Cache } from '../cache/load.ts';
+import { pick } from '../shuffle.ts';
+import type { Debate, DebateResponse } from './debate.ts';
+import type { Environment } from './environment.ts';
+import { exactKey, signatureKey } from './lookupIndex.ts';
+import type { MissTier } from './settings.ts';
+import { standIn } from './standIn.ts';
+
+export const TIERS = ['exact', 'signature', 'model', 'record'] as const;
+export type Tier = (typeof TIERS)[number];
+export type TierCounts = Record<Tier, number>;
+export const emptyTiers = (): TierCounts => ({ exact: 0, signature: 0, model: 0, record: 0 });
+
+/** A lookup the `miss` setting in force does not let any tier answer; says which deeper tier would. */
+export class CacheMissError extends Error {
+  constructor(cache: Cache, q: number, agent: number, round: number, context: string, miss: MissTier, deeper: string) {
+    super(
+      `cache miss in ${cache.file}: no response of agent '${cache.agents[agent].id}' to question ` +
+        `'${cache.questions[q].id}' at round ${round} with context [${context}] (miss = ${miss}; ${deeper})`,
+    );
+    this.name = 'CacheMissError';
+  }
+}
+
+export const fromCache = (cache: Cache, index: number): DebateResponse => {
+  const r = cache.responses[index];
+  return { agent: r.a, ans: r.ans, source: index, cached: true };
+};
+
+/**
+ * The response of `agent` in round d.round + 1 given its own previous response and what it kept.
+ * `recorded`: the response the record tier added for this lookup before the round (record.ts), or -1.
+ */
+export function lookup(env: Environment, d: Debate, agent: number, own: DebateResponse, kept: DebateResponse[], recorded = -1): { response: DebateResponse; tier: Tier } {
+  const { cache } = env;
+  const t = d.round + 1;
+  const miss: MissTier = env.settings.miss;
+  if (recorded >= 0) return { response: fromCache(cache, recorded), tier: 'record' };
+  if (kept.every((k) => k.cached)) {
+    const hit = env.exact.get(exactKey(d.q, agent, t, kept.map((k) => k.source)));
+    if (hit) return { response: fromCache(cache, pick(hit, d.random)), tier: 'exact' };
+  }
+  env.onExactMiss?.(d, agent, own, kept);
+  // With a live endpoint, every context the cache lacks was recorded before the round: the
+  // approximate tiers (signature, model) never stand in for a real answer.
+  if (miss === 'record') throw new Error(`miss = record: agent '${cache.agents[agent].id}' on question '${cache.questions[d.q].id}' at round ${t} was not recorded before the round was stepped (step debates with stepDebates or playDebates, which ask the endpoint first)`);
+  const sig = env.signature.get(signatureKey(d.q, agent, t, kept.map((k) => k.agent), kept.map((k) => k.ans)));
+  if (miss === 'error')
+    throw new CacheMissError(cache, d.q, agent, t, kept.map((k) => (k.cached ? cache.responses[k.source].id : `(tier-3 ${cache.agents[k.agent].id})`)).join(', '), miss,
+      sig ? 'the signature tier would answer it: miss = signature' : 'the tier-3 model would answer it: miss = model, or a live endpoint: miss = record');
+  if (sig) return { response: fromCache(cache, pick(sig, d.random)), tier: 'signature' };
+  if (miss === 'signature')
+    throw new CacheMissError(cache, d.q, agent, t, `signature ${kept.map((k) => `${cache.agents[k.agent].id}:${k.ans < 0 ? '-' : cache.answerKeys[k.ans]}`).join(', ')}`, miss, 'the tier-3 model would answer it: miss = model, or a live endpoint: miss = record');
+  const peers = kept.filter((k) => k.agent !== agent).map((k) => k.ans);
+  const { ans, source } = standIn(env, d.q, agent, t, own.ans, peers, d.random);
+  return { response: { agent, ans, source, cached: false }, tier: 'model' };
+}
+
+/** The round-1 miss: no tier but record answers it. */
+export const roundOneMiss = (env: Environment, q: number, agent: number) => new CacheMissError(env.cache, q, agent, 1, '', env.settings.miss, 'only a live endpoint answers a missing round-1 response: miss = record');
