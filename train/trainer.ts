@@ -11,22 +11,23 @@ import { existsSync, mkdirSync } from 'node:fs';
 import seedrandom from 'seedrandom';
 import { addTiers } from '../eval/baselines.ts';
 import { evaluatePolicy } from '../eval/policyEval.ts';
-import { ensureEmbeddings, type Embeddings } from '../src/cache/embeddings.ts';
-import { loadCache, type Cache } from '../src/cache/load.ts';
+import { embeddingsPath, ensureEmbeddings, type Embeddings } from '../src/cache/embeddings.ts';
+import { cacheFilePath, loadCache, type Cache } from '../src/cache/load.ts';
 import { writeFileAtomic } from '../src/cache/write.ts';
 import { makeEncoder } from '../src/encoders/index.ts';
 import { emptyTiers, keepAll, makeEnvironment, replay, splitQuestions, type Environment } from '../src/env/environment.ts';
 import { saveCheckpoint, loadCheckpoint, type Checkpoint, type TrainingState } from '../src/policy/artifact.ts';
-import { zeroMoments, type PolicyEngine } from '../src/policy/engine.ts';
+import { zeroMoments } from '../src/policy/engine.ts';
 import { initWeights, type PolicyShape, type Weights } from '../src/policy/model.ts';
 import { rollout } from '../src/policy/rollout.ts';
 import type { ComputeSettings } from '../src/policy/backends.ts';
 import { createEngine } from '../src/policy/engines.ts';
 import { progress } from '../src/progress.ts';
+import { recordRun, startSession } from '../src/provenance.ts';
 import { ensureDefaultCache } from '../src/sim/generate.ts';
 import { influenceWeights, meanResponseTokens } from '../src/reward.ts';
 import { advantagesOf } from './advantage.ts';
-import { appendLog, round4, runFiles, tierShares, truncateLog, type LogLine } from './runFolder.ts';
+import { openRunLog, round4, runFiles, tierShares, truncateLog } from './runFolder.ts';
 import { architectureOf, computeOf, debateSettingsOf, rewardSettingsOf, type TrainConfig } from './config.ts';
 
 /** Behavior embeddings: mean embedding of each member's responses to `initSamples` validation questions. */
@@ -92,13 +93,17 @@ export async function train(config: TrainConfig, o: TrainOptions = {}): Promise<
   const A = shape.agents;
   const perDebate = (shape.rounds - 1) * A * A;
   const weights = resumed?.engine.weights ?? initialWeights(s);
-  const engine: PolicyEngine = await createEngine(computeOf(config), shape, resumed?.engine ?? { weights, step: 0, m: zeroMoments(weights), v: zeroMoments(weights) }, config);
+  const engine = await createEngine(computeOf(config), shape, resumed?.engine ?? { weights, step: 0, m: zeroMoments(weights), v: zeroMoments(weights) }, config);
   const state: TrainingState = resumed
     ? { epoch: resumed.epoch, step: resumed.step, baseline: resumed.baseline, best: resumed.best }
     : { epoch: 0, step: 0, baseline: new Array(perDebate / A).fill(0), best: null };
-  if (resumed) truncateLog(config.out, state.epoch);
+  // Provenance and log: a resumed run adds a session and continues the log after its checkpoint;
+  // a new run starts both afresh.
+  const provenance = recordRun(files.provenance, await startSession({ caches: [cacheFilePath(config.cache)], embeddings: [embeddingsPath(config.cache, emb.encoder)], compute: engine.ran }), !!resumed);
+  truncateLog(config.out, state.epoch);
+  const log = openRunLog(config.out, state.step + 1);
   const say = o.log ?? ((line: string) => console.error(line));
-  say(`training on ${cache.file} (${engine.name}); team ${trainEnv.team.map((a) => cache.agents[a].id).join(', ')}; ${config.epochs} epochs from epoch ${state.epoch + 1}; run ${config.out}`);
+  say(`training on ${cache.file} (${engine.name}); team ${trainEnv.team.map((a) => cache.agents[a].id).join(', ')}; ${config.epochs} epochs from epoch ${state.epoch + 1}; run ${config.out} (TensorBoard: tensorboard --logdir ${config.out})`);
 
   const train = splitQuestions(trainEnv, 'train').questions;
   const validation = splitQuestions(evalEnv, 'validation').questions;
@@ -117,8 +122,8 @@ export async function train(config: TrainConfig, o: TrainOptions = {}): Promise<
     const order = shuffle(train.map((q) => q.index), seedrandom(`${config.seed}|shuffle|${epoch}`));
     const sample = seedrandom(`${config.seed}|sample|${epoch}`);
     const steps = Math.ceil(order.length / config.batchSize);
+    const started = Date.now();
     const bar = progress(`epoch ${epoch}/${config.epochs}`, steps);
-    const lines: LogLine[] = [];
     for (let b = 0; b < steps; b++) {
       const batch = order.slice(b * config.batchSize, (b + 1) * config.batchSize);
       const r = await rollout(engine, trainEnv, emb, batch, { mode: { sample }, debateSeed: `${config.seed}|${epoch}`, conditioning: shape.conditioning });
@@ -129,14 +134,14 @@ export async function train(config: TrainConfig, o: TrainOptions = {}): Promise<
       const tiers = emptyTiers();
       r.results.forEach((d) => addTiers(tiers, d.tiers));
       const keepRate = round4(r.actions.reduce((a, x) => a + x, 0) / r.batch.n);
-      const line: LogLine = {
-        type: 'step', epoch, step: state.step, stage, k: reward.k, loss: round4(stats.loss), entropy: round4(stats.entropy),
+      const line = {
+        type: 'step' as const, epoch, step: state.step, stage, k: reward.k, loss: round4(stats.loss), entropy: round4(stats.entropy),
         meanReward: round4(rewardSum / r.batch.n), meanReturn: round4(returnSum / r.batch.n), keepRate,
         accuracy: round4(r.results.filter((d) => d.finalCorrect).length / r.results.length),
         costPct: round4((100 * r.results.reduce((a, d) => a + d.cost, 0)) / r.results.reduce((a, d) => a + fullCost.get(d.q)!, 0)),
         ...tierShares(tiers),
       };
-      lines.push(line);
+      log.write(line);
       bar.update(b + 1, undefined, `loss ${line.loss} keep ${line.keepRate} acc ${line.accuracy} cost ${line.costPct}%`);
     }
     bar.stop();
@@ -147,16 +152,18 @@ export async function train(config: TrainConfig, o: TrainOptions = {}): Promise<
       const costPct = (100 * v.cost) / validation.reduce((a, q) => a + fullCost.get(q.index)!, 0);
       const isBest = !state.best || accuracy > state.best.accuracy || (accuracy === state.best.accuracy && costPct < state.best.costPct);
       if (isBest) state.best = { epoch, accuracy, costPct };
-      lines.push({ type: 'eval', epoch, step: state.step, accuracy: round4(accuracy), costPct: round4(costPct), keptEdges: round4(v.keptEdges / v.maxEdges), ...tierShares(v.tiers), best: isBest });
+      log.write({ type: 'eval', epoch, step: state.step, accuracy: round4(accuracy), costPct: round4(costPct), keptEdges: round4(v.keptEdges / v.maxEdges), ...tierShares(v.tiers), best: isBest });
       say(`epoch ${epoch}: validation accuracy ${(100 * accuracy).toFixed(1)}%, cost ${costPct.toFixed(1)}% of Full-Debate, kept ${(100 * v.keptEdges / v.maxEdges).toFixed(1)}% of edges${isBest ? ' (best)' : ''}`);
       if (isBest) saveCheckpoint(files.best, await checkpointOf());
     }
-    appendLog(config.out, lines, epoch === 1);
     saveCheckpoint(files.checkpoint, await checkpointOf());
+    provenance.epoch(epoch, (Date.now() - started) / 1000);
     if (o.stopAfterEpochs !== undefined && ++epochsThisCall >= o.stopAfterEpochs) break;
   }
   const checkpoint = await checkpointOf();
   engine.dispose();
+  log.close();
+  provenance.end();
   return { checkpoint, setup: s };
 }
 

@@ -4,18 +4,25 @@ import type { ComputeSettings } from './backends.ts';
 import { zeroMoments, type EngineState, type OptimizerSettings, type PolicyEngine } from './engine.ts';
 import type { PolicyShape } from './model.ts';
 import { onnxAvailable, onnxEngine } from './onnxEngine.ts';
+import type { ComputeRan } from '../provenance.ts';
 
-export async function createEngine(c: ComputeSettings, shape: PolicyShape, state: EngineState, opt: OptimizerSettings): Promise<PolicyEngine> {
+/** An engine and what it runs on (for provenance: never `auto`). */
+export type RunningEngine = PolicyEngine & { ran: ComputeRan };
+
+export async function createEngine(c: ComputeSettings, shape: PolicyShape, state: EngineState, opt: OptimizerSettings): Promise<RunningEngine> {
   const onnx = c.engine !== 'tfjs' && (await onnxAvailable());
   if (c.engine !== 'tfjs' && c.engine !== 'auto' && !onnx) throw new Error(`engine ${c.engine}: onnxruntime-node does not load here (npm ci installs it); use --engine tfjs`);
-  if (onnx) return onnxEngine(shape, state, opt, c.threads, c.engine === 'onnx-cuda' ? 'cuda' : 'cpu');
+  if (onnx) {
+    const cuda = c.engine === 'onnx-cuda';
+    return Object.assign(await onnxEngine(shape, state, opt, c.threads, cuda ? 'cuda' : 'cpu'), { ran: { engine: cuda ? 'onnx-cuda' : 'onnx', backend: null, threads: c.threads } as const });
+  }
   const { loadBackend, tfjsEngine } = await import('./tfjsEngine.ts');
-  await loadBackend(c.backend);
-  return tfjsEngine(shape, state, opt);
+  const backend = await loadBackend(c.backend);
+  return Object.assign(tfjsEngine(shape, state, opt), { ran: { engine: 'tfjs', backend, threads: null } as const });
 }
 
 /** A forward-only engine for a trained policy's weights. */
-export function inferenceEngine(c: ComputeSettings, shape: PolicyShape, weights: EngineState['weights']): Promise<PolicyEngine> {
+export function inferenceEngine(c: ComputeSettings, shape: PolicyShape, weights: EngineState['weights']): Promise<RunningEngine> {
   const zero = zeroMoments(weights);
   return createEngine(c, shape, { weights, step: 0, m: zero, v: zero }, { lr: 0, beta1: 0.9, beta2: 0.999, epsilon: 1e-8, entropyBonus: 0 });
 }
