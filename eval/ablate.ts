@@ -2,6 +2,7 @@
 // (eval/table6.ts), with the wall time.
 import type { Split } from '../src/cache/format.ts';
 import type { ComputeSettings } from '../src/policy/backends.ts';
+import { progress } from '../src/progress.ts';
 import { ensureDefaultCache } from '../src/sim/generate.ts';
 import { expandGrid, readGrid, runGrid } from '../train/grid.ts';
 import { ablationReport } from './table6.ts';
@@ -22,7 +23,9 @@ export async function ablateJob(o: AblateOptions): Promise<{ text: string; faile
   const results = o.out ?? `results/${grid.name}`;
   for (const cache of grid.caches) ensureDefaultCache(cache);
   const outcomes = await runGrid(expandGrid(grid, results, o.compute), o.workers);
+  const evaluating = progress(`evaluating ${outcomes.length} cells on ${o.split}`, 1);
   const { markdown, files } = await ablationReport(grid, outcomes, results, o.split, o.compute);
+  evaluating.stop();
   const count = (s: string) => outcomes.filter((x) => x.status === s).length;
   const failed = count('failed');
   const minutes = ((Date.now() - started) / 60000).toFixed(1);

@@ -41,6 +41,8 @@ export async function mainJob(o: MainOptions): Promise<string> {
   const failed = runs.filter((r): r is PromiseRejectedResult => r.status === 'rejected');
   if (failed.length) throw new Error(failed.map((f) => (f.reason as Error).message).join('\n'));
   const policies = seeds.map((s) => runFiles(join(o.out, `seed-${s}`)).best);
+  const evaluating = progress(`comparing with every baseline on ${o.split}`, 1);
   const { table, files } = await evalJob({ policies, cache: o.cache, split: o.split, compute: o.compute, settings: o.settings, methods: [...METHODS], seeds: o.seeds, config: o.config, reference: 'Full-Debate', out: join(o.out, 'report') });
+  evaluating.stop();
   return `\nCPP (${o.seeds} seeds, settings ${o.config}, best validation checkpoints) against every baseline\n\n${table}\n\nwritten: ${files.join(', ')}`;
 }
