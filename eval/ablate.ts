@@ -5,6 +5,8 @@ import type { ComputeSettings } from '../src/policy/backends.ts';
 import { progress } from '../src/progress.ts';
 import { ensureDefaultCache } from '../src/sim/generate.ts';
 import { expandGrid, readGrid, runGrid } from '../train/grid.ts';
+import { resolveConfig } from '../train/config.ts';
+import { cachePlan, computePlan, runPlan, type JobDescription } from '../train/plan.ts';
 import { ablationReport } from './table6.ts';
 
 export interface AblateOptions {
@@ -32,5 +34,22 @@ export async function ablateJob(o: AblateOptions): Promise<{ text: string; faile
   return {
     text: `${markdown}\n\nwritten: ${files.join(', ')}\nwall time ${minutes} min for ${outcomes.length} cells (${count('trained')} trained, ${count('reused')} reused, ${failed} failed) with ${o.workers} workers`,
     failed,
+  };
+}
+
+/** A grid's cells with the settings each would train with, and the plan: which cells start, resume or are reused. */
+export function ablateDescription(o: AblateOptions): JobDescription {
+  const grid = readGrid(o.grid);
+  const results = o.out ?? `results/${grid.name}`;
+  const cells = expandGrid(grid, results, o.compute);
+  return {
+    settings: { grid: o.grid, name: grid.name, results, workers: o.workers, split: o.split, compute: o.compute, reference: grid.reference ?? grid.variants[0].name, cells: cells.map((c) => ({ id: c.id, settings: resolveConfig(c.settings) })) },
+    plan: async () => [
+      ...grid.caches.map(cachePlan),
+      `train ${cells.length} cells, ${o.workers} at a time:`,
+      ...cells.map((c) => `  ${runPlan(c.settings.out, c.epochs)} [${c.id}]`),
+      `then evaluate the best checkpoint of every cell on the ${o.split} split (${await computePlan(o.compute)})`,
+      `writes in ${results}: table6.md, table6.csv, accuracy-cost.svg, learning-curves.svg, provenance.json`,
+    ],
   };
 }

@@ -6,7 +6,7 @@ import type { Split } from '../src/cache/format.ts';
 import { ensureEmbeddings } from '../src/cache/embeddings.ts';
 import { loadCache } from '../src/cache/load.ts';
 import { makeEnvironment, splitQuestions, teamIds } from '../src/env/environment.ts';
-import type { DebateSettings } from '../src/env/settings.ts';
+import { DebateSettings } from '../src/env/settings.ts';
 import { loadAnyPolicy } from '../src/policy/artifact.ts';
 import type { ComputeSettings } from '../src/policy/backends.ts';
 import { inferenceEngine } from '../src/policy/engines.ts';
@@ -18,6 +18,8 @@ import { evaluatePolicy } from './policyEval.ts';
 import { markdown, rows, writeReport, type MethodGroup, type Row } from './report.ts';
 import { staticMask, trainStaticMask } from './staticMask.ts';
 import { ensureDefaultCache } from '../src/sim/generate.ts';
+import { cachePlan, computePlan, type JobDescription } from '../train/plan.ts';
+import { existsSync } from 'node:fs';
 
 export const METHODS = ['full', 'none', 'single', 'consistency', 'freeze', 'random', 'mask'] as const;
 export type MethodName = (typeof METHODS)[number];
@@ -106,8 +108,8 @@ export async function evalJob(o: EvalOptions): Promise<{ table: string; rows: Ro
     groups.push({ method: `Random pruning (keep ${(100 * rate).toFixed(0)}%)`, runs: seeds.map((s) => randomPruning(env, questions, rate, s)) });
   }
   if (has('mask')) {
-    const c = resolveConfig(o.config ? readConfigFile(o.config) : {});
-    const masks = seeds.map((s) => staticMask(env, questions, trainStaticMask(env, train, rewardSettingsOf(c, c.k), { epochs: c.epochs, batchSize: c.batchSize, lr: 0.05, entropyBonus: c.entropyBonus, beta: c.beta, gamma: c.gamma, seed: s })));
+    const m = maskSettings(o.config);
+    const masks = seeds.map((s) => staticMask(env, questions, trainStaticMask(env, train, m.reward, { ...m.training, seed: s })));
     groups.push({ method: 'Static learned mask', runs: masks });
   }
 
@@ -119,4 +121,58 @@ export async function evalJob(o: EvalOptions): Promise<{ table: string; rows: Ro
   const title = `${cache.header.name} (${cache.header.source}), ${o.split} split, ${questions.length} questions, miss = ${env.settings.miss}`;
   const files = o.out ? await writeReport(o.out, rs, referenceGroup.method, title, weights) : [];
   return { table: `${title}\n\n${markdown(rs, referenceGroup.method, weights)}`, rows: rs, files };
+}
+
+/** Reward and training settings of the static learned mask: those of `config` (a training-settings file), with its own learning rate. */
+export function maskSettings(config?: string) {
+  const c = resolveConfig(config ? readConfigFile(config) : {});
+  return { reward: rewardSettingsOf(c, c.k), training: { epochs: c.epochs, batchSize: c.batchSize, lr: 0.05, entropyBonus: c.entropyBonus, beta: c.beta, gamma: c.gamma } };
+}
+
+/**
+ * The settings of an `eval` (or `baselines`) run, as it would use them, and its plan (its first
+ * line is the cache's). `trainedFirst`: the policies are made by runs planned before (main).
+ */
+export function evalDescription(o: EvalOptions, trainedFirst = false): JobDescription {
+  const groups = policyGroups(o.policies);
+  const paths = groups.flatMap((g) => g.paths);
+  const first = paths.find((p) => existsSync(p));
+  const policy = first ? loadAnyPolicy(first) : undefined;
+  const { agents, ...debate } = o.settings;
+  const has = (m: MethodName) => o.methods.includes(m);
+  const settings = {
+    cache: o.cache,
+    split: o.split,
+    debate: { ...DebateSettings.parse({ ...debate, rounds: policy?.shape.rounds ?? debate.rounds }), agents: agents ?? policy?.team ?? 'every agent of the cache' },
+    methods: o.methods,
+    policies: groups,
+    compute: o.compute,
+    seeds: o.seeds,
+    keepRate: has('random') ? (o.keepRate ?? (paths.length ? "the policies' mean keep rate" : 0.5)) : undefined,
+    staticMask: has('mask') ? maskSettings(o.config) : undefined,
+    reference: o.reference,
+    weights: o.weights ?? { collapse: 1, correction: 1 },
+    out: o.out ?? null,
+  };
+  const rows: Record<MethodName, string> = {
+    full: 'Full-Debate',
+    none: 'No-communication',
+    single: 'Single agent, for each team member',
+    consistency: 'Consistency vote per model, Consistency-Best, Consistency-Fuse',
+    freeze: 'Freeze gates (always, on-change)',
+    random: `Random pruning at ${typeof settings.keepRate === 'number' ? `keep rate ${settings.keepRate}` : settings.keepRate}, ${o.seeds} seeds`,
+    mask: `Static learned mask, ${o.seeds} seeds, trained ${settings.staticMask?.training.epochs} epochs on the train split`,
+  };
+  return {
+    settings,
+    plan: async () => [
+      cachePlan(o.cache),
+      `replay: split ${o.split}, team ${Array.isArray(settings.debate.agents) ? settings.debate.agents.join(', ') : settings.debate.agents}, ${settings.debate.rounds} rounds, miss = ${settings.debate.miss}`,
+      ...o.methods.map((m) => `row: ${rows[m]}`),
+      ...groups.flatMap((g) => [`row: ${g.label}, the greedy policy of each run:`, ...g.paths.map((p) => `  ${p}${trainedFirst ? ' (from the run above)' : existsSync(p) ? '' : ' (missing: the command would stop there)'}`)]),
+      ...(paths.length ? [await computePlan(o.compute)] : []),
+      `reference of cost % and utility: ${o.reference}`,
+      o.out ? `writes in ${o.out}: comparison.md, comparison.csv, accuracy-cost.svg, provenance.json` : 'writes nothing (no --out): prints the table',
+    ],
+  };
 }

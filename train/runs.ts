@@ -9,7 +9,14 @@ import { loadCheckpoint } from '../src/policy/artifact.ts';
 import type { TrainConfig } from './config.ts';
 import { runFiles } from './runFolder.ts';
 
-export const isFinished = (out: string, epochs: number) => existsSync(runFiles(out).checkpoint) && loadCheckpoint(runFiles(out).checkpoint).epoch >= epochs;
+/** What training `out` to `epochs` epochs does: reuse a finished run, resume an interrupted one, or start one. */
+export function runAction(out: string, epochs: number): { action: 'reuse' | 'resume' | 'start'; epoch: number } {
+  if (!existsSync(runFiles(out).checkpoint)) return { action: 'start', epoch: 0 };
+  const epoch = loadCheckpoint(runFiles(out).checkpoint).epoch;
+  return { action: epoch >= epochs ? 'reuse' : 'resume', epoch };
+}
+
+export const isFinished = (out: string, epochs: number) => runAction(out, epochs).action === 'reuse';
 
 /**
  * Train `settings` (which name their `out` folder) unless already finished; the child's stderr goes

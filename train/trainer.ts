@@ -27,6 +27,7 @@ import { recordRun, startSession } from '../src/provenance.ts';
 import { ensureDefaultCache } from '../src/sim/generate.ts';
 import { influenceWeights, meanResponseTokens } from '../src/reward.ts';
 import { advantagesOf } from './advantage.ts';
+import { runSettings } from './plan.ts';
 import { openRunLog, round4, runFiles, tierShares, truncateLog } from './runFolder.ts';
 import { architectureOf, computeOf, debateSettingsOf, rewardSettingsOf, type TrainConfig } from './config.ts';
 
@@ -84,7 +85,7 @@ export async function train(config: TrainConfig, o: TrainOptions = {}): Promise<
   if (!o.resume && existsSync(files.checkpoint)) throw new Error(`${config.out} already holds a run: pass --resume to continue it, or choose another --out`);
   const resumed = o.resume ? loadCheckpoint(files.checkpoint) : undefined;
   // A resumed run keeps its saved settings, except how it computes (engine, threads, backend).
-  if (resumed) config = { ...(resumed.config as TrainConfig), ...o.compute };
+  config = runSettings(config, resumed, o.compute);
   mkdirSync(config.out, { recursive: true });
   writeFileAtomic(files.config, [JSON.stringify(config, null, 2) + '\n']);
 

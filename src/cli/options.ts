@@ -8,6 +8,7 @@ import { SPLITS, type Split } from '../cache/format.ts';
 import { DebateSettings, MISS_TIERS } from '../env/settings.ts';
 import { BACKENDS, ENGINES } from '../policy/backends.ts';
 import { defaultCompute } from '../../train/config.ts';
+import type { JobDescription } from '../../train/plan.ts';
 
 import { DEFAULT_CACHE } from '../sim/generate.ts';
 
@@ -41,4 +42,18 @@ export function computeOptions<T>(y: Argv<T>) {
     .option('engine', { choices: ENGINES, default: d.engine, describe: 'policy-math engine: onnx (ONNX Runtime, native CPU), tfjs (TF.js on --backend); auto: onnx when it loads' })
     .option('threads', { type: 'number', default: d.threads, describe: 'CPU threads of the onnx engine' })
     .option('backend', { choices: BACKENDS, default: d.backend, describe: 'TF.js backend of the tfjs engine' });
+}
+
+/** `--print-config` and `--dry-run`, on every command that trains or evaluates. */
+export const planOptions = <T>(y: Argv<T>) =>
+  y
+    .option('print-config', { type: 'boolean', describe: 'print the resolved settings, as the run would use them, as JSON and exit' })
+    .option('dry-run', { type: 'boolean', describe: 'print what would run (runs started, reused or resumed; what is evaluated and written) and exit, writing nothing' })
+    .conflicts('print-config', 'dry-run');
+
+/** Print the job's settings or plan when asked to, else run it. */
+export async function runOrPlan(a: { printConfig?: boolean; dryRun?: boolean }, describe: () => JobDescription | Promise<JobDescription>, run: () => Promise<void>) {
+  if (a.printConfig) console.log(JSON.stringify((await describe()).settings, null, 2));
+  else if (a.dryRun) console.log((await (await describe()).plan()).join('\n'));
+  else await run();
 }
