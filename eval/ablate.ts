@@ -2,7 +2,13 @@
 // (eval/table6.ts), with the wall time.
 import type { Split } from '../src/cache/format.ts';
 import type { ComputeSettings } from '../src/policy/backends.ts';
+import { embeddingsPath } from '../src/cache/embeddings.ts';
+import { cacheFilePath } from '../src/cache/load.ts';
+import { loadAnyPolicy } from '../src/policy/artifact.ts';
+import { computeRan } from '../src/policy/engines.ts';
 import { progress } from '../src/progress.ts';
+import { hashFile, recordReport, startSession } from '../src/provenance.ts';
+import { runFiles } from '../train/runFolder.ts';
 import { ensureDefaultCache } from '../src/sim/generate.ts';
 import { expandGrid, readGrid, runGrid } from '../train/grid.ts';
 import { resolveConfig } from '../train/config.ts';
@@ -24,10 +30,16 @@ export async function ablateJob(o: AblateOptions): Promise<{ text: string; faile
   const grid = readGrid(o.grid);
   const results = o.out ?? `results/${grid.name}`;
   for (const cache of grid.caches) ensureDefaultCache(cache);
+  const session = await startSession({ caches: grid.caches.map(cacheFilePath), compute: await computeRan(o.compute) });
   const outcomes = await runGrid(expandGrid(grid, results, o.compute), o.workers);
   const evaluating = progress(`evaluating ${outcomes.length} cells on ${o.split}`, 1);
   const { markdown, files } = await ablationReport(grid, outcomes, results, o.split, o.compute);
   evaluating.stop();
+  const evaluated = outcomes.filter((x) => x.status !== 'failed');
+  session.inputs = await Promise.all(evaluated.map((x) => hashFile(runFiles(x.cell.settings.out).best)));
+  const embeddings = new Set(evaluated.map((x) => embeddingsPath(x.cell.cache, loadAnyPolicy(runFiles(x.cell.settings.out).best).encoder)));
+  session.embeddings = await Promise.all([...embeddings].map(hashFile));
+  files.push(recordReport(results, session, files.find((f) => f.endsWith('.md'))!));
   const count = (s: string) => outcomes.filter((x) => x.status === s).length;
   const failed = count('failed');
   const minutes = ((Date.now() - started) / 60000).toFixed(1);

@@ -3,8 +3,9 @@
 // trained policies (all `--policy` files as the runs of one method, e.g. its seeds). Prints the
 // Markdown table and writes it as Markdown and CSV with an accuracy-versus-cost SVG.
 import type { Split } from '../src/cache/format.ts';
-import { ensureEmbeddings } from '../src/cache/embeddings.ts';
-import { loadCache } from '../src/cache/load.ts';
+import { embeddingsPath, ensureEmbeddings } from '../src/cache/embeddings.ts';
+import { cacheFilePath, loadCache } from '../src/cache/load.ts';
+import { hashFile, recordReport, startSession } from '../src/provenance.ts';
 import { makeEnvironment, splitQuestions, teamIds } from '../src/env/environment.ts';
 import { DebateSettings } from '../src/env/settings.ts';
 import { loadAnyPolicy } from '../src/policy/artifact.ts';
@@ -60,8 +61,9 @@ export function policyGroups(entries: string[]): { label: string; paths: string[
 
 export async function evalJob(o: EvalOptions): Promise<{ table: string; rows: Row[]; files: string[] }> {
   ensureDefaultCache(o.cache);
-  const cache = loadCache(o.cache);
   const policyList = policyGroups(o.policies);
+  const session = await startSession({ caches: [cacheFilePath(o.cache)], inputs: policyList.flatMap((g) => g.paths) });
+  const cache = loadCache(o.cache);
   const artifacts = policyList.flatMap((g) => g.paths).map(loadAnyPolicy);
   const team = artifacts[0]?.team;
   const env = makeEnvironment(cache, { ...o.settings, agents: o.settings.agents ?? team, rounds: artifacts[0]?.shape.rounds ?? o.settings.rounds });
@@ -96,6 +98,9 @@ export async function evalJob(o: EvalOptions): Promise<{ table: string; rows: Ro
         if (a.team.join() !== teamIds(env).join()) throw new Error(`${path}: trained for team ${a.team.join(', ')}, the debate team is ${teamIds(env).join(', ')}`);
         const emb = await ensureEmbeddings(o.cache, cache, await encoderFor(a.encoder));
         const engine = await inferenceEngine(o.compute, a.shape, a.weights);
+        const embeddings = embeddingsPath(o.cache, emb.encoder);
+        if (!session.embeddings.some((e) => e.path === embeddings)) session.embeddings.push(await hashFile(embeddings));
+        session.compute ??= engine.ran;
         runs.push(await evaluatePolicy(engine, env, emb, questions, path));
         engine.dispose();
       }
@@ -120,6 +125,7 @@ export async function evalJob(o: EvalOptions): Promise<{ table: string; rows: Ro
   const rs = rows(groups, reference, weights);
   const title = `${cache.header.name} (${cache.header.source}), ${o.split} split, ${questions.length} questions, miss = ${env.settings.miss}`;
   const files = o.out ? await writeReport(o.out, rs, referenceGroup.method, title, weights) : [];
+  if (o.out) files.push(recordReport(o.out, session, files.find((f) => f.endsWith('.md'))!));
   return { table: `${title}\n\n${markdown(rs, referenceGroup.method, weights)}`, rows: rs, files };
 }
 

@@ -5,7 +5,7 @@
 // every cache and embeddings file read, and the engine, backend and threads that actually ran.
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { createReadStream, existsSync, statSync } from 'node:fs';
+import { createReadStream, existsSync, readFileSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { cpus } from 'node:os';
 import { join, relative, resolve } from 'node:path';
@@ -143,18 +143,19 @@ export function recordRun(file: string, session: Session, resume: boolean) {
   };
 }
 
-/** Write a report's `provenance.json` (one session, ended now) and return its Markdown block. */
-export function recordReport(dir: string, session: Session): { file: string; markdown: string } {
+/** End a report's session: write `provenance.json` beside the report and add its summary to the report's Markdown file. */
+export function recordReport(dir: string, session: Session, markdownFile: string): string {
   session.ended = new Date().toISOString();
   const file = join(dir, 'provenance.json');
   save(file, { format: 'cpp-provenance', version: 1, sessions: [session] });
-  return { file, markdown: provenanceMarkdown(session) };
+  writeFileAtomic(markdownFile, [readFileSync(markdownFile, 'utf8'), `\n${provenanceMarkdown(session)}\n`]);
+  return file;
 }
 
 const short = (h: FileHash) => `${h.path} (${h.bytes} bytes, sha256 ${h.sha256.slice(0, 16)})`;
 
 /** A short human summary of a session, for the end of a report. */
-export function provenanceMarkdown(s: Session): string {
+function provenanceMarkdown(s: Session): string {
   const c = s.code;
   const seconds = s.ended ? ((Date.parse(s.ended) - Date.parse(s.started)) / 1000).toFixed(1) : '?';
   const compute = s.compute ? `${s.compute.engine}${s.compute.backend ? ` on ${s.compute.backend}` : ''}${s.compute.threads ? `, ${s.compute.threads} thread${s.compute.threads === 1 ? '' : 's'}` : ''}` : 'no policy math';

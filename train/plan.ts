@@ -36,10 +36,10 @@ export function runPlan(out: string, epochs: number): string {
 
 /** The engine that `auto` would take here, and its threads or TF.js backend. */
 export async function computePlan(c: ComputeSettings): Promise<string> {
-  const { onnxAvailable } = await import('../src/policy/onnxEngine.ts');
-  const engine = c.engine === 'auto' ? ((await onnxAvailable()) ? 'onnx' : 'tfjs') : c.engine;
-  const how = engine === 'tfjs' ? `TF.js backend ${c.backend}` : `${c.threads} CPU thread${c.threads === 1 ? '' : 's'}`;
-  return `engine: ${engine}${c.engine === 'auto' ? ' (auto)' : ''}, ${how}`;
+  const { computeRan } = await import('../src/policy/engines.ts');
+  const ran = await computeRan(c);
+  const how = ran.backend ? `TF.js backend ${ran.backend}` : `${ran.threads} CPU thread${ran.threads === 1 ? '' : 's'}`;
+  return `engine: ${ran.engine}${c.engine === 'auto' ? ' (auto)' : ''}, ${how}`;
 }
 
 /** The `train` command: the settings of its run (a resumed run's saved ones) and its plan. */

@@ -9,16 +9,20 @@ import type { ComputeRan } from '../provenance.ts';
 /** An engine and what it runs on (for provenance: never `auto`). */
 export type RunningEngine = PolicyEngine & { ran: ComputeRan };
 
-export async function createEngine(c: ComputeSettings, shape: PolicyShape, state: EngineState, opt: OptimizerSettings): Promise<RunningEngine> {
+/** The engine, backend and threads that `c` gets here (`auto` resolved; a TF.js backend is loaded to know it). */
+export async function computeRan(c: ComputeSettings): Promise<ComputeRan> {
   const onnx = c.engine !== 'tfjs' && (await onnxAvailable());
   if (c.engine !== 'tfjs' && c.engine !== 'auto' && !onnx) throw new Error(`engine ${c.engine}: onnxruntime-node does not load here (npm ci installs it); use --engine tfjs`);
-  if (onnx) {
-    const cuda = c.engine === 'onnx-cuda';
-    return Object.assign(await onnxEngine(shape, state, opt, c.threads, cuda ? 'cuda' : 'cpu'), { ran: { engine: cuda ? 'onnx-cuda' : 'onnx', backend: null, threads: c.threads } as const });
-  }
-  const { loadBackend, tfjsEngine } = await import('./tfjsEngine.ts');
-  const backend = await loadBackend(c.backend);
-  return Object.assign(tfjsEngine(shape, state, opt), { ran: { engine: 'tfjs', backend, threads: null } as const });
+  if (onnx) return { engine: c.engine === 'onnx-cuda' ? 'onnx-cuda' : 'onnx', backend: null, threads: c.threads };
+  const { loadBackend } = await import('./tfjsEngine.ts');
+  return { engine: 'tfjs', backend: await loadBackend(c.backend), threads: null };
+}
+
+export async function createEngine(c: ComputeSettings, shape: PolicyShape, state: EngineState, opt: OptimizerSettings): Promise<RunningEngine> {
+  const ran = await computeRan(c);
+  if (ran.engine !== 'tfjs') return Object.assign(await onnxEngine(shape, state, opt, c.threads, ran.engine === 'onnx-cuda' ? 'cuda' : 'cpu'), { ran });
+  const { tfjsEngine } = await import('./tfjsEngine.ts');
+  return Object.assign(tfjsEngine(shape, state, opt), { ran });
 }
 
 /** A forward-only engine for a trained policy's weights. */
