@@ -2,7 +2,7 @@
 // No-communication, and each Single agent (its round-1 answer alone).
 import seedrandom from 'seedrandom';
 import type { Question } from '../src/cache/load.ts';
-import { callCost, finishDebate, keepAll, keepOwn, majority, replay, startDebate, stepRound, emptyTiers, type Environment, type DebateResult, type KeepRule, type TierCounts } from '../src/env/environment.ts';
+import { addTiers, callCost, finishDebate, keepAll, keepOwn, majority, replay, startDebate, stepRound, emptyTiers, type Environment, type DebateResult, type KeepRule, type TierCounts } from '../src/env/environment.ts';
 import { ledgerEntry, type LedgerEntry } from './ledger.ts';
 
 export interface MethodResult {
@@ -19,10 +19,6 @@ export interface MethodResult {
   ledger: LedgerEntry[];
   /** What the reader must know about this row (e.g. samples used by a consistency vote). */
   note?: string;
-}
-
-export function addTiers(into: TierCounts, from: TierCounts): void {
-  for (const k of Object.keys(into) as (keyof TierCounts)[]) into[k] += from[k];
 }
 
 export function emptyResult(env: Environment, questions: Question[], method: string): MethodResult {

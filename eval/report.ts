@@ -7,8 +7,8 @@ import * as vega from 'vega';
 import { compile, type TopLevelSpec } from 'vega-lite';
 import { writeFileAtomic } from '../src/cache/write.ts';
 import { markdownTable } from '../src/table.ts';
-import { emptyTiers, TIERS } from '../src/env/environment.ts';
-import { addTiers, type MethodResult } from './baselines.ts';
+import { addTiers, emptyTiers, TIERS } from '../src/env/environment.ts';
+import type { MethodResult } from './baselines.ts';
 import { OUTCOMES, signedUtility, summarize } from './ledger.ts';
 
 export interface MethodGroup {

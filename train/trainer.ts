@@ -9,17 +9,15 @@
 import { shuffle } from '../src/shuffle.ts';
 import { existsSync, mkdirSync } from 'node:fs';
 import seedrandom from 'seedrandom';
-import { addTiers } from '../eval/baselines.ts';
-import { evaluatePolicy } from '../eval/policyEval.ts';
 import { embeddingsPath, ensureEmbeddings, type Embeddings } from '../src/cache/embeddings.ts';
 import { cacheFilePath, loadCache, type Cache } from '../src/cache/load.ts';
 import { writeFileAtomic } from '../src/cache/write.ts';
 import { makeEncoder } from '../src/encoders/index.ts';
-import { emptyTiers, keepAll, makeEnvironment, replay, splitQuestions, type Environment } from '../src/env/environment.ts';
+import { addTiers, emptyTiers, keepAll, makeEnvironment, replay, splitQuestions, type Environment } from '../src/env/environment.ts';
 import { saveCheckpoint, loadCheckpoint, type Checkpoint, type TrainingState } from '../src/policy/artifact.ts';
 import { zeroMoments } from '../src/policy/engine.ts';
 import { initWeights, type PolicyShape, type Weights } from '../src/policy/model.ts';
-import { rollout } from '../src/policy/rollout.ts';
+import { playGreedy, rollout } from '../src/policy/rollout.ts';
 import type { ComputeSettings } from '../src/policy/backends.ts';
 import { createEngine } from '../src/policy/engines.ts';
 import { progress } from '../src/progress.ts';
@@ -148,8 +146,14 @@ export async function train(config: TrainConfig, o: TrainOptions = {}): Promise<
     bar.stop();
     state.epoch = epoch;
     if (epoch % config.evalEvery === 0 || epoch === config.epochs) {
-      const v = await evaluatePolicy(engine, evalEnv, emb, validation, 'policy');
-      const accuracy = v.correct / v.questions;
+      const played = await playGreedy(engine, evalEnv, emb, validation.map((q) => q.index));
+      const v = { cost: 0, keptEdges: 0, maxEdges: validation.length * perDebate, tiers: emptyTiers() };
+      for (const d of played) {
+        v.cost += d.cost;
+        v.keptEdges += d.keptEdges;
+        addTiers(v.tiers, d.tiers);
+      }
+      const accuracy = played.filter((d) => d.finalCorrect).length / played.length;
       const costPct = (100 * v.cost) / validation.reduce((a, q) => a + fullCost.get(q.index)!, 0);
       const isBest = !state.best || accuracy > state.best.accuracy || (accuracy === state.best.accuracy && costPct < state.best.costPct);
       if (isBest) state.best = { epoch, accuracy, costPct };

@@ -16,6 +16,9 @@ export const TIERS = ['exact', 'signature', 'model', 'record'] as const;
 export type Tier = (typeof TIERS)[number];
 export type TierCounts = Record<Tier, number>;
 export const emptyTiers = (): TierCounts => ({ exact: 0, signature: 0, model: 0, record: 0 });
+export function addTiers(into: TierCounts, from: TierCounts): void {
+  for (const k of TIERS) into[k] += from[k];
+}
 
 /** A live model endpoint for the `record` tier: answers any context. */
 export interface Endpoint {

@@ -110,3 +110,11 @@ export async function rollout(engine: PolicyEngine, env: Environment, emb: Embed
   }
   return { results: debates.map((d) => finishDebate(env, d)), batch: all, actions, probs, tokens };
 }
+
+/** The debates of `questions` under the trained policy's decisions (keep iff p_keep >= 0.5, SPEC §7), `batch` debates at a time. */
+export async function playGreedy(engine: PolicyEngine, env: Environment, emb: Embeddings, questions: number[], batch = 256): Promise<DebateResult[]> {
+  const results: DebateResult[] = [];
+  for (let i = 0; i < questions.length; i += batch)
+    results.push(...(await rollout(engine, env, emb, questions.slice(i, i + batch), { mode: 'greedy', debateSeed: String(env.settings.seed), conditioning: engine.shape.conditioning })).results);
+  return results;
+}
