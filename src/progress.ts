@@ -1,7 +1,7 @@
 // Progress of long work, on stderr so that stdout stays clean for tables. On a terminal: a bar that
 // redraws itself. Elsewhere (CI, nohup, a queue, a log file): plain lines with the ETA, one at every
-// further 10% and at least one every `everySeconds` while the work runs, so a watcher always sees
-// that it moves.
+// further 10% (but not within `gapSeconds` of the last: quick work prints only its last line) and
+// at least one every `everySeconds` while the work runs, so a watcher always sees that it moves.
 import cliProgress from 'cli-progress';
 
 export interface Progress {
@@ -15,6 +15,8 @@ export interface ProgressOptions {
   done?: number;
   /** Longest silence between plain lines, in seconds. */
   everySeconds?: number;
+  /** Shortest time between two plain lines at 10% steps, in seconds. */
+  gapSeconds?: number;
   stream?: NodeJS.WritableStream & { isTTY?: boolean };
 }
 
@@ -39,10 +41,10 @@ export function progress(label: string, total: number, o: ProgressOptions = {}):
       stop: () => bar.stop(),
     };
   }
-  return plainProgress(label, total, stream, o.done ?? 0, (o.everySeconds ?? 30) * 1000);
+  return plainProgress(label, total, stream, o.done ?? 0, (o.everySeconds ?? 30) * 1000, (o.gapSeconds ?? 2) * 1000);
 }
 
-function plainProgress(label: string, total: number, stream: NodeJS.WritableStream, start: number, every: number): Progress {
+function plainProgress(label: string, total: number, stream: NodeJS.WritableStream, start: number, every: number, gap: number): Progress {
   const began = Date.now();
   let done = start;
   let status = '';
@@ -64,7 +66,8 @@ function plainProgress(label: string, total: number, stream: NodeJS.WritableStre
       if (newTotal !== undefined) total = newTotal;
       if (s !== undefined) status = s;
       const tenth = Math.floor((10 * done) / Math.max(total, 1));
-      if (tenth > printedTenth || Date.now() - printedAt >= every) {
+      const since = Date.now() - printedAt;
+      if ((tenth > printedTenth && since >= gap) || since >= every) {
         printedTenth = tenth;
         print();
       }

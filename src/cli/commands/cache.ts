@@ -1,18 +1,14 @@
-// `cache gen | validate | stats | embed | import`: create, check and inspect response caches.
-import { existsSync } from 'node:fs';
+// `cache gen | validate | stats | embed | import`: create, check and inspect response caches
+// (the jobs: eval/cacheJobs.ts, eval/importJob.ts).
 import { basename } from 'node:path';
 import type { Argv } from 'yargs';
 import { ANSWER_TYPES, type AnswerType } from '../../answer.ts';
-import { ensureEmbeddings } from '../../cache/embeddings.ts';
-import { PriceFile, SplitFile } from '../../cache/importDu.ts';
-import { CacheError, cacheFilePath, fileLines, formatProblem, loadCache, parseCache } from '../../cache/load.ts';
-import { cacheStats } from '../../cache/stats.ts';
+import { SplitFile } from '../../cache/importDu.ts';
 import { ENCODINGS, type Encoding } from '../../cache/tokens.ts';
-import { ENCODERS, makeEncoder, type EncoderName } from '../../encoders/index.ts';
+import { ENCODERS, type EncoderName } from '../../encoders/index.ts';
 import { DebateSettings } from '../../env/settings.ts';
 import { readJsonFile } from '../../jsonFile.ts';
-import { DEFAULT_CACHE, generateCache } from '../../sim/generate.ts';
-import { WorldConfig } from '../../sim/world.ts';
+import { DEFAULT_CACHE } from '../../sim/generate.ts';
 
 const gen = <T>(y: Argv<T>) =>
   y.command(
@@ -26,15 +22,9 @@ const gen = <T>(y: Argv<T>) =>
         .option('seed', { type: 'number', describe: 'world seed (default 7)' })
         .option('adversary', { type: 'boolean', describe: 'add one adversarial agent that always argues for the distractor' })
         .option('name', { type: 'string', default: 'default-sim', describe: 'cache name recorded in its header' }),
-    (a) => {
-      const world = {
-        ...(a.world ? readJsonFile(a.world, WorldConfig.partial()) : {}),
-        ...(a.questions !== undefined && { questions: a.questions }),
-        ...(a.seed !== undefined && { seed: a.seed }),
-        ...(a.adversary !== undefined && { adversary: a.adversary }),
-      };
-      generateCache(a.out, WorldConfig.parse(world), a.name);
-      console.log(`wrote ${cacheFilePath(a.out)}`);
+    async (a) => {
+      const { genJob } = await import('../../../eval/cacheJobs.ts');
+      console.log(genJob({ out: a.out, world: a.world, questions: a.questions, seed: a.seed, adversary: a.adversary, name: a.name }));
     },
   );
 
@@ -43,17 +33,11 @@ const validate = <T>(y: Argv<T>) =>
     'validate <dir>',
     'check every line of a cache; prints file:line: field: problem for each, exits 1 if any',
     (y) => y.positional('dir', { type: 'string', demandOption: true, describe: 'cache directory' }),
-    (a) => {
-      const file = cacheFilePath(a.dir);
-      if (!existsSync(file)) throw new CacheError([{ file, line: 0, field: '', message: 'file not found' }]);
-      const { cache, problems } = parseCache(fileLines(file), file);
-      if (!cache) {
-        for (const p of problems) console.log(formatProblem(p));
-        console.log(`${problems.length} problem${problems.length === 1 ? '' : 's'}: ${file} is not a valid cache`);
-        process.exitCode = 1;
-        return;
-      }
-      console.log(`${file}: valid (${cache.questions.length} questions, ${cache.agents.length} agents, ${cache.responses.length} responses)`);
+    async (a) => {
+      const { validateJob } = await import('../../../eval/cacheJobs.ts');
+      const { text, valid } = validateJob(a.dir);
+      console.log(text);
+      if (!valid) process.exitCode = 1;
     },
   );
 
@@ -65,7 +49,7 @@ const stats = <T>(y: Argv<T>) =>
       y
         .positional('dir', { type: 'string', demandOption: true, describe: 'cache directory' })
         .option('prior-smoothing', { type: 'number', default: DebateSettings.shape.priorSmoothing.parse(undefined), describe: 'pseudo-count of the tier-3 prior' }),
-    (a) => console.log(cacheStats(loadCache(a.dir), a.priorSmoothing)),
+    async (a) => console.log((await import('../../../eval/cacheJobs.ts')).statsJob(a.dir, a.priorSmoothing)),
   );
 
 const embed = <T>(y: Argv<T>) =>
@@ -76,11 +60,7 @@ const embed = <T>(y: Argv<T>) =>
       y
         .positional('dir', { type: 'string', demandOption: true, describe: 'cache directory' })
         .option('encoder', { choices: ENCODERS, default: 'bof' as EncoderName, describe: 'bof: hashed bag of features (fast, default); use: Universal Sentence Encoder lite (512-dim)' }),
-    async (a) => {
-      const cache = loadCache(a.dir);
-      const e = await ensureEmbeddings(a.dir, cache, await makeEncoder(a.encoder));
-      console.log(`${a.dir}: ${e.questions.length} question and ${e.responses.length} response embeddings under ${e.encoder} (dim ${e.dim})`);
-    },
+    async (a) => console.log(await (await import('../../../eval/cacheJobs.ts')).embedJob(a.dir, a.encoder)),
   );
 
 const importCommand = <T>(y: Argv<T>) =>
@@ -105,12 +85,9 @@ const importCommand = <T>(y: Argv<T>) =>
         .option('validation-fraction', { type: 'number', default: 0.2, describe: 'share in the validation split (the rest is test)' })
         .option('splits', { type: 'string', describe: 'JSON file {questionId: "train"|"validation"|"test"} instead of the seeded rule' }),
     async (a) => {
-      const prices = { ...(a.prices ? readJsonFile(a.prices, PriceFile) : {}) };
-      for (const model of a.model)
-        if (!prices[model] && a.priceIn !== undefined && a.priceOut !== undefined) prices[model] = { in: a.priceIn, out: a.priceOut };
-      const { importJob } = await import('../../../eval/importJob.ts');
+      const { importJob, pricesOf } = await import('../../../eval/importJob.ts');
       console.log(importJob({
-        files: a.files, out: a.out, name: a.name ?? basename(a.out), models: a.model, prices, encoding: a.encoding, benchmark: a.benchmark, answerType: a.answerType,
+        files: a.files, out: a.out, name: a.name ?? basename(a.out), models: a.model, prices: pricesOf(a.model, a.prices, a.priceIn, a.priceOut), encoding: a.encoding, benchmark: a.benchmark, answerType: a.answerType,
         splitSeed: a.splitSeed, trainFraction: a.trainFraction, validationFraction: a.validationFraction, splits: a.splits ? readJsonFile(a.splits, SplitFile) : undefined,
       }));
     },
