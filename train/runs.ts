@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { writeFileAtomic } from '../src/cache/write.ts';
 import { loadCheckpoint } from '../src/policy/artifact.ts';
+import { LAUNCHED_BY } from '../src/provenance.ts';
 import type { TrainConfig } from './config.ts';
 import { runFiles } from './runFolder.ts';
 
@@ -31,7 +32,8 @@ export function runTraining(settings: Partial<TrainConfig> & { out: string }, ep
   const args = ['--import', 'tsx', fileURLToPath(new URL('./trainChild.ts', import.meta.url)), settingsFile];
   if (existsSync(runFiles(out).checkpoint)) args.push('--resume');
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, args, { stdio: ['ignore', 'ignore', 'pipe'] });
+    // The child's provenance names the job (main, ablate) that started it.
+    const child = spawn(process.execPath, args, { stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, [LAUNCHED_BY]: JSON.stringify(process.argv.slice(1)) } });
     let log = '';
     child.stderr.on('data', (chunk: Buffer) => {
       const text = chunk.toString();
