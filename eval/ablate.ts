@@ -5,7 +5,7 @@ import type { ComputeSettings } from '../src/policy/backends.ts';
 import { embeddingsPath } from '../src/cache/embeddings.ts';
 import { cacheFilePath } from '../src/cache/load.ts';
 import { loadAnyPolicy } from '../src/policy/artifact.ts';
-import { computeRan } from '../src/policy/engines.ts';
+import { computeRan } from '../src/policy/createEngine.ts';
 import { progress } from '../src/progress.ts';
 import { hashFile, recordReport, startSession } from '../src/provenance.ts';
 import { runFiles } from '../train/runFolder.ts';

@@ -4,6 +4,6 @@ export { resolveConfig, readConfigFile, TrainConfig } from '../train/config.ts';
 export { train } from '../train/trainer.ts';
 export { trainDescription } from '../train/plan.ts';
 export { mainDescription, mainJob, type MainOptions } from './mainJob.ts';
-export { evalDescription, evalJob, type EvalOptions } from './evalPolicy.ts';
+export { evalDescription, evalJob, type EvalOptions } from './compare.ts';
 export { ablateDescription, ablateJob, type AblateOptions } from './ablate.ts';
 export { importJob, type ImportOptions } from './importJob.ts';

@@ -9,7 +9,7 @@ import type { ComputeSettings } from '../src/policy/backends.ts';
 import { readConfigFile, resolveConfig } from '../train/config.ts';
 import { runFiles } from '../train/runFolder.ts';
 import { pool, runTraining } from '../train/runs.ts';
-import { evalDescription, evalJob, METHODS, type EvalOptions } from './evalPolicy.ts';
+import { evalDescription, evalJob, METHODS, type EvalOptions } from './compare.ts';
 import { runPlan, type JobDescription } from '../train/plan.ts';
 import { ensureDefaultCache } from '../src/sim/generate.ts';
 

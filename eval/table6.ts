@@ -15,7 +15,7 @@ import { makeEnvironment, splitQuestions } from '../src/env/environment.ts';
 import { loadAnyPolicy } from '../src/policy/artifact.ts';
 import { encoderFor } from '../src/policy/inference.ts';
 import type { ComputeSettings } from '../src/policy/backends.ts';
-import { inferenceEngine } from '../src/policy/engines.ts';
+import { inferenceEngine } from '../src/policy/createEngine.ts';
 import { markdownTable } from '../src/table.ts';
 import type { CellOutcome, GridFile } from '../train/grid.ts';
 import { runFiles, type LogLine } from '../train/runFolder.ts';

@@ -12,7 +12,7 @@ export { DebateSettings } from './env/settings.ts';
 export { makeEncoder, type Encoder } from './encoders/index.ts';
 export { generateCache } from './sim/generate.ts';
 export { loadAnyPolicy, loadCheckpoint, loadPolicy, type Checkpoint, type PolicyArtifact } from './policy/artifact.ts';
-export { createEngine, inferenceEngine } from './policy/engines.ts';
+export { createEngine, inferenceEngine } from './policy/createEngine.ts';
 export { rollout } from './policy/rollout.ts';
 export { exportPolicy, policySpec } from './policy/export.ts';
 export { readProvenance, type Provenance } from './provenance.ts';

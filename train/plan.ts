@@ -36,7 +36,7 @@ export function runPlan(out: string, epochs: number): string {
 
 /** The engine that `auto` would take here, and its threads or TF.js backend. */
 export async function computePlan(c: ComputeSettings): Promise<string> {
-  const { computeRan } = await import('../src/policy/engines.ts');
+  const { computeRan } = await import('../src/policy/createEngine.ts');
   const ran = await computeRan(c);
   const how = ran.backend ? `TF.js backend ${ran.backend}` : `${ran.threads} CPU thread${ran.threads === 1 ? '' : 's'}`;
   return `engine: ${ran.engine}${c.engine === 'auto' ? ' (auto)' : ''}, ${how}`;

@@ -19,7 +19,7 @@ import { zeroMoments } from '../src/policy/engine.ts';
 import { initWeights, type PolicyShape, type Weights } from '../src/policy/model.ts';
 import { playGreedy, rollout } from '../src/policy/rollout.ts';
 import type { ComputeSettings } from '../src/policy/backends.ts';
-import { createEngine } from '../src/policy/engines.ts';
+import { createEngine } from '../src/policy/createEngine.ts';
 import { progress } from '../src/progress.ts';
 import { recordRun, startSession } from '../src/provenance.ts';
 import { ensureDefaultCache } from '../src/sim/generate.ts';

@@ -5,7 +5,7 @@ import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { expect, it } from 'vitest';
-import { evalJob } from '../../eval/evalPolicy.ts';
+import { evalJob } from '../../eval/compare.ts';
 import { readProvenance } from '../../src/provenance.ts';
 import { resolveConfig } from '../../train/config.ts';
 import { runFiles } from '../../train/runFolder.ts';

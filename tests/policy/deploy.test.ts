@@ -11,7 +11,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { bofEncoder } from '../../src/encoders/bof.ts';
 import { candidateOrder } from '../../src/env/environment.ts';
 import { loadCheckpoint } from '../../src/policy/artifact.ts';
-import { inferenceEngine } from '../../src/policy/engines.ts';
+import { inferenceEngine } from '../../src/policy/createEngine.ts';
 import { exportPolicy } from '../../src/policy/export.ts';
 import { rollout } from '../../src/policy/rollout.ts';
 import { generateCache } from '../../src/sim/generate.ts';

@@ -6,7 +6,7 @@ import { loadCheckpoint } from '../../src/policy/artifact.ts';
 import { resolveConfig } from '../../train/config.ts';
 import { readLog, runFiles, type LogLine } from '../../train/runFolder.ts';
 import { train } from '../../train/trainer.ts';
-import { inferenceEngine } from '../../src/policy/engines.ts';
+import { inferenceEngine } from '../../src/policy/createEngine.ts';
 import { rollout } from '../../src/policy/rollout.ts';
 import { artifactOf } from '../../src/policy/artifact.ts';
 import { writeTinyCache } from './tinyWorld.ts';

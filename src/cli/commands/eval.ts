@@ -1,4 +1,4 @@
-// `eval`: every comparison of SPEC §8-9 on one cache and split (eval/evalPolicy.ts).
+// `eval`: every comparison of SPEC §8-9 on one cache and split (eval/compare.ts).
 import type { Argv } from 'yargs';
 import { computeOf } from '../../../train/config.ts';
 import { cacheOption, computeOptions, debateOptions, debateSettings, planOptions, runOrPlan, seedsOption, splitOption } from '../options.ts';
@@ -21,7 +21,7 @@ export const evalCommand = <T>(y: Argv<T>) =>
         .example("$0 eval --policy 'k-1=a/best.json,b/best.json' --policy 'k0=c/best.json' --methods full,none", 'two labelled policy methods, each over its runs')
         .example('$0 eval --policy checkpoints/k0/best.json --dry-run', 'the rows it would compute and the files it would write'),
     async (a) => {
-      const { evalDescription, evalJob, METHODS } = await import('../../../eval/evalPolicy.ts');
+      const { evalDescription, evalJob, METHODS } = await import('../../../eval/compare.ts');
       const methods = a.methods.split(',').map((m) => m.trim());
       const unknown = methods.filter((m) => !(METHODS as readonly string[]).includes(m));
       if (unknown.length) throw new Error(`--methods: unknown ${unknown.join(', ')} (choose from ${METHODS.join(', ')})`);

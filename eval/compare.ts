@@ -10,7 +10,7 @@ import { makeEnvironment, splitQuestions, teamIds } from '../src/env/environment
 import { DebateSettings } from '../src/env/settings.ts';
 import { loadAnyPolicy } from '../src/policy/artifact.ts';
 import type { ComputeSettings } from '../src/policy/backends.ts';
-import { inferenceEngine } from '../src/policy/engines.ts';
+import { inferenceEngine } from '../src/policy/createEngine.ts';
 import { encoderFor } from '../src/policy/inference.ts';
 import { resolveConfig, readConfigFile, rewardSettingsOf } from '../train/config.ts';
 import { freezeGate, fullDebate, noCommunication, randomPruning, singleAgent, type MethodResult } from './baselines.ts';
