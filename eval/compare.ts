@@ -130,7 +130,7 @@ export async function evalJob(o: EvalOptions): Promise<{ table: string; rows: Ro
 }
 
 /** Reward and training settings of the static learned mask: those of `config` (a training-settings file), with its own learning rate. */
-export function maskSettings(config?: string) {
+function maskSettings(config?: string) {
   const c = resolveConfig(config ? readConfigFile(config) : {});
   return { reward: rewardSettingsOf(c, c.k), training: { epochs: c.epochs, batchSize: c.batchSize, lr: 0.05, entropyBonus: c.entropyBonus, beta: c.beta, gamma: c.gamma } };
 }

@@ -84,7 +84,7 @@ export function markdown(rs: Row[], referenceName: string, weights = { collapse:
   return [table, '', `utility = ${weights.collapse} x collapses prevented - ${weights.correction} x corrections lost, against ${referenceName} on the same questions (+prevented / -lost).`, ...notes].join('\n');
 }
 
-export function csv(rs: Row[]): string {
+function csv(rs: Row[]): string {
   return stringify(
     rs.map((r) => [r.method, r.n, r.accuracy, Number.isNaN(r.accuracySd) ? '' : r.accuracySd, r.costPct, r.keptPct, ...OUTCOMES.map((o) => r.ledger[o]), r.onsets.slice(2).join(' '), r.collapsesPrevented, r.correctionsLost, r.utility, r.tiers, r.note]),
     { header: true, columns: ['method', 'n', 'accuracy', 'accuracy_sd', 'cost_pct', 'kept_edges_pct', ...OUTCOMES, 'onsets_by_round', 'collapses_prevented', 'corrections_lost', 'utility', 'tiers', 'note'] },

@@ -142,7 +142,7 @@ const gcd = (a: bigint, b: bigint): bigint => (b === 0n ? (a < 0n ? -a : a) : gc
  * canonical form: an integer or terminating decimal as a decimal, any other ratio as `p/q`.
  * So `\frac{1}{2}`, `1/2` and `0.5` compare equal. Null for anything that is not such a number.
  */
-export function canonicalNumber(s: string): string | null {
+function canonicalNumber(s: string): string | null {
   const m =
     s.match(/^(-?)\\frac\{(-?\d+)\}\{(-?\d+)\}$/) ?? s.match(/^(-?)\\frac(\d)(\d)$/) ?? s.match(/^(-?)(-?\d+)\/(-?\d+)$/);
   const mixed = s.match(/^(-?)(\d+)\\frac\{(\d+)\}\{(\d+)\}$/); // MATH writes 6\frac{3}{4} for six and three quarters

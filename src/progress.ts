@@ -4,13 +4,13 @@
 // at least one every `everySeconds` while the work runs, so a watcher always sees that it moves.
 import cliProgress from 'cli-progress';
 
-export interface Progress {
+interface Progress {
   /** Move to `done` (of a new `total`, if given), with an optional status text. */
   update(done: number, total?: number, status?: string): void;
   stop(): void;
 }
 
-export interface ProgressOptions {
+interface ProgressOptions {
   /** Work already done before this process started (reused runs): left out of the rate behind the ETA. */
   done?: number;
   /** Longest silence between plain lines, in seconds. */
@@ -20,7 +20,7 @@ export interface ProgressOptions {
   stream?: NodeJS.WritableStream & { isTTY?: boolean };
 }
 
-export const duration = (seconds: number) => {
+const duration = (seconds: number) => {
   const s = Math.round(seconds);
   return s < 60 ? `${s}s` : s < 3600 ? `${Math.floor(s / 60)}m${String(s % 60).padStart(2, '0')}s` : `${Math.floor(s / 3600)}h${String(Math.floor((s % 3600) / 60)).padStart(2, '0')}m`;
 };

@@ -20,12 +20,12 @@ const require = createRequire(import.meta.url);
 /** Runtimes whose version decides numbers or speed; listed when installed. */
 const RUNTIMES = ['onnxruntime-node', '@tensorflow/tfjs', '@tensorflow/tfjs-backend-wasm', '@tensorflow/tfjs-node', '@tensorflow/tfjs-node-gpu', '@energetic-ai/embeddings'];
 
-export const FileHash = z.strictObject({
+const FileHash = z.strictObject({
   path: z.string(),
   bytes: z.number().int().nonnegative(),
   sha256: z.string().regex(/^[0-9a-f]{64}$/),
 });
-export type FileHash = z.infer<typeof FileHash>;
+type FileHash = z.infer<typeof FileHash>;
 
 /** What computed the policy math: the engine chosen (never `auto`), its TF.js backend, its CPU threads. */
 export const ComputeRan = z.strictObject({
@@ -35,7 +35,7 @@ export const ComputeRan = z.strictObject({
 });
 export type ComputeRan = z.infer<typeof ComputeRan>;
 
-export const Session = z.strictObject({
+const Session = z.strictObject({
   command: z.array(z.string()).describe('process.argv after node: the script and its arguments'),
   launchedBy: z.array(z.string()).nullable().describe('command line of the parent job (main, ablate) that started this training child'),
   cwd: z.string(),
@@ -54,7 +54,7 @@ export const Session = z.strictObject({
   epochs: z.array(z.strictObject({ epoch: z.number().int().positive(), seconds: z.number().nonnegative() })).describe('wall time of each epoch finished in this session'),
   inputs: z.array(FileHash).describe('policies and checkpoints a report evaluated'),
 });
-export type Session = z.infer<typeof Session>;
+type Session = z.infer<typeof Session>;
 
 export const Provenance = z.strictObject({
   format: z.literal('cpp-provenance'),
@@ -73,7 +73,7 @@ export async function hashFile(path: string): Promise<FileHash> {
 const git = (...args: string[]) => execFileSync('git', args, { cwd: CODE_ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
 
 /** Commit and dirty flag of the code's checkout; both null when the code is not in one (an installed package). */
-export function codeState(): Session['code'] {
+function codeState(): Session['code'] {
   const pkg = require(join(CODE_ROOT, 'package.json')) as { name: string; version: string };
   try {
     if (relative(git('rev-parse', '--show-toplevel'), CODE_ROOT) !== '') throw new Error('not the checkout root');
@@ -83,7 +83,7 @@ export function codeState(): Session['code'] {
   }
 }
 
-export function runtimeVersions(): Record<string, string> {
+function runtimeVersions(): Record<string, string> {
   const versions: Record<string, string> = { node: process.versions.node };
   for (const name of RUNTIMES) {
     try {

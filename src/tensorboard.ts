@@ -45,7 +45,7 @@ const root = protobuf.Root.fromJSON({
 export const Event = root.lookupType('tensorboard.Event');
 
 /** The CRC of TensorFlow's record framing: CRC32C, rotated and offset so data holding CRCs stays checkable. */
-export const maskedCrc32c = (data: Uint8Array) => {
+const maskedCrc32c = (data: Uint8Array) => {
   const crc = CRC32C.buf(data) >>> 0;
   return (((crc >>> 15) | (crc << 17)) + 0xa282ead8) >>> 0;
 };
@@ -59,7 +59,7 @@ function record(data: Uint8Array): Buffer {
   return out;
 }
 
-export interface EventWriter {
+interface EventWriter {
   file: string;
   /** One summary event at `step` holding every finite value as a scalar under its tag. */
   scalars(step: number, values: Record<string, number>, wallTime?: number): void;

@@ -3,7 +3,7 @@
 import type { Rollout } from '../src/policy/rollout.ts';
 import { debateRewards, returns, type RewardSettings } from '../src/reward.ts';
 
-export interface AdvantageSettings {
+interface AdvantageSettings {
   reward: RewardSettings;
   /** Influence weights of the return (reward.ts influenceWeights). */
   W: Float32Array;
@@ -17,7 +17,7 @@ export interface AdvantageSettings {
   step: number;
 }
 
-export interface Advantages {
+interface Advantages {
   advantages: Float32Array;
   /** The baseline after this batch. */
   baseline: number[];

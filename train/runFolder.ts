@@ -33,7 +33,7 @@ export const LogLine = z.strictObject({
   seconds: z.number().nonnegative(),
 });
 export type LogLine = z.infer<typeof LogLine> & Partial<Record<`tier_${(typeof TIERS)[number]}`, number>>;
-export const LOG_COLUMNS = Object.keys(LogLine.shape) as (keyof LogLine)[];
+const LOG_COLUMNS = Object.keys(LogLine.shape) as (keyof LogLine)[];
 
 export const runFiles = (out: string) => ({
   config: join(out, 'config.json'),

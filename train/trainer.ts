@@ -30,7 +30,7 @@ import { openRunLog, round4, runFiles, tierShares, truncateLog } from './runFold
 import { architectureOf, computeOf, debateSettingsOf, rewardSettingsOf, type TrainConfig } from './config.ts';
 
 /** Behavior embeddings: mean embedding of each member's responses to `initSamples` validation questions. */
-export function behaviorInit(cache: Cache, emb: Embeddings, team: number[], initSamples: number | null, seed: string): Float32Array {
+function behaviorInit(cache: Cache, emb: Embeddings, team: number[], initSamples: number | null, seed: string): Float32Array {
   const D = emb.dim;
   const val = shuffle(cache.questions.filter((q) => q.split === 'validation').map((q) => q.index), seedrandom(`${seed}|behavior`));
   const chosen = new Set(initSamples === null ? val : val.slice(0, initSamples));
@@ -43,7 +43,7 @@ export function behaviorInit(cache: Cache, emb: Embeddings, team: number[], init
   return out;
 }
 
-export interface Setup {
+interface Setup {
   config: TrainConfig;
   cache: Cache;
   trainEnv: Environment;
@@ -63,7 +63,7 @@ export async function setup(config: TrainConfig): Promise<Setup> {
   return { config, cache, trainEnv, evalEnv, emb, shape };
 }
 
-export function initialWeights(s: Setup): Weights {
+function initialWeights(s: Setup): Weights {
   const w = initWeights(s.shape, String(s.config.seed));
   if (s.shape.behavior === 'mean') w.behavior.data = behaviorInit(s.cache, s.emb, s.trainEnv.team, s.shape.initSamples, String(s.config.seed));
   return w;

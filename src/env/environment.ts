@@ -136,7 +136,7 @@ export function splitQuestions(env: Environment, split: Split): { questions: Que
 export const teamIds = (env: Environment) => env.team.map((a) => env.cache.agents[a].id);
 
 /** One agent's response inside a debate. */
-export interface DebateResponse {
+interface DebateResponse {
   agent: number;
   ans: number;
   /** Cache response whose text, tokens and embedding this response uses. */

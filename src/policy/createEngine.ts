@@ -7,7 +7,7 @@ import { onnxAvailable, onnxEngine } from './onnxEngine.ts';
 import type { ComputeRan } from '../provenance.ts';
 
 /** An engine and what it runs on (for provenance: never `auto`). */
-export type RunningEngine = PolicyEngine & { ran: ComputeRan };
+type RunningEngine = PolicyEngine & { ran: ComputeRan };
 
 /** The engine, backend and threads that `c` gets here (`auto` resolved; a TF.js backend is loaded to know it). */
 export async function computeRan(c: ComputeSettings): Promise<ComputeRan> {

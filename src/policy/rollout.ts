@@ -17,7 +17,7 @@ export interface Rollout {
   tokens: Float32Array;
 }
 
-export function emptyBatch(n: number, dim: number): DecisionBatch {
+function emptyBatch(n: number, dim: number): DecisionBatch {
   return {
     n,
     query: new Float32Array(n * dim),
@@ -37,7 +37,7 @@ export function normalizeInto(S: Float32Array, sOffset: number, dim: number, out
   for (let k = 0; k < dim; k++) out[offset + k] = S[sOffset + k] * inv;
 }
 
-export interface RolloutOptions {
+interface RolloutOptions {
   /** `sample` keeps with probability p_keep, drawn from `random` (training); `greedy` keeps iff p_keep >= 0.5 (evaluation). */
   mode: { sample: () => number } | 'greedy';
   /** Seed of the environment's own random choices (tier-3 draws, sample picks). */

@@ -33,7 +33,7 @@ const SLOPPY = [
   'without checking the {w} closely it seems right',
 ];
 
-export interface SimReply {
+interface SimReply {
   answer: number; // option index
   quality: number; // 0..1, latent
   outTokens: number;
@@ -48,7 +48,7 @@ function gaussian(random: () => number): number {
 const choose = <T>(list: T[], random: () => number) => list[Math.floor(random() * list.length)];
 
 /** One simulated reply; `seedKey` identifies the (question, agent, round, context, sample) asked. */
-export function simulateReply(world: WorldConfig, agent: AgentProfile, q: QuestionLatent, round: number, previous: number, shown: ShownArgument[], seedKey: string): SimReply {
+function simulateReply(world: WorldConfig, agent: AgentProfile, q: QuestionLatent, round: number, previous: number, shown: ShownArgument[], seedKey: string): SimReply {
   const random = seedrandom(`${world.seed}|${seedKey}`);
   let answer: number;
   if (agent.adversarial) answer = q.distractor;
@@ -74,7 +74,7 @@ export function simulateReply(world: WorldConfig, agent: AgentProfile, q: Questi
   return { answer, quality, outTokens, text: sentences.join(' ') };
 }
 
-export function questionLatent(question: Pick<Question, 'id' | 'meta' | 'gold'>): QuestionLatent {
+function questionLatent(question: Pick<Question, 'id' | 'meta' | 'gold'>): QuestionLatent {
   const m = question.meta as Partial<QuestionLatent> | undefined;
   if (!m || typeof m.subject !== 'string' || typeof m.difficulty !== 'number' || typeof m.distractor !== 'number')
     throw new Error(`question '${question.id}' has no simulator latents (meta.subject, meta.difficulty, meta.distractor)`);
