@@ -102,7 +102,7 @@ describe.skipIf(!existsSync(DATA))('importing real DyLAN MATH debates', () => {
     expect(cache.questions.filter((q) => q.split === 'test').length).toBe(20);
     const fromFile = importDu([ALGEBRA], { ...options, splits: Object.fromEntries(cache.questions.map((q) => [q.id, q.index < 10 ? 'test' : 'train'])) });
     expect(cacheFromRecords(fromFile.records).questions.filter((q) => q.split === 'test').length).toBe(10);
-  });
+  }, 60_000); // imports every recorded debate: seconds on a loaded 2-core machine
 
   it('trains and evaluates a policy on the imported cache like on the default world', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'du-train-'));
@@ -128,7 +128,7 @@ describe.skipIf(!existsSync(DATA))('importing real DyLAN MATH debates', () => {
     for (const r of all.responses) last.set(`${r.q}|${r.a}`, r.ans);
     const finals = [...last.values()];
     expect(finals.filter((a) => a >= 0).length / finals.length).toBeGreaterThanOrEqual(0.97);
-  });
+  }, 60_000); // imports every recorded debate: seconds on a loaded 2-core machine
 });
 
 describe('importing malformed records', () => {

@@ -42,7 +42,8 @@ describe('a run folder', () => {
   const files = runFiles(config.out);
   beforeAll(async () => {
     await train(config, { log: () => {}, stopAfterEpochs: 1 });
-    await train(config, { log: () => {}, resume: true });
+    // The rest as a user runs it: `npx cpp-workbench train --resume`.
+    execFileSync(process.execPath, [join(repo, 'bin/cpp-workbench.mjs'), 'train', '--resume', '--out', config.out], { cwd: dir, stdio: 'ignore' });
   }, 120_000);
 
   it('holds provenance: code version, command, times, versions, cache hash, what computed', () => {
@@ -62,6 +63,8 @@ describe('a run folder', () => {
       expect(s.command.length).toBeGreaterThan(0);
     }
     expect(p.sessions.map((s) => s.epochs.map((e) => e.epoch))).toEqual([[1], [2]]);
+    expect(p.sessions[1].command.slice(1)).toEqual(['train', '--resume', '--out', config.out]);
+    expect(p.sessions[1].cwd).toBe(dir);
     for (const s of p.sessions) for (const e of s.epochs) expect(e.seconds).toBeGreaterThan(0);
   });
 
