@@ -2,8 +2,17 @@
 // (eval/table6.ts), with the wall time.
 import type { Split } from '../src/cache/format.ts';
 import type { ComputeSettings } from '../src/policy/backends.ts';
+import { embeddingsPath } from '../src/cache/embeddings.ts';
+import { cacheFilePath } from '../src/cache/load.ts';
+import { loadAnyPolicy } from '../src/policy/artifact.ts';
+import { computeRan } from '../src/policy/createEngine.ts';
+import { progress } from '../src/progress.ts';
+import { hashFile, recordReport, startSession } from '../src/provenance.ts';
+import { runFiles } from '../train/runFolder.ts';
 import { ensureDefaultCache } from '../src/sim/generate.ts';
 import { expandGrid, readGrid, runGrid } from '../train/grid.ts';
+import { resolveConfig } from '../train/config.ts';
+import { cachePlan, computePlan, runPlan, type JobDescription } from '../train/plan.ts';
 import { ablationReport } from './table6.ts';
 
 export interface AblateOptions {
@@ -21,13 +30,38 @@ export async function ablateJob(o: AblateOptions): Promise<{ text: string; faile
   const grid = readGrid(o.grid);
   const results = o.out ?? `results/${grid.name}`;
   for (const cache of grid.caches) ensureDefaultCache(cache);
+  const session = await startSession({ caches: grid.caches.map(cacheFilePath), compute: await computeRan(o.compute) });
   const outcomes = await runGrid(expandGrid(grid, results, o.compute), o.workers);
+  const evaluating = progress(`evaluating ${outcomes.length} cells on ${o.split}`, 1);
   const { markdown, files } = await ablationReport(grid, outcomes, results, o.split, o.compute);
+  evaluating.stop();
+  const evaluated = outcomes.filter((x) => x.status !== 'failed');
+  session.inputs = await Promise.all(evaluated.map((x) => hashFile(runFiles(x.cell.settings.out).best)));
+  const embeddings = new Set(evaluated.map((x) => embeddingsPath(x.cell.cache, loadAnyPolicy(runFiles(x.cell.settings.out).best).encoder)));
+  session.embeddings = await Promise.all([...embeddings].map(hashFile));
+  files.push(recordReport(results, session, files.find((f) => f.endsWith('.md'))!));
   const count = (s: string) => outcomes.filter((x) => x.status === s).length;
   const failed = count('failed');
   const minutes = ((Date.now() - started) / 60000).toFixed(1);
   return {
     text: `${markdown}\n\nwritten: ${files.join(', ')}\nwall time ${minutes} min for ${outcomes.length} cells (${count('trained')} trained, ${count('reused')} reused, ${failed} failed) with ${o.workers} workers`,
     failed,
+  };
+}
+
+/** A grid's cells with the settings each would train with, and the plan: which cells start, resume or are reused. */
+export function ablateDescription(o: AblateOptions): JobDescription {
+  const grid = readGrid(o.grid);
+  const results = o.out ?? `results/${grid.name}`;
+  const cells = expandGrid(grid, results, o.compute);
+  return {
+    settings: { grid: o.grid, name: grid.name, results, workers: o.workers, split: o.split, compute: o.compute, reference: grid.reference ?? grid.variants[0].name, cells: cells.map((c) => ({ id: c.id, settings: resolveConfig(c.settings) })) },
+    plan: async () => [
+      ...grid.caches.map(cachePlan),
+      `train ${cells.length} cells, ${o.workers} at a time:`,
+      ...cells.map((c) => `  ${runPlan(c.settings.out, c.epochs)} [${c.id}]`),
+      `then evaluate the best checkpoint of every cell on the ${o.split} split (${await computePlan(o.compute)})`,
+      `writes in ${results}: table6.md, table6.csv, accuracy-cost.svg, learning-curves.svg, provenance.json`,
+    ],
   };
 }

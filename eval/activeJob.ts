@@ -24,7 +24,7 @@ import { makeEnvironment, splitQuestions, type Environment } from '../src/env/en
 import { newRecording, recordResponses, RecordingStopped, type RecordRequest } from '../src/env/record.ts';
 import { loadAnyPolicy, type PolicyArtifact } from '../src/policy/artifact.ts';
 import type { PolicyEngine } from '../src/policy/engine.ts';
-import { inferenceEngine } from '../src/policy/engines.ts';
+import { inferenceEngine } from '../src/policy/createEngine.ts';
 import { encoderFor } from '../src/policy/inference.ts';
 import { rollout } from '../src/policy/rollout.ts';
 import { cacheEndpoint, closeRecording, openRecording, type RecordingOptions } from '../src/recording.ts';

@@ -5,7 +5,7 @@ import type { Question } from '../src/cache/load.ts';
 import { actionsPerDebate } from '../src/env/actions.ts';
 import { callCost } from '../src/env/cost.ts';
 import { finishDebate, keepAll, keepOwn, majority, playDebates, startDebates, stepDebates, type DebateResult, type KeepRule } from '../src/env/debate.ts';
-import { emptyTiers, type TierCounts } from '../src/env/tiers.ts';
+import { addTiers, emptyTiers, type TierCounts } from '../src/env/tiers.ts';
 import type { Environment } from '../src/env/environment.ts';
 import { ledgerEntry, type LedgerEntry } from './ledger.ts';
 
@@ -34,10 +34,6 @@ export interface QuestionOutcome {
   q: number;
   correct: boolean;
   cost: number;
-}
-
-export function addTiers(into: TierCounts, from: TierCounts): void {
-  for (const k of Object.keys(into) as (keyof TierCounts)[]) into[k] += from[k];
 }
 
 export function emptyResult(env: Environment, questions: Question[], method: string): MethodResult {

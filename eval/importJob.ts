@@ -2,7 +2,8 @@
 // (eval/importReport.ts), printed and saved beside the cache.
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { formatImportProblem, importDu, peerSummary, type DuImportOptions } from '../src/cache/importDu.ts';
+import { formatImportProblem, importDu, peerSummary, PriceFile, type DuImportOptions } from '../src/cache/importDu.ts';
+import { readJsonFile } from '../src/jsonFile.ts';
 import { cacheFilePath, loadCache } from '../src/cache/load.ts';
 import { writeCacheRecords, writeFileAtomic } from '../src/cache/write.ts';
 import { importReport } from './importReport.ts';
@@ -11,6 +12,13 @@ export interface ImportOptions extends DuImportOptions {
   files: string[];
   /** Folder of the new cache (it must not hold one yet). */
   out: string;
+}
+
+/** Prices per model: from a `--prices` file, else `--price-in`/`--price-out` for every model it does not name. */
+export function pricesOf(models: string[], file?: string, priceIn?: number, priceOut?: number): ImportOptions['prices'] {
+  const prices = { ...(file ? readJsonFile(file, PriceFile) : {}) };
+  for (const model of models) if (!prices[model] && priceIn !== undefined && priceOut !== undefined) prices[model] = { in: priceIn, out: priceOut };
+  return prices;
 }
 
 export function importJob(o: ImportOptions): string {

@@ -24,7 +24,7 @@ export function ledgerEntry(d: DebateResult, gold: number, tieBreak: DebateSetti
   return { outcome: initial ? (final ? 'preserved' : 'collapse') : final ? 'correction' : 'unrepaired', onset };
 }
 
-export interface Ledger {
+interface Ledger {
   counts: Record<Outcome, number>;
   /** Collapse onsets by round (index = round). */
   onsets: number[];
@@ -40,7 +40,7 @@ export function summarize(entries: LedgerEntry[], rounds: number): Ledger {
   return { counts, onsets };
 }
 
-export interface SignedUtility {
+interface SignedUtility {
   collapsesPrevented: number;
   correctionsLost: number;
   utility: number;

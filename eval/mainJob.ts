@@ -9,7 +9,8 @@ import type { ComputeSettings } from '../src/policy/backends.ts';
 import { readConfigFile, resolveConfig } from '../train/config.ts';
 import { runFiles } from '../train/runFolder.ts';
 import { pool, runTraining } from '../train/runs.ts';
-import { evalJob, METHODS } from './evalPolicy.ts';
+import { evalDescription, evalJob, METHODS, type EvalOptions } from './compare.ts';
+import { runPlan, type JobDescription } from '../train/plan.ts';
 import { ensureDefaultCache } from '../src/sim/generate.ts';
 
 export interface MainOptions {
@@ -25,22 +26,42 @@ export interface MainOptions {
   compute: ComputeSettings;
 }
 
-export async function mainJob(o: MainOptions): Promise<string> {
-  ensureDefaultCache(o.cache);
+/** The runs (one per seed) and the comparison of the main job. */
+function mainParts(o: MainOptions) {
   const seeds = Array.from({ length: o.seeds }, (_, s) => s);
   // The runs train the team the comparison debates (--agents), with the config's other settings.
-  const settings = { ...readConfigFile(o.config), ...o.compute, ...(o.settings.agents && { agents: o.settings.agents }) };
-  const epochs = resolveConfig(settings).epochs;
+  const settings = { ...readConfigFile(o.config), ...o.compute, ...(o.settings.agents && { agents: o.settings.agents }), cache: o.cache };
+  const runs = seeds.map((seed) => ({ seed, out: join(o.out, `seed-${seed}`) }));
+  const comparison: EvalOptions = { policies: runs.map((r) => runFiles(r.out).best), cache: o.cache, split: o.split, compute: o.compute, settings: o.settings, methods: [...METHODS], seeds: o.seeds, config: o.config, reference: 'Full-Debate', out: join(o.out, 'report') };
+  return { seeds, settings, epochs: resolveConfig(settings).epochs, runs, comparison };
+}
+
+/** The main job's settings as its runs and comparison would use them, and its plan. */
+export function mainDescription(o: MainOptions): JobDescription {
+  const { settings, epochs, runs, comparison } = mainParts(o);
+  const { seed: _, out: __, ...training } = resolveConfig(settings);
+  const evaluation = evalDescription(comparison, true);
+  return {
+    settings: { out: o.out, workers: o.workers, training: { ...training, seed: 'per run', out: 'per run' }, runs, comparison: evaluation.settings },
+    plan: async () => {
+      const [cache, ...comparing] = await evaluation.plan();
+      return [cache, `train CPP (${o.config}) for ${o.seeds} seeds, ${o.workers} at a time:`, ...runs.map((r) => `  ${runPlan(r.out, epochs)}`), `then compare (report in ${comparison.out}):`, ...comparing.map((l) => `  ${l}`)];
+    },
+  };
+}
+
+export async function mainJob(o: MainOptions): Promise<string> {
+  ensureDefaultCache(o.cache);
+  const { seeds, settings, epochs, runs, comparison } = mainParts(o);
   console.error(`\ntraining CPP (${o.config}) for ${o.seeds} seeds, ${o.workers} at a time, in ${o.out}/`);
   const bar = progress('train CPP', seeds.length * epochs);
   let done = 0;
-  const runs = await pool(seeds, o.workers, (seed) =>
-    runTraining({ ...settings, cache: o.cache, seed, out: join(o.out, `seed-${seed}`) }, epochs, () => bar.update(++done)),
-  );
+  const trained = await pool(runs, o.workers, (run) => runTraining({ ...settings, ...run }, epochs, () => bar.update(++done)));
   bar.stop();
-  const failed = runs.filter((r): r is PromiseRejectedResult => r.status === 'rejected');
+  const failed = trained.filter((r): r is PromiseRejectedResult => r.status === 'rejected');
   if (failed.length) throw new Error(failed.map((f) => (f.reason as Error).message).join('\n'));
-  const policies = seeds.map((s) => runFiles(join(o.out, `seed-${s}`)).best);
-  const { table, files } = await evalJob({ policies, cache: o.cache, split: o.split, compute: o.compute, settings: o.settings, methods: [...METHODS], seeds: o.seeds, config: o.config, reference: 'Full-Debate', out: join(o.out, 'report') });
+  const evaluating = progress(`comparing with every baseline on ${o.split}`, 1);
+  const { table, files } = await evalJob(comparison);
+  evaluating.stop();
   return `\nCPP (${o.seeds} seeds, settings ${o.config}, best validation checkpoints) against every baseline\n\n${table}\n\nwritten: ${files.join(', ')}`;
 }

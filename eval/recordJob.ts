@@ -13,7 +13,7 @@ import type { DebateSettings } from '../src/env/settings.ts';
 import { TIERS } from '../src/env/tiers.ts';
 import { loadAnyPolicy } from '../src/policy/artifact.ts';
 import type { ComputeSettings } from '../src/policy/backends.ts';
-import { inferenceEngine } from '../src/policy/engines.ts';
+import { inferenceEngine } from '../src/policy/createEngine.ts';
 import { encoderFor } from '../src/policy/inference.ts';
 import { closeRecording, openRecording, recordingSummary, type RecordingOptions } from '../src/recording.ts';
 import { ensureDefaultCache } from '../src/sim/generate.ts';

@@ -11,7 +11,7 @@ import { sigmoid } from '../src/policy/model.ts';
 import { debateRewards, influenceWeights, meanResponseTokens, returns, type RewardSettings } from '../src/reward.ts';
 import { runRule, type MethodResult } from './baselines.ts';
 
-export interface MaskSettings {
+interface MaskSettings {
   epochs: number;
   batchSize: number;
   lr: number;

@@ -13,13 +13,13 @@ import { makeEnvironment, splitQuestions } from '../src/env/environment.ts';
 import { loadAnyPolicy } from '../src/policy/artifact.ts';
 import { encoderFor } from '../src/policy/inference.ts';
 import type { ComputeSettings } from '../src/policy/backends.ts';
-import { inferenceEngine } from '../src/policy/engines.ts';
+import { inferenceEngine } from '../src/policy/createEngine.ts';
 import { markdownTable } from '../src/table.ts';
 import type { CellOutcome, GridFile } from '../train/grid.ts';
 import { runFiles } from '../train/runFolder.ts';
 import { fullDebate, type MethodResult } from './baselines.ts';
 import { evaluatePolicy } from './policyEval.ts';
-import { learningCurvesPlot, readRunCurves, type CurvePoint } from './plots.ts';
+import { learningCurvesPlot, readRunCurves, type CurvePoint } from '../train/curves.ts';
 import { csvTable, interval, meanSd, num, perQuestion, plot, rows, type MethodGroup, type Row } from './report.ts';
 import { excludesZero, formatP, pairedDifference, welch, type Estimate } from './significance.ts';
 

@@ -24,7 +24,7 @@ export const RewardSettings = z.strictObject({
 });
 export type RewardSettings = z.infer<typeof RewardSettings>;
 
-export const transitionName = (before: boolean, after: boolean) =>
+const transitionName = (before: boolean, after: boolean) =>
   before ? (after ? 'correctToCorrect' : 'correctToWrong') : after ? 'wrongToCorrect' : 'wrongToWrong';
 
 /** The reward of one keep/prune action of recipient r at round t (the cost term aside). */

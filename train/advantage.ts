@@ -4,7 +4,7 @@ import { actionIndex, actionOf } from '../src/env/actions.ts';
 import type { Rollout } from '../src/policy/rollout.ts';
 import { debateRewards, returns, type RewardSettings } from '../src/reward.ts';
 
-export interface AdvantageSettings {
+interface AdvantageSettings {
   reward: RewardSettings;
   /** Influence weights of the return (reward.ts influenceWeights). */
   W: Float32Array;
@@ -18,7 +18,7 @@ export interface AdvantageSettings {
   step: number;
 }
 
-export interface Advantages {
+interface Advantages {
   advantages: Float32Array;
   /** The baseline after this batch. */
   baseline: number[];

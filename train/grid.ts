@@ -71,9 +71,9 @@ export interface CellOutcome {
 
 export async function runGrid(cells: Cell[], workers: number, log: (line: string) => void = console.error): Promise<CellOutcome[]> {
   const total = cells.reduce((s, c) => s + c.epochs, 0);
-  const bar = progress('grid', total);
   const finished = cells.filter((c) => isFinished(c.settings.out, c.epochs));
   let epochs = finished.reduce((s, c) => s + c.epochs, 0);
+  const bar = progress('grid (epochs)', total, { done: epochs });
   let done = finished.length;
   let running = 0;
   const status = () => `cells: ${done} done, ${running} running, ${cells.length - done - running} left`;

@@ -1,46 +1,103 @@
-// A run folder: what `train` writes (config, per-step and per-evaluation logs as JSON lines and
-// CSV, checkpoints) and how its log is extended and cut back on resume.
+// A run folder: what `train` writes (config, provenance, a log line per step and per evaluation as
+// JSON lines, CSV and TensorBoard scalars, checkpoints) and how its log is cut back on resume.
+// checkpoints/README.md lists every file with what writes and what reads it.
 import { stringify } from 'csv-stringify/sync';
-import { existsSync, readFileSync } from 'node:fs';
+import { appendFileSync, existsSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
+import { z } from 'zod';
 import { writeFileAtomic } from '../src/cache/write.ts';
 import { TIERS, type TierCounts } from '../src/env/tiers.ts';
+import { eventWriter } from '../src/tensorboard.ts';
 
-export const LOG_COLUMNS = [
-  'type', 'epoch', 'step', 'stage', 'k', 'loss', 'entropy', 'meanReward', 'meanReturn', 'keepRate',
-  'accuracy', 'costPct', 'keptEdges', ...TIERS.map((t) => `tier_${t}`), 'best',
-] as const;
-export type LogLine = Partial<Record<(typeof LOG_COLUMNS)[number], number | string | boolean>>;
+const num = z.number().optional();
+/** One line of `log.jsonl`: a training step or a validation evaluation, with its wall time. */
+export const LogLine = z.strictObject({
+  type: z.enum(['step', 'eval']),
+  epoch: z.number().int().positive(),
+  step: z.number().int().nonnegative(),
+  stage: num,
+  k: num,
+  loss: num,
+  entropy: num,
+  meanReward: num,
+  meanReturn: num,
+  keepRate: num,
+  accuracy: num,
+  costPct: num,
+  keptEdges: num,
+  ...Object.fromEntries(TIERS.map((t) => [`tier_${t}`, num])),
+  best: z.boolean().optional(),
+  /** When the line was written (ISO 8601, UTC). */
+  time: z.iso.datetime(),
+  /** Wall seconds since the previous line of this process: the step's or the evaluation's duration. */
+  seconds: z.number().nonnegative(),
+});
+export type LogLine = z.infer<typeof LogLine> & Partial<Record<`tier_${(typeof TIERS)[number]}`, number>>;
+const LOG_COLUMNS = Object.keys(LogLine.shape) as (keyof LogLine)[];
 
 export const runFiles = (out: string) => ({
   config: join(out, 'config.json'),
+  provenance: join(out, 'provenance.json'),
   checkpoint: join(out, 'checkpoint.json'),
   best: join(out, 'best.json'),
   jsonl: join(out, 'log.jsonl'),
   csv: join(out, 'log.csv'),
 });
 
-export function tierShares(t: TierCounts): LogLine {
+export function tierShares(t: TierCounts): Partial<LogLine> {
   const total = TIERS.reduce((s, k) => s + t[k], 0) || 1;
   return Object.fromEntries(TIERS.map((k) => [`tier_${k}`, round4(t[k] / total)]));
 }
 export const round4 = (x: number) => Math.round(x * 1e4) / 1e4;
 
-export function appendLog(out: string, lines: LogLine[], header: boolean) {
-  const files = runFiles(out);
-  const jsonl = existsSync(files.jsonl) ? readFileSync(files.jsonl, 'utf8') : '';
-  const csv = existsSync(files.csv) ? readFileSync(files.csv, 'utf8') : '';
-  writeFileAtomic(files.jsonl, [jsonl, ...lines.map((l) => JSON.stringify(l) + '\n')]);
-  writeFileAtomic(files.csv, [csv, stringify(lines.map((l) => LOG_COLUMNS.map((c) => l[c] ?? '')), { header, columns: [...LOG_COLUMNS] })]);
+const csvLines = (lines: LogLine[], header: boolean) => stringify(lines.map((l) => LOG_COLUMNS.map((c) => l[c] ?? '')), { header, columns: LOG_COLUMNS });
+
+/** The lines of a run's `log.jsonl`, checked; a last line cut short by a kill is left out. */
+export function readLog(out: string): LogLine[] {
+  const file = runFiles(out).jsonl;
+  if (!existsSync(file)) return [];
+  const text = readFileSync(file, 'utf8');
+  const complete = text.slice(0, text.lastIndexOf('\n') + 1);
+  return complete.split('\n').filter(Boolean).map((l, i) => {
+    const parsed = LogLine.safeParse(JSON.parse(l));
+    if (!parsed.success) throw new Error(`${file}:${i + 1}: ${parsed.error.issues.map((x) => `${x.path.join('.')}: ${x.message}`).join('; ')}`);
+    return parsed.data;
+  });
 }
 
-/** Drop log lines of epochs after `epoch` (a resumed run redoes them). */
+/** Keep only the log lines of epochs up to `epoch` (a resumed run redoes the later ones; a new run keeps none). */
 export function truncateLog(out: string, epoch: number) {
   const files = runFiles(out);
-  const kept = existsSync(files.jsonl)
-    ? readFileSync(files.jsonl, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as LogLine).filter((l) => Number(l.epoch) <= epoch)
-    : [];
+  const kept = readLog(out).filter((l) => l.epoch <= epoch);
   writeFileAtomic(files.jsonl, kept.map((l) => JSON.stringify(l) + '\n'));
-  writeFileAtomic(files.csv, [stringify(kept.map((l) => LOG_COLUMNS.map((c) => l[c] ?? '')), { header: true, columns: [...LOG_COLUMNS] })]);
+  writeFileAtomic(files.csv, [csvLines(kept, true)]);
 }
 
+/** Scalars of a log line for TensorBoard: `train/<column>` for steps, `validation/<column>` for evaluations. */
+function scalarsOf(line: LogLine): Record<string, number> {
+  const skip = new Set(['type', 'epoch', 'step', 'best', 'time']);
+  const prefix = line.type === 'step' ? 'train' : 'validation';
+  return Object.fromEntries(Object.entries(line).filter(([k, v]) => !skip.has(k) && typeof v === 'number').map(([k, v]) => [`${prefix}/${k}`, v as number]));
+}
+
+/**
+ * The run's log from step `fromStep` on: every line is appended to `log.jsonl` and `log.csv` as it
+ * is made, and its numbers go to a TensorBoard event file in the run folder.
+ */
+export function openRunLog(out: string, fromStep: number) {
+  const files = runFiles(out);
+  const events = eventWriter(out, fromStep);
+  let last = Date.now();
+  return {
+    eventFile: events.file,
+    write(entry: Omit<LogLine, 'time' | 'seconds'>) {
+      const now = Date.now();
+      const line = LogLine.parse({ ...entry, time: new Date(now).toISOString(), seconds: round4((now - last) / 1000) }) as LogLine;
+      last = now;
+      appendFileSync(files.jsonl, JSON.stringify(line) + '\n');
+      appendFileSync(files.csv, csvLines([line], !existsSync(files.csv) || statSync(files.csv).size === 0));
+      events.scalars(line.step, scalarsOf(line), now / 1000);
+    },
+    close: () => events.close(),
+  };
+}

@@ -6,10 +6,18 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { writeFileAtomic } from '../src/cache/write.ts';
 import { loadCheckpoint } from '../src/policy/artifact.ts';
+import { LAUNCHED_BY } from '../src/provenance.ts';
 import type { TrainConfig } from './config.ts';
 import { runFiles } from './runFolder.ts';
 
-export const isFinished = (out: string, epochs: number) => existsSync(runFiles(out).checkpoint) && loadCheckpoint(runFiles(out).checkpoint).epoch >= epochs;
+/** What training `out` to `epochs` epochs does: reuse a finished run, resume an interrupted one, or start one. */
+export function runAction(out: string, epochs: number): { action: 'reuse' | 'resume' | 'start'; epoch: number } {
+  if (!existsSync(runFiles(out).checkpoint)) return { action: 'start', epoch: 0 };
+  const epoch = loadCheckpoint(runFiles(out).checkpoint).epoch;
+  return { action: epoch >= epochs ? 'reuse' : 'resume', epoch };
+}
+
+export const isFinished = (out: string, epochs: number) => runAction(out, epochs).action === 'reuse';
 
 /**
  * Train `settings` (which name their `out` folder) unless already finished; the child's stderr goes
@@ -24,7 +32,8 @@ export function runTraining(settings: Partial<TrainConfig> & { out: string }, ep
   const args = ['--import', 'tsx', fileURLToPath(new URL('./trainChild.ts', import.meta.url)), settingsFile];
   if (existsSync(runFiles(out).checkpoint)) args.push('--resume');
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, args, { stdio: ['ignore', 'ignore', 'pipe'] });
+    // The child's provenance names the job (main, ablate) that started it.
+    const child = spawn(process.execPath, args, { stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, [LAUNCHED_BY]: JSON.stringify(process.argv.slice(1)) } });
     let log = '';
     child.stderr.on('data', (chunk: Buffer) => {
       const text = chunk.toString();

@@ -9,31 +9,32 @@
 import { shuffle } from '../src/shuffle.ts';
 import { existsSync, mkdirSync } from 'node:fs';
 import seedrandom from 'seedrandom';
-import { addTiers } from '../eval/baselines.ts';
-import { evaluatePolicy } from '../eval/policyEval.ts';
-import { ensureEmbeddings, type Embeddings } from '../src/cache/embeddings.ts';
-import { loadCache, type Cache } from '../src/cache/load.ts';
+import { embeddingsPath, ensureEmbeddings, type Embeddings } from '../src/cache/embeddings.ts';
+import { cacheFilePath, loadCache, type Cache } from '../src/cache/load.ts';
 import { writeFileAtomic } from '../src/cache/write.ts';
 import { makeEncoder } from '../src/encoders/index.ts';
-import { emptyTiers } from '../src/env/tiers.ts';
+import { actionsPerDebate } from '../src/env/actions.ts';
+import { addTiers, emptyTiers } from '../src/env/tiers.ts';
 import { keepAll, playDebates, type DebateResult } from '../src/env/debate.ts';
 import { makeEnvironment, splitQuestions, type Environment } from '../src/env/environment.ts';
 import { saveCheckpoint, loadCheckpoint, type Checkpoint, type TrainingState } from '../src/policy/artifact.ts';
-import { zeroMoments, type PolicyEngine } from '../src/policy/engine.ts';
+import { zeroMoments } from '../src/policy/engine.ts';
 import { initWeights, type PolicyShape, type Weights } from '../src/policy/model.ts';
-import { rollout } from '../src/policy/rollout.ts';
+import { playGreedy, rollout } from '../src/policy/rollout.ts';
 import type { ComputeSettings } from '../src/policy/backends.ts';
-import { createEngine } from '../src/policy/engines.ts';
+import { createEngine } from '../src/policy/createEngine.ts';
 import { progress } from '../src/progress.ts';
+import { recordRun, startSession } from '../src/provenance.ts';
 import { ensureDefaultCache } from '../src/sim/generate.ts';
 import { closeRecording, openRecording, recordingSummary } from '../src/recording.ts';
 import { influenceWeights, meanResponseTokens } from '../src/reward.ts';
 import { advantagesOf } from './advantage.ts';
-import { appendLog, round4, runFiles, tierShares, truncateLog, type LogLine } from './runFolder.ts';
+import { runSettings } from './plan.ts';
+import { openRunLog, round4, runFiles, tierShares, truncateLog } from './runFolder.ts';
 import { architectureOf, computeOf, debateSettingsOf, rewardSettingsOf, type TrainConfig } from './config.ts';
 
 /** Behavior embeddings: mean embedding of each member's responses to `initSamples` validation questions. */
-export function behaviorInit(cache: Cache, emb: Embeddings, team: number[], initSamples: number | null, seed: string): Float32Array {
+function behaviorInit(cache: Cache, emb: Embeddings, team: number[], initSamples: number | null, seed: string): Float32Array {
   const D = emb.dim;
   const val = shuffle(cache.questions.filter((q) => q.split === 'validation').map((q) => q.index), seedrandom(`${seed}|behavior`));
   const chosen = new Set(initSamples === null ? val : val.slice(0, initSamples));
@@ -46,7 +47,7 @@ export function behaviorInit(cache: Cache, emb: Embeddings, team: number[], init
   return out;
 }
 
-export interface Setup {
+interface Setup {
   config: TrainConfig;
   cache: Cache;
   trainEnv: Environment;
@@ -67,7 +68,7 @@ export async function setup(config: TrainConfig): Promise<Setup> {
   return { config, cache, trainEnv, evalEnv, emb, shape };
 }
 
-export function initialWeights(s: Setup): Weights {
+function initialWeights(s: Setup): Weights {
   const w = initWeights(s.shape, String(s.config.seed));
   if (s.shape.behavior === 'mean') w.behavior.data = behaviorInit(s.cache, s.emb, s.trainEnv.team, s.shape.initSamples, String(s.config.seed));
   return w;
@@ -87,7 +88,7 @@ export async function train(config: TrainConfig, o: TrainOptions = {}): Promise<
   if (!o.resume && existsSync(files.checkpoint)) throw new Error(`${config.out} already holds a run: pass --resume to continue it, or choose another --out`);
   const resumed = o.resume ? loadCheckpoint(files.checkpoint) : undefined;
   // A resumed run keeps its saved settings, except how it computes (engine, threads, backend).
-  if (resumed) config = { ...(resumed.config as TrainConfig), ...o.compute };
+  config = runSettings(config, resumed, o.compute);
   mkdirSync(config.out, { recursive: true });
   writeFileAtomic(files.config, [JSON.stringify(config, null, 2) + '\n']);
 
@@ -95,13 +96,17 @@ export async function train(config: TrainConfig, o: TrainOptions = {}): Promise<
   const { cache, trainEnv, evalEnv, emb, shape } = s;
   const A = shape.agents;
   const weights = resumed?.engine.weights ?? initialWeights(s);
-  const engine: PolicyEngine = await createEngine(computeOf(config), shape, resumed?.engine ?? { weights, step: 0, m: zeroMoments(weights), v: zeroMoments(weights) }, config);
+  const engine = await createEngine(computeOf(config), shape, resumed?.engine ?? { weights, step: 0, m: zeroMoments(weights), v: zeroMoments(weights) }, config);
   const state: TrainingState = resumed
     ? { epoch: resumed.epoch, step: resumed.step, baseline: resumed.baseline, best: resumed.best }
     : { epoch: 0, step: 0, baseline: new Array((shape.rounds - 1) * A).fill(0), best: null };
-  if (resumed) truncateLog(config.out, state.epoch);
+  // Provenance and log: a resumed run adds a session and continues the log after its checkpoint;
+  // a new run starts both afresh.
+  const provenance = recordRun(files.provenance, await startSession({ caches: [cacheFilePath(config.cache)], embeddings: [embeddingsPath(config.cache, emb.encoder)], compute: engine.ran }), !!resumed);
+  truncateLog(config.out, state.epoch);
+  const log = openRunLog(config.out, state.step + 1);
   const say = o.log ?? ((line: string) => console.error(line));
-  say(`training on ${cache.file} (${engine.name}); team ${trainEnv.team.map((a) => cache.agents[a].id).join(', ')}; ${config.epochs} epochs from epoch ${state.epoch + 1}; run ${config.out}`);
+  say(`training on ${cache.file} (${engine.name}); team ${trainEnv.team.map((a) => cache.agents[a].id).join(', ')}; ${config.epochs} epochs from epoch ${state.epoch + 1}; run ${config.out} (TensorBoard: tensorboard --logdir ${config.out})`);
 
   const train = splitQuestions(trainEnv, 'train').questions;
   const validation = splitQuestions(evalEnv, 'validation').questions;
@@ -121,8 +126,8 @@ export async function train(config: TrainConfig, o: TrainOptions = {}): Promise<
     const order = shuffle(train.map((q) => q.index), seedrandom(`${config.seed}|shuffle|${epoch}`));
     const sample = seedrandom(`${config.seed}|sample|${epoch}`);
     const steps = Math.ceil(order.length / config.batchSize);
+    const started = Date.now();
     const bar = progress(`epoch ${epoch}/${config.epochs}`, steps);
-    const lines: LogLine[] = [];
     for (let b = 0; b < steps; b++) {
       const batch = order.slice(b * config.batchSize, (b + 1) * config.batchSize);
       const r = await rollout(engine, trainEnv, emb, batch, { mode: { sample }, debateSeed: `${config.seed}|${epoch}`, conditioning: shape.conditioning });
@@ -134,40 +139,47 @@ export async function train(config: TrainConfig, o: TrainOptions = {}): Promise<
       const tiers = emptyTiers();
       r.results.forEach((d) => addTiers(tiers, d.tiers));
       const keepRate = round4(r.actions.reduce((a, x) => a + x, 0) / r.batch.n);
-      const line: LogLine = {
-        type: 'step', epoch, step: state.step, stage, k: reward.k, loss: round4(stats.loss), entropy: round4(stats.entropy),
+      const line = {
+        type: 'step' as const, epoch, step: state.step, stage, k: reward.k, loss: round4(stats.loss), entropy: round4(stats.entropy),
         meanReward: round4(rewardSum / r.batch.n), meanReturn: round4(returnSum / r.batch.n), keepRate,
         accuracy: round4(r.results.filter((d) => d.finalCorrect).length / r.results.length),
         costPct: round4((100 * r.results.reduce((a, d) => a + d.cost, 0)) / r.results.reduce((a, d) => a + fullCost.get(d.q)!, 0)),
         ...tierShares(tiers),
       };
-      lines.push(line);
+      log.write(line);
       bar.update(b + 1, undefined, `loss ${line.loss} keep ${line.keepRate} acc ${line.accuracy} cost ${line.costPct}%`);
     }
     bar.stop();
     state.epoch = epoch;
     if (epoch % config.evalEvery === 0 || epoch === config.epochs) {
-      const v = await evaluatePolicy(engine, evalEnv, emb, validation, 'policy');
-      if (v.skipped.length) throw new Error(`validation at miss = ${config.miss}: questions ${v.skipped.slice(0, 5).join(', ')} cannot be replayed; train with miss = model`);
-      const accuracy = v.correct / v.questions;
+      const played = replayable(await playGreedy(engine, evalEnv, emb, validation.map((q) => q.index)), cache, 'a validation debate');
+      const v = { cost: 0, keptEdges: 0, maxEdges: validation.length * actionsPerDebate(A, shape.rounds), tiers: emptyTiers() };
+      for (const d of played) {
+        v.cost += d.cost;
+        v.keptEdges += d.keptEdges;
+        addTiers(v.tiers, d.tiers);
+      }
+      const accuracy = played.filter((d) => d.finalCorrect).length / played.length;
       const costPct = (100 * v.cost) / validation.reduce((a, q) => a + fullCost.get(q.index)!, 0);
       const isBest = !state.best || accuracy > state.best.accuracy || (accuracy === state.best.accuracy && costPct < state.best.costPct);
       if (isBest) state.best = { epoch, accuracy, costPct };
-      lines.push({ type: 'eval', epoch, step: state.step, accuracy: round4(accuracy), costPct: round4(costPct), keptEdges: round4(v.keptEdges / v.maxEdges), ...tierShares(v.tiers), best: isBest });
+      log.write({ type: 'eval', epoch, step: state.step, accuracy: round4(accuracy), costPct: round4(costPct), keptEdges: round4(v.keptEdges / v.maxEdges), ...tierShares(v.tiers), best: isBest });
       say(`epoch ${epoch}: validation accuracy ${(100 * accuracy).toFixed(1)}%, cost ${costPct.toFixed(1)}% of Full-Debate, kept ${(100 * v.keptEdges / v.maxEdges).toFixed(1)}% of edges${isBest ? ' (best)' : ''}`);
       if (isBest) saveCheckpoint(files.best, await checkpointOf());
     }
-    appendLog(config.out, lines, epoch === 1);
     saveCheckpoint(files.checkpoint, await checkpointOf());
+    provenance.epoch(epoch, (Date.now() - started) / 1000);
     if (o.stopAfterEpochs !== undefined && ++epochsThisCall >= o.stopAfterEpochs) break;
   }
   const checkpoint = await checkpointOf();
   engine.dispose();
+  log.close();
+  provenance.end();
   if (trainEnv.recording) {
     say(recordingSummary(trainEnv.recording));
     closeRecording(trainEnv.recording);
   }
-  await (await import('../eval/plots.ts')).writeRunCurves(config.out); // learning-curves.svg from log.jsonl
+  await (await import('./curves.ts')).writeRunCurves(config.out); // learning-curves.svg from log.jsonl (vega loads only here)
   return { checkpoint, setup: s };
 }
 

@@ -8,6 +8,7 @@ import { SPLITS, type Split } from '../cache/format.ts';
 import { DebateSettings, MISS_TIERS } from '../env/settings.ts';
 import { BACKENDS, ENGINES } from '../policy/backends.ts';
 import { defaultCompute } from '../../train/config.ts';
+import type { JobDescription } from '../../train/plan.ts';
 
 import { DEFAULT_CACHE } from '../sim/generate.ts';
 
@@ -19,15 +20,19 @@ export const seedsOption = <T>(y: Argv<T>, describe: string, fallback = 3) => y.
 
 export const workersOption = <T>(y: Argv<T>, describe: string) => y.option('workers', { type: 'number', default: 2, describe });
 
+const DEBATE = 'Debate (SPEC §1, §3):';
+const ENGINE = 'Policy engine:';
+const PLAN = 'Before running:';
+
 /** Debate settings of the replaying commands (SPEC §1, §3). */
 export function debateOptions<T>(y: Argv<T>) {
   return y
-    .option('miss', { choices: MISS_TIERS, default: 'model' as const, describe: 'deepest lookup tier on a cache miss: error | signature | model | record (record asks the live endpoint; simulator caches have one)' })
-    .option('rounds', { type: 'number', default: 3, describe: 'debate rounds R (round 1 = independent answers)' })
-    .option('agents', { type: 'string', describe: 'team as comma-separated agent ids (default: every agent of the cache)' })
-    .option('round1-sample', { choices: ['first', 'random'] as const, default: 'first' as const, describe: 'round-1 sample a debate starts from' })
-    .option('tie-break', { choices: ['lowest-agent', 'random'] as const, default: 'lowest-agent' as const, describe: 'majority tie rule' })
-    .option('seed', { type: 'number', default: 0, describe: 'seed of every random choice in a replay' });
+    .option('miss', { choices: MISS_TIERS, default: 'model' as const, describe: 'deepest lookup tier on a cache miss: error | signature | model | record (record asks the live endpoint; simulator caches have one)', group: DEBATE })
+    .option('rounds', { type: 'number', default: 3, describe: 'debate rounds R (round 1 = independent answers)', group: DEBATE })
+    .option('agents', { type: 'string', describe: 'team as comma-separated agent ids (default: every agent of the cache)', group: DEBATE })
+    .option('round1-sample', { choices: ['first', 'random'] as const, default: 'first' as const, describe: 'round-1 sample a debate starts from', group: DEBATE })
+    .option('tie-break', { choices: ['lowest-agent', 'random'] as const, default: 'lowest-agent' as const, describe: 'majority tie rule', group: DEBATE })
+    .option('seed', { type: 'number', default: 0, describe: 'seed of every random choice in a replay', group: DEBATE });
 }
 
 export function debateSettings(a: { miss: DebateSettings['miss']; rounds: number; agents?: string; round1Sample: DebateSettings['round1Sample']; tieBreak: DebateSettings['tieBreak']; seed: number }): Partial<DebateSettings> {
@@ -38,7 +43,21 @@ export function debateSettings(a: { miss: DebateSettings['miss']; rounds: number
 export function computeOptions<T>(y: Argv<T>) {
   const d = defaultCompute();
   return y
-    .option('engine', { choices: ENGINES, default: d.engine, describe: 'policy-math engine: onnx (ONNX Runtime, native CPU), tfjs (TF.js on --backend); auto: onnx when it loads' })
-    .option('threads', { type: 'number', default: d.threads, describe: 'CPU threads of the onnx engine' })
-    .option('backend', { choices: BACKENDS, default: d.backend, describe: 'TF.js backend of the tfjs engine' });
+    .option('engine', { choices: ENGINES, default: d.engine, describe: 'policy-math engine: onnx (ONNX Runtime, native CPU), tfjs (TF.js on --backend); auto: onnx when it loads', group: ENGINE })
+    .option('threads', { type: 'number', default: d.threads, describe: 'CPU threads of the onnx engine', group: ENGINE })
+    .option('backend', { choices: BACKENDS, default: d.backend, describe: 'TF.js backend of the tfjs engine', group: ENGINE });
+}
+
+/** `--print-config` and `--dry-run`, on every command that trains or evaluates. */
+export const planOptions = <T>(y: Argv<T>) =>
+  y
+    .option('print-config', { type: 'boolean', describe: 'print the resolved settings, as the run would use them, as JSON and exit', group: PLAN })
+    .option('dry-run', { type: 'boolean', describe: 'print what would run (runs started, reused or resumed; what is evaluated and written) and exit, writing nothing', group: PLAN })
+    .conflicts('print-config', 'dry-run');
+
+/** Print the job's settings or plan when asked to, else run it. */
+export async function runOrPlan(a: { printConfig?: boolean; dryRun?: boolean }, describe: () => JobDescription | Promise<JobDescription>, run: () => Promise<void>) {
+  if (a.printConfig) console.log(JSON.stringify((await describe()).settings, null, 2));
+  else if (a.dryRun) console.log((await (await describe()).plan()).join('\n'));
+  else await run();
 }

@@ -11,7 +11,7 @@ export interface Weights {
   peer: number;
   prior: number;
 }
-export const UNFITTED: Weights = { own: 0, peer: 0, prior: 1 };
+const UNFITTED: Weights = { own: 0, peer: 0, prior: 1 };
 const OTHER = -2; // answer key of the "any other answer" bucket (-1 is "unparsed")
 
 /** Round-1 answer counts per (question, agent): key q * agents + a. */
@@ -79,7 +79,7 @@ export interface Revision {
 }
 
 /** Every cached revision with a known previous response, as a fitting example. */
-export function revisions(cache: Cache, prior: PriorCounts, smoothing: number, keep: (r: Response) => boolean): Revision[] {
+function revisions(cache: Cache, prior: PriorCounts, smoothing: number, keep: (r: Response) => boolean): Revision[] {
   const out: Revision[] = [];
   for (const r of cache.responses) {
     if (r.round < 2 || r.prevIndex < 0 || !keep(r)) continue;
@@ -159,7 +159,7 @@ export function fitResponseModel(cache: Cache, prior: PriorCounts, smoothing: nu
   return cache.agents.map((_, a) => fitWeights(data.filter((d) => d.agent === a)));
 }
 
-export interface FidelityRow {
+interface FidelityRow {
   agent: string;
   train: number;
   heldOut: number;

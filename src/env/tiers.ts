@@ -14,6 +14,9 @@ export const TIERS = ['exact', 'signature', 'model', 'record'] as const;
 export type Tier = (typeof TIERS)[number];
 export type TierCounts = Record<Tier, number>;
 export const emptyTiers = (): TierCounts => ({ exact: 0, signature: 0, model: 0, record: 0 });
+export function addTiers(into: TierCounts, from: TierCounts): void {
+  for (const k of TIERS) into[k] += from[k];
+}
 
 /** A lookup the `miss` setting in force does not let any tier answer; says which deeper tier would. */
 export class CacheMissError extends Error {

@@ -13,11 +13,11 @@ export const FORMAT_VERSION = 1;
 
 type Encoded = Record<string, { shape: number[]; data: string }>;
 
-export function encodeWeights(w: Weights): Encoded {
+function encodeWeights(w: Weights): Encoded {
   return Object.fromEntries(Object.entries(w).map(([k, t]) => [k, { shape: t.shape, data: Buffer.from(t.data.buffer, t.data.byteOffset, t.data.byteLength).toString('base64') }]));
 }
 
-export function decodeWeights(e: Encoded): Weights {
+function decodeWeights(e: Encoded): Weights {
   return Object.fromEntries(
     Object.entries(e).map(([k, t]) => {
       const bytes = Buffer.from(t.data, 'base64');

@@ -1,6 +1,7 @@
-// Deploying a trained policy: load an exported artifact and ask which responses a recipient
-// should read this round. The keep probability comes from the exported ONNX model (policy.onnx,
-// beside policy.json) on ONNX Runtime: no trainer, no TF.js.
+// Deploying a trained policy (`cpp-workbench/inference`): load an exported artifact and ask which
+// responses a recipient should read this round. The keep probability comes from the exported ONNX
+// model (policy.onnx, beside policy.json) on ONNX Runtime, its inputs built as policy.spec.md
+// states (export.ts): no trainer, no TF.js (tests/policy/deploy.test.ts makes loading it fail).
 //
 //   const policy = await loadDeployedPolicy('checkpoints/run/export/policy.json');
 //   const decisions = await policy.decide({

@@ -19,7 +19,7 @@ export interface Rollout {
   tokens: Float32Array;
 }
 
-export function emptyBatch(n: number, dim: number): DecisionBatch {
+function emptyBatch(n: number, dim: number): DecisionBatch {
   return {
     n,
     query: new Float32Array(n * dim),
@@ -39,7 +39,7 @@ export function normalizeInto(S: Float32Array, sOffset: number, dim: number, out
   for (let k = 0; k < dim; k++) out[offset + k] = S[sOffset + k] * inv;
 }
 
-export interface RolloutOptions {
+interface RolloutOptions {
   /** `sample` keeps with probability p_keep, drawn from `random` (training); `greedy` keeps iff p_keep >= 0.5 (evaluation). */
   mode: { sample: () => number } | 'greedy';
   /** Seed of the environment's own random choices (tier-3 draws, sample picks). */
@@ -111,4 +111,12 @@ export async function rollout(engine: PolicyEngine, env: Environment, emb: Embed
     await embedArrivals(emb, cache);
   }
   return { results: debates.map((d) => finishDebate(env, d)), batch: all, actions, probs, tokens };
+}
+
+/** The debates of `questions` under the trained policy's decisions (keep iff p_keep >= 0.5, SPEC §7), `batch` debates at a time. */
+export async function playGreedy(engine: PolicyEngine, env: Environment, emb: Embeddings, questions: number[], batch = 256): Promise<DebateResult[]> {
+  const results: DebateResult[] = [];
+  for (let i = 0; i < questions.length; i += batch)
+    results.push(...(await rollout(engine, env, emb, questions.slice(i, i + batch), { mode: 'greedy', debateSeed: String(env.settings.seed), conditioning: engine.shape.conditioning })).results);
+  return results;
 }

@@ -34,7 +34,7 @@ const SLOPPY = [
   'without checking the {w} closely it seems right',
 ];
 
-export interface SimReply {
+interface SimReply {
   answer: number; // option index
   quality: number; // 0..1, latent
   outTokens: number;
@@ -62,7 +62,7 @@ export function agentLatent(world: WorldConfig, agent: AgentProfile, q: Question
 }
 
 /** One simulated reply; `seedKey` identifies the (question, agent, round, context, sample) asked. */
-export function simulateReply(world: WorldConfig, agent: AgentProfile, q: QuestionLatent, round: number, previous: number, shown: ShownArgument[], seedKey: string): SimReply {
+function simulateReply(world: WorldConfig, agent: AgentProfile, q: QuestionLatent, round: number, previous: number, shown: ShownArgument[], seedKey: string): SimReply {
   const random = seedrandom(`${world.seed}|${seedKey}`);
   let answer: number;
   if (agent.adversarial) answer = q.distractor;

@@ -44,7 +44,7 @@ export type AgentProfile = z.infer<typeof AgentProfile>;
 const SUBJECTS = ['algebra', 'geometry', 'chemistry', 'biology', 'history', 'law'];
 const skills = (values: number[]) => Object.fromEntries(SUBJECTS.map((s, i) => [s, values[i]]));
 
-export const DEFAULT_AGENTS: AgentProfile[] = [
+const DEFAULT_AGENTS: AgentProfile[] = [
   {
     id: 'atlas', model: 'sim/atlas-large', priceIn: 10e-6, priceOut: 30e-6, meanTokens: 380,
     skill: skills([0.82, 0.8, 0.78, 0.62, 0.5, 0.48]),
@@ -62,7 +62,7 @@ export const DEFAULT_AGENTS: AgentProfile[] = [
   },
 ];
 
-export const ADVERSARY: AgentProfile = {
+const ADVERSARY: AgentProfile = {
   id: 'mallory', model: 'sim/mallory-adversary', priceIn: 1e-6, priceOut: 3e-6, meanTokens: 220,
   skill: skills([0.5, 0.5, 0.5, 0.5, 0.5, 0.5]),
   knowledge: 0, slip: 0, stubbornness: 0, ownBoost: 0, swayRight: 0, swayWrong: 0, persuasion: 1.6, eloquence: 0.35, adversarial: true,

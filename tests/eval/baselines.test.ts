@@ -110,7 +110,7 @@ describe('consistency votes and freeze gates, worked by hand', () => {
 
 describe('policy groups of eval --policy', () => {
   it('plain paths are the runs of one method; label=a,b entries are methods of their own', async () => {
-    const { policyGroups } = await import('../../eval/evalPolicy.ts');
+    const { policyGroups } = await import('../../eval/compare.ts');
     expect(policyGroups(['s0.json', 's1.json', 'k-1=a.json,b.json'])).toEqual([
       { label: 'CPP FuseGLU (2 runs)', paths: ['s0.json', 's1.json'] },
       { label: 'k-1', paths: ['a.json', 'b.json'] },

@@ -2,7 +2,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { evalJob } from '../../eval/evalPolicy.ts';
+import { evalJob } from '../../eval/compare.ts';
 import { writeCacheRecords } from '../../src/cache/write.ts';
 import { defaultCompute } from '../../train/config.ts';
 import { tinyRecords } from '../train/tinyWorld.ts';

@@ -2,7 +2,8 @@ import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { accuracyCostPlot, learningCurvesPlot, readRunCurves, type CostPoint } from '../../eval/plots.ts';
+import { accuracyCostPlot, type CostPoint } from '../../eval/plots.ts';
+import { learningCurvesPlot, readRunCurves } from '../../train/curves.ts';
 import { resolveConfig } from '../../train/config.ts';
 import { train } from '../../train/trainer.ts';
 import { writeTinyCache } from '../train/tinyWorld.ts';
@@ -12,7 +13,8 @@ const texts = (svg: string) => [...svg.matchAll(/<text[^>]*>([^<]*)<\/text>/g)].
 
 function runFolder(lines: object[]): string {
   const dir = mkdtempSync(join(tmpdir(), 'cpp-plots-'));
-  writeFileSync(join(dir, 'log.jsonl'), lines.map((l) => JSON.stringify(l) + '\n').join(''));
+  const stamped = lines.map((l) => ({ ...l, time: '2026-12-03T10:00:00.000Z', seconds: 1 })); // a log line's wall time
+  writeFileSync(join(dir, 'log.jsonl'), stamped.map((l) => JSON.stringify(l) + '\n').join(''));
   return dir;
 }
 

@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { loadCheckpoint } from '../../src/policy/artifact.ts';
 import { resolveConfig } from '../../train/config.ts';
 import { expandGrid, GridFile, runGrid } from '../../train/grid.ts';
+import { readProvenance } from '../../src/provenance.ts';
 import { runFiles } from '../../train/runFolder.ts';
 import { train } from '../../train/trainer.ts';
 import { writeTinyCache } from './tinyWorld.ts';
@@ -51,6 +52,10 @@ describe('ablation grids', () => {
     expect(status(first, 'broken', 0).error).toMatch(/has no live endpoint for miss = record/);
     expect(first.filter((o) => o.status === 'trained').length).toBe(4);
     expect(loadCheckpoint(runFiles(interrupted.settings.out).checkpoint).epoch).toBe(2);
+    // The resumed cell's provenance: the test's session, then the child's, which names its parent job.
+    const sessions = readProvenance(runFiles(interrupted.settings.out).provenance).sessions;
+    expect(sessions.map((s) => s.launchedBy)).toEqual([null, process.argv.slice(1)]);
+    expect(sessions[1].command.at(-1)).toBe('--resume');
     const done = runFiles(status(first, 'full method', 0).cell.settings.out).checkpoint;
     const before = statSync(done).mtimeMs;
     const second = await runGrid(cells, 2, quiet);

@@ -1,20 +1,25 @@
 // `ablate`: an ablation grid and its Table 6 style table (eval/ablate.ts).
 import type { Argv } from 'yargs';
 import { computeOf } from '../../../train/config.ts';
-import { computeOptions, splitOption, workersOption } from '../options.ts';
+import { computeOptions, planOptions, runOrPlan, splitOption, workersOption } from '../options.ts';
 
 export const ablateCommand = <T>(y: Argv<T>) =>
   y.command(
     'ablate',
     'run an ablation grid (variants x caches x seeds) in worker processes and print the Table 6 style table (--engine, --threads, --backend apply to cells whose grid settings do not set them, and to the evaluation)',
     (y) =>
-      workersOption(splitOption(computeOptions(y), 'split the table is evaluated on'), 'cells trained at a time')
+      workersOption(splitOption(computeOptions(planOptions(y)), 'split the table is evaluated on'), 'cells trained at a time')
         .option('grid', { type: 'string', default: 'train/grids/table6.json', describe: 'grid file: name, base settings, seeds, caches, variants' })
-        .option('out', { type: 'string', describe: 'results folder to write (default results/<grid name>)' }),
+        .option('out', { type: 'string', describe: 'results folder to write (default results/<grid name>)' })
+        .example('$0 ablate --grid train/grids/table6.json --dry-run', 'which cells would start, resume or be reused')
+        .example('$0 ablate --grid train/grids/table6.json --workers 2', 'train the grid and print its table'),
     async (a) => {
-      const { ablateJob } = await import('../../../eval/ablate.ts');
-      const { text, failed } = await ablateJob({ grid: a.grid, out: a.out, workers: a.workers, split: a.split, compute: computeOf(a) });
-      console.log(text);
-      if (failed) process.exitCode = 1;
+      const { ablateDescription, ablateJob } = await import('../../../eval/ablate.ts');
+      const o = { grid: a.grid, out: a.out, workers: a.workers, split: a.split, compute: computeOf(a) };
+      await runOrPlan(a, () => ablateDescription(o), async () => {
+        const { text, failed } = await ablateJob(o);
+        console.log(text);
+        if (failed) process.exitCode = 1;
+      });
     },
   );

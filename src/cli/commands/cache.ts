@@ -1,20 +1,14 @@
-// `cache gen | validate | stats | embed | import | compact`: create, check and inspect response caches.
+// `cache gen | validate | stats | embed | import | compact`: create, check and inspect response caches
+// (the jobs: eval/cacheJobs.ts, eval/importJob.ts).
 import { basename } from 'node:path';
 import type { Argv } from 'yargs';
 import { ANSWER_TYPES, type AnswerType } from '../../answer.ts';
-import { ensureEmbeddings } from '../../cache/embeddings.ts';
-import { PriceFile, SplitFile } from '../../cache/importDu.ts';
-import { cacheFilePath, loadCache } from '../../cache/load.ts';
-import { cacheStats } from '../../cache/stats.ts';
-import { formatIssue, validateCache } from '../../cache/validate.ts';
-import { fidelityTable } from '../../env/modelFidelity.ts';
+import { SplitFile } from '../../cache/importDu.ts';
 import { ENCODINGS, type Encoding } from '../../cache/tokens.ts';
-import { ENCODERS, makeEncoder, type EncoderName } from '../../encoders/index.ts';
+import { ENCODERS, type EncoderName } from '../../encoders/index.ts';
 import { DebateSettings } from '../../env/settings.ts';
 import { readJsonFile } from '../../jsonFile.ts';
-import { DEFAULT_CACHE, generateCache } from '../../sim/generate.ts';
-import { compactCache } from '../../cache/write.ts';
-import { WorldConfig } from '../../sim/world.ts';
+import { DEFAULT_CACHE } from '../../sim/generate.ts';
 
 const gen = <T>(y: Argv<T>) =>
   y.command(
@@ -28,15 +22,9 @@ const gen = <T>(y: Argv<T>) =>
         .option('seed', { type: 'number', describe: 'world seed (default 7)' })
         .option('adversary', { type: 'boolean', describe: 'add one adversarial agent that always argues for the distractor' })
         .option('name', { type: 'string', default: 'default-sim', describe: 'cache name recorded in its header' }),
-    (a) => {
-      const world = {
-        ...(a.world ? readJsonFile(a.world, WorldConfig.partial()) : {}),
-        ...(a.questions !== undefined && { questions: a.questions }),
-        ...(a.seed !== undefined && { seed: a.seed }),
-        ...(a.adversary !== undefined && { adversary: a.adversary }),
-      };
-      generateCache(a.out, WorldConfig.parse(world), a.name);
-      console.log(`wrote ${cacheFilePath(a.out)}`);
+    async (a) => {
+      const { genJob } = await import('../../../eval/cacheJobs.ts');
+      console.log(genJob({ out: a.out, world: a.world, questions: a.questions, seed: a.seed, adversary: a.adversary, name: a.name }));
     },
   );
 
@@ -45,20 +33,11 @@ const validate = <T>(y: Argv<T>) =>
     'validate <dir>',
     'check every line of a cache and of its record journal; prints file:line: field: problem for each error (exits 1 if any) and each warning (prices, answers, token counts)',
     (y) => y.positional('dir', { type: 'string', demandOption: true, describe: 'cache directory' }),
-    (a) => {
-      const { cache, issues } = validateCache(a.dir);
-      for (const i of issues) console.log(formatIssue(i));
-      const errors = issues.filter((i) => i.severity === 'error').length;
-      const warnings = issues.length - errors;
-      const plural = (k: number, w: string) => `${k} ${w}${k === 1 ? '' : 's'}`;
-      if (errors) {
-        console.log(`${plural(errors, 'problem')}${warnings ? `, ${plural(warnings, 'warning')}` : ''}: ${cacheFilePath(a.dir)} is not a valid cache`);
-        process.exitCode = 1;
-        return;
-      }
-      const j = cache!.journal;
-      const journaled = j ? `; journal ${j.file}: ${j.responses} recorded responses, ${j.unanswered.size} calls without a journaled reply` : '';
-      console.log(`${cacheFilePath(a.dir)}: valid (${cache!.questions.length} questions, ${cache!.agents.length} agents, ${cache!.responses.length} responses${journaled})${warnings ? `, ${plural(warnings, 'warning')}` : ''}`);
+    async (a) => {
+      const { validateJob } = await import('../../../eval/cacheJobs.ts');
+      const { text, valid } = validateJob(a.dir);
+      console.log(text);
+      if (!valid) process.exitCode = 1;
     },
   );
 
@@ -70,10 +49,7 @@ const stats = <T>(y: Argv<T>) =>
       y
         .positional('dir', { type: 'string', demandOption: true, describe: 'cache directory' })
         .option('prior-smoothing', { type: 'number', default: DebateSettings.shape.priorSmoothing.parse(undefined), describe: 'pseudo-count of the tier-3 prior' }),
-    (a) => {
-      const cache = loadCache(a.dir);
-      console.log(`${cacheStats(cache)}\n\n${fidelityTable(cache, a.priorSmoothing)}`);
-    },
+    async (a) => console.log((await import('../../../eval/cacheJobs.ts')).statsJob(a.dir, a.priorSmoothing)),
   );
 
 const embed = <T>(y: Argv<T>) =>
@@ -84,11 +60,7 @@ const embed = <T>(y: Argv<T>) =>
       y
         .positional('dir', { type: 'string', demandOption: true, describe: 'cache directory' })
         .option('encoder', { choices: ENCODERS, default: 'bof' as EncoderName, describe: 'bof: hashed bag of features (fast, default); use: Universal Sentence Encoder lite (512-dim)' }),
-    async (a) => {
-      const cache = loadCache(a.dir);
-      const e = await ensureEmbeddings(a.dir, cache, await makeEncoder(a.encoder));
-      console.log(`${a.dir}: ${e.questions.length} question and ${e.responses.length} response embeddings under ${e.encoder} (dim ${e.dim})`);
-    },
+    async (a) => console.log(await (await import('../../../eval/cacheJobs.ts')).embedJob(a.dir, a.encoder)),
   );
 
 const importCommand = <T>(y: Argv<T>) =>
@@ -115,12 +87,9 @@ const importCommand = <T>(y: Argv<T>) =>
         .option('peer-marker', { type: 'string', describe: 'regex marking each peer answer in revision prompts, tried with the built-in markers of Du et al. and DyLAN (with a capture group: the group is the answer)' })
         .option('allow-no-peers', { type: 'boolean', default: false, describe: 'import even when no revision prompt shows a recognised peer answer' }),
     async (a) => {
-      const prices = { ...(a.prices ? readJsonFile(a.prices, PriceFile) : {}) };
-      for (const model of a.model)
-        if (!prices[model] && a.priceIn !== undefined && a.priceOut !== undefined) prices[model] = { in: a.priceIn, out: a.priceOut };
-      const { importJob } = await import('../../../eval/importJob.ts');
+      const { importJob, pricesOf } = await import('../../../eval/importJob.ts');
       console.log(importJob({
-        files: a.files, out: a.out, name: a.name ?? basename(a.out), models: a.model, prices, encoding: a.encoding, benchmark: a.benchmark, answerType: a.answerType,
+        files: a.files, out: a.out, name: a.name ?? basename(a.out), models: a.model, prices: pricesOf(a.model, a.prices, a.priceIn, a.priceOut), encoding: a.encoding, benchmark: a.benchmark, answerType: a.answerType,
         splitSeed: a.splitSeed, trainFraction: a.trainFraction, validationFraction: a.validationFraction, splits: a.splits ? readJsonFile(a.splits, SplitFile) : undefined,
         peerMarker: a.peerMarker, allowNoPeers: a.allowNoPeers,
       }));
@@ -132,12 +101,7 @@ const compact = <T>(y: Argv<T>) =>
     'compact <dir>',
     "fold the record tier's journal (journal.jsonl) into cache.jsonl, atomically; run it when nothing records into the cache",
     (y) => y.positional('dir', { type: 'string', demandOption: true, describe: 'cache directory' }),
-    (a) => {
-      const r = compactCache(a.dir);
-      console.log(r.journalKept
-        ? `${a.dir}: folded ${r.responses} journaled responses into cache.jsonl; the journal grew meanwhile (a run is recording) and was left whole`
-        : `${a.dir}: folded ${r.responses} journaled responses into cache.jsonl${r.unanswered ? `; the journal keeps ${r.unanswered} intents without replies` : '; journal removed'}`);
-    },
+    async (a) => console.log((await import('../../../eval/cacheJobs.ts')).compactJob(a.dir)),
   );
 
 export const cacheCommand = <T>(y: Argv<T>) =>

@@ -1,14 +1,14 @@
-// `eval`: every comparison of SPEC §8-9 on one cache and split (eval/evalPolicy.ts).
+// `eval`: every comparison of SPEC §8-9 on one cache and split (eval/compare.ts).
 import type { Argv } from 'yargs';
 import { computeOf } from '../../../train/config.ts';
-import { cacheOption, computeOptions, debateOptions, debateSettings, seedsOption, splitOption } from '../options.ts';
+import { cacheOption, computeOptions, debateOptions, debateSettings, planOptions, runOrPlan, seedsOption, splitOption } from '../options.ts';
 
 export const evalCommand = <T>(y: Argv<T>) =>
   y.command(
     'eval',
     'compare methods on a split (SPEC §8-9): baselines, consistency votes, freeze gates, random pruning, static mask, trained policies; writes Markdown, CSV and an accuracy-vs-cost SVG',
     (y) =>
-      seedsOption(splitOption(cacheOption(computeOptions(debateOptions(y)))), 'seeded runs of random pruning and the static mask')
+      seedsOption(splitOption(cacheOption(computeOptions(debateOptions(planOptions(y))))), 'seeded runs of random pruning and the static mask')
         .option('policy', { type: 'string', array: true, default: [] as string[], describe: 'checkpoint or policy.json; plain paths are the runs (seeds) of one method, label=path1,path2 makes a method of its own' })
         .option('w-collapse', { type: 'number', default: 1, describe: 'signed utility: weight of a collapse prevented' })
         .option('w-correction', { type: 'number', default: 1, describe: 'signed utility: weight of a correction lost' })
@@ -16,14 +16,20 @@ export const evalCommand = <T>(y: Argv<T>) =>
         .option('keep-rate', { type: 'number', describe: "keep rate of random pruning (default: the policies' mean keep rate, 0.5 without policies)" })
         .option('config', { type: 'string', describe: 'training settings (reward, return, epochs, ...) of the static mask' })
         .option('reference', { type: 'string', default: 'Full-Debate', describe: 'method (name prefix) for cost % and signed utility' })
-        .option('out', { type: 'string', describe: 'folder to write comparison.md, comparison.csv, accuracy-cost.svg' }),
+        .option('out', { type: 'string', describe: 'folder to write comparison.md, comparison.csv, accuracy-cost.svg, provenance.json' })
+        .example('$0 eval --policy checkpoints/k0/best.json --split test --out results/k0', 'a trained policy against every baseline')
+        .example("$0 eval --policy 'k-1=a/best.json,b/best.json' --policy 'k0=c/best.json' --methods full,none", 'two labelled policy methods, each over its runs')
+        .example('$0 eval --policy checkpoints/k0/best.json --dry-run', 'the rows it would compute and the files it would write'),
     async (a) => {
-      const { evalJob, METHODS } = await import('../../../eval/evalPolicy.ts');
+      const { evalDescription, evalJob, METHODS } = await import('../../../eval/compare.ts');
       const methods = a.methods.split(',').map((m) => m.trim());
       const unknown = methods.filter((m) => !(METHODS as readonly string[]).includes(m));
       if (unknown.length) throw new Error(`--methods: unknown ${unknown.join(', ')} (choose from ${METHODS.join(', ')})`);
-      const out = await evalJob({ policies: a.policy, cache: a.cache, split: a.split, compute: computeOf(a), settings: debateSettings(a), methods: methods as (typeof METHODS)[number][], keepRate: a.keepRate, seeds: a.seeds, config: a.config, reference: a.reference, out: a.out, weights: { collapse: a.wCollapse, correction: a.wCorrection } });
-      console.log(out.table);
-      if (out.files.length) console.log(`\nwritten: ${out.files.join(', ')}`);
+      const o = { policies: a.policy, cache: a.cache, split: a.split, compute: computeOf(a), settings: debateSettings(a), methods: methods as (typeof METHODS)[number][], keepRate: a.keepRate, seeds: a.seeds, config: a.config, reference: a.reference, out: a.out, weights: { collapse: a.wCollapse, correction: a.wCorrection } };
+      await runOrPlan(a, () => evalDescription(o), async () => {
+        const out = await evalJob(o);
+        console.log(out.table);
+        if (out.files.length) console.log(`\nwritten: ${out.files.join(', ')}`);
+      });
     },
   );

@@ -4,16 +4,17 @@ import type { Argv } from 'yargs';
 export const exportCommand = <T>(y: Argv<T>) =>
   y.command(
     'export <checkpoint>',
-    'write a deployable policy.json (weights, architecture, team, encoder id), policy.onnx (a standard ONNX inference model) and the weights in TF.js format',
+    'write a deployable policy.json (weights, architecture, team, encoder id), policy.onnx (a standard ONNX inference model), policy.spec.md (its input contract) and the weights in TF.js format',
     (y) =>
       y
         .positional('checkpoint', { type: 'string', demandOption: true, describe: 'a training checkpoint (e.g. checkpoints/run/best.json)' })
-        .option('out', { type: 'string', describe: 'folder to write (default: export/ beside the checkpoint)' }),
+        .option('out', { type: 'string', describe: 'folder to write (default: export/ beside the checkpoint)' })
+        .example('$0 export checkpoints/k0/best.json', 'write checkpoints/k0/export/'),
     async (a) => {
       const out = a.out ?? `${a.checkpoint.replace(/[^/]*$/, '')}export`;
       const { exportPolicy } = await import('../../policy/export.ts');
       const { loadCheckpoint } = await import('../../policy/artifact.ts');
-      const { policy, onnx, tfjs } = await exportPolicy(loadCheckpoint(a.checkpoint), out);
-      console.log(`wrote ${policy}, ${onnx} and ${tfjs}/ (model.json, weights.bin)`);
+      const { policy, onnx, spec, tfjs } = await exportPolicy(loadCheckpoint(a.checkpoint), out);
+      console.log(`wrote ${policy}, ${onnx}, ${spec} (how to build every input) and ${tfjs}/ (model.json, weights.bin)`);
     },
   );

@@ -2,26 +2,32 @@
 import type { Argv } from 'yargs';
 import { COMPUTE_SETTINGS, readConfigFile, resolveConfig } from '../../../train/config.ts';
 import { flagSettings, trainFlags } from '../../../train/flags.ts';
+import { trainDescription } from '../../../train/plan.ts';
+import { planOptions, runOrPlan } from '../options.ts';
 
 export const trainCommand = <T>(y: Argv<T>) =>
   y.command(
     'train',
     'train a FuseGLU pruning policy with REINFORCE on a cache (SPEC §4-7); every setting is a flag below',
     (y) =>
-      trainFlags(y)
+      planOptions(trainFlags(y))
         .option('config', { type: 'string', describe: 'JSON file of training settings; flags override it' })
         .option('resume', { type: 'boolean', default: false, describe: 'continue the run in --out from its last checkpoint (its saved settings apply, except --engine, --threads and --backend)' })
         .example('$0 train --epochs 12 --k -1 --out checkpoints/k-1', 'train with prune pressure')
+        .example('$0 train --config train/configs/main.json --print-config', 'the settings a run would use, as JSON')
+        .example('$0 train --resume --out checkpoints/k-1 --dry-run', 'whether the run would resume, and from which epoch')
         .example('$0 train --resume --out checkpoints/k-1', 'continue an interrupted run'),
     async (a) => {
       const flags = flagSettings(a);
       const config = resolveConfig(a.config ? readConfigFile(a.config) : {}, flags);
-      const { train } = await import('../../../train/trainer.ts');
-      const { runFiles } = await import('../../../train/runFolder.ts');
       const compute = Object.fromEntries(COMPUTE_SETTINGS.filter((k) => flags[k] !== undefined).map((k) => [k, flags[k]]));
-      const { checkpoint } = await train(config, { resume: a.resume, compute });
-      const files = runFiles(config.out);
-      const best = checkpoint.best;
-      console.log(`done: ${config.out} (logs ${files.jsonl}, ${files.csv}); best validation epoch ${best?.epoch}: accuracy ${best ? (100 * best.accuracy).toFixed(1) : '-'}%, cost ${best?.costPct.toFixed(1)}% -> ${files.best}`);
+      await runOrPlan(a, () => trainDescription(config, a.resume, compute), async () => {
+        const { train } = await import('../../../train/trainer.ts');
+        const { runFiles } = await import('../../../train/runFolder.ts');
+        const { checkpoint } = await train(config, { resume: a.resume, compute });
+        const files = runFiles(config.out);
+        const best = checkpoint.best;
+        console.log(`done: ${config.out} (logs ${files.jsonl}, ${files.csv}, TensorBoard events; provenance ${files.provenance}); best validation epoch ${best?.epoch}: accuracy ${best ? (100 * best.accuracy).toFixed(1) : '-'}%, cost ${best?.costPct.toFixed(1)}% -> ${files.best}`);
+      });
     },
   );

@@ -8,7 +8,7 @@ const { onnx } = onnxProto;
 export type DType = 'float32' | 'float64';
 const ELEM = { float32: onnx.TensorProto.DataType.FLOAT, float64: onnx.TensorProto.DataType.DOUBLE, int64: onnx.TensorProto.DataType.INT64 };
 /** Opset 17: the last one where ReduceMean takes its axes as an attribute. */
-export const OPSET = 17;
+const OPSET = 17;
 
 type Attr = number | number[] | string;
 

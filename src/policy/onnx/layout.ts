@@ -5,7 +5,7 @@ import { isTrainable, parameterShapes, type DecisionBatch, type PolicyShape, typ
 import type { DType } from './graph.ts';
 
 /** A stretch of the flat vector, seen as a tensor. */
-export interface Slot {
+interface Slot {
   name: string;
   shape: number[];
   offset: number;
@@ -108,7 +108,7 @@ export function unflatten(s: PolicyShape, flat: Float32Array | Float64Array): We
 export const lookupWidths = (s: PolicyShape) => ({ recipient: s.agents, own: 2, source: s.agents, round: Math.max(1, s.rounds - 1) });
 
 /** A graph input as plain data (the worker wraps it in an ONNX Runtime tensor). */
-export interface Feed {
+interface Feed {
   type: 'float32' | 'float64';
   data: Float32Array | Float64Array;
   dims: number[];

@@ -4,14 +4,15 @@
 // Markdown tables (methods; paired tests of each policy against every other method) and writes
 // them as Markdown and CSV with an accuracy-versus-cost SVG.
 import type { Split } from '../src/cache/format.ts';
-import { ensureEmbeddings } from '../src/cache/embeddings.ts';
-import { loadCache } from '../src/cache/load.ts';
+import { embeddingsPath, ensureEmbeddings } from '../src/cache/embeddings.ts';
+import { cacheFilePath, loadCache } from '../src/cache/load.ts';
+import { hashFile, recordReport, startSession, type Session } from '../src/provenance.ts';
 import type { Question } from '../src/cache/load.ts';
 import { makeEnvironment, splitQuestions, teamIds, type Environment } from '../src/env/environment.ts';
-import type { DebateSettings } from '../src/env/settings.ts';
+import { DebateSettings } from '../src/env/settings.ts';
 import { loadAnyPolicy, type PolicyArtifact } from '../src/policy/artifact.ts';
 import type { ComputeSettings } from '../src/policy/backends.ts';
-import { inferenceEngine } from '../src/policy/engines.ts';
+import { inferenceEngine } from '../src/policy/createEngine.ts';
 import { encoderFor } from '../src/policy/inference.ts';
 import { resolveConfig, readConfigFile, rewardSettingsOf } from '../train/config.ts';
 import { freezeGate, fullDebate, noCommunication, randomPruning, singleAgent, type MethodResult } from './baselines.ts';
@@ -20,6 +21,8 @@ import { evaluatePolicy } from './policyEval.ts';
 import { markdown, pairedTests, rows, writeReport, type MethodGroup, type PairedTest, type Row } from './report.ts';
 import { staticMask, trainStaticMask } from './staticMask.ts';
 import { ensureDefaultCache } from '../src/sim/generate.ts';
+import { cachePlan, computePlan, type JobDescription } from '../train/plan.ts';
+import { existsSync } from 'node:fs';
 import { closeRecording, openRecording, recordingSummary, type RecordingOptions } from '../src/recording.ts';
 
 export const METHODS = ['full', 'none', 'single', 'consistency', 'freeze', 'random', 'mask'] as const;
@@ -63,8 +66,9 @@ export function policyGroups(entries: string[]): { label: string; paths: string[
 
 export async function evalJob(o: EvalOptions): Promise<{ table: string; rows: Row[]; tests: PairedTest[]; files: string[] }> {
   ensureDefaultCache(o.cache);
-  const cache = loadCache(o.cache);
   const policyList = policyGroups(o.policies);
+  const session = await startSession({ caches: [cacheFilePath(o.cache)], inputs: policyList.flatMap((g) => g.paths) });
+  const cache = loadCache(o.cache);
   const artifacts = policyList.flatMap((g) => g.paths).map(loadAnyPolicy);
   const team = artifacts[0]?.team;
   const recording = o.settings.miss === 'record' ? openRecording(o.cache, cache, o.recording) : undefined;
@@ -73,7 +77,7 @@ export async function evalJob(o: EvalOptions): Promise<{ table: string; rows: Ro
   let questions = split.questions;
   if (questions.length === 0) throw new Error(`cache ${cache.file} has no questions in split '${o.split}' that team ${teamIds(env).join(', ')} can debate`);
   if (split.skipped) console.error(`split ${o.split}: ${questions.length} questions; ${split.skipped} skipped (not every member of team ${teamIds(env).join(', ')} answered them)`);
-  let groups = await runMethods(o, env, questions, policyList, artifacts);
+  let groups = await runMethods(o, env, questions, policyList, artifacts, session);
   // A question some method could not replay (miss = signature) is left out of every row, so that
   // all rows compare the same questions: the methods run again without them.
   const unreplayable = [...new Set(groups.flatMap((g) => g.runs.flatMap((r) => r.skipped)))];
@@ -84,7 +88,7 @@ export async function evalJob(o: EvalOptions): Promise<{ table: string; rows: Ro
     console.error(notes[0]);
     questions = questions.filter((q) => !unreplayable.includes(q.id));
     if (questions.length === 0) throw new Error(`${notes[0]}; no question is left to compare: replay with miss = model or record`);
-    groups = await runMethods(o, env, questions, policyList, artifacts);
+    groups = await runMethods(o, env, questions, policyList, artifacts, session);
   }
   if (recording) {
     notes.push(recordingSummary(recording));
@@ -99,11 +103,12 @@ export async function evalJob(o: EvalOptions): Promise<{ table: string; rows: Ro
   const tests = pairedTests(groups, reference);
   const title = `${cache.header.name} (${cache.header.source}), ${o.split} split, ${questions.length} questions, miss = ${env.settings.miss}`;
   const files = o.out ? await writeReport(o.out, rs, tests, referenceGroup.method, title, weights) : [];
+  if (o.out) files.push(recordReport(o.out, session, files.find((f) => f.endsWith('.md'))!));
   return { table: [`${title}\n\n${markdown(rs, tests, referenceGroup.method, weights)}`, ...notes].join('\n\n'), rows: rs, tests, files };
 }
 
 /** Every method of `o` on `questions`, one group (its runs) each. */
-async function runMethods(o: EvalOptions, env: Environment, questions: Question[], policyList: { label: string; paths: string[] }[], artifacts: PolicyArtifact[]): Promise<MethodGroup[]> {
+async function runMethods(o: EvalOptions, env: Environment, questions: Question[], policyList: { label: string; paths: string[] }[], artifacts: PolicyArtifact[], session: Session): Promise<MethodGroup[]> {
   const { cache } = env;
   const validation = splitQuestions(env, 'validation').questions;
   const train = splitQuestions(env, 'train').questions;
@@ -133,6 +138,9 @@ async function runMethods(o: EvalOptions, env: Environment, questions: Question[
         if (a.team.join() !== teamIds(env).join()) throw new Error(`${path}: trained for team ${a.team.join(', ')}, the debate team is ${teamIds(env).join(', ')}`);
         const emb = await ensureEmbeddings(o.cache, cache, await encoderFor(a.encoder));
         const engine = await inferenceEngine(o.compute, a.shape, a.weights);
+        const embeddings = embeddingsPath(o.cache, emb.encoder);
+        if (!session.embeddings.some((e) => e.path === embeddings)) session.embeddings.push(await hashFile(embeddings));
+        session.compute ??= engine.ran;
         runs.push(await evaluatePolicy(engine, env, emb, questions, path));
         engine.dispose();
       }
@@ -147,10 +155,10 @@ async function runMethods(o: EvalOptions, env: Environment, questions: Question[
     groups.push({ method: `Random pruning (keep ${(100 * rate).toFixed(0)}%)`, runs });
   }
   if (has('mask')) {
-    const c = resolveConfig(o.config ? readConfigFile(o.config) : {});
+    const m = maskSettings(o.config);
     const masks: MethodResult[] = [];
     for (const s of seeds) {
-      const { theta, skipped } = await trainStaticMask(env, train, rewardSettingsOf(c, c.k), { epochs: c.epochs, batchSize: c.batchSize, lr: 0.05, entropyBonus: c.entropyBonus, beta: c.beta, gamma: c.gamma, seed: s });
+      const { theta, skipped } = await trainStaticMask(env, train, m.reward, { ...m.training, seed: s });
       const mask = await staticMask(env, questions, theta);
       if (skipped) mask.note = `trained without ${skipped} train debates it could not replay (miss = ${env.settings.miss})`;
       masks.push(mask);
@@ -158,4 +166,58 @@ async function runMethods(o: EvalOptions, env: Environment, questions: Question[
     groups.push({ method: 'Static learned mask', runs: masks });
   }
   return groups;
+}
+
+/** Reward and training settings of the static learned mask: those of `config` (a training-settings file), with its own learning rate. */
+function maskSettings(config?: string) {
+  const c = resolveConfig(config ? readConfigFile(config) : {});
+  return { reward: rewardSettingsOf(c, c.k), training: { epochs: c.epochs, batchSize: c.batchSize, lr: 0.05, entropyBonus: c.entropyBonus, beta: c.beta, gamma: c.gamma } };
+}
+
+/**
+ * The settings of an `eval` (or `baselines`) run, as it would use them, and its plan (its first
+ * line is the cache's). `trainedFirst`: the policies are made by runs planned before (main).
+ */
+export function evalDescription(o: EvalOptions, trainedFirst = false): JobDescription {
+  const groups = policyGroups(o.policies);
+  const paths = groups.flatMap((g) => g.paths);
+  const first = paths.find((p) => existsSync(p));
+  const policy = first ? loadAnyPolicy(first) : undefined;
+  const { agents, ...debate } = o.settings;
+  const has = (m: MethodName) => o.methods.includes(m);
+  const settings = {
+    cache: o.cache,
+    split: o.split,
+    debate: { ...DebateSettings.parse({ ...debate, rounds: policy?.shape.rounds ?? debate.rounds }), agents: agents ?? policy?.team ?? 'every agent of the cache' },
+    methods: o.methods,
+    policies: groups,
+    compute: o.compute,
+    seeds: o.seeds,
+    keepRate: has('random') ? (o.keepRate ?? (paths.length ? "the policies' mean keep rate" : 0.5)) : undefined,
+    staticMask: has('mask') ? maskSettings(o.config) : undefined,
+    reference: o.reference,
+    weights: o.weights ?? { collapse: 1, correction: 1 },
+    out: o.out ?? null,
+  };
+  const rows: Record<MethodName, string> = {
+    full: 'Full-Debate',
+    none: 'No-communication',
+    single: 'Single agent, for each team member',
+    consistency: 'Consistency vote per model, Consistency-Best, Consistency-Fuse',
+    freeze: 'Freeze gates (always, on-change)',
+    random: `Random pruning at ${typeof settings.keepRate === 'number' ? `keep rate ${settings.keepRate}` : settings.keepRate}, ${o.seeds} seeds`,
+    mask: `Static learned mask, ${o.seeds} seeds, trained ${settings.staticMask?.training.epochs} epochs on the train split`,
+  };
+  return {
+    settings,
+    plan: async () => [
+      cachePlan(o.cache),
+      `replay: split ${o.split}, team ${Array.isArray(settings.debate.agents) ? settings.debate.agents.join(', ') : settings.debate.agents}, ${settings.debate.rounds} rounds, miss = ${settings.debate.miss}`,
+      ...o.methods.map((m) => `row: ${rows[m]}`),
+      ...groups.flatMap((g) => [`row: ${g.label}, the greedy policy of each run:`, ...g.paths.map((p) => `  ${p}${trainedFirst ? ' (from the run above)' : existsSync(p) ? '' : ' (missing: the command would stop there)'}`)]),
+      ...(paths.length ? [await computePlan(o.compute)] : []),
+      `reference of cost % and utility: ${o.reference}`,
+      o.out ? `writes in ${o.out}: comparison.md, comparison.csv, accuracy-cost.svg, provenance.json` : 'writes nothing (no --out): prints the table',
+    ],
+  };
 }

@@ -1,0 +1,66 @@
+// The jobs of `cache gen | validate | stats | embed | compact` (`cache import` is importJob.ts): each takes
+// plain options and returns the text the command prints.
+import { ensureEmbeddings } from '../src/cache/embeddings.ts';
+import { cacheFilePath, loadCache } from '../src/cache/load.ts';
+import { cacheStats } from '../src/cache/stats.ts';
+import { compactCache } from '../src/cache/write.ts';
+import { formatIssue, validateCache } from '../src/cache/validate.ts';
+import { fidelityTable } from '../src/env/modelFidelity.ts';
+import { makeEncoder, type EncoderName } from '../src/encoders/index.ts';
+import { readJsonFile } from '../src/jsonFile.ts';
+import { generateCache } from '../src/sim/generate.ts';
+import { WorldConfig } from '../src/sim/world.ts';
+
+export interface GenOptions {
+  out: string;
+  /** JSON file of world settings; the fields below override it. */
+  world?: string;
+  questions?: number;
+  seed?: number;
+  adversary?: boolean;
+  name: string;
+}
+
+export function genJob(o: GenOptions): string {
+  const world = {
+    ...(o.world ? readJsonFile(o.world, WorldConfig.partial()) : {}),
+    ...(o.questions !== undefined && { questions: o.questions }),
+    ...(o.seed !== undefined && { seed: o.seed }),
+    ...(o.adversary !== undefined && { adversary: o.adversary }),
+  };
+  generateCache(o.out, WorldConfig.parse(world), o.name);
+  return `wrote ${cacheFilePath(o.out)}`;
+}
+
+/** Every error and warning of a cache and its journal (`file:line: field: problem`), and a one-line summary. */
+export function validateJob(dir: string): { text: string; valid: boolean } {
+  const { cache, issues } = validateCache(dir);
+  const lines = issues.map(formatIssue);
+  const errors = issues.filter((i) => i.severity === 'error').length;
+  const warnings = issues.length - errors;
+  const plural = (k: number, w: string) => `${k} ${w}${k === 1 ? '' : 's'}`;
+  if (errors) return { text: [...lines, `${plural(errors, 'problem')}${warnings ? `, ${plural(warnings, 'warning')}` : ''}: ${cacheFilePath(dir)} is not a valid cache`].join('\n'), valid: false };
+  const j = cache!.journal;
+  const journaled = j ? `; journal ${j.file}: ${j.responses} recorded responses, ${j.unanswered.size} calls without a journaled reply` : '';
+  lines.push(`${cacheFilePath(dir)}: valid (${cache!.questions.length} questions, ${cache!.agents.length} agents, ${cache!.responses.length} responses${journaled})${warnings ? `, ${plural(warnings, 'warning')}` : ''}`);
+  return { text: lines.join('\n'), valid: true };
+}
+
+/** What a cache holds (src/cache/stats.ts), then the tier-3 response model's fidelity on it. */
+export function statsJob(dir: string, priorSmoothing: number): string {
+  const cache = loadCache(dir);
+  return `${cacheStats(cache)}\n\n${fidelityTable(cache, priorSmoothing)}`;
+}
+
+export async function embedJob(dir: string, encoder: EncoderName): Promise<string> {
+  const e = await ensureEmbeddings(dir, loadCache(dir), await makeEncoder(encoder));
+  return `${dir}: ${e.questions.length} question and ${e.responses.length} response embeddings under ${e.encoder} (dim ${e.dim})`;
+}
+
+/** Fold the record tier's journal into cache.jsonl (src/cache/write.ts compactCache). */
+export function compactJob(dir: string): string {
+  const r = compactCache(dir);
+  return r.journalKept
+    ? `${dir}: folded ${r.responses} journaled responses into cache.jsonl; the journal grew meanwhile (a run is recording) and was left whole`
+    : `${dir}: folded ${r.responses} journaled responses into cache.jsonl${r.unanswered ? `; the journal keeps ${r.unanswered} intents without replies` : '; journal removed'}`;
+}

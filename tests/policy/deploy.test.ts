@@ -1,0 +1,106 @@
+// The deployable export: policy.onnx fed as policy.spec.md says gives the trainer's decisions, and
+// the README's inference example runs as it stands with ONNX Runtime alone.
+import { execFileSync, spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { onnx } from 'onnx-proto';
+import * as ort from 'onnxruntime-node';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { bofEncoder } from '../../src/encoders/bof.ts';
+import { candidateOrder } from '../../src/env/actions.ts';
+import { loadCheckpoint } from '../../src/policy/artifact.ts';
+import { inferenceEngine } from '../../src/policy/createEngine.ts';
+import { exportPolicy } from '../../src/policy/export.ts';
+import { rollout } from '../../src/policy/rollout.ts';
+import { generateCache } from '../../src/sim/generate.ts';
+import { resolveConfig } from '../../train/config.ts';
+import { runFiles } from '../../train/runFolder.ts';
+import { setup } from '../../train/trainer.ts';
+import { train } from '../../train/trainer.ts';
+
+const repo = resolve(import.meta.dirname, '../..');
+
+describe('the deployable export', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'cpp-deploy-'));
+  const config = resolveConfig({ cache: join(dir, 'world'), out: join(dir, 'run'), epochs: 1, hidden: 16, batchSize: 16 });
+  const exportDir = join(dir, 'checkpoints/k0/export');
+  beforeAll(async () => {
+    generateCache(config.cache, { questions: 40 }, 'small'); // team atlas, sage, brisk
+    await train(config, { log: () => {} });
+    await exportPolicy(loadCheckpoint(runFiles(config.out).best), exportDir);
+  }, 120_000);
+
+  it('policy.onnx, fed as its spec says, decides as the trained policy does', async () => {
+    const model = readFileSync(join(exportDir, 'policy.onnx'));
+    const meta = Object.fromEntries(onnx.ModelProto.decode(model).metadataProps.map((p) => [p.key, p.value]));
+    const spec = readFileSync(join(exportDir, 'policy.spec.md'), 'utf8');
+    expect(meta.spec).toBe(spec);
+    expect(spec).toContain('the encoder\'s output **as is, not normalized**');
+    expect(meta.inputs).toContain('NOT unit-norm');
+    const team = JSON.parse(meta.team) as string[];
+    const behavior = JSON.parse(meta.behavior) as Record<string, number[]>;
+    const D = behavior[team[0]].length;
+    const session = await ort.InferenceSession.create(model);
+    const encoder = bofEncoder(D);
+
+    // The trainer's own decisions on validation questions, round 2.
+    const s = await setup(config);
+    const questions = s.cache.questions.filter((q) => q.split === 'validation').slice(0, 5);
+    const engine = await inferenceEngine({ engine: 'onnx', threads: 1, backend: 'cpu' }, s.shape, loadCheckpoint(runFiles(config.out).best).engine.weights);
+    const played = await rollout(engine, s.evalEnv, s.emb, questions.map((q) => q.index), { mode: 'greedy', debateSeed: '0', conditioning: true });
+    engine.dispose();
+    const A = team.length;
+    const perDebate = (s.shape.rounds - 1) * A * A;
+
+    for (const [b, q] of questions.entries()) {
+      const round1 = team.map((agent) => s.cache.responses.find((r) => r.question === q.id && r.agent === agent && r.round === 1 && r.sample === 0)!);
+      const [question] = await encoder.encode([q.text]);
+      for (let i = 0; i < A; i++) {
+        const S = Float64Array.from(question, (x) => x * q.promptTokens);
+        for (const [j, c] of candidateOrder(A, i).entries()) {
+          const [candidate] = await encoder.encode([round1[c].text]);
+          const norm = Math.hypot(...S);
+          const out = await session.run({
+            query: new ort.Tensor('float32', Float32Array.from(S, (x) => x / norm), [1, D]),
+            behavior: new ort.Tensor('float32', Float32Array.from(behavior[team[i]]), [1, D]),
+            candidate: new ort.Tensor('float32', candidate, [1, D]),
+            own: new ort.Tensor('int64', BigInt64Array.of(j === 0 ? 1n : 0n), [1]),
+            source: new ort.Tensor('int64', BigInt64Array.of(BigInt(c)), [1]),
+            round: new ort.Tensor('int64', BigInt64Array.of(0n), [1]),
+          });
+          const p = (out.keep_probability.data as Float32Array)[0];
+          const x = b * perDebate + i * A + j; // round 2, recipient i, position j
+          expect(p).toBeCloseTo(played.probs[x], 4);
+          expect(p >= 0.5).toBe(played.actions[x] === 1);
+          if (p >= 0.5) candidate.forEach((v, k) => (S[k] += v * round1[c].outTokens));
+        }
+      }
+    }
+  }, 60_000);
+
+  it("runs the README's inference example as it stands, with ONNX Runtime alone (TF.js cannot load)", () => {
+    const readme = readFileSync(join(repo, 'README.md'), 'utf8');
+    const deploying = readme.slice(readme.indexOf('### Deploying'));
+    const example = deploying.match(/```ts\n([\s\S]*?)```/)![1];
+    // A user's project: an ES module package with this one installed.
+    writeFileSync(join(dir, 'package.json'), '{ "type": "module" }\n');
+    writeFileSync(join(dir, 'deploy.ts'), example);
+    mkdirSync(join(dir, 'node_modules'), { recursive: true });
+    symlinkSync(repo, join(dir, 'node_modules', 'cpp-workbench'));
+    const tsx = createRequire(join(repo, 'package.json')).resolve('tsx');
+    const forbid = join(repo, 'tests/policy/forbidTfjs.mjs');
+    const out = execFileSync(process.execPath, ['--import', tsx, '--import', forbid, 'deploy.ts'], { cwd: dir, encoding: 'utf8' });
+    expect(out.trim().split('\n')).toEqual([
+      'team atlas, sage, brisk, encoder bof-256',
+      expect.stringMatching(/^atlas: (keep|prune) \(p = [01]\.\d\d\)$/),
+      expect.stringMatching(/^sage: (keep|prune) \(p = [01]\.\d\d\)$/),
+      expect.stringMatching(/^brisk: (keep|prune) \(p = [01]\.\d\d\)$/),
+    ]);
+    // The guard does stop TF.js: the same process setup fails on an import of it, as the export does.
+    const guarded = spawnSync(process.execPath, ['--import', tsx, '--import', forbid, '--input-type=module', '-e', "await import('@tensorflow/tfjs')"], { cwd: repo, encoding: 'utf8' });
+    expect(guarded.status).not.toBe(0);
+    expect(guarded.stderr).toContain('TF.js loaded: @tensorflow/tfjs');
+  }, 120_000);
+});
