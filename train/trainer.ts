@@ -30,7 +30,7 @@ import { architectureOf, computeOf, debateSettingsOf, rewardSettingsOf, type Tra
 
 export const LOG_COLUMNS = [
   'type', 'epoch', 'step', 'stage', 'k', 'loss', 'entropy', 'meanReward', 'meanReturn', 'keepRate',
-  'accuracy', 'costPct', 'keptEdges', ...TIERS.map((t) => `tier_${t}`), 'best',
+  'accuracy', 'costPct', 'keptEdges', ...TIERS.map((t) => `tier_${t}`), 'best', 'decisionsPerSecond',
 ] as const;
 export type LogLine = Partial<Record<(typeof LOG_COLUMNS)[number], number | string | boolean>>;
 
@@ -156,6 +156,7 @@ export async function train(config: TrainConfig, o: TrainOptions = {}): Promise<
     const bar = progress(`epoch ${epoch}/${config.epochs}`, steps);
     const lines: LogLine[] = [];
     for (let b = 0; b < steps; b++) {
+      const started = performance.now(); // decisions/s of the whole step: rollout, returns, engine step, log line
       const batch = order.slice(b * config.batchSize, (b + 1) * config.batchSize);
       const r = await rollout(engine, trainEnv, emb, batch, { mode: { sample }, debateSeed: `${config.seed}|${epoch}`, conditioning: shape.conditioning });
       // Returns of every action; then the running mean per (round, position), which includes this
@@ -184,7 +185,7 @@ export async function train(config: TrainConfig, o: TrainOptions = {}): Promise<
         meanReward: round4(rewardSum / r.batch.n), meanReturn: round4(returnSum / r.batch.n), keepRate,
         accuracy: round4(r.results.filter((d) => d.finalCorrect).length / r.results.length),
         costPct: round4((100 * r.results.reduce((a, d) => a + d.cost, 0)) / r.results.reduce((a, d) => a + fullCost.get(d.q)!, 0)),
-        ...tierShares(tiers),
+        ...tierShares(tiers), decisionsPerSecond: Math.round(r.batch.n / ((performance.now() - started) / 1000)),
       };
       lines.push(line);
       bar.update(b + 1, undefined, `loss ${line.loss} keep ${line.keepRate} acc ${line.accuracy} cost ${line.costPct}%`);
