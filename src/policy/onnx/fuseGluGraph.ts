@@ -10,30 +10,42 @@
 //   dx = r (dn − mean(dn) − n ⊙ mean(dn ⊙ n)) with dn = dx̂ ⊙ g.
 // Loss = −mean(A · log π(a)) − β mean(H), log π(a) = −softplus(−s l) (s = ±1 for keep/prune),
 //   dL/dl = (−A s σ(−s l) + β l p (1 − p)) / N  (H the Bernoulli entropy, dH/dl = −l p (1 − p)).
-// The four projections of a block are packed into one matrix [[Wg Wu], [Vg Vu]] (2D x 2H) so that
-// [x̂ ŷ] W gives [G U] in one product: fewer and larger matrix products, the same arithmetic.
+// The four projections of a block are packed as Wx = [Wg Wu] and Vy = [Vg Vu] (D x 2H) so that
+// x̂ Wx + ŷ Vy gives [G U] in two products instead of four: fewer and larger products, the same
+// arithmetic. Layer norms use ONNX Runtime's fused LayerNormalization (one pass, and its mean and
+// 1/std for the backward pass; float32 only, so float64 graphs spell it out). Where a layer norm's input needs no gradient (block 1's query), dx̂ is
+// never formed: with T = nᵀ dGU and c the column sums of dGU, the gradients that need it are
+//   dW = x̂ᵀ dGU = g ⊙ T + b cᵀ (rows scaled by g), dg = Σ_k W ⊙ T, db = W c,
+// which saves one N x 2H x D product per step.
 import type { OptimizerSettings } from '../engine.ts';
 import { isTrainable, type PolicyShape, type Weights } from '../model.ts';
 import { graphBuilder, type DType, type GraphBuilder } from './graph.ts';
-import { BLOCKS, flatLayout, lookupWidths, packedBlock } from './layout.ts';
+import { FEATURES, flatLayout, lookupWidths, pack } from './layout.ts';
 
 const LN_EPS = 1e-5;
 
 const softplus = (g: GraphBuilder, x: string) =>
   g.op('Add', [g.op('Relu', [x]), g.op('Log', [g.op('Add', [g.scalar(1), g.op('Exp', [g.op('Neg', [g.op('Abs', [x])])])])])]);
 
+/** x̂ = g ⊙ n + b with n = (x − mean) r, r = 1 / sqrt(var + eps), per row. */
 interface LayerNormed {
+  x: string;
   out: string;
-  n: string;
+  mean: string;
   r: string;
 }
 
 function layerNorm(g: GraphBuilder, x: string, gain: string, bias: string): LayerNormed {
-  const centered = g.op('Sub', [x, g.op('ReduceMean', [x], { axes: [-1], keepdims: 1 })]);
+  if (g.dtype === 'float32') {
+    const [out, mean, r] = g.ops('LayerNormalization', [x, gain, bias], 3, { axis: -1, epsilon: LN_EPS });
+    return { x, out, mean, r };
+  }
+  // ONNX Runtime has no float64 LayerNormalization: the gradient check's graphs spell it out.
+  const mean = g.op('ReduceMean', [x], { axes: [-1], keepdims: 1 });
+  const centered = g.op('Sub', [x, mean]);
   const variance = g.op('ReduceMean', [g.op('Mul', [centered, centered])], { axes: [-1], keepdims: 1 });
   const r = g.op('Reciprocal', [g.op('Sqrt', [g.op('Add', [variance, g.scalar(LN_EPS)])])]);
-  const n = g.op('Mul', [centered, r]);
-  return { out: g.op('Add', [g.op('Mul', [n, gain]), bias]), n, r };
+  return { x, out: g.op('Add', [g.op('Mul', [g.op('Mul', [centered, r]), gain]), bias]), mean, r };
 }
 
 /**
@@ -48,8 +60,6 @@ interface Block {
   y: Side;
   lx: LayerNormed;
   ly: LayerNormed;
-  /** [x̂ ŷ] (rows mode), kept for the backward pass. */
-  xy?: string;
   G: string;
   S: string;
   A: string;
@@ -62,16 +72,14 @@ function block(g: GraphBuilder, P: (name: string) => string, H: number, prefix: 
   const p = (k: string) => P(`${prefix}.${k}`);
   const lx = layerNorm(g, x, p('lnx.g'), p('lnx.b'));
   const ly = layerNorm(g, 'rows' in y ? y.rows : y.table, p('lny.g'), p('lny.b'));
-  const xy = 'rows' in y ? g.op('Concat', [lx.out, ly.out], { axis: 1 }) : undefined;
-  const GU = xy
-    ? g.op('MatMul', [xy, p('W')])
-    : g.op('Add', [g.op('MatMul', [lx.out, p('Wx')]), g.op('MatMul', [(y as { oneHot: string }).oneHot, g.op('MatMul', [ly.out, p('Vy')])])]);
+  const yGU = g.op('MatMul', [ly.out, p('Vy')]);
+  const GU = g.op('Add', [g.op('MatMul', [lx.out, p('Wx')]), 'rows' in y ? yGU : g.op('MatMul', [y.oneHot, yGU])]);
   const G = columns(g, GU, 0, H);
   const U = columns(g, GU, H, 2 * H);
   const S = g.op('Sigmoid', [G]);
   const A = g.op('Mul', [G, S]);
   const M = g.op('Mul', [A, U]);
-  return { prefix, y, lx, ly, xy, G, S, A, U, M, out: g.op('Add', [x, g.op('MatMul', [M, p('Wd')])]) };
+  return { prefix, y, lx, ly, G, S, A, U, M, out: g.op('Add', [x, g.op('MatMul', [M, p('Wd')])]) };
 }
 
 const columns = (g: GraphBuilder, x: string, from: number, to: number) => g.op('Slice', [x, g.ints([from]), g.ints([to]), g.ints([1])]);
@@ -80,22 +88,40 @@ const rowSum = (g: GraphBuilder, x: string) => g.op('ReduceSum', [x, g.ints([0])
 const gemm = (g: GraphBuilder, a: string, b: string, transA: number, transB: number) =>
   g.op('MatMul', [transA ? g.op('Transpose', [a], { perm: [1, 0] }) : a, transB ? g.op('Transpose', [b], { perm: [1, 0] }) : b]);
 
-function layerNormBackward(g: GraphBuilder, ln: LayerNormed, gain: string, dOut: string, needInput: boolean) {
-  const dGain = rowSum(g, g.op('Mul', [dOut, ln.n]));
-  const dBias = rowSum(g, dOut);
-  if (!needInput) return { dGain, dBias };
+/**
+ * Backward through GU += LN(x) W, given dGU (a row per row of x): the gradients of W and of the
+ * layer norm's gain and bias, and dx when `wantInput`.
+ */
+function projectionBackward(g: GraphBuilder, ln: LayerNormed, gain: string, bias: string, W: string, dGU: string, wantInput: boolean) {
+  const n = g.op('Mul', [g.op('Sub', [ln.x, ln.mean]), ln.r]);
+  if (!wantInput) {
+    const T = gemm(g, n, dGU, 1, 0);
+    const c = g.op('ReduceSum', [dGU, g.ints([0])], { keepdims: 1 });
+    const column = (v: string) => g.op('Reshape', [v, g.ints([-1, 1])]);
+    const across = (v: string) => g.op('ReduceSum', [v, g.ints([1])], { keepdims: 0 });
+    return {
+      dW: g.op('Add', [g.op('Mul', [T, column(gain)]), g.op('Mul', [column(bias), c])]),
+      dGain: across(g.op('Mul', [W, T])),
+      dBias: across(g.op('Mul', [W, c])),
+    };
+  }
+  const dOut = gemm(g, dGU, W, 0, 1);
   const dn = g.op('Mul', [dOut, gain]);
   const mean1 = g.op('ReduceMean', [dn], { axes: [-1], keepdims: 1 });
-  const mean2 = g.op('ReduceMean', [g.op('Mul', [dn, ln.n])], { axes: [-1], keepdims: 1 });
-  const dx = g.op('Mul', [ln.r, g.op('Sub', [g.op('Sub', [dn, mean1]), g.op('Mul', [ln.n, mean2])])]);
-  return { dGain, dBias, dx };
+  const mean2 = g.op('ReduceMean', [g.op('Mul', [dn, n])], { axes: [-1], keepdims: 1 });
+  return {
+    dW: gemm(g, ln.out, dGU, 1, 0),
+    dGain: rowSum(g, g.op('Mul', [dOut, n])),
+    dBias: rowSum(g, dOut),
+    dx: g.op('Mul', [ln.r, g.op('Sub', [g.op('Sub', [dn, mean1]), g.op('Mul', [n, mean2])])]),
+  };
 }
 
 /**
  * Gradients of one block's parameters into `grads`; returns dx (if wanted) and dy (if wanted: per
  * decision for rows, per table row for a table).
  */
-function blockBackward(g: GraphBuilder, P: (name: string) => string, D: number, b: Block, dOut: string, want: { x: boolean; y: boolean }, grads: Map<string, string>, fault: Fault) {
+function blockBackward(g: GraphBuilder, P: (name: string) => string, b: Block, dOut: string, want: { x: boolean; y: boolean }, grads: Map<string, string>, fault: Fault) {
   const p = (k: string) => P(`${b.prefix}.${k}`);
   const put = (k: string, v: string) => grads.set(`${b.prefix}.${k}`, v);
   put('Wd', gemm(g, b.M, dOut, 1, 0));
@@ -104,25 +130,17 @@ function blockBackward(g: GraphBuilder, P: (name: string) => string, D: number, 
   const siluSlope = fault === 'silu' && b.prefix === 'b2' ? b.S : g.op('Mul', [b.S, g.op('Add', [g.scalar(1), g.op('Mul', [b.G, g.op('Sub', [g.scalar(1), b.S])])])]);
   const dG = g.op('Mul', [g.op('Mul', [dM, b.U]), siluSlope]);
   const dGU = g.op('Concat', [dG, dU], { axis: 1 });
-  let dxn: string, dyn: string;
-  if (b.xy) {
-    put('W', gemm(g, b.xy, dGU, 1, 0));
-    const dxy = gemm(g, dGU, p('W'), 0, 1);
-    [dxn, dyn] = [columns(g, dxy, 0, D), columns(g, dxy, D, 2 * D)];
-  } else {
-    // A table: the decisions' gradients are first summed per table row.
-    const dGUrows = gemm(g, (b.y as { oneHot: string }).oneHot, dGU, 1, 0);
-    put('Wx', gemm(g, b.lx.out, dGU, 1, 0));
-    put('Vy', gemm(g, b.ly.out, dGUrows, 1, 0));
-    [dxn, dyn] = [gemm(g, dGU, p('Wx'), 0, 1), gemm(g, dGUrows, p('Vy'), 0, 1)];
-  }
-  const lnx = layerNormBackward(g, b.lx, p('lnx.g'), dxn, want.x);
-  const lny = layerNormBackward(g, b.ly, p('lny.g'), dyn, want.y);
-  put('lnx.g', lnx.dGain);
-  put('lnx.b', lnx.dBias);
-  put('lny.g', lny.dGain);
-  put('lny.b', lny.dBias);
-  return { dx: want.x ? g.op('Add', [dOut, lnx.dx!]) : undefined, dy: lny.dx };
+  // A table: the decisions' gradients are first summed per table row.
+  const dGUy = 'rows' in b.y ? dGU : gemm(g, b.y.oneHot, dGU, 1, 0);
+  const x = projectionBackward(g, b.lx, p('lnx.g'), p('lnx.b'), p('Wx'), dGU, want.x);
+  const y = projectionBackward(g, b.ly, p('lny.g'), p('lny.b'), p('Vy'), dGUy, want.y);
+  put('Wx', x.dW);
+  put('Vy', y.dW);
+  put('lnx.g', x.dGain);
+  put('lnx.b', x.dBias);
+  put('lny.g', y.dGain);
+  put('lny.b', y.dBias);
+  return { dx: want.x ? g.op('Add', [dOut, x.dx!]) : undefined, dy: y.dx };
 }
 
 /** The head: l = w · z + b, one logit per decision (N). */
@@ -132,15 +150,10 @@ const keepLogit = (g: GraphBuilder, P: (name: string) => string, z: string, D: n
 /** `silu`: drop a term of the SiLU derivative in block 2 (tests show the gradient check catches it). */
 export type Fault = 'silu' | undefined;
 
-const FEATURES = [
-  ['ownFeature', 'ownEmb', 'own'],
-  ['sourceFeature', 'sourceEmb', 'source'],
-  ['roundFeature', 'roundEmb', 'round'],
-] as const;
-
 /**
- * The training-side graphs. Inputs: `param:<name>` per trainable parameter, `query`, `candidate`
- * (N x D), one-hot `recipient`, `own`, `source`, `round` (N x rows); `gradient` adds `sign` (±1)
+ * The training-side graphs. Inputs: `param:<name>` per view of the flat vector, `query`,
+ * `candidate` (N x D), one-hot `recipient` (N x A) and, when a candidate feature is on, multi-hot
+ * `features` (N x the `features` table's rows; layout.ts); `gradient` adds `sign` (±1)
  * and `advantage` (N); `train` adds `params`, `m`, `v` (flat vectors) and `step_size`, `eps_hat`.
  * Outputs: `logits`; `loss`, `entropy`, `grad`; or `loss`, `entropy`, `params_out`, `m_out`, `v_out`.
  */
@@ -154,20 +167,24 @@ export function trainingGraph(
 ): Uint8Array {
   const g = graphBuilder(o.dtype ?? 'float32', `fuseglu-${kind}`);
   const D = s.dim;
-  const { slots, views, size } = flatLayout(s);
-  // Each stretch of the flat vector is an input: the worker passes views into it, so nothing is
-  // sliced or copied; the train graph also takes the flat vector itself for Adam.
+  const { views, pieces, size } = flatLayout(s);
+  // Each stretch of the flat vector the graph uses is an input (declared on first use: every input
+  // costs time per run): the worker passes views into the flat vector, so nothing is sliced or
+  // copied; the train graph also takes the flat vector itself for Adam.
+  const view = new Map(views.map((v) => [v.name, v]));
   const values = new Map<string, string>();
-  for (const view of views) values.set(view.name, g.input(`param:${view.name}`, view.shape));
   for (const [name, t] of Object.entries(frozen)) if (!isTrainable(s, name)) values.set(name, g.constant(t.data, t.shape));
-  const P = (name: string) => values.get(name)!;
+  const P = (name: string) => {
+    if (!values.has(name)) values.set(name, g.input(`param:${name}`, view.get(name)!.shape));
+    return values.get(name)!;
+  };
 
-  const widths = lookupWidths(s);
   const query = g.input('query', ['N', D]);
-  let c = g.input('candidate', ['N', D]);
-  const oneHot = Object.fromEntries(Object.entries(widths).map(([k, w]) => [k, g.input(k, ['N', w])])) as Record<keyof typeof widths, string>;
-  for (const [flag, table, key] of FEATURES) if (s[flag]) c = g.op('Add', [c, g.op('MatMul', [oneHot[key], P(table)])]);
-  const b1 = block(g, P, s.hidden, 'b1', query, { table: P('behavior'), oneHot: oneHot.recipient });
+  const candidate = g.input('candidate', ['N', D]);
+  const recipient = g.input('recipient', ['N', lookupWidths(s).recipient]);
+  const features = view.has('features') ? g.input('features', ['N', view.get('features')!.shape[0]]) : undefined;
+  const c = features ? g.op('Add', [candidate, g.op('MatMul', [features, P('features')])]) : candidate;
+  const b1 = block(g, P, s.hidden, 'b1', query, { table: P('behavior'), oneHot: recipient });
   const b2 = block(g, P, s.hidden, 'b2', b1.out, { rows: c });
   const l = keepLogit(g, P, b2.out, D);
   if (kind === 'forward') {
@@ -205,17 +222,11 @@ export function trainingGraph(
   grads.set('head.b', g.op('ReduceSum', [dl, g.ints([0])], { keepdims: 1 }));
   const dz = g.op('MatMul', [dlColumn, g.op('Reshape', [P('head.w'), g.ints([1, D])])]);
   const behaviorTrains = isTrainable(s, 'behavior');
-  const back2 = blockBackward(g, P, D, b2, dz, { x: true, y: FEATURES.some(([flag]) => s[flag]) }, grads, o.fault);
-  const back1 = blockBackward(g, P, D, b1, back2.dx!, { x: false, y: behaviorTrains }, grads, o.fault);
-  for (const [flag, table, key] of FEATURES) if (s[flag]) grads.set(table, gemm(g, oneHot[key], back2.dy!, 1, 0));
+  const back2 = blockBackward(g, P, b2, dz, { x: true, y: features !== undefined }, grads, o.fault);
+  const back1 = blockBackward(g, P, b1, back2.dx!, { x: false, y: behaviorTrains }, grads, o.fault);
+  if (features) grads.set('features', gemm(g, features, back2.dy!, 1, 0));
   if (behaviorTrains) grads.set('behavior', back1.dy!);
-  // In flat order; a block's `W` gradient covers its Wx and Vy slots.
-  const pieces = slots.flatMap((slot) => {
-    const span = grads.get(slot.name.replace(/\.Wx$/, '.W'));
-    if (slot.name.endsWith('.Vy') && grads.has(slot.name.replace(/\.Vy$/, '.W'))) return [];
-    return [g.op('Reshape', [slot.name.endsWith('.Wx') && span ? span : grads.get(slot.name)!, g.ints([-1])])];
-  });
-  const grad = g.op('Concat', pieces, { axis: 0 });
+  const grad = g.op('Concat', pieces.map((piece) => g.op('Reshape', [grads.get(piece.name)!, g.ints([-1])])), { axis: 0 });
   if (kind === 'gradient') {
     g.output(grad, 'grad', [size]);
     return g.bytes();
@@ -248,8 +259,12 @@ export function trainingGraph(
 export function inferenceGraph(s: PolicyShape, w: Weights, meta: Record<string, string>): Uint8Array {
   const g = graphBuilder('float32', 'fuseglu-policy');
   const D = s.dim;
+  const H = s.hidden;
   const values = new Map(Object.entries(w).filter(([name]) => name !== 'behavior' && !/\.(Wg|Wu|Vg|Vu)$/.test(name)).map(([name, t]) => [name, g.constant(t.data, t.shape, 'float32', `weight:${name}`)]));
-  for (const b of BLOCKS) values.set(`${b}.W`, g.constant(packedBlock(w, b, s.hidden), [2 * D, 2 * s.hidden], 'float32', `weight:${b}.W`));
+  for (const b of ['b1', 'b2']) {
+    values.set(`${b}.Wx`, g.constant(pack(w[`${b}.Wg`].data, w[`${b}.Wu`].data, H), [D, 2 * H], 'float32', `weight:${b}.Wx`));
+    values.set(`${b}.Vy`, g.constant(pack(w[`${b}.Vg`].data, w[`${b}.Vu`].data, H), [D, 2 * H], 'float32', `weight:${b}.Vy`));
+  }
   const P = (name: string) => values.get(name)!;
   const query = g.input('query', ['N', D]);
   const behavior = g.input('behavior', ['N', D]);
@@ -258,7 +273,7 @@ export function inferenceGraph(s: PolicyShape, w: Weights, meta: Record<string, 
     const index = g.input(key, ['N'], 'int64');
     if (s[flag]) c = g.op('Add', [c, g.op('Gather', [P(table), index], { axis: 0 })]);
   }
-  const z = block(g, P, s.hidden, 'b2', block(g, P, s.hidden, 'b1', query, { rows: behavior }).out, { rows: c }).out;
+  const z = block(g, P, H, 'b2', block(g, P, H, 'b1', query, { rows: behavior }).out, { rows: c }).out;
   const l = keepLogit(g, P, z, D);
   g.output(g.op('Sigmoid', [l]), 'keep_probability', ['N']);
   return g.bytes(meta);

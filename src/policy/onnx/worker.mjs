@@ -11,9 +11,18 @@ let state; // { params, m, v } as Float32Arrays; `next` buffers receive each ste
 
 const tensor = (f) => new ort.Tensor(f.type, f.data, f.dims);
 const feedsOf = (feeds) => Object.fromEntries(Object.entries(feeds).map(([k, f]) => [k, tensor(f)]));
-const flat = (data) => new ort.Tensor('float32', data, [data.length]);
-/** One input per parameter, each a view into the flat vector (no copy). */
-const paramViews = (params) => Object.fromEntries(slots.map((s) => [`param:${s.name}`, new ort.Tensor('float32', params.subarray(s.offset, s.offset + s.size), s.shape)]));
+const flats = new WeakMap();
+/** The whole flat vector as one tensor (the same object for the same buffer). */
+function flat(data) {
+  if (!flats.has(data)) flats.set(data, new ort.Tensor('float32', data, [data.length]));
+  return flats.get(data);
+}
+/** One input per parameter, each a view into the flat vector (no copy); made once per buffer. */
+const views = new WeakMap();
+function paramViews(params) {
+  if (!views.has(params)) views.set(params, Object.fromEntries(slots.map((s) => [`param:${s.name}`, new ort.Tensor('float32', params.subarray(s.offset, s.offset + s.size), s.shape)])));
+  return views.get(params);
+}
 
 /** The session of a graph that is made on first use (its bytes come with that first call). */
 async function session(name, graph) {
