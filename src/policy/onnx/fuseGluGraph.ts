@@ -16,7 +16,8 @@
 // 1/std for the backward pass; float32 only, so float64 graphs spell it out). Where a layer norm's input needs no gradient (block 1's query), dx̂ is
 // never formed: with T = nᵀ dGU and c the column sums of dGU, the gradients that need it are
 //   dW = x̂ᵀ dGU = g ⊙ T + b cᵀ (rows scaled by g), dg = Σ_k W ⊙ T, db = W c,
-// which saves one N x 2H x D product per step.
+// which saves one N x 2H x D product per step. Block 2's candidate needs its gradient only summed
+// per feature-table row; those sums, too, come without dŷ (projectionBackward): a second product saved.
 import type { OptimizerSettings } from '../engine.ts';
 import { isTrainable, type PolicyShape, type Weights } from '../model.ts';
 import { graphBuilder, type DType, type GraphBuilder } from './graph.ts';
@@ -60,6 +61,9 @@ interface Block {
   y: Side;
   lx: LayerNormed;
   ly: LayerNormed;
+  /** x̂ Wx and ŷ Vy (for a table: per table row). */
+  xGU: string;
+  yGU: string;
   G: string;
   S: string;
   A: string;
@@ -72,14 +76,15 @@ function block(g: GraphBuilder, P: (name: string) => string, H: number, prefix: 
   const p = (k: string) => P(`${prefix}.${k}`);
   const lx = layerNorm(g, x, p('lnx.g'), p('lnx.b'));
   const ly = layerNorm(g, 'rows' in y ? y.rows : y.table, p('lny.g'), p('lny.b'));
+  const xGU = g.op('MatMul', [lx.out, p('Wx')]);
   const yGU = g.op('MatMul', [ly.out, p('Vy')]);
-  const GU = g.op('Add', [g.op('MatMul', [lx.out, p('Wx')]), 'rows' in y ? yGU : g.op('MatMul', [y.oneHot, yGU])]);
+  const GU = g.op('Add', [xGU, 'rows' in y ? yGU : g.op('MatMul', [y.oneHot, yGU])]);
   const G = columns(g, GU, 0, H);
   const U = columns(g, GU, H, 2 * H);
   const S = g.op('Sigmoid', [G]);
   const A = g.op('Mul', [G, S]);
   const M = g.op('Mul', [A, U]);
-  return { prefix, y, lx, ly, G, S, A, U, M, out: g.op('Add', [x, g.op('MatMul', [M, p('Wd')])]) };
+  return { prefix, y, lx, ly, xGU, yGU, G, S, A, U, M, out: g.op('Add', [x, g.op('MatMul', [M, p('Wd')])]) };
 }
 
 const columns = (g: GraphBuilder, x: string, from: number, to: number) => g.op('Slice', [x, g.ints([from]), g.ints([to]), g.ints([1])]);
@@ -89,39 +94,61 @@ const gemm = (g: GraphBuilder, a: string, b: string, transA: number, transB: num
   g.op('MatMul', [transA ? g.op('Transpose', [a], { perm: [1, 0] }) : a, transB ? g.op('Transpose', [b], { perm: [1, 0] }) : b]);
 
 /**
- * Backward through GU += LN(x) W, given dGU (a row per row of x): the gradients of W and of the
- * layer norm's gain and bias, and dx when `wantInput`.
+ * What the input of a layer norm needs from the backward pass: its gradient per row (`rows`),
+ * nothing (`none`: data, such as block 1's query), or only the sums of its gradient over the rows
+ * each column of a multi-hot [N, F] picks (`sums`: block 2's candidate, whose gradient reaches only
+ * the feature tables).
  */
-function projectionBackward(g: GraphBuilder, ln: LayerNormed, gain: string, bias: string, W: string, dGU: string, wantInput: boolean) {
+type InputGradient = 'rows' | 'none' | { sums: string };
+
+/**
+ * Backward through GU += LN(x) W, given dGU (a row per row of x) and `product` = LN(x) W from the
+ * forward pass: the gradients of W and of the layer norm's gain and bias, and of x as `want` says.
+ */
+function projectionBackward(g: GraphBuilder, D: number, ln: LayerNormed, gain: string, bias: string, W: string, product: string, dGU: string, want: InputGradient): { dW: string; dGain: string; dBias: string; dx?: string } {
   const n = g.op('Mul', [g.op('Sub', [ln.x, ln.mean]), ln.r]);
-  if (!wantInput) {
-    const T = gemm(g, n, dGU, 1, 0);
-    const c = g.op('ReduceSum', [dGU, g.ints([0])], { keepdims: 1 });
-    const column = (v: string) => g.op('Reshape', [v, g.ints([-1, 1])]);
-    const across = (v: string) => g.op('ReduceSum', [v, g.ints([1])], { keepdims: 0 });
+  if (want === 'rows') {
+    const dOut = gemm(g, dGU, W, 0, 1);
+    const dn = g.op('Mul', [dOut, gain]);
+    const mean1 = g.op('ReduceMean', [dn], { axes: [-1], keepdims: 1 });
+    const mean2 = g.op('ReduceMean', [g.op('Mul', [dn, n])], { axes: [-1], keepdims: 1 });
     return {
-      dW: g.op('Add', [g.op('Mul', [T, column(gain)]), g.op('Mul', [column(bias), c])]),
-      dGain: across(g.op('Mul', [W, T])),
-      dBias: across(g.op('Mul', [W, c])),
+      dW: gemm(g, ln.out, dGU, 1, 0),
+      dGain: rowSum(g, g.op('Mul', [dOut, n])),
+      dBias: rowSum(g, dOut),
+      dx: g.op('Mul', [ln.r, g.op('Sub', [g.op('Sub', [dn, mean1]), g.op('Mul', [n, mean2])])]),
     };
   }
-  const dOut = gemm(g, dGU, W, 0, 1);
-  const dn = g.op('Mul', [dOut, gain]);
-  const mean1 = g.op('ReduceMean', [dn], { axes: [-1], keepdims: 1 });
-  const mean2 = g.op('ReduceMean', [g.op('Mul', [dn, n])], { axes: [-1], keepdims: 1 });
-  return {
-    dW: gemm(g, ln.out, dGU, 1, 0),
-    dGain: rowSum(g, g.op('Mul', [dOut, n])),
-    dBias: rowSum(g, dOut),
-    dx: g.op('Mul', [ln.r, g.op('Sub', [g.op('Sub', [dn, mean1]), g.op('Mul', [n, mean2])])]),
+  // Without dx̂ = dGU Wᵀ (see the header).
+  const T = gemm(g, n, dGU, 1, 0);
+  const c = g.op('ReduceSum', [dGU, g.ints([0])], { keepdims: 1 });
+  const column = (v: string) => g.op('Reshape', [v, g.ints([-1, 1])]);
+  const row = (v: string) => g.op('Reshape', [v, g.ints([1, -1])]);
+  const across = (v: string) => g.op('ReduceSum', [v, g.ints([1])], { keepdims: 1 });
+  const grads: { dW: string; dGain: string; dBias: string } = {
+    dW: g.op('Add', [g.op('Mul', [T, column(gain)]), g.op('Mul', [column(bias), c])]),
+    dGain: g.op('Reshape', [across(g.op('Mul', [W, T])), g.ints([-1])]),
+    dBias: g.op('Reshape', [across(g.op('Mul', [W, c])), g.ints([-1])]),
   };
+  if (want === 'none') return grads;
+  // Σ_i S_if dx_i with dx_i = r_i (dn_i − mean1_i − n_i mean2_i), dn_i = g ⊙ dGU_i Wᵀ, where
+  // mean1_i = dGU_i · (Wᵀ g) / D and mean2_i = dGU_i · (product_i − b W) / D: so it is
+  //   g ⊙ ((Sr)ᵀ dGU) Wᵀ − (Sr)ᵀ mean1 − (Sr ⊙ mean2)ᵀ n, with Sr = S scaled by r per row,
+  // products with F (a handful) rows instead of one N x 2H x D product.
+  const invD = g.scalar(1 / D);
+  const mean1 = across(g.op('Mul', [dGU, g.op('Mul', [g.op('MatMul', [row(gain), W]), invD])]));
+  const mean2 = g.op('Mul', [across(g.op('Mul', [dGU, g.op('Sub', [product, g.op('MatMul', [row(bias), W])])])), invD]);
+  const Sr = g.op('Mul', [want.sums, ln.r]);
+  const dn = g.op('Mul', [gemm(g, gemm(g, Sr, dGU, 1, 0), W, 0, 1), gain]);
+  const dx = g.op('Sub', [g.op('Sub', [dn, gemm(g, Sr, mean1, 1, 0)]), gemm(g, g.op('Mul', [Sr, mean2]), n, 1, 0)]);
+  return { ...grads, dx };
 }
 
 /**
  * Gradients of one block's parameters into `grads`; returns dx (if wanted) and dy (if wanted: per
  * decision for rows, per table row for a table).
  */
-function blockBackward(g: GraphBuilder, P: (name: string) => string, b: Block, dOut: string, want: { x: boolean; y: boolean }, grads: Map<string, string>, fault: Fault) {
+function blockBackward(g: GraphBuilder, P: (name: string) => string, D: number, b: Block, dOut: string, want: { x: 'rows' | 'none'; y: InputGradient }, grads: Map<string, string>, fault: Fault) {
   const p = (k: string) => P(`${b.prefix}.${k}`);
   const put = (k: string, v: string) => grads.set(`${b.prefix}.${k}`, v);
   put('Wd', gemm(g, b.M, dOut, 1, 0));
@@ -132,20 +159,22 @@ function blockBackward(g: GraphBuilder, P: (name: string) => string, b: Block, d
   const dGU = g.op('Concat', [dG, dU], { axis: 1 });
   // A table: the decisions' gradients are first summed per table row.
   const dGUy = 'rows' in b.y ? dGU : gemm(g, b.y.oneHot, dGU, 1, 0);
-  const x = projectionBackward(g, b.lx, p('lnx.g'), p('lnx.b'), p('Wx'), dGU, want.x);
-  const y = projectionBackward(g, b.ly, p('lny.g'), p('lny.b'), p('Vy'), dGUy, want.y);
+  const x = projectionBackward(g, D, b.lx, p('lnx.g'), p('lnx.b'), p('Wx'), b.xGU, dGU, want.x);
+  const y = projectionBackward(g, D, b.ly, p('lny.g'), p('lny.b'), p('Vy'), b.yGU, dGUy, want.y);
   put('Wx', x.dW);
   put('Vy', y.dW);
   put('lnx.g', x.dGain);
   put('lnx.b', x.dBias);
   put('lny.g', y.dGain);
   put('lny.b', y.dBias);
-  return { dx: want.x ? g.op('Add', [dOut, x.dx!]) : undefined, dy: y.dx };
+  return { dx: x.dx && g.op('Add', [dOut, x.dx]), dy: y.dx };
 }
 
 /** The head: l = w · z + b, one logit per decision (N). */
-const keepLogit = (g: GraphBuilder, P: (name: string) => string, z: string, D: number) =>
-  g.op('Reshape', [g.op('Add', [g.op('MatMul', [z, g.op('Reshape', [P('head.w'), g.ints([D, 1])])]), P('head.b')]), g.ints([-1])]);
+// (Row-wise products rather than MatMul: a matrix-vector product runs far below the rate of an
+// elementwise pass in ONNX Runtime's GEMM.)
+const keepLogit = (g: GraphBuilder, P: (name: string) => string, z: string) =>
+  g.op('Add', [g.op('ReduceSum', [g.op('Mul', [z, P('head.w')]), g.ints([1])], { keepdims: 0 }), P('head.b')]);
 
 /** `silu`: drop a term of the SiLU derivative in block 2 (tests show the gradient check catches it). */
 export type Fault = 'silu' | undefined;
@@ -186,7 +215,7 @@ export function trainingGraph(
   const c = features ? g.op('Add', [candidate, g.op('MatMul', [features, P('features')])]) : candidate;
   const b1 = block(g, P, s.hidden, 'b1', query, { table: P('behavior'), oneHot: recipient });
   const b2 = block(g, P, s.hidden, 'b2', b1.out, { rows: c });
-  const l = keepLogit(g, P, b2.out, D);
+  const l = keepLogit(g, P, b2.out);
   if (kind === 'forward') {
     g.output(l, 'logits', ['N']);
     return g.bytes();
@@ -218,13 +247,13 @@ export function trainingGraph(
   ]);
   const grads = new Map<string, string>();
   const dlColumn = g.op('Reshape', [dl, g.ints([-1, 1])]);
-  grads.set('head.w', g.op('Reshape', [gemm(g, b2.out, dlColumn, 1, 0), g.ints([D])]));
+  grads.set('head.w', rowSum(g, g.op('Mul', [b2.out, dlColumn])));
   grads.set('head.b', g.op('ReduceSum', [dl, g.ints([0])], { keepdims: 1 }));
-  const dz = g.op('MatMul', [dlColumn, g.op('Reshape', [P('head.w'), g.ints([1, D])])]);
+  const dz = g.op('Mul', [dlColumn, P('head.w')]);
   const behaviorTrains = isTrainable(s, 'behavior');
-  const back2 = blockBackward(g, P, b2, dz, { x: true, y: features !== undefined }, grads, o.fault);
-  const back1 = blockBackward(g, P, b1, back2.dx!, { x: false, y: behaviorTrains }, grads, o.fault);
-  if (features) grads.set('features', gemm(g, features, back2.dy!, 1, 0));
+  const back2 = blockBackward(g, P, D, b2, dz, { x: 'rows', y: features ? { sums: features } : 'none' }, grads, o.fault);
+  const back1 = blockBackward(g, P, D, b1, back2.dx!, { x: 'none', y: behaviorTrains ? 'rows' : 'none' }, grads, o.fault);
+  if (features) grads.set('features', back2.dy!);
   if (behaviorTrains) grads.set('behavior', back1.dy!);
   const grad = g.op('Concat', pieces.map((piece) => g.op('Reshape', [grads.get(piece.name)!, g.ints([-1])])), { axis: 0 });
   if (kind === 'gradient') {
@@ -274,7 +303,7 @@ export function inferenceGraph(s: PolicyShape, w: Weights, meta: Record<string, 
     if (s[flag]) c = g.op('Add', [c, g.op('Gather', [P(table), index], { axis: 0 })]);
   }
   const z = block(g, P, H, 'b2', block(g, P, H, 'b1', query, { rows: behavior }).out, { rows: c }).out;
-  const l = keepLogit(g, P, z, D);
+  const l = keepLogit(g, P, z);
   g.output(g.op('Sigmoid', [l]), 'keep_probability', ['N']);
   return g.bytes(meta);
 }
