@@ -10,12 +10,14 @@ import { existsSync } from 'node:fs';
 import { cacheFilePath, loadCache } from '../src/cache/load.ts';
 import { keepAll, keepOwn, makeEnvironment, replay, type KeepRule } from '../src/env/environment.ts';
 import { generateCache } from '../src/sim/generate.ts';
-import { benchEngines, benchLoop } from './engines.ts';
+import { cpus } from 'node:os';
+import { benchEngines, benchLoop, loadNote } from './engines.ts';
 
 const SECTIONS = ['replay', 'load', 'engines', 'loop'];
 const asked = process.argv.slice(2);
 for (const a of asked) if (!SECTIONS.includes(a)) throw new Error(`bench: unknown section '${a}' (sections: ${SECTIONS.join(', ')})`);
 const wanted = (section: string) => asked.length === 0 || asked.includes(section);
+console.log(`${new Date().toISOString()}, ${cpus()[0].model}, ${cpus().length} cores, Node ${process.version}; ${loadNote(true)}`);
 
 const DEFAULT = 'cache/default';
 const BIG = 'cache/bench-10k';
@@ -69,3 +71,4 @@ if (wanted('load')) {
 
 if (wanted('engines')) await benchEngines();
 if (wanted('loop')) await benchLoop(DEFAULT);
+console.log(`\nAt the end: ${loadNote(false)}`);

@@ -2,7 +2,7 @@
 // of the whole training loop beside its engine (issue 18). Every contender is warmed up and timed
 // in interleaved rounds (trials.ts); each figure is printed as min / median / max.
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomBatch } from '../tests/policy/randomBatch.ts';
 import { readConfigFile, resolveConfig } from '../train/config.ts';
@@ -31,6 +31,17 @@ const GEMM_SIZE = 1024;
  */
 export const stepFlops = ({ dim: D, hidden: H }: PolicyShape) => 3 * (2 * (4 * 2 * D * H + 2 * H * D) + 2 * D);
 
+/**
+ * The machine's load average. Before the bench starts anything, one process's worth or more means
+ * other work competes for the cores and the timings below are disturbed; afterwards it includes
+ * the bench's own two threads.
+ */
+export function loadNote(before: boolean): string {
+  const [one, five] = loadavg();
+  const busy = before && one >= 1;
+  return `load average ${one.toFixed(1)} (1 min), ${five.toFixed(1)} (5 min) on ${cpus().length} cores${busy ? ': other work is competing for the cores, so the timings are disturbed' : ''}`;
+}
+
 const freshState = (weights: Weights): EngineState => ({ weights, step: 0, m: zeroMoments(weights), v: zeroMoments(weights) });
 const int = (x: number) => Math.round(x).toLocaleString('en-US');
 const cells = (s: Spread) => [s.min, s.median, s.max].map((x) => int(x).padStart(7)).join(' ');
@@ -58,7 +69,8 @@ export async function benchEngines(): Promise<void> {
   console.log(`\nPolicy engines: one REINFORCE step (forward, backward, Adam), FuseGLU width ${SHAPE.dim}, hidden ${SHAPE.hidden}, random decisions.`);
   console.log(`  Each figure: min / median / max of ${TRIALS.trials} trials of ${TRIALS.seconds} s, after ${TRIALS.warmup} s of warm-up in the same process, trials interleaved in rotating order.`);
   console.log(`  Matmul bound: the best float32 GEMM rate (${GEMM_SIZE}^3) measured in the same rounds / ${(flops / 1e6).toFixed(2)} MFLOP per decision (the step's matmuls, as PyTorch computes them).`);
-  if (!(await onnxAvailable())) console.log('  onnx: onnxruntime-node does not load here');
+  if (await onnxAvailable()) console.log(`  onnx: onnxruntime-node ${(await import('onnxruntime-node')).env.versions.node} (CPU execution provider)`);
+  else return console.log('  onnx: onnxruntime-node does not load here (npm ci installs it)');
   const { loadBackend, tfjsEngine } = await import('../src/policy/tfjsEngine.ts');
   const tfjsBackend = await loadBackend('auto');
   const weights = initWeights(SHAPE, 'bench');

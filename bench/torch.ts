@@ -46,9 +46,9 @@ async function start(python: string, threads: number, dim: number, hidden: numbe
 }
 
 /** The reference at `threads`, or why it is not available (PyTorch not installed). */
-export async function torchReference(threads: number, dim: number, hidden: number): Promise<TorchReference | { missing: string }> {
+export async function torchReference(threads: number, dim: number, hidden: number, pythons = PYTHONS): Promise<TorchReference | { missing: string }> {
   const reasons: string[] = [];
-  for (const python of PYTHONS)
+  for (const python of pythons)
     try {
       return await start(python, threads, dim, hidden);
     } catch (e) {
