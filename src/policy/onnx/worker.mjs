@@ -8,6 +8,7 @@ let sessions = {}; // name -> promise of its session
 let options; // session options, kept for the sessions made on first use
 let slots; // the stretches of the flat vector the graphs take as inputs
 let state; // { params, m, v } as Float32Arrays; `next` buffers receive each step's outputs
+let checkedOutputs = false; // whether the first step's outputs were found in the given buffers
 
 const tensor = (f) => new ort.Tensor(f.type, f.data, f.dims);
 const feedsOf = (feeds) => Object.fromEntries(Object.entries(feeds).map(([k, f]) => [k, tensor(f)]));
@@ -62,8 +63,13 @@ const handlers = {
       },
       { loss: null, entropy: null, params_out: flat(next.params), m_out: flat(next.m), v_out: flat(next.v) },
     );
-    // (Should a runtime ignore the given output buffers, copy what it returned into them.)
-    if (out.params_out.data !== next.params) for (const k of ['params', 'm', 'v']) next[k].set(out[`${k}_out`].data);
+    // ONNX Runtime writes the outputs into the given buffers, and returns copies of them besides
+    // (its cost, not ours: no second copy here). Checked once, so that a runtime that stopped
+    // writing into given buffers fails loudly instead of training on stale state.
+    if (!checkedOutputs) {
+      for (const k of ['params', 'm', 'v']) if (!out[`${k}_out`].data.every((x, i) => Object.is(x, next[k][i]))) throw new Error('onnxruntime did not write the Adam outputs into the given buffers');
+      checkedOutputs = true;
+    }
     state = { params: next.params, m: next.m, v: next.v, next: { params: state.params, m: state.m, v: state.v } };
     return { loss: out.loss.data[0], entropy: out.entropy.data[0] };
   },
