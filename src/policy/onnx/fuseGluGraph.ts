@@ -21,7 +21,7 @@
 import type { OptimizerSettings } from '../engine.ts';
 import { isTrainable, type PolicyShape, type Weights } from '../model.ts';
 import { graphBuilder, type DType, type GraphBuilder } from './graph.ts';
-import { FEATURES, flatLayout, lookupWidths, pack } from './layout.ts';
+import { FEATURES, flatLayout, lookupWidths, pack, type Slot } from './layout.ts';
 
 const LN_EPS = 1e-5;
 
@@ -183,8 +183,9 @@ export type Fault = 'silu' | undefined;
  * The training-side graphs. Inputs: `param:<name>` per view of the flat vector, `query`,
  * `candidate` (N x D), one-hot `recipient` (N x A) and, when a candidate feature is on, multi-hot
  * `features` (N x the `features` table's rows; layout.ts); `gradient` adds `sign` (±1)
- * and `advantage` (N); `train` adds `params`, `m`, `v` (flat vectors) and `step_size`, `eps_hat`.
- * Outputs: `logits`; `loss`, `entropy`, `grad`; or `loss`, `entropy`, `params_out`, `m_out`, `v_out`.
+ * and `advantage` (N); `train` adds `m:<group>`, `v:<group>` per Adam group of the flat vector
+ * and `step_size`, `eps_hat`. Outputs: `logits`; `loss`, `entropy`, `grad` (the flat vector); or
+ * `loss`, `entropy` and `params_out:<group>`, `m_out:<group>`, `v_out:<group>`.
  */
 export function trainingGraph(
   kind: 'forward' | 'gradient' | 'train',
@@ -196,10 +197,10 @@ export function trainingGraph(
 ): Uint8Array {
   const g = graphBuilder(o.dtype ?? 'float32', `fuseglu-${kind}`);
   const D = s.dim;
-  const { views, pieces, size } = flatLayout(s);
+  const { views, pieces, groups, size } = flatLayout(s);
   // Each stretch of the flat vector the graph uses is an input (declared on first use: every input
   // costs time per run): the worker passes views into the flat vector, so nothing is sliced or
-  // copied; the train graph also takes the flat vector itself for Adam.
+  // copied.
   const view = new Map(views.map((v) => [v.name, v]));
   const values = new Map<string, string>();
   for (const [name, t] of Object.entries(frozen)) if (!isTrainable(s, name)) values.set(name, g.constant(t.data, t.shape));
@@ -255,28 +256,32 @@ export function trainingGraph(
   const back1 = blockBackward(g, P, D, b1, back2.dx!, { x: 'none', y: behaviorTrains ? 'rows' : 'none' }, grads, o.fault);
   if (features) grads.set('features', back2.dy!);
   if (behaviorTrains) grads.set('behavior', back1.dy!);
-  const grad = g.op('Concat', pieces.map((piece) => g.op('Reshape', [grads.get(piece.name)!, g.ints([-1])])), { axis: 0 });
+  const flat = (from: Slot[]) => g.op('Concat', from.map((piece) => g.op('Reshape', [grads.get(piece.name)!, g.ints([-1])])), { axis: 0 });
   if (kind === 'gradient') {
-    g.output(grad, 'grad', [size]);
+    g.output(flat(pieces), 'grad', [size]);
     return g.bytes();
   }
 
-  // Adam over the flat vector in 11 passes. With the gradient arriving as g1 = sqrt(1 − beta2) g,
-  // m' = beta1 m + ((1 − beta1) / sqrt(1 − beta2)) g1, v' = beta2 v + g1², and
+  // Adam in 11 passes per group of the flat vector (layout.ts). With the gradient arriving as
+  // g1 = sqrt(1 − beta2) g, m' = beta1 m + ((1 − beta1) / sqrt(1 − beta2)) g1, v' = beta2 v + g1², and
   // p' = p − step m' / (sqrt(v') + epsHat) is exactly Adam's p −= lr (m'/c1) / (sqrt(v'/c2) + eps)
   // with step = lr sqrt(c2) / c1 and epsHat = eps sqrt(c2) given per step. The moments stay the
-  // standard ones, so checkpoints move between engines bit for bit.
-  const params = g.input('params', [size]);
-  const m = g.input('m', [size]);
-  const v = g.input('v', [size]);
+  // standard ones, so checkpoints move between engines bit for bit. Group by group, each group's
+  // passes run over data that stays in cache, and the outputs go straight into views of the flat
+  // buffers (no concatenated gradient).
   const stepSize = g.input('step_size', []);
   const epsHat = g.input('eps_hat', []);
-  const mNext = g.op('Add', [g.op('Mul', [g.scalar(opt.beta1), m]), g.op('Mul', [g.scalar((1 - opt.beta1) / Math.sqrt(1 - opt.beta2)), grad])]);
-  const vNext = g.op('Add', [g.op('Mul', [g.scalar(opt.beta2), v]), g.op('Mul', [grad, grad])]);
-  const update = g.op('Mul', [stepSize, g.op('Div', [mNext, g.op('Add', [g.op('Sqrt', [vNext]), epsHat])])]);
-  g.output(g.op('Sub', [params, update]), 'params_out', [size]);
-  g.output(mNext, 'm_out', [size]);
-  g.output(vNext, 'v_out', [size]);
+  for (const group of groups) {
+    const grad = group.name === 'vectors' ? flat(pieces.filter((piece) => piece.offset < group.size)) : grads.get(group.name)!;
+    const m = g.input(`m:${group.name}`, group.shape);
+    const v = g.input(`v:${group.name}`, group.shape);
+    const mNext = g.op('Add', [g.op('Mul', [g.scalar(opt.beta1), m]), g.op('Mul', [g.scalar((1 - opt.beta1) / Math.sqrt(1 - opt.beta2)), grad])]);
+    const vNext = g.op('Add', [g.op('Mul', [g.scalar(opt.beta2), v]), g.op('Mul', [grad, grad])]);
+    const update = g.op('Mul', [stepSize, g.op('Div', [mNext, g.op('Add', [g.op('Sqrt', [vNext]), epsHat])])]);
+    g.output(g.op('Sub', [P(group.name), update]), `params_out:${group.name}`, group.shape);
+    g.output(mNext, `m_out:${group.name}`, group.shape);
+    g.output(vNext, `v_out:${group.name}`, group.shape);
+  }
   return g.bytes();
 }
 

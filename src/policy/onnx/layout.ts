@@ -24,14 +24,16 @@ export const lookupWidths = (s: PolicyShape) => ({ recipient: s.agents, own: 2, 
 const featuresOn = (s: PolicyShape) => FEATURES.filter(([flag]) => s[flag]);
 
 /**
- * The flat vector of trainable parameters: `parameterShapes` order, except that each block's
- * Wg, Wu, Vg, Vu are stored packed as `<block>.Wx` = [Wg Wu] and `<block>.Vy` = [Vg Vu] (D x 2H),
- * so that one product gives a block's gate and up projections together. `views` are the slots plus
- * `features`: the tables of the candidate features that are on, which sit side by side in the flat
- * vector, seen as one table (Σ rows x D) that a multi-hot row per decision looks up in one product.
- * `pieces` cover the vector in order, with `features` in place of its tables.
+ * The flat vector of trainable parameters. First the `vectors`: the parameters that are not block
+ * matrices, in `parameterShapes` order; then each block's matrices `<block>.Wx` = [Wg Wu] and
+ * `<block>.Vy` = [Vg Vu] (D x 2H: one product gives a block's gate and up projections together) and
+ * `<block>.Wd`. `views` are the slots plus two spans: `features`, the tables of the candidate
+ * features that are on (side by side, seen as one table of Σ rows x D that a multi-hot row per
+ * decision looks up in one product), and `vectors`. `pieces` cover the vector in order, with
+ * `features` in place of its tables. `groups` are the stretches Adam updates one at a time (the
+ * vectors, then each matrix), each small enough to stay in cache through Adam's passes.
  */
-export function flatLayout(s: PolicyShape): { slots: Slot[]; views: Slot[]; pieces: Slot[]; size: number } {
+export function flatLayout(s: PolicyShape): { slots: Slot[]; views: Slot[]; pieces: Slot[]; groups: Slot[]; size: number } {
   const { dim: D, hidden: H } = s;
   let offset = 0;
   const slots: Slot[] = [];
@@ -40,20 +42,23 @@ export function flatLayout(s: PolicyShape): { slots: Slot[]; views: Slot[]; piec
     slots.push({ name, shape, offset, size });
     offset += size;
   };
-  for (const [name, shape] of parameterShapes(s)) {
-    if (!isTrainable(s, name) || /\.(Vg|Wu|Vu)$/.test(name)) continue;
+  const trained = parameterShapes(s).filter(([name]) => isTrainable(s, name));
+  const isMatrix = (name: string) => /^b\d\.(W[gud]|V[gu])$/.test(name);
+  for (const [name, shape] of trained) if (!isMatrix(name)) add(name, shape);
+  const vectors: Slot = { name: 'vectors', shape: [offset], offset: 0, size: offset };
+  for (const [name] of trained)
     if (name.endsWith('.Wg')) {
       const block = name.slice(0, -3);
       add(`${block}.Wx`, [D, 2 * H]);
       add(`${block}.Vy`, [D, 2 * H]);
-    } else add(name, shape);
-  }
+    } else if (name.endsWith('.Wd')) add(name, [H, D]);
+  const groups = [vectors, ...slots.filter((slot) => slot.offset >= vectors.size)];
   const tables = featuresOn(s).map(([, table]) => slots.find((slot) => slot.name === table)!);
-  if (tables.length === 0) return { slots, views: slots, pieces: slots, size: offset };
+  if (tables.length === 0) return { slots, views: [...slots, vectors], pieces: slots, groups, size: offset };
   const rows = featuresOn(s).reduce((a, [, , key]) => a + lookupWidths(s)[key], 0);
   const features = { name: 'features', shape: [rows, D], offset: tables[0].offset, size: rows * D };
   const pieces = slots.filter((slot) => !tables.includes(slot) || slot === tables[0]).map((slot) => (slot === tables[0] ? features : slot));
-  return { slots, views: [...slots, features], pieces, size: offset };
+  return { slots, views: [...slots, features, vectors], pieces, groups, size: offset };
 }
 
 /** [A B] of two D x H matrices, row by row (D x 2H). */
