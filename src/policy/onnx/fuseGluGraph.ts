@@ -1,7 +1,7 @@
 // FuseGLU as ONNX graphs (SPEC §4, §7): the forward pass, the REINFORCE loss with its hand-derived
 // backward pass, and a fused Adam step, all from ordinary operators (the npm build of ONNX Runtime
 // has no training operators). Trainable parameters travel as one flat vector (layout.ts), so Adam
-// is a handful of elementwise nodes over it whatever the number of parameters.
+// is a handful of elementwise nodes per group of it whatever the number of parameters.
 //
 // Backward, per FuseGLU block out = x + M Wd with M = SiLU(G) ⊙ U, G = x̂ Wg + ŷ Vg, U = x̂ Wu + ŷ Vu:
 //   dWd = Mᵀ dout, dM = dout Wdᵀ, dU = dM ⊙ SiLU(G), dG = dM ⊙ U ⊙ σ(G)(1 + G(1 − σ(G))),
