@@ -1,6 +1,13 @@
-"""PyTorch reference of one FuseGLU REINFORCE step (forward, autograd backward, Adam), the same
-math as the workbench's engines, for `npm run bench`. Usage: torch_step.py THREADS BATCH DIM HIDDEN
-SECONDS TRIALS; prints one JSON line {"decisions_per_s": [one rate per trial of SECONDS]}."""
+"""PyTorch reference for `npm run bench`, served over stdin/stdout so that every trial of a run is
+timed in one process that has been warmed up (PyTorch's first seconds in a process run at about
+half its steady speed; a fresh process per trial would measure that).
+
+Usage: torch_step.py THREADS DIM HIDDEN. Prints {"torch": version} first, then answers one JSON
+request per line with one JSON line:
+  {"run": "step", "batch": N, "seconds": S} -> {"rate": decisions/s of FuseGLU REINFORCE steps
+      (forward, autograd backward, Adam), the same math as the workbench's engines, for S seconds}
+  {"run": "gemm", "size": N, "seconds": S}  -> {"rate": GFLOP/s of float32 N x N x N matrix products}
+Each batch size has its own model, optimizer and random decisions, made on first use."""
 import json
 import sys
 import time
@@ -8,7 +15,7 @@ import time
 import torch
 import torch.nn.functional as F
 
-threads, batch, dim, hidden, seconds, trials = int(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4]), float(sys.argv[5]), int(sys.argv[6])
+threads, dim, hidden = int(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3])
 torch.set_num_threads(threads)
 torch.manual_seed(0)
 agents, rounds = 3, 3
@@ -22,50 +29,69 @@ def block_params():
     return p
 
 
-params = {"behavior": torch.randn(agents, dim) * 0.05, "ownEmb": torch.randn(2, dim) * 0.02, "sourceEmb": torch.randn(agents, dim) * 0.02,
-          "roundEmb": torch.randn(rounds - 1, dim) * 0.02, "head.w": torch.randn(dim) * 0.01, "head.b": torch.zeros(1)}
-for b in ("b1", "b2"):
-    params.update({f"{b}.{k}": v for k, v in block_params().items()})
-for v in params.values():
-    v.requires_grad_(True)
-opt = torch.optim.Adam(params.values(), lr=3e-4)
+def reinforce_step(batch):
+    """A closure doing one REINFORCE step on its own model and random decisions of `batch` rows."""
+    params = {"behavior": torch.randn(agents, dim) * 0.05, "ownEmb": torch.randn(2, dim) * 0.02, "sourceEmb": torch.randn(agents, dim) * 0.02,
+              "roundEmb": torch.randn(rounds - 1, dim) * 0.02, "head.w": torch.randn(dim) * 0.01, "head.b": torch.zeros(1)}
+    for b in ("b1", "b2"):
+        params.update({f"{b}.{k}": v for k, v in block_params().items()})
+    for v in params.values():
+        v.requires_grad_(True)
+    opt = torch.optim.Adam(params.values(), lr=3e-4)
+
+    def fuse_glu(b, x, y):
+        P = lambda k: params[f"{b}.{k}"]
+        xn = F.layer_norm(x, (dim,), P("lnx.g"), P("lnx.b"), 1e-5)
+        yn = F.layer_norm(y, (dim,), P("lny.g"), P("lny.b"), 1e-5)
+        gate = xn @ P("Wg") + yn @ P("Vg")
+        up = xn @ P("Wu") + yn @ P("Vu")
+        return x + (F.silu(gate) * up) @ P("Wd")
+
+    query, candidate = torch.randn(batch, dim), torch.randn(batch, dim)
+    recipient, own = torch.randint(0, agents, (batch,)), torch.randint(0, 2, (batch,))
+    source, rnd = torch.randint(0, agents, (batch,)), torch.randint(0, rounds - 1, (batch,))
+    sign, advantage = torch.randint(0, 2, (batch,)).float() * 2 - 1, torch.randn(batch)
+
+    def step():
+        c = candidate + params["ownEmb"][own] + params["sourceEmb"][source] + params["roundEmb"][rnd]
+        z = fuse_glu("b2", fuse_glu("b1", query, params["behavior"][recipient]), c)
+        logit = z @ params["head.w"] + params["head.b"]
+        logp = -F.softplus(-sign * logit)
+        p = torch.sigmoid(logit)
+        entropy = (p * F.softplus(-logit) + (1 - p) * F.softplus(logit)).mean()
+        loss = -(logp * advantage).mean() - 1.0 * entropy
+        opt.zero_grad(set_to_none=True)
+        loss.backward()
+        opt.step()
+
+    return step
 
 
-def fuse_glu(b, x, y):
-    P = lambda k: params[f"{b}.{k}"]
-    xn = F.layer_norm(x, (dim,), P("lnx.g"), P("lnx.b"), 1e-5)
-    yn = F.layer_norm(y, (dim,), P("lny.g"), P("lny.b"), 1e-5)
-    gate = xn @ P("Wg") + yn @ P("Vg")
-    up = xn @ P("Wu") + yn @ P("Vu")
-    return x + (F.silu(gate) * up) @ P("Wd")
+def gemm(size):
+    a, b = torch.randn(size, size), torch.randn(size, size)
+    out = torch.empty(size, size)
+    return lambda: torch.mm(a, b, out=out)
 
 
-query, candidate = torch.randn(batch, dim), torch.randn(batch, dim)
-recipient, own = torch.randint(0, agents, (batch,)), torch.randint(0, 2, (batch,))
-source, rnd = torch.randint(0, agents, (batch,)), torch.randint(0, rounds - 1, (batch,))
-sign, advantage = torch.randint(0, 2, (batch,)).float() * 2 - 1, torch.randn(batch)
+def rate(work, seconds):
+    """Calls of `work` per second over at least `seconds` (and at least one call)."""
+    start, calls = time.perf_counter(), 0
+    while calls < 1 or time.perf_counter() - start < seconds:
+        work()
+        calls += 1
+    return calls / (time.perf_counter() - start)
 
 
-def step():
-    c = candidate + params["ownEmb"][own] + params["sourceEmb"][source] + params["roundEmb"][rnd]
-    z = fuse_glu("b2", fuse_glu("b1", query, params["behavior"][recipient]), c)
-    logit = z @ params["head.w"] + params["head.b"]
-    logp = -F.softplus(-sign * logit)
-    p = torch.sigmoid(logit)
-    entropy = (p * F.softplus(-logit) + (1 - p) * F.softplus(logit)).mean()
-    loss = -(logp * advantage).mean() - 1.0 * entropy
-    opt.zero_grad(set_to_none=True)
-    loss.backward()
-    opt.step()
-
-
-for _ in range(3):
-    step()
-rates = []
-for _ in range(trials):
-    start, steps = time.perf_counter(), 0
-    while steps < 2 or time.perf_counter() - start < seconds:
-        step()
-        steps += 1
-    rates.append(steps * batch / (time.perf_counter() - start))
-print(json.dumps({"decisions_per_s": rates, "torch": torch.__version__}))
+works = {}
+print(json.dumps({"torch": torch.__version__}), flush=True)
+for line in sys.stdin:
+    r = json.loads(line)
+    if r["run"] == "step":
+        key = ("step", r["batch"])
+        works.setdefault(key, reinforce_step(r["batch"]))
+        out = rate(works[key], r["seconds"]) * r["batch"]
+    else:
+        key = ("gemm", r["size"])
+        works.setdefault(key, gemm(r["size"]))
+        out = rate(works[key], r["seconds"]) * 2 * r["size"] ** 3 / 1e9
+    print(json.dumps({"rate": out}), flush=True)

@@ -27,6 +27,8 @@ export const LogLine = z.strictObject({
   keptEdges: num,
   ...Object.fromEntries(TIERS.map((t) => [`tier_${t}`, num])),
   best: z.boolean().optional(),
+  /** Decisions per second of the whole training step (rollout, returns, engine step): the end-to-end speed. */
+  decisionsPerSecond: num,
   /** When the line was written (ISO 8601, UTC). */
   time: z.iso.datetime(),
   /** Wall seconds since the previous line of this process: the step's or the evaluation's duration. */

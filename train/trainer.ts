@@ -68,7 +68,7 @@ export async function setup(config: TrainConfig): Promise<Setup> {
   return { config, cache, trainEnv, evalEnv, emb, shape };
 }
 
-function initialWeights(s: Setup): Weights {
+export function initialWeights(s: Setup): Weights {
   const w = initWeights(s.shape, String(s.config.seed));
   if (s.shape.behavior === 'mean') w.behavior.data = behaviorInit(s.cache, s.emb, s.trainEnv.team, s.shape.initSamples, String(s.config.seed));
   return w;
@@ -129,6 +129,7 @@ export async function train(config: TrainConfig, o: TrainOptions = {}): Promise<
     const started = Date.now();
     const bar = progress(`epoch ${epoch}/${config.epochs}`, steps);
     for (let b = 0; b < steps; b++) {
+      const stepStarted = performance.now(); // decisions/s of the whole step: rollout, returns, engine step, log line
       const batch = order.slice(b * config.batchSize, (b + 1) * config.batchSize);
       const r = await rollout(engine, trainEnv, emb, batch, { mode: { sample }, debateSeed: `${config.seed}|${epoch}`, conditioning: shape.conditioning });
       replayable(r.results, cache, 'a training debate');
@@ -144,7 +145,7 @@ export async function train(config: TrainConfig, o: TrainOptions = {}): Promise<
         meanReward: round4(rewardSum / r.batch.n), meanReturn: round4(returnSum / r.batch.n), keepRate,
         accuracy: round4(r.results.filter((d) => d.finalCorrect).length / r.results.length),
         costPct: round4((100 * r.results.reduce((a, d) => a + d.cost, 0)) / r.results.reduce((a, d) => a + fullCost.get(d.q)!, 0)),
-        ...tierShares(tiers),
+        ...tierShares(tiers), decisionsPerSecond: Math.round(r.batch.n / ((performance.now() - stepStarted) / 1000)),
       };
       log.write(line);
       bar.update(b + 1, undefined, `loss ${line.loss} keep ${line.keepRate} acc ${line.accuracy} cost ${line.costPct}%`);

@@ -56,7 +56,7 @@ export async function onnxEngine(shape: PolicyShape, state: EngineState, opt: Op
     forward: trainingGraph('forward', shape, frozen, opt),
     threads,
     device,
-    layout: flatLayout(shape).views,
+    stretches: (({ views, groups }) => ({ views, groups }))(flatLayout(shape)),
     params: flatten(shape, state.weights),
     m: flatten(shape, state.m),
     v: flatten(shape, state.v),

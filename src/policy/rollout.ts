@@ -34,7 +34,10 @@ function emptyBatch(n: number, dim: number): DecisionBatch {
 /** Write S / |S| into `out` at `offset`. */
 export function normalizeInto(S: Float32Array, sOffset: number, dim: number, out: Float32Array, offset: number) {
   let norm = 0;
-  for (let k = 0; k < dim; k++) norm += S[sOffset + k] ** 2;
+  for (let k = 0; k < dim; k++) {
+    const x = S[sOffset + k];
+    norm += x * x;
+  }
   const inv = norm > 0 ? 1 / Math.sqrt(norm) : 0;
   for (let k = 0; k < dim; k++) out[offset + k] = S[sOffset + k] * inv;
 }
@@ -67,16 +70,23 @@ export async function rollout(engine: PolicyEngine, env: Environment, emb: Embed
     for (let i = 0; i < A; i++) for (let k = 0; k < D; k++) S[(b * A + i) * D + k] = qe[k] * w;
   });
   const step = emptyBatch(B * A, D);
+  const orders = Array.from({ length: A }, (_, i) => candidateOrder(A, i));
+  // Row b * A + i of step.query is the query of (debate b, recipient i) at every position: it is
+  // normalized again only after its state S changed (a kept candidate, with conditioning).
+  const stale = new Uint8Array(B * A).fill(1);
   for (let t = 2; t <= env.rounds; t++) {
     const keep = debates.map(() => Array.from({ length: A }, () => new Array<boolean>(A).fill(false)));
     for (let j = 0; j < A; j++) {
       for (let b = 0; b < B; b++)
         for (let i = 0; i < A; i++) {
           const row = b * A + i;
-          const source = candidateOrder(A, i)[j];
+          const source = orders[i][j];
           const response = cache.responses[debates[b].current[source].source];
-          if (o.conditioning) normalizeInto(S, row * D, D, step.query, row * D);
-          else normalizeInto(emb.questions[debates[b].q], 0, D, step.query, row * D);
+          if (stale[row]) {
+            if (o.conditioning) normalizeInto(S, row * D, D, step.query, row * D);
+            else normalizeInto(emb.questions[debates[b].q], 0, D, step.query, row * D);
+            stale[row] = 0;
+          }
           step.candidate.set(emb.responses[response.index], row * D);
           step.recipient[row] = i;
           step.own[row] = j === 0 ? 1 : 0;
@@ -104,6 +114,7 @@ export async function rollout(engine: PolicyEngine, env: Environment, emb: Embed
           if (kept && o.conditioning) {
             const e = emb.responses[src.index];
             for (let k = 0; k < D; k++) S[row * D + k] += e[k] * src.outTokens;
+            stale[row] = 1;
           }
         }
     }

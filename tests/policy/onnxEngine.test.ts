@@ -109,7 +109,7 @@ describe('the ONNX engine off the main thread', () => {
     engine.dispose();
     // A step computed on this thread would let no timer fire until it returned.
     expect(ticks).toBeGreaterThanOrEqual(3);
-  });
+  }, 60_000); // a large batch: seconds on a loaded machine
 });
 
 describe('the exported ONNX inference model', () => {

@@ -22,6 +22,8 @@ export interface GraphBuilder {
   ints(values: number[]): string;
   /** A node; returns the name of its output (`name` when given). */
   op(type: string, inputs: string[], attrs?: Record<string, Attr>, name?: string): string;
+  /** A node with `count` outputs; returns their names. */
+  ops(type: string, inputs: string[], count: number, attrs?: Record<string, Attr>): string[];
   output(value: string, name: string, dims: (number | string)[], elem?: DType): void;
   /** The serialized ModelProto. */
   bytes(meta?: Record<string, string>): Uint8Array;
@@ -74,11 +76,17 @@ export function graphBuilder(dtype: DType, graphName = 'graph'): GraphBuilder {
       nodes.push({ opType: type, input: ins, output: [name], name, attribute: Object.entries(attrs).map(([k, v]) => attribute(k, v)) });
       return name;
     },
+    ops(type, ins, count, attrs = {}) {
+      const name = fresh(type);
+      const outs = Array.from({ length: count }, (_, k) => `${name}:${k}`);
+      nodes.push({ opType: type, input: ins, output: outs, name, attribute: Object.entries(attrs).map(([k, v]) => attribute(k, v)) });
+      return outs;
+    },
     output(value, name, dims, elem = dtype) {
       // Rename the producing node's output (an Identity node would copy the tensor).
-      const producer = nodes.find((n) => n.output[0] === value);
+      const producer = nodes.find((n) => n.output.includes(value));
       if (producer && !inputs.some((i) => i.name === value)) {
-        producer.output[0] = name;
+        producer.output[producer.output.indexOf(value)] = name;
         for (const n of nodes) n.input = n.input.map((x) => (x === value ? name : x));
       } else b.op('Identity', [value], {}, name);
       outputs.push(valueInfo(name, dims, ELEM[elem]));

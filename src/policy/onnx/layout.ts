@@ -1,25 +1,39 @@
 // The flat parameter vector of the ONNX engine and the inputs of its graphs: which stretch of the
-// vector holds which parameter (each block's four projections packed as [[Wg Wu], [Vg Vu]]),
+// vector holds which parameter (each block's four projections packed as [Wg Wu] and [Vg Vu]),
 // conversion to and from per-parameter weights (the checkpoint format), and a batch as graph inputs.
 import { isTrainable, parameterShapes, type DecisionBatch, type PolicyShape, type Weights } from '../model.ts';
 import type { DType } from './graph.ts';
 
 /** A stretch of the flat vector, seen as a tensor. */
-interface Slot {
+export interface Slot {
   name: string;
   shape: number[];
   offset: number;
   size: number;
 }
 
-export const BLOCKS = ['b1', 'b2'];
+/** The learned candidate features: the setting that turns each on, its table, its index in a batch. */
+export const FEATURES = [
+  ['ownFeature', 'ownEmb', 'own'],
+  ['sourceFeature', 'sourceEmb', 'source'],
+  ['roundFeature', 'roundEmb', 'round'],
+] as const;
+
+/** Rows of each lookup table (recipient: the behavior embedding). */
+export const lookupWidths = (s: PolicyShape) => ({ recipient: s.agents, own: 2, source: s.agents, round: Math.max(1, s.rounds - 1) });
+const featuresOn = (s: PolicyShape) => FEATURES.filter(([flag]) => s[flag]);
 
 /**
- * The flat vector of trainable parameters: `parameterShapes` order, except that each block's
- * Wg, Wu, Vg, Vu are stored packed as `<block>.Wx` = [Wg Wu] (D x 2H) followed by `<block>.Vy` =
- * [Vg Vu] (D x 2H), which together are `<block>.W` (2D x 2H). `views` are the slots plus those spans.
+ * The flat vector of trainable parameters. First the `vectors`: the parameters that are not block
+ * matrices, in `parameterShapes` order; then each block's matrices `<block>.Wx` = [Wg Wu] and
+ * `<block>.Vy` = [Vg Vu] (D x 2H: one product gives a block's gate and up projections together) and
+ * `<block>.Wd`. `views` are the slots plus two spans: `features`, the tables of the candidate
+ * features that are on (side by side, seen as one table of Σ rows x D that a multi-hot row per
+ * decision looks up in one product), and `vectors`. `pieces` cover the vector in order, with
+ * `features` in place of its tables. `groups` are the stretches Adam updates one at a time (the
+ * vectors, then each matrix), each small enough to stay in cache through Adam's passes.
  */
-export function flatLayout(s: PolicyShape): { slots: Slot[]; views: Slot[]; size: number } {
+export function flatLayout(s: PolicyShape): { slots: Slot[]; views: Slot[]; pieces: Slot[]; groups: Slot[]; size: number } {
   const { dim: D, hidden: H } = s;
   let offset = 0;
   const slots: Slot[] = [];
@@ -28,23 +42,27 @@ export function flatLayout(s: PolicyShape): { slots: Slot[]; views: Slot[]; size
     slots.push({ name, shape, offset, size });
     offset += size;
   };
-  for (const [name, shape] of parameterShapes(s)) {
-    if (!isTrainable(s, name) || /\.(Vg|Wu|Vu)$/.test(name)) continue;
+  const trained = parameterShapes(s).filter(([name]) => isTrainable(s, name));
+  const isMatrix = (name: string) => /^b\d\.(W[gud]|V[gu])$/.test(name);
+  for (const [name, shape] of trained) if (!isMatrix(name)) add(name, shape);
+  const vectors: Slot = { name: 'vectors', shape: [offset], offset: 0, size: offset };
+  for (const [name] of trained)
     if (name.endsWith('.Wg')) {
       const block = name.slice(0, -3);
       add(`${block}.Wx`, [D, 2 * H]);
       add(`${block}.Vy`, [D, 2 * H]);
-    } else add(name, shape);
-  }
-  const spans = BLOCKS.map((b) => {
-    const x = slots.find((slot) => slot.name === `${b}.Wx`)!;
-    return { name: `${b}.W`, shape: [2 * D, 2 * H], offset: x.offset, size: 2 * x.size };
-  });
-  return { slots, views: [...slots, ...spans], size: offset };
+    } else if (name.endsWith('.Wd')) add(name, [H, D]);
+  const groups = [vectors, ...slots.filter((slot) => slot.offset >= vectors.size)];
+  const tables = featuresOn(s).map(([, table]) => slots.find((slot) => slot.name === table)!);
+  if (tables.length === 0) return { slots, views: [...slots, vectors], pieces: slots, groups, size: offset };
+  const rows = featuresOn(s).reduce((a, [, , key]) => a + lookupWidths(s)[key], 0);
+  const features = { name: 'features', shape: [rows, D], offset: tables[0].offset, size: rows * D };
+  const pieces = slots.filter((slot) => !tables.includes(slot) || slot === tables[0]).map((slot) => (slot === tables[0] ? features : slot));
+  return { slots, views: [...slots, features, vectors], pieces, groups, size: offset };
 }
 
 /** [A B] of two D x H matrices, row by row (D x 2H). */
-function pack(a: Float32Array, b: Float32Array, H: number): Float32Array {
+export function pack(a: Float32Array, b: Float32Array, H: number): Float32Array {
   const rows = a.length / H;
   const out = new Float32Array(2 * a.length);
   for (let i = 0; i < rows; i++) {
@@ -63,15 +81,6 @@ function unpack(ab: Float32Array, H: number): [Float32Array, Float32Array] {
   }
   return [a, b];
 }
-
-/** The packed projections of a block, [[Wg Wu], [Vg Vu]] (2D x 2H). */
-export const packedBlock = (w: Weights, b: string, H: number) => {
-  const [x, y] = [pack(w[`${b}.Wg`].data, w[`${b}.Wu`].data, H), pack(w[`${b}.Vg`].data, w[`${b}.Vu`].data, H)];
-  const out = new Float32Array(x.length + y.length);
-  out.set(x);
-  out.set(y, x.length);
-  return out;
-};
 
 export function flatten(s: PolicyShape, w: Weights): Float32Array {
   const { slots, size } = flatLayout(s);
@@ -104,9 +113,6 @@ export function unflatten(s: PolicyShape, flat: Float32Array | Float64Array): We
   return out;
 }
 
-/** Rows of each lookup table per decision: the width of the one-hot inputs of the training graphs. */
-export const lookupWidths = (s: PolicyShape) => ({ recipient: s.agents, own: 2, source: s.agents, round: Math.max(1, s.rounds - 1) });
-
 /** A graph input as plain data (the worker wraps it in an ONNX Runtime tensor). */
 interface Feed {
   type: 'float32' | 'float64';
@@ -114,24 +120,33 @@ interface Feed {
   dims: number[];
 }
 
-/** Inputs of the training graphs for a batch: embeddings and one-hot lookups (and sign, advantage). */
+/**
+ * Inputs of the training graphs for a batch: embeddings, the recipient as a one-hot row, the
+ * candidate features that are on as one multi-hot row (in `features` table order), and sign (±1
+ * for keep / prune) and advantage when given.
+ */
 export function batchFeeds(s: PolicyShape, b: DecisionBatch, dtype: DType = 'float32', actions?: Uint8Array, advantages?: Float32Array): Record<string, Feed> {
   const Arr = dtype === 'float64' ? Float64Array : Float32Array;
   const feed = (data: ArrayLike<number>, dims: number[]): Feed => ({ type: dtype, data: new Arr(data), dims });
-  const oneHot = (rows: Int32Array, width: number) => {
+  const widths = lookupWidths(s);
+  /** Rows with a 1 at each listed (column offset + index) position. */
+  const hot = (width: number, parts: [number, Int32Array][]): Feed => {
     const out = new Arr(b.n * width);
-    rows.forEach((r, i) => (out[i * width + r] = 1));
+    for (const [offset, index] of parts) index.forEach((r, i) => (out[i * width + offset + r] = 1));
     return { type: dtype, data: out, dims: [b.n, width] };
   };
-  const widths = lookupWidths(s);
   const feeds: Record<string, Feed> = {
     query: feed(b.query, [b.n, s.dim]),
     candidate: feed(b.candidate, [b.n, s.dim]),
-    recipient: oneHot(b.recipient, widths.recipient),
-    own: oneHot(b.own, widths.own),
-    source: oneHot(b.source, widths.source),
-    round: oneHot(b.round, widths.round),
+    recipient: hot(widths.recipient, [[0, b.recipient]]),
   };
+  const parts: [number, Int32Array][] = [];
+  let width = 0;
+  for (const [, , key] of featuresOn(s)) {
+    parts.push([width, b[key]]);
+    width += widths[key];
+  }
+  if (width > 0) feeds.features = hot(width, parts);
   if (actions) feeds.sign = feed(Array.from(actions, (a) => 2 * a - 1), [b.n]);
   if (advantages) feeds.advantage = feed(advantages, [b.n]);
   return feeds;

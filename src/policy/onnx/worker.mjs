@@ -6,14 +6,22 @@ import { parentPort } from 'node:worker_threads';
 
 let sessions = {}; // name -> promise of its session
 let options; // session options, kept for the sessions made on first use
-let slots; // the stretches of the flat vector the graphs take as inputs
+let layout; // { views, groups }: the stretches of the flat vector the graphs take as inputs, and Adam's groups
 let state; // { params, m, v } as Float32Arrays; `next` buffers receive each step's outputs
+let checkedOutputs = false; // whether the first step's outputs were found in the given buffers
 
 const tensor = (f) => new ort.Tensor(f.type, f.data, f.dims);
 const feedsOf = (feeds) => Object.fromEntries(Object.entries(feeds).map(([k, f]) => [k, tensor(f)]));
-const flat = (data) => new ort.Tensor('float32', data, [data.length]);
-/** One input per parameter, each a view into the flat vector (no copy). */
-const paramViews = (params) => Object.fromEntries(slots.map((s) => [`param:${s.name}`, new ort.Tensor('float32', params.subarray(s.offset, s.offset + s.size), s.shape)]));
+const viewCache = new WeakMap(); // buffer -> prefix -> tensors
+/** Tensors `<prefix><name>` viewing each stretch of `data` (no copy); made once per buffer and prefix. */
+function viewsOf(data, prefix, stretches) {
+  if (!viewCache.has(data)) viewCache.set(data, new Map());
+  const byPrefix = viewCache.get(data);
+  if (!byPrefix.has(prefix)) byPrefix.set(prefix, Object.fromEntries(stretches.map((s) => [`${prefix}${s.name}`, new ort.Tensor('float32', data.subarray(s.offset, s.offset + s.size), s.shape)])));
+  return byPrefix.get(prefix);
+}
+/** One input per parameter (and span), each a view into the flat vector. */
+const paramViews = (params) => viewsOf(params, 'param:', layout.views);
 
 /** The session of a graph that is made on first use (its bytes come with that first call). */
 async function session(name, graph) {
@@ -22,8 +30,8 @@ async function session(name, graph) {
 }
 
 const handlers = {
-  async init({ forward, threads, device, layout, params, m, v }) {
-    slots = layout;
+  async init({ forward, threads, device, stretches, params, m, v }) {
+    layout = stretches;
     options = { intraOpNumThreads: threads, interOpNumThreads: 1, executionMode: 'sequential', graphOptimizationLevel: 'all', executionProviders: device === 'cuda' ? ['cuda', 'cpu'] : ['cpu'] };
     try {
       await session('forward', forward);
@@ -43,18 +51,26 @@ const handlers = {
     return { loss: out.loss.data[0], entropy: out.entropy.data[0], grad: out.grad.data };
   },
   async train({ feeds, stepSize, epsHat, graph }) {
-    // Outputs go into the spare buffers, which then become the state (no allocation per step).
+    // Outputs go into views of the spare buffers, which then become the state (no allocation per step).
     const { next } = state;
+    const { groups } = layout;
     const train = await session('train', graph);
+    const outputs = { params: viewsOf(next.params, 'params_out:', groups), m: viewsOf(next.m, 'm_out:', groups), v: viewsOf(next.v, 'v_out:', groups) };
     const out = await train.run(
       {
-        ...feedsOf(feeds), ...paramViews(state.params), params: flat(state.params), m: flat(state.m), v: flat(state.v),
+        ...feedsOf(feeds), ...paramViews(state.params), ...viewsOf(state.m, 'm:', groups), ...viewsOf(state.v, 'v:', groups),
         step_size: new ort.Tensor('float32', [stepSize], []), eps_hat: new ort.Tensor('float32', [epsHat], []),
       },
-      { loss: null, entropy: null, params_out: flat(next.params), m_out: flat(next.m), v_out: flat(next.v) },
+      { loss: null, entropy: null, ...outputs.params, ...outputs.m, ...outputs.v },
     );
-    // (Should a runtime ignore the given output buffers, copy what it returned into them.)
-    if (out.params_out.data !== next.params) for (const k of ['params', 'm', 'v']) next[k].set(out[`${k}_out`].data);
+    // ONNX Runtime writes the outputs into the given buffers, and returns copies of them besides
+    // (its cost, not ours: no second copy here). Checked once, so that a runtime that stopped
+    // writing into given buffers fails loudly instead of training on stale state.
+    if (!checkedOutputs) {
+      for (const byName of Object.values(outputs))
+        for (const [name, t] of Object.entries(byName)) if (!out[name].data.every((x, i) => Object.is(x, t.data[i]))) throw new Error(`onnxruntime did not write ${name} into the given buffer`);
+      checkedOutputs = true;
+    }
     state = { params: next.params, m: next.m, v: next.v, next: { params: state.params, m: state.m, v: state.v } };
     return { loss: out.loss.data[0], entropy: out.entropy.data[0] };
   },
