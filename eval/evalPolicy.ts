@@ -107,7 +107,7 @@ export async function evalJob(o: EvalOptions): Promise<{ table: string; rows: Ro
   }
   if (has('mask')) {
     const c = resolveConfig(o.config ? readConfigFile(o.config) : {});
-    const masks = seeds.map((s) => staticMask(env, questions, trainStaticMask(env, train, rewardSettingsOf(c, c.k), { epochs: c.epochs, batchSize: c.batchSize, lr: 0.05, entropyBonus: c.entropyBonus, beta: c.beta, gamma: c.gamma, seed: s })));
+    const masks = seeds.map((s) => staticMask(env, questions, trainStaticMask(env, train, rewardSettingsOf(c, c.k), { ...c, lr: 0.05, seed: s })));
     groups.push({ method: 'Static learned mask', runs: masks });
   }
 

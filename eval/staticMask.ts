@@ -1,23 +1,23 @@
 // Static learned mask (SPEC §8; GPTSwarm/AgentPrune style): one keep logit per edge position
-// (round, recipient, candidate), blind to content, trained with the same REINFORCE, reward and
-// return as the FuseGLU policy, evaluated deterministically (keep iff logit >= 0).
+// (round, recipient, candidate), blind to content, trained with the same REINFORCE, reward, return,
+// baseline and budget as the FuseGLU policy (train/advantage.ts) and the same Adam (adam.ts),
+// evaluated deterministically (keep iff logit >= 0).
 import { shuffle } from '../src/shuffle.ts';
 import seedrandom from 'seedrandom';
 import type { Question } from '../src/cache/load.ts';
-import { candidateOrder, replay, type Environment } from '../src/env/environment.ts';
+import { candidateOrder, keepAll, replay, type DebateResult, type Environment } from '../src/env/environment.ts';
+import { shownTokens } from '../src/env/tokenLimit.ts';
+import { adamStep } from '../src/policy/adam.ts';
 import { sigmoid } from '../src/policy/model.ts';
-import { debateRewards, influenceWeights, meanResponseTokens, returns, type RewardSettings } from '../src/reward.ts';
+import { influenceWeights, meanResponseTokens, type RewardSettings } from '../src/reward.ts';
+import { advantagesOf, baselineSize, dualStep } from '../train/advantage.ts';
+import type { TrainConfig } from '../train/config.ts';
 import { runRule, type MethodResult } from './baselines.ts';
 
-export interface MaskSettings {
-  epochs: number;
-  batchSize: number;
-  lr: number;
-  entropyBonus: number;
-  beta: number;
-  gamma: number;
-  seed: number;
-}
+/** The training settings the mask reads, with its own learning rate. */
+export type MaskSettings = Pick<TrainConfig,
+  'epochs' | 'batchSize' | 'entropyBonus' | 'beta' | 'gamma' | 'seed' | 'beta1' | 'beta2' | 'epsilon' | 'rollouts' | 'baseline' |
+  'baselineMomentum' | 'normalizeAdvantages' | 'costWeight' | 'targetCost' | 'dualLr'> & { lr: number };
 
 /** Train the mask on `train`; returns one logit per action position. */
 export function trainStaticMask(env: Environment, train: Question[], reward: RewardSettings, s: MaskSettings): Float64Array {
@@ -27,37 +27,43 @@ export function trainStaticMask(env: Environment, train: Question[], reward: Rew
   const m = new Float64Array(N), v = new Float64Array(N);
   const W = influenceWeights(A, env.rounds, s.beta, s.gamma);
   const meanTokens = meanResponseTokens(env.cache);
+  const priceIn = env.team.map((a) => env.cache.agents[a].priceIn);
+  const fullCost = new Map(train.map((q) => [q.index, replay(env, q.index, keepAll).cost]));
   const random = seedrandom(`${s.seed}|static-mask`);
+  let state = new Array<number>(baselineSize(s.baseline, A, env.rounds)).fill(0);
+  let multiplier = s.costWeight;
   let step = 0;
   for (let epoch = 1; epoch <= s.epochs; epoch++) {
     const order = shuffle([...train], random);
     for (let b = 0; b < order.length; b += s.batchSize) {
-      const batch = order.slice(b, b + s.batchSize);
-      const G: Float32Array[] = [];
-      const acts: Uint8Array[] = [];
-      for (const q of batch) {
-        const a = new Uint8Array(N);
-        const tokens = new Float32Array(N); // each candidate's output tokens, for the cost term
-        const d = replay(env, q.index, (deb, n) => Array.from({ length: n }, (_, i) => candidateOrder(n, i).map((c, j) => {
-          const x = (deb.round - 1) * n * n + i * n + j;
-          tokens[x] = env.cache.responses[deb.current[c].source].outTokens;
-          a[x] = random() < sigmoid(theta[x]) ? 1 : 0;
-          return a[x] === 1;
-        })), `${s.seed}|${epoch}`);
-        acts.push(a);
-        G.push(returns(W, debateRewards(reward, d, meanTokens, (t, i, j) => tokens[(t - 2) * A * A + i * A + j])));
-      }
-      step++;
+      const batch = order.slice(b, b + s.batchSize).flatMap((q) => new Array<Question>(s.rollouts).fill(q));
+      const actions = new Uint8Array(batch.length * N);
+      const tokens = new Float32Array(batch.length * N); // each candidate's output tokens, for the cost terms
+      const results: DebateResult[] = batch.map((q, k) =>
+        replay(env, q.index, (deb, n) => Array.from({ length: n }, (_, i) => candidateOrder(n, i).map((c, j) => {
+          const x = k * N + (deb.round - 1) * n * n + i * n + j;
+          tokens[x] = shownTokens(env, deb.current[c]);
+          actions[x] = random() < sigmoid(theta[x % N]) ? 1 : 0;
+          return actions[x] === 1;
+        })), `${s.seed}|${epoch}`),
+      );
+      const a = advantagesOf({ results, tokens }, {
+        reward, W, meanTokens, agents: A, baseline: s.baseline, rollouts: s.rollouts, normalize: s.normalizeAdvantages,
+        state, momentum: s.baselineMomentum, step, budget: { multiplier, priceIn, fullCost: (q) => fullCost.get(q)! },
+      });
+      state = a.state;
+      // d/dtheta of the engines' loss -(advantage * log pi(a)) - entropyBonus * H(p), per position
+      // (averaged over the batch's debates): log pi' = a - p, H' = -theta p (1 - p).
+      const grad = new Float64Array(N);
       for (let x = 0; x < N; x++) {
         const p = sigmoid(theta[x]);
-        const baseline = G.reduce((t, g) => t + g[x], 0) / G.length;
-        // d/dtheta of -(G - b) log pi(a) - entropyBonus * H(p)
-        let grad = 0;
-        G.forEach((g, k) => (grad -= (g[x] - baseline) * (acts[k][x] - p)));
-        grad = grad / G.length + s.entropyBonus * theta[x] * p * (1 - p);
-        m[x] = 0.9 * m[x] + 0.1 * grad;
-        v[x] = 0.999 * v[x] + 0.001 * grad * grad;
-        theta[x] -= (s.lr * (m[x] / (1 - 0.9 ** step))) / (Math.sqrt(v[x] / (1 - 0.999 ** step)) + 1e-8);
+        for (let k = 0; k < batch.length; k++) grad[x] -= (a.advantages[k * N + x] * (actions[k * N + x] - p)) / batch.length;
+        grad[x] += s.entropyBonus * theta[x] * p * (1 - p);
+      }
+      adamStep(theta, grad, m, v, ++step, s);
+      if (s.targetCost !== null) {
+        const cost = results.reduce((t, d) => t + d.cost, 0) / results.reduce((t, d) => t + fullCost.get(d.q)!, 0);
+        multiplier = dualStep(multiplier, cost, s.targetCost, s.dualLr);
       }
     }
   }
