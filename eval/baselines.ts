@@ -3,6 +3,7 @@
 import seedrandom from 'seedrandom';
 import type { Question } from '../src/cache/load.ts';
 import { callCost, finishDebate, keepAll, keepOwn, majority, replay, startDebate, stepRound, emptyTiers, type Environment, type DebateResult, type KeepRule, type TierCounts } from '../src/env/environment.ts';
+import { limitedSample } from '../src/env/tokenLimit.ts';
 import { ledgerEntry, type LedgerEntry } from './ledger.ts';
 
 export interface MethodResult {
@@ -57,11 +58,11 @@ export function singleAgent(env: Environment, questions: Question[], member: num
   const out = emptyResult(env, questions, `Single ${cache.agents[agent].id} (${cache.agents[agent].model})`);
   for (const q of questions) {
     const d = startDebate(env, q.index);
-    const r = cache.responses[d.current[member].source];
+    const r = limitedSample(env, d.current[member].source);
     const correct = r.ans === q.goldKey;
     out.correct += +correct;
     out.invalid += +(r.ans < 0);
-    out.cost += callCost(cache, agent, q.promptTokens, r.outTokens);
+    out.cost += callCost(cache, agent, q.promptTokens, r.tokens);
     out.ledger.push({ outcome: r.ans < 0 ? 'invalid' : correct ? 'preserved' : 'unrepaired', onset: null }); // one answer: nothing changes
   }
   return out;

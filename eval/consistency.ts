@@ -5,6 +5,7 @@
 // few, the row says how many were used and what cost was reached.
 import type { Question } from '../src/cache/load.ts';
 import { callCost, majority, type Environment } from '../src/env/environment.ts';
+import { limitedSample } from '../src/env/tokenLimit.ts';
 import { addDebate, emptyResult, singleAgent, type MethodResult } from './baselines.ts';
 
 /** Cached round-1 samples of a team member for a question, in sample order. */
@@ -12,17 +13,14 @@ function samples(env: Environment, q: Question, member: number): number[] {
   return env.round1.get(q.index * env.cache.agents.length + env.team[member]) ?? [];
 }
 
-const sampleCost = (env: Environment, q: Question, index: number) => {
-  const r = env.cache.responses[index];
-  return callCost(env.cache, r.a, q.promptTokens, r.outTokens);
-};
+const sampleCost = (env: Environment, q: Question, index: number) => callCost(env.cache, env.cache.responses[index].a, q.promptTokens, limitedSample(env, index).tokens);
 
 /** Vote over the first k[m] samples of each member m (ties: earlier member, earlier sample). */
 function vote(env: Environment, questions: Question[], method: string, k: number[]): MethodResult {
   const out = emptyResult(env, questions, method);
   for (const q of questions) {
     const used = k.flatMap((n, m) => samples(env, q, m).slice(0, n));
-    const answers = used.map((i) => env.cache.responses[i].ans);
+    const answers = used.map((i) => limitedSample(env, i).ans);
     const final = majority(answers, 'lowest-agent', () => 0);
     const cost = used.reduce((s, i) => s + sampleCost(env, q, i), 0);
     // A vote is one round: initial = final, so the ledger shows preserved / unrepaired / invalid.

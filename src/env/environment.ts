@@ -11,6 +11,7 @@ import type { ResponseRecord, Split } from '../cache/format.ts';
 import { appendResponse, type Cache, type Question, type Response } from '../cache/load.ts';
 import { drawAnswer, fitResponseModel, outcomes, priorCounts, type PriorCounts, type Weights } from './responseModel.ts';
 import { DebateSettings, type MissTier } from './settings.ts';
+import { limitReply, shownTokens, tokenLimits } from './tokenLimit.ts';
 
 export const TIERS = ['exact', 'signature', 'model', 'record'] as const;
 export type Tier = (typeof TIERS)[number];
@@ -60,6 +61,8 @@ export interface Environment {
   tiers: TierCounts;
   /** Responses the record tier added; they are in `cache` too, to be saved with it. */
   recorded: Response[];
+  /** Output-token limit per agent of the cache (tokenLimit.ts). */
+  limits: Float64Array;
 }
 
 const exactKey = (q: number, a: number, t: number, ctx: number[]) => `${q}|${a}|${t}|${[...ctx].sort((x, y) => x - y).join(',')}`;
@@ -113,6 +116,7 @@ export function makeEnvironment(cache: Cache, settings: Partial<DebateSettings> 
     weights: fitResponseModel(cache, prior, s.priorSmoothing),
     tiers: emptyTiers(),
     recorded: [],
+    limits: tokenLimits(cache, s.tokenLimit),
   };
   for (const r of cache.responses) indexResponse(env, r);
   for (const list of env.round1.values()) list.sort((x, y) => cache.responses[x].sample - cache.responses[y].sample);
@@ -140,6 +144,8 @@ export interface DebateResponse {
   source: number;
   /** True when `source` is itself this response (not a tier-3 stand-in), so exact keys can use it. */
   cached: boolean;
+  /** A reply cut at its agent's token limit: the answer it argued for (`ans` reads unparsed). */
+  cutAnswer?: number;
 }
 
 export interface Debate {
@@ -211,8 +217,9 @@ export function startDebate(env: Environment, q: number, seed: string | number =
       samples = [record(env, q, a, 1, [], null, 0).index];
     }
     const r = cache.responses[env.settings.round1Sample === 'first' ? samples[0] : pick(samples, random)];
-    cost += callCost(cache, a, prompt, r.outTokens);
-    return { agent: a, ans: r.ans, source: r.index, cached: true };
+    const reply = limitReply(env, { agent: a, ans: r.ans, source: r.index, cached: true });
+    cost += callCost(cache, a, prompt, shownTokens(env, reply));
+    return reply;
   });
   return { q, round: 1, current, answers: [current.map((r) => r.ans)], keeps: [], cost, keptEdges: 0, tiers: emptyTiers(), random };
 }
@@ -251,8 +258,8 @@ function lookup(env: Environment, d: Debate, agent: number, own: DebateResponse,
     const r = record(env, d.q, agent, t, context, own.cached ? cache.responses[own.source] : null, 0);
     return { response: fromCache(cache, r.index), tier: 'record' };
   }
-  const peers = kept.filter((k) => k.agent !== agent).map((k) => k.ans);
-  const o = outcomes(own.ans, peers, env.prior.get(d.q * cache.agents.length + agent), env.settings.priorSmoothing);
+  const peers = kept.filter((k) => k.agent !== agent && k.cutAnswer === undefined).map((k) => k.ans);
+  const o = outcomes(own.cutAnswer ?? own.ans, peers, env.prior.get(d.q * cache.agents.length + agent), env.settings.priorSmoothing);
   const ans = drawAnswer(env.weights[agent], o, d.random);
   return { response: { agent, ans, source: standIn(env, d.q, agent, t, ans), cached: false }, tier: 'model' };
 }
@@ -276,14 +283,14 @@ export function stepRound(env: Environment, d: Debate, keep: boolean[][]): void 
       if (!keep[i][j]) continue;
       const c = d.current[order[j]];
       kept.push(c);
-      inTokens += cache.responses[c.source].outTokens;
+      inTokens += shownTokens(env, c);
     }
     d.keptEdges += kept.length;
     const { response, tier } = lookup(env, d, env.team[i], d.current[i], kept);
     d.tiers[tier]++;
     env.tiers[tier]++;
-    d.cost += callCost(cache, env.team[i], inTokens, cache.responses[response.source].outTokens);
-    next[i] = response;
+    next[i] = limitReply(env, response);
+    d.cost += callCost(cache, env.team[i], inTokens, shownTokens(env, next[i]));
   }
   d.current = next;
   d.round++;
