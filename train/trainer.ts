@@ -111,7 +111,7 @@ export async function train(config: TrainConfig, o: TrainOptions = {}): Promise<
   const W = influenceWeights(A, shape.rounds, config.beta, config.gamma);
   const meanTokens = meanResponseTokens(cache);
   const priceIn = trainEnv.team.map((a) => cache.agents[a].priceIn);
-  if (config.targetCost !== null) checkTarget(config.targetCost, trainEnv, train.map((q) => q.index), fullCost);
+  if (config.targetCost !== null) checkTarget(config.targetCost, evalEnv, train.map((q) => q.index));
   const checkpointOf = async (): Promise<Checkpoint> => ({
     format: 'cpp-checkpoint', version: 1, config, shape, team: trainEnv.team.map((a) => cache.agents[a].id), encoder: emb.encoder,
     ...state, engine: await engine.getState(),
@@ -180,9 +180,15 @@ export async function train(config: TrainConfig, o: TrainOptions = {}): Promise<
 
 const keepNone: KeepRule = (_d, n) => Array.from({ length: n }, () => new Array<boolean>(n).fill(false));
 
+/** Cost of pruning every edge as a fraction of Full-Debate's on `questions`: the lowest target a budget can have. */
+export function costFloor(env: Environment, questions: number[]): number {
+  const total = (rule: KeepRule) => questions.reduce((s, q) => s + replay(env, q, rule).cost, 0);
+  return total(keepNone) / total(keepAll);
+}
+
 /** A target below the cost of pruning every edge cannot be met: say so before training. */
-function checkTarget(target: number, env: Environment, questions: number[], fullCost: Map<number, number>): void {
-  const floor = questions.reduce((s, q) => s + replay(env, q, keepNone).cost, 0) / questions.reduce((s, q) => s + fullCost.get(q)!, 0);
+export function checkTarget(target: number, env: Environment, questions: number[]): void {
+  const floor = costFloor(env, questions);
   if (target < floor)
     throw new Error(`setting targetCost: ${target} is below ${floor.toFixed(3)}, the cost of pruning every edge on the train split of ${env.cache.file} (round-1 answers and every reply's own tokens are paid whatever is pruned)`);
 }

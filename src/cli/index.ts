@@ -10,11 +10,12 @@ import { cacheCommand } from './commands/cache.ts';
 import { evalCommand } from './commands/eval.ts';
 import { exportCommand } from './commands/export.ts';
 import { mainCommand } from './commands/main.ts';
+import { paretoCommand } from './commands/pareto.ts';
 import { trainCommand } from './commands/train.ts';
 
 export const BIN = 'cpp-workbench';
 
-const commands = [mainCommand, baselinesCommand, cacheCommand, trainCommand, evalCommand, ablateCommand, exportCommand];
+const commands = [mainCommand, baselinesCommand, cacheCommand, trainCommand, evalCommand, ablateCommand, paretoCommand, exportCommand];
 
 const cli = commands
   .reduce((y, command) => command(y), yargs(hideBin(process.argv)))

@@ -93,16 +93,25 @@ export function generateCache(dir: string, world: Partial<WorldConfig>, name: st
   bar.stop();
 }
 
-/** Where the default simulated world lives; the only cache made on first use. */
+/** Where the default simulated world lives. */
 export const DEFAULT_CACHE = 'cache/default';
+/** Where the default world with the adversary (`mallory`, `cache gen --adversary`) lives. */
+export const ADVERSARY_CACHE = 'cache/adversary';
+
+/** The caches made on first use: their documented paths and worlds. */
+const FIRST_USE: { dir: string; world: Partial<WorldConfig>; name: string }[] = [
+  { dir: DEFAULT_CACHE, world: {}, name: 'default-sim' },
+  { dir: ADVERSARY_CACHE, world: { adversary: true }, name: 'adversary-sim' },
+];
 
 /**
- * Generate the default world when `dir` is its documented path and holds no cache yet. Any other
- * path is left alone, so a mistyped --cache fails to load (naming the path) instead of silently
- * becoming a new simulated world.
+ * Generate the default world (or the adversary world) when `dir` is its documented path and holds
+ * no cache yet. Any other path is left alone, so a mistyped --cache fails to load (naming the path)
+ * instead of silently becoming a new simulated world.
  */
 export function ensureDefaultCache(dir: string): void {
-  if (resolve(dir) !== resolve(DEFAULT_CACHE) || existsSync(cacheFilePath(dir))) return;
-  console.error(`no cache at ${dir}: generating the default simulated world there`);
-  generateCache(dir, {}, 'default-sim');
+  const known = FIRST_USE.find((c) => resolve(c.dir) === resolve(dir));
+  if (!known || existsSync(cacheFilePath(dir))) return;
+  console.error(`no cache at ${dir}: generating the ${known.name === 'default-sim' ? 'default simulated world' : 'simulated world with the adversary'} there`);
+  generateCache(dir, known.world, known.name);
 }
