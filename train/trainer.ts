@@ -177,7 +177,6 @@ export async function train(config: TrainConfig, o: TrainOptions = {}): Promise<
   return { checkpoint, setup: s };
 }
 
-
 const keepNone: KeepRule = (_d, n) => Array.from({ length: n }, () => new Array<boolean>(n).fill(false));
 
 /** Cost of pruning every edge as a fraction of Full-Debate's on `questions`: the lowest target a budget can have. */
