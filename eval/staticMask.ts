@@ -5,7 +5,7 @@
 import { shuffle } from '../src/shuffle.ts';
 import seedrandom from 'seedrandom';
 import type { Question } from '../src/cache/load.ts';
-import { candidateOrder, keepAll, replay, type DebateResult, type Environment } from '../src/env/environment.ts';
+import { candidateOrder, keepAll, replay, type DebateResult, type Environment, type KeepRule } from '../src/env/environment.ts';
 import { shownTokens } from '../src/env/tokenLimit.ts';
 import { adamStep } from '../src/policy/adam.ts';
 import { sigmoid } from '../src/policy/model.ts';
@@ -17,7 +17,7 @@ import { runRule, type MethodResult } from './baselines.ts';
 /** The training settings the mask reads, with its own learning rate. */
 export type MaskSettings = Pick<TrainConfig,
   'epochs' | 'batchSize' | 'entropyBonus' | 'beta' | 'gamma' | 'seed' | 'beta1' | 'beta2' | 'epsilon' | 'rollouts' | 'baseline' |
-  'baselineMomentum' | 'normalizeAdvantages' | 'costWeight' | 'targetCost' | 'dualLr'> & { lr: number };
+  'baselineMomentum' | 'normalizeAdvantages' | 'costWeight' | 'targetCost' | 'targetOn' | 'dualLr'> & { lr: number };
 
 /** Train the mask on `train`; returns one logit per action position. */
 export function trainStaticMask(env: Environment, train: Question[], reward: RewardSettings, s: MaskSettings): Float64Array {
@@ -36,7 +36,8 @@ export function trainStaticMask(env: Environment, train: Question[], reward: Rew
   for (let epoch = 1; epoch <= s.epochs; epoch++) {
     const order = shuffle([...train], random);
     for (let b = 0; b < order.length; b += s.batchSize) {
-      const batch = order.slice(b, b + s.batchSize).flatMap((q) => new Array<Question>(s.rollouts).fill(q));
+      const questions = order.slice(b, b + s.batchSize);
+      const batch = questions.flatMap((q) => new Array<Question>(s.rollouts).fill(q));
       const actions = new Uint8Array(batch.length * N);
       const tokens = new Float32Array(batch.length * N); // each candidate's output tokens, for the cost terms
       const results: DebateResult[] = batch.map((q, k) =>
@@ -62,17 +63,20 @@ export function trainStaticMask(env: Environment, train: Question[], reward: Rew
       }
       adamStep(theta, grad, m, v, ++step, s);
       if (s.targetCost !== null) {
-        const cost = results.reduce((t, d) => t + d.cost, 0) / results.reduce((t, d) => t + fullCost.get(d.q)!, 0);
-        multiplier = dualStep(multiplier, cost, s.targetCost, s.dualLr);
+        // As in the trainer: the deterministic mask's cost on these questions, or the sampled decisions'.
+        const held = s.targetOn === 'sampled' ? results : questions.map((q) => replay(env, q.index, maskRule(theta), `${s.seed}|${epoch}`));
+        multiplier = dualStep(multiplier, held.reduce((t, d) => t + d.cost, 0) / held.reduce((t, d) => t + fullCost.get(d.q)!, 0), s.targetCost, s.dualLr);
       }
     }
   }
   return theta;
 }
 
+/** The evaluated mask: keep iff the position's logit >= 0. */
+const maskRule = (theta: Float64Array): KeepRule => (d, n) =>
+  Array.from({ length: n }, (_, i) => Array.from({ length: n }, (_, j) => theta[(d.round - 1) * n * n + i * n + j] >= 0));
+
 export function staticMask(env: Environment, questions: Question[], theta: Float64Array): MethodResult {
   const kept = [...theta].filter((t) => t >= 0).length;
-  return runRule(env, questions, `Static learned mask (${kept}/${theta.length} positions kept)`, (d, n) =>
-    Array.from({ length: n }, (_, i) => Array.from({ length: n }, (_, j) => theta[(d.round - 1) * n * n + i * n + j] >= 0)),
-  );
+  return runRule(env, questions, `Static learned mask (${kept}/${theta.length} positions kept)`, maskRule(theta));
 }

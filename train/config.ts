@@ -43,6 +43,7 @@ export const TrainConfig = z.strictObject({
   normalizeAdvantages: z.boolean().default(false).describe('divide the advantages by their batch sd after subtracting their batch mean'),
   costWeight: z.number().min(0).default(0).describe('budget cost term: each kept edge pays costWeight x (its tokens x the recipient\'s input price) / (Full-Debate\'s cost of the question); with targetCost, the multiplier\'s starting value'),
   targetCost: z.number().gt(0).max(1).nullable().default(null).describe('target cost as a fraction of Full-Debate\'s: the cost multiplier follows dual ascent each step (null: fixed at costWeight)'),
+  targetOn: z.enum(['greedy', 'sampled']).default('greedy').describe('the batch cost dual ascent compares with targetCost: of the greedy policy (keep iff p >= 0.5, what evaluation runs; one extra forward-only replay of the step\'s questions) or of the sampled training decisions'),
   dualLr: z.number().positive().default(20).describe('dual-ascent step of the cost multiplier per unit of (batch cost / Full-Debate cost - targetCost)'),
   hidden: P.hidden.describe('FuseGLU hidden width'),
   behavior: P.behavior.describe('behavior embedding init: mean (of the recipient\'s validation responses), random, none (zero, frozen)'),

@@ -8,7 +8,7 @@ import { TIERS, type TierCounts } from '../src/env/environment.ts';
 
 export const LOG_COLUMNS = [
   'type', 'epoch', 'step', 'stage', 'k', 'loss', 'entropy', 'meanReward', 'meanReturn', 'keepRate',
-  'accuracy', 'costPct', 'keptEdges', 'costMultiplier', 'ownRewardCorrelation', 'otherRecipientShare', ...TIERS.map((t) => `tier_${t}`), 'best',
+  'accuracy', 'costPct', 'keptEdges', 'costMultiplier', 'dualCostPct', 'ownRewardCorrelation', 'otherRecipientShare', ...TIERS.map((t) => `tier_${t}`), 'best',
 ] as const;
 export type LogLine = Partial<Record<(typeof LOG_COLUMNS)[number], number | string | boolean>>;
 

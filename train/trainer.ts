@@ -16,7 +16,7 @@ import { ensureEmbeddings, type Embeddings } from '../src/cache/embeddings.ts';
 import { loadCache, type Cache } from '../src/cache/load.ts';
 import { writeFileAtomic } from '../src/cache/write.ts';
 import { makeEncoder } from '../src/encoders/index.ts';
-import { emptyTiers, keepAll, makeEnvironment, replay, splitQuestions, type Environment, type KeepRule } from '../src/env/environment.ts';
+import { emptyTiers, keepAll, makeEnvironment, replay, splitQuestions, type DebateResult, type Environment, type KeepRule } from '../src/env/environment.ts';
 import { saveCheckpoint, loadCheckpoint, type Checkpoint, type TrainingState } from '../src/policy/artifact.ts';
 import { zeroMoments, type PolicyEngine } from '../src/policy/engine.ts';
 import { initWeights, type PolicyShape, type Weights } from '../src/policy/model.ts';
@@ -129,7 +129,8 @@ export async function train(config: TrainConfig, o: TrainOptions = {}): Promise<
     for (let b = 0; b < steps; b++) {
       // Each question `rollouts` times in a row (the grouping the rloo baseline reads); the
       // environment's own draws share the question's seed, so the rollouts differ by their decisions.
-      const batch = order.slice(b * config.batchSize, (b + 1) * config.batchSize).flatMap((q) => new Array<number>(config.rollouts).fill(q));
+      const questions = order.slice(b * config.batchSize, (b + 1) * config.batchSize);
+      const batch = questions.flatMap((q) => new Array<number>(config.rollouts).fill(q));
       const r = await rollout(engine, trainEnv, emb, batch, { mode: { sample }, debateSeed: `${config.seed}|${epoch}`, conditioning: shape.conditioning });
       const costMultiplier = state.costMultiplier;
       const a = advantagesOf(r, {
@@ -140,8 +141,13 @@ export async function train(config: TrainConfig, o: TrainOptions = {}): Promise<
       state.baseline = a.state;
       const stats = await engine.trainStep(r.batch, r.actions, a.advantages);
       state.step++;
-      const costRatio = r.results.reduce((s, d) => s + d.cost, 0) / r.results.reduce((s, d) => s + fullCost.get(d.q)!, 0);
-      if (config.targetCost !== null) state.costMultiplier = dualStep(state.costMultiplier, costRatio, config.targetCost, config.dualLr);
+      const costRatio = costRatioOf(r.results, fullCost);
+      // The cost the target is held to: the greedy policy's on this step's questions (the policy
+      // evaluation runs, more decisive than the sampled one), or the sampled decisions'.
+      const dualCost = config.targetCost === null ? null
+        : config.targetOn === 'sampled' ? costRatio
+        : costRatioOf((await rollout(engine, trainEnv, emb, questions, { mode: 'greedy', debateSeed: `${config.seed}|${epoch}`, conditioning: shape.conditioning })).results, fullCost);
+      if (dualCost !== null) state.costMultiplier = dualStep(state.costMultiplier, dualCost, config.targetCost!, config.dualLr);
       const tiers = emptyTiers();
       r.results.forEach((d) => addTiers(tiers, d.tiers));
       const keepRate = round4(r.actions.reduce((s, x) => s + x, 0) / r.batch.n);
@@ -149,7 +155,7 @@ export async function train(config: TrainConfig, o: TrainOptions = {}): Promise<
         type: 'step', epoch, step: state.step, stage, k: reward.k, loss: round4(stats.loss), entropy: round4(stats.entropy),
         meanReward: round4(a.rewardSum / r.batch.n), meanReturn: round4(a.returnSum / r.batch.n), keepRate,
         accuracy: round4(r.results.filter((d) => d.finalCorrect).length / r.results.length),
-        costPct: round4(100 * costRatio), costMultiplier: round4(costMultiplier),
+        costPct: round4(100 * costRatio), costMultiplier: round4(costMultiplier), ...(dualCost !== null && { dualCostPct: round4(100 * dualCost) }),
         ownRewardCorrelation: round4(a.ownRewardCorrelation), otherRecipientShare: round4(a.otherRecipientShare),
         ...tierShares(tiers),
       };
@@ -176,6 +182,8 @@ export async function train(config: TrainConfig, o: TrainOptions = {}): Promise<
   engine.dispose();
   return { checkpoint, setup: s };
 }
+
+const costRatioOf = (results: DebateResult[], fullCost: Map<number, number>) => results.reduce((s, d) => s + d.cost, 0) / results.reduce((s, d) => s + fullCost.get(d.q)!, 0);
 
 const keepNone: KeepRule = (_d, n) => Array.from({ length: n }, () => new Array<boolean>(n).fill(false));
 

@@ -68,9 +68,15 @@ describe('training (tiny world: a2 always helps, the other wrong agent always hu
     const a = loadCheckpoint(runFiles(whole.out).checkpoint);
     expect(loadCheckpoint(runFiles(split.out).checkpoint).costMultiplier).toBe(a.costMultiplier);
     const steps = readFileSync(runFiles(whole.out).jsonl, 'utf8').trim().split('\n').map((l) => JSON.parse(l)).filter((l) => l.type === 'step');
-    // Each step's multiplier is the previous one moved by 5 x (previous batch cost - 0.6), never below 0.
+    // Each step's multiplier is the previous one moved by 5 x (the greedy policy's cost on the previous batch - 0.6), never below 0.
     for (let i = 1; i < steps.length; i++)
-      expect(steps[i].costMultiplier).toBeCloseTo(Math.max(0, steps[i - 1].costMultiplier + 5 * (steps[i - 1].costPct / 100 - 0.6)), 3);
+      expect(steps[i].costMultiplier).toBeCloseTo(Math.max(0, steps[i - 1].costMultiplier + 5 * (steps[i - 1].dualCostPct / 100 - 0.6)), 3);
+    expect(steps.some((l) => l.dualCostPct !== l.costPct)).toBe(true);
+    // targetOn sampled: the training decisions' own cost.
+    const sampled = resolveConfig({ ...budget, targetOn: 'sampled', epochs: 1, out: join(dir, 'sampled') });
+    await train(sampled, quiet);
+    const lines = readFileSync(runFiles(sampled.out).jsonl, 'utf8').trim().split('\n').map((l) => JSON.parse(l)).filter((l) => l.type === 'step');
+    for (let i = 1; i < lines.length; i++) expect(lines[i].costMultiplier).toBeCloseTo(Math.max(0, lines[i - 1].costMultiplier + 5 * (lines[i - 1].costPct / 100 - 0.6)), 3);
     expect(steps.some((l) => l.costMultiplier > 0)).toBe(true);
     expect(a.baseline.length).toBe(2 * 4 * 9); // context state: means and counts of 9 decision slots x 4 contexts
     await expect(train(resolveConfig({ ...budget, targetCost: 0.5, out: join(dir, 'low') }), quiet)).rejects.toThrow(/targetCost: 0.5 is below 0.571/);
