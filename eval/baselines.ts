@@ -3,6 +3,7 @@
 import seedrandom from 'seedrandom';
 import type { Question } from '../src/cache/load.ts';
 import { actionsPerDebate } from '../src/env/actions.ts';
+import { shownTokens } from '../src/env/tokenLimit.ts';
 import { callCost } from '../src/env/cost.ts';
 import { finishDebate, keepAll, keepOwn, majority, playDebates, startDebates, stepDebates, type DebateResult, type KeepRule } from '../src/env/debate.ts';
 import { addTiers, emptyTiers, type TierCounts } from '../src/env/tiers.ts';
@@ -76,9 +77,9 @@ export async function singleAgent(env: Environment, questions: Question[], membe
   const debates = await startDebates(env, questions.map((q) => q.index));
   for (const [k, q] of questions.entries()) {
     const d = debates[k];
-    const r = cache.responses[d.current[member].source];
+    const r = d.current[member]; // its round-1 reply, as its token limit leaves it
     const correct = r.ans === q.goldKey;
-    const cost = callCost(cache, agent, q.promptTokens, r.outTokens);
+    const cost = callCost(cache, agent, q.promptTokens, shownTokens(env, r));
     out.correct += +correct;
     out.invalid += +(r.ans < 0);
     out.cost += cost;

@@ -171,7 +171,7 @@ async function runMethods(o: EvalOptions, env: Environment, questions: Question[
 /** Reward and training settings of the static learned mask: those of `config` (a training-settings file), with its own learning rate. */
 function maskSettings(config?: string) {
   const c = resolveConfig(config ? readConfigFile(config) : {});
-  return { reward: rewardSettingsOf(c, c.k), training: { epochs: c.epochs, batchSize: c.batchSize, lr: 0.05, entropyBonus: c.entropyBonus, beta: c.beta, gamma: c.gamma } };
+  return { reward: rewardSettingsOf(c, c.k), training: { ...c, lr: 0.05 } };
 }
 
 /**

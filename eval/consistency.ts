@@ -4,6 +4,7 @@
 // would pass Full-Debate's on the same questions. A sample is never reused: when the cache holds too
 // few, the row says how many were used and what cost was reached.
 import type { Question } from '../src/cache/load.ts';
+import { limitedSample } from '../src/env/tokenLimit.ts';
 import { callCost } from '../src/env/cost.ts';
 import { emptyTiers } from '../src/env/tiers.ts';
 import { majority } from '../src/env/debate.ts';
@@ -15,17 +16,14 @@ function samples(env: Environment, q: Question, member: number): number[] {
   return env.round1.get(q.index * env.cache.agents.length + env.team[member]) ?? [];
 }
 
-const sampleCost = (env: Environment, q: Question, index: number) => {
-  const r = env.cache.responses[index];
-  return callCost(env.cache, r.a, q.promptTokens, r.outTokens);
-};
+const sampleCost = (env: Environment, q: Question, index: number) => callCost(env.cache, env.cache.responses[index].a, q.promptTokens, limitedSample(env, index).tokens);
 
 /** Vote over the first k[m] samples of each member m (ties: earlier member, earlier sample). */
 function vote(env: Environment, questions: Question[], method: string, k: number[]): MethodResult {
   const out = emptyResult(env, questions, method);
   for (const q of questions) {
     const used = k.flatMap((n, m) => samples(env, q, m).slice(0, n));
-    const answers = used.map((i) => env.cache.responses[i].ans);
+    const answers = used.map((i) => limitedSample(env, i).ans);
     const final = majority(answers, 'lowest-agent', () => 0);
     const cost = used.reduce((s, i) => s + sampleCost(env, q, i), 0);
     // A vote is one round: initial = final, so the ledger shows preserved / unrepaired / invalid.

@@ -74,3 +74,44 @@ describe('return with inter-round accumulation (SPEC §6), 3 agents x 3 rounds',
     expect(G[id(2, 1, 0)]).toBe(0);
   });
 });
+
+// The return of SPEC §5-6 from a played debate, worked out by hand: the rewards from the recipients'
+// transitions and the keeps, then the influence graph's weights.
+describe('return of whole debates (SPEC §5-6), by hand', () => {
+  const debate = (correct: boolean[][], keeps: boolean[][][]) => ({ correct, keeps, answers: correct.map((row) => row.map(() => 0)) }) as unknown as DebateResult;
+  const G = (d: DebateResult, s: RewardSettings, beta: number, gamma: number) => [...returns(influenceWeights(d.correct[0].length, d.correct.length, beta, gamma), debateRewards(s, d, 1, () => 1))];
+
+  it('2 agents x 3 rounds, beta 0.5, gamma 0.9, k 0', () => {
+    // Actions (t, r, j) in order 0..7: r0's candidates [a0, a1], r1's [a1, a0].
+    // a0: wrong, right, right; a1: right, wrong, right.
+    const d = debate([[false, true], [true, false], [true, true]], [
+      [[true, true], [true, false]], // round 2: r0 keeps both, r1 keeps only its own
+      [[false, true], [true, true]], // round 3: r0 keeps only a1, r1 keeps both
+    ]);
+    // Rewards (a_2 = 1, a_3 = 2): r0 W->C at round 2 kept twice: +2, +2; r1 C->W, own kept: -2,
+    // pruned: 0; round 3: r0 C->C (k = 0): pruned 0, kept 0; r1 W->C kept twice: +4, +4.
+    expect([...debateRewards(RewardSettings.parse({}), d, 1, () => 1)]).toEqual([2, 2, -2, 0, 0, 0, 4, 4]);
+    // x0 = (2, r0, a0): gamma to x1; beta to round-3 actions into r0 (x4, x5) or from a0 (x7):
+    //   2 + 0.9*2 + 0.5*(0 + 0 + 4) = 5.8
+    // x1 = (2, r0, a1): beta to x4, x5, x7: 2 + 0.5*4 = 4
+    // x2 = (2, r1, a1): gamma to x3; beta to actions into r1 (x6, x7) or from a1 (x5): -2 + 0 + 0.5*(4 + 4 + 0) = 2
+    // x3 = (2, r1, a0): beta to x5, x6, x7: 0 + 0.5*8 = 4
+    // x4 = (3, r0, a0): gamma to x5: 0; x5: 0; x6 = (3, r1, a1): 4 + 0.9*4 = 7.6; x7: 4
+    const g = G(d, RewardSettings.parse({}), 0.5, 0.9);
+    [5.8, 4, 2, 4, 0, 0, 7.6, 4].forEach((v, x) => expect(g[x]).toBeCloseTo(v, 5));
+    expect(G(d, RewardSettings.parse({}), 0, 0)).toEqual([2, 2, -2, 0, 0, 0, 4, 4]);
+  });
+
+  it('3 agents x 2 rounds, beta 0.5, gamma 0.9, k 1: gamma alone links the actions of the last round', () => {
+    // Candidates: r0 [a0, a1, a2], r1 [a1, a0, a2], r2 [a2, a0, a1].
+    // a0 wrong -> right, a1 right -> right, a2 wrong -> wrong.
+    const d = debate([[false, true, false], [true, true, false]], [[[true, true, false], [false, true, true], [true, false, true]]]);
+    // Rewards: r0 W->C kept: 2, 2, pruned 0; r1 C->C (k = 1): pruned 0, kept 1, 1; r2 W->W: 1, 0, 1.
+    expect([...debateRewards(RewardSettings.parse({ k: 1 }), d, 1, () => 1)]).toEqual([2, 2, 0, 0, 1, 1, 1, 0, 1]);
+    // x0 = 2 + 0.9*2 + 0.81*0 = 3.8; x1 = 2 + 0.9*0 = 2; x2 = 0
+    // x3 = 0 + 0.9*1 + 0.81*1 = 1.71; x4 = 1 + 0.9*1 = 1.9; x5 = 1
+    // x6 = 1 + 0.9*0 + 0.81*1 = 1.81; x7 = 0 + 0.9*1 = 0.9; x8 = 1
+    const g = G(d, RewardSettings.parse({ k: 1 }), 0.5, 0.9);
+    [3.8, 2, 0, 1.71, 1.9, 1, 1.81, 0.9, 1].forEach((v, x) => expect(g[x]).toBeCloseTo(v, 5));
+  });
+});

@@ -8,6 +8,7 @@ import { DebateSettings, MISS_TIERS } from '../src/env/settings.ts';
 import { BACKENDS, ENGINES, type ComputeSettings } from '../src/policy/backends.ts';
 import { PolicyArchitecture } from '../src/policy/model.ts';
 import { RewardSettings } from '../src/reward.ts';
+import { BASELINES } from './advantage.ts';
 
 const P = PolicyArchitecture.shape;
 const R = RewardSettings.shape;
@@ -36,7 +37,14 @@ export const TrainConfig = z.strictObject({
   stage1Epochs: z.number().int().min(0).default(0).describe('epochs of stage 1 (k = k1) before stage 2 (k); 0 = one stage'),
   beta: z.number().min(0).default(0.5).describe('return: weight of influence on the next round'),
   gamma: z.number().min(0).default(0.9).describe('return: weight of influence on later candidates of the same recipient and round'),
-  baselineMomentum: z.number().min(0).lt(1).default(0.9).describe('running-mean momentum of the per-(round, position) return baseline'),
+  rollouts: z.number().int().positive().default(1).describe('rollouts of each question per step (K): a step plays batchSize questions K times each, with independently sampled decisions'),
+  baseline: z.enum(BASELINES).default('running').describe('return baseline: running (SPEC §7: running mean per round and position), rloo (leave-one-out mean of the same decision slot over the other K - 1 rollouts; needs rollouts >= 2), context (running mean per decision slot, recipient right before, candidate right)'),
+  baselineMomentum: z.number().min(0).lt(1).default(0.9).describe('momentum of the running and context baselines'),
+  normalizeAdvantages: z.boolean().default(false).describe('divide the advantages by their batch sd after subtracting their batch mean'),
+  costWeight: z.number().min(0).default(0).describe('budget cost term: each kept edge pays costWeight x (its tokens x the recipient\'s input price) / (Full-Debate\'s cost of the question); with targetCost, the multiplier\'s starting value'),
+  targetCost: z.number().gt(0).max(1).nullable().default(null).describe('target cost as a fraction of Full-Debate\'s: the cost multiplier follows dual ascent each step (null: fixed at costWeight)'),
+  targetOn: z.enum(['greedy', 'sampled']).default('greedy').describe('the batch cost dual ascent compares with targetCost: of the greedy policy (keep iff p >= 0.5, what evaluation runs; one extra forward-only replay of the step\'s questions) or of the sampled training decisions'),
+  dualLr: z.number().positive().default(20).describe('dual-ascent step of the cost multiplier per unit of (batch cost / Full-Debate cost - targetCost)'),
   hidden: P.hidden.describe('FuseGLU hidden width'),
   behavior: P.behavior.describe('behavior embedding init: mean (of the recipient\'s validation responses), random, none (zero, frozen)'),
   initSamples: P.initSamples.describe('validation questions whose responses initialize the behavior embedding (null: all)'),
@@ -49,6 +57,7 @@ export const TrainConfig = z.strictObject({
   agents: z.array(z.string()).optional().describe('team as agent ids (default: every agent of the cache)'),
   round1Sample: DebateSettings.shape.round1Sample.describe('round-1 sample a training debate starts from (evaluation always uses the first)'),
   tieBreak: DebateSettings.shape.tieBreak.describe('majority tie rule'),
+  tokenLimit: DebateSettings.shape.tokenLimit.describe('per-agent output-token limit: none, or the 85th / 95th percentile of the agent\'s recorded output lengths; a longer reply is cut and loses its answer (src/env/tokenLimit.ts)'),
   evalEvery: z.number().int().positive().default(1).describe('validation evaluation every N epochs; the best checkpoint is kept'),
 });
 export type TrainConfig = z.infer<typeof TrainConfig>;
@@ -60,6 +69,7 @@ export function resolveConfig(...layers: Partial<TrainConfig>[]): TrainConfig {
   const merged = Object.assign({}, ...layers.map((l) => Object.fromEntries(Object.entries(l).filter(([, v]) => v !== undefined))));
   const parsed = TrainConfig.safeParse(merged);
   if (!parsed.success) throw new Error(parsed.error.issues.map((i) => `setting ${i.path.join('.')}: ${i.message}`).join('\n'));
+  if (parsed.data.baseline === 'rloo' && parsed.data.rollouts < 2) throw new Error(`setting baseline: rloo needs rollouts >= 2 (found ${parsed.data.rollouts}): the other rollouts of a question are its baseline`);
   return parsed.data;
 }
 
@@ -69,6 +79,7 @@ export const debateSettingsOf = (c: TrainConfig, split: 'train' | 'eval'): Parti
   agents: c.agents,
   round1Sample: split === 'train' ? c.round1Sample : 'first',
   tieBreak: c.tieBreak,
+  tokenLimit: c.tokenLimit,
   seed: c.seed,
 });
 

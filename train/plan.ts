@@ -7,7 +7,7 @@ import { cacheFilePath } from '../src/cache/load.ts';
 import { loadCheckpoint, type Checkpoint } from '../src/policy/artifact.ts';
 import type { ComputeSettings } from '../src/policy/backends.ts';
 import { DEFAULT_CACHE } from '../src/sim/generate.ts';
-import type { TrainConfig } from './config.ts';
+import { resolveConfig, type TrainConfig } from './config.ts';
 import { runFiles } from './runFolder.ts';
 import { runAction } from './runs.ts';
 
@@ -18,8 +18,9 @@ export interface JobDescription {
 }
 
 /** The settings a run trains with: a resumed run keeps its saved ones, except how it computes. */
+/** A resumed run keeps its saved settings (settings added since take their defaults), except how it computes. */
 export const runSettings = (config: TrainConfig, resumed: Checkpoint | undefined, compute: Partial<ComputeSettings> = {}): TrainConfig =>
-  resumed ? { ...(resumed.config as TrainConfig), ...compute } : config;
+  resumed ? resolveConfig(resumed.config as Partial<TrainConfig>, compute) : config;
 
 export function cachePlan(dir: string): string {
   if (existsSync(cacheFilePath(dir))) return `cache: read ${cacheFilePath(dir)}`;

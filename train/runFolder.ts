@@ -25,6 +25,12 @@ export const LogLine = z.strictObject({
   accuracy: num,
   costPct: num,
   keptEdges: num,
+  /** Budget mode: the cost term's multiplier (Lagrange multiplier under a target cost) and the cost % it is held to. */
+  costMultiplier: num,
+  dualCostPct: num,
+  /** Credit assignment: correlation of an action's return with its own reward; share of the return from other recipients' transitions. */
+  ownRewardCorrelation: num,
+  otherRecipientShare: num,
   ...Object.fromEntries(TIERS.map((t) => [`tier_${t}`, num])),
   best: z.boolean().optional(),
   /** Decisions per second of the whole training step (rollout, returns, engine step): the end-to-end speed. */

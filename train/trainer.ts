@@ -1,9 +1,10 @@
 // REINFORCE training of a FuseGLU pruning policy (SPEC §7), top to bottom:
-//   for each epoch: shuffle the train split; for each batch of debates:
-//     sample keep/prune from p_keep and replay the debates (rollout),
-//     reward every action (SPEC §5), accumulate returns G over the influence graph (SPEC §6),
-//     advantage = G - running mean of G per (round, position),
-//     one Adam step on -(advantage * log pi(action)) - entropy bonus;
+//   for each epoch: shuffle the train split; for each batch of questions:
+//     play each question `rollouts` times: sample keep/prune from p_keep and replay (rollout),
+//     reward every action (SPEC §5, plus the budget cost term), accumulate returns G over the
+//     influence graph (SPEC §6), advantage = G - baseline, optionally normalized (advantage.ts),
+//     one Adam step on -(advantage * log pi(action)) - entropy bonus,
+//     with a target budget: one dual-ascent step on the cost multiplier;
 //   evaluate on validation every `evalEvery` epochs, keep the best; checkpoint every epoch.
 // Everything random derives from (seed, epoch), so a resumed run repeats the uninterrupted one.
 import { shuffle } from '../src/shuffle.ts';
@@ -15,7 +16,7 @@ import { writeFileAtomic } from '../src/cache/write.ts';
 import { makeEncoder } from '../src/encoders/index.ts';
 import { actionsPerDebate } from '../src/env/actions.ts';
 import { addTiers, emptyTiers } from '../src/env/tiers.ts';
-import { keepAll, playDebates, type DebateResult } from '../src/env/debate.ts';
+import { keepAll, playDebates, type DebateResult, type KeepRule } from '../src/env/debate.ts';
 import { makeEnvironment, splitQuestions, type Environment } from '../src/env/environment.ts';
 import { saveCheckpoint, loadCheckpoint, type Checkpoint, type TrainingState } from '../src/policy/artifact.ts';
 import { zeroMoments } from '../src/policy/engine.ts';
@@ -28,10 +29,10 @@ import { recordRun, startSession } from '../src/provenance.ts';
 import { ensureDefaultCache } from '../src/sim/generate.ts';
 import { closeRecording, openRecording, recordingSummary } from '../src/recording.ts';
 import { influenceWeights, meanResponseTokens } from '../src/reward.ts';
-import { advantagesOf } from './advantage.ts';
+import { advantagesOf, baselineSize, dualStep } from './advantage.ts';
 import { runSettings } from './plan.ts';
 import { openRunLog, round4, runFiles, tierShares, truncateLog } from './runFolder.ts';
-import { architectureOf, computeOf, debateSettingsOf, rewardSettingsOf, type TrainConfig } from './config.ts';
+import { architectureOf, computeOf, debateSettingsOf, rewardSettingsOf, TrainConfig } from './config.ts';
 
 /** Behavior embeddings: mean embedding of each member's responses to `initSamples` validation questions. */
 function behaviorInit(cache: Cache, emb: Embeddings, team: number[], initSamples: number | null, seed: string): Float32Array {
@@ -87,7 +88,12 @@ export async function train(config: TrainConfig, o: TrainOptions = {}): Promise<
   const files = runFiles(config.out);
   if (!o.resume && existsSync(files.checkpoint)) throw new Error(`${config.out} already holds a run: pass --resume to continue it, or choose another --out`);
   const resumed = o.resume ? loadCheckpoint(files.checkpoint) : undefined;
+  const say = o.log ?? ((line: string) => console.error(line));
   // A resumed run keeps its saved settings, except how it computes (engine, threads, backend).
+  if (resumed) {
+    const added = Object.keys(TrainConfig.shape).filter((k) => !(k in resumed.config));
+    if (added.length) say(`resuming a run saved without settings ${added.join(', ')}: they take their defaults`);
+  }
   config = runSettings(config, resumed, o.compute);
   mkdirSync(config.out, { recursive: true });
   writeFileAtomic(files.config, [JSON.stringify(config, null, 2) + '\n']);
@@ -97,15 +103,14 @@ export async function train(config: TrainConfig, o: TrainOptions = {}): Promise<
   const A = shape.agents;
   const weights = resumed?.engine.weights ?? initialWeights(s);
   const engine = await createEngine(computeOf(config), shape, resumed?.engine ?? { weights, step: 0, m: zeroMoments(weights), v: zeroMoments(weights) }, config);
-  const state: TrainingState = resumed
-    ? { epoch: resumed.epoch, step: resumed.step, baseline: resumed.baseline, best: resumed.best }
-    : { epoch: 0, step: 0, baseline: new Array((shape.rounds - 1) * A).fill(0), best: null };
+  const state: TrainingState & { costMultiplier: number } = resumed
+    ? { epoch: resumed.epoch, step: resumed.step, baseline: resumed.baseline, costMultiplier: resumed.costMultiplier ?? config.costWeight, best: resumed.best }
+    : { epoch: 0, step: 0, baseline: new Array(baselineSize(config.baseline, A, shape.rounds)).fill(0), costMultiplier: config.costWeight, best: null };
   // Provenance and log: a resumed run adds a session and continues the log after its checkpoint;
   // a new run starts both afresh.
   const provenance = recordRun(files.provenance, await startSession({ caches: [cacheFilePath(config.cache)], embeddings: [embeddingsPath(config.cache, emb.encoder)], compute: engine.ran }), !!resumed);
   truncateLog(config.out, state.epoch);
   const log = openRunLog(config.out, state.step + 1);
-  const say = o.log ?? ((line: string) => console.error(line));
   say(`training on ${cache.file} (${engine.name}); team ${trainEnv.team.map((a) => cache.agents[a].id).join(', ')}; ${config.epochs} epochs from epoch ${state.epoch + 1}; run ${config.out} (TensorBoard: tensorboard --logdir ${config.out})`);
 
   const train = splitQuestions(trainEnv, 'train').questions;
@@ -114,6 +119,8 @@ export async function train(config: TrainConfig, o: TrainOptions = {}): Promise<
   const fullCost = new Map(full.map((d) => [d.q, d.cost]));
   const W = influenceWeights(A, shape.rounds, config.beta, config.gamma);
   const meanTokens = meanResponseTokens(cache);
+  const priceIn = trainEnv.team.map((a) => cache.agents[a].priceIn);
+  if (config.targetCost !== null) await checkTarget(config.targetCost, evalEnv, train.map((q) => q.index));
   const checkpointOf = async (): Promise<Checkpoint> => ({
     format: 'cpp-checkpoint', version: 1, config, shape, team: trainEnv.team.map((a) => cache.agents[a].id), encoder: emb.encoder,
     ...state, engine: await engine.getState(),
@@ -130,21 +137,37 @@ export async function train(config: TrainConfig, o: TrainOptions = {}): Promise<
     const bar = progress(`epoch ${epoch}/${config.epochs}`, steps);
     for (let b = 0; b < steps; b++) {
       const stepStarted = performance.now(); // decisions/s of the whole step: rollout, returns, engine step, log line
-      const batch = order.slice(b * config.batchSize, (b + 1) * config.batchSize);
+      // Each question `rollouts` times in a row (the grouping the rloo baseline reads); the
+      // environment's own draws share the question's seed, so the rollouts differ by their decisions.
+      const questions = order.slice(b * config.batchSize, (b + 1) * config.batchSize);
+      const batch = questions.flatMap((q) => new Array<number>(config.rollouts).fill(q));
       const r = await rollout(engine, trainEnv, emb, batch, { mode: { sample }, debateSeed: `${config.seed}|${epoch}`, conditioning: shape.conditioning });
       replayable(r.results, cache, 'a training debate');
-      const { advantages, baseline, rewardSum, returnSum } = advantagesOf(r, { reward, W, meanTokens, agents: A, baseline: state.baseline, momentum: config.baselineMomentum, step: state.step });
-      state.baseline = baseline;
-      const stats = await engine.trainStep(r.batch, r.actions, advantages);
+      const costMultiplier = state.costMultiplier;
+      const a = advantagesOf(r, {
+        reward, W, meanTokens, agents: A, baseline: config.baseline, rollouts: config.rollouts, normalize: config.normalizeAdvantages,
+        state: state.baseline, momentum: config.baselineMomentum, step: state.step,
+        budget: { multiplier: costMultiplier, priceIn, fullCost: (q) => fullCost.get(q)! },
+      });
+      state.baseline = a.state;
+      const stats = await engine.trainStep(r.batch, r.actions, a.advantages);
       state.step++;
+      const costRatio = costRatioOf(r.results, fullCost);
+      // The cost the target is held to: the greedy policy's on this step's questions (the policy
+      // evaluation runs, more decisive than the sampled one), or the sampled decisions'.
+      const dualCost = config.targetCost === null ? null
+        : config.targetOn === 'sampled' ? costRatio
+        : costRatioOf((await rollout(engine, trainEnv, emb, questions, { mode: 'greedy', debateSeed: `${config.seed}|${epoch}`, conditioning: shape.conditioning })).results, fullCost);
+      if (dualCost !== null) state.costMultiplier = dualStep(state.costMultiplier, dualCost, config.targetCost!, config.dualLr);
       const tiers = emptyTiers();
       r.results.forEach((d) => addTiers(tiers, d.tiers));
-      const keepRate = round4(r.actions.reduce((a, x) => a + x, 0) / r.batch.n);
+      const keepRate = round4(r.actions.reduce((s, x) => s + x, 0) / r.batch.n);
       const line = {
         type: 'step' as const, epoch, step: state.step, stage, k: reward.k, loss: round4(stats.loss), entropy: round4(stats.entropy),
-        meanReward: round4(rewardSum / r.batch.n), meanReturn: round4(returnSum / r.batch.n), keepRate,
+        meanReward: round4(a.rewardSum / r.batch.n), meanReturn: round4(a.returnSum / r.batch.n), keepRate,
         accuracy: round4(r.results.filter((d) => d.finalCorrect).length / r.results.length),
-        costPct: round4((100 * r.results.reduce((a, d) => a + d.cost, 0)) / r.results.reduce((a, d) => a + fullCost.get(d.q)!, 0)),
+        costPct: round4(100 * costRatio), costMultiplier: round4(costMultiplier), ...(dualCost !== null && { dualCostPct: round4(100 * dualCost) }),
+        ...(Number.isFinite(a.ownRewardCorrelation) && { ownRewardCorrelation: round4(a.ownRewardCorrelation) }), otherRecipientShare: round4(a.otherRecipientShare),
         ...tierShares(tiers), decisionsPerSecond: Math.round(r.batch.n / ((performance.now() - stepStarted) / 1000)),
       };
       log.write(line);
@@ -191,3 +214,19 @@ function replayable(results: DebateResult[], cache: Cache, what: string): Debate
   return results;
 }
 
+const costRatioOf = (results: DebateResult[], fullCost: Map<number, number>) => results.reduce((s, d) => s + d.cost, 0) / results.reduce((s, d) => s + fullCost.get(d.q)!, 0);
+
+const keepNone: KeepRule = (_d, n) => Array.from({ length: n }, () => new Array<boolean>(n).fill(false));
+
+/** Cost of pruning every edge as a fraction of Full-Debate's on `questions`: the lowest target a budget can have. */
+export async function costFloor(env: Environment, questions: number[]): Promise<number> {
+  const total = async (rule: KeepRule) => (await playDebates(env, questions, rule)).reduce((s, d) => s + d.cost, 0);
+  return (await total(keepNone)) / (await total(keepAll));
+}
+
+/** A target below the cost of pruning every edge cannot be met: say so before training. */
+export async function checkTarget(target: number, env: Environment, questions: number[]): Promise<void> {
+  const floor = await costFloor(env, questions);
+  if (target < floor)
+    throw new Error(`setting targetCost: ${target} is below ${floor.toFixed(3)}, the cost of pruning every edge on the train split of ${env.cache.file} (round-1 answers and every reply's own tokens are paid whatever is pruned)`);
+}

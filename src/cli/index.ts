@@ -14,6 +14,7 @@ import { exportCommand } from './commands/export.ts';
 import { mainCommand } from './commands/main.ts';
 import { serveCommand } from './commands/serve.ts';
 import { recordCommand } from './commands/record.ts';
+import { paretoCommand } from './commands/pareto.ts';
 import { trainCommand } from './commands/train.ts';
 
 export const BIN = 'cpp-workbench';
@@ -27,7 +28,7 @@ function unknownFlags(msg: string): string | undefined {
   return `unknown flag${flags.length === 1 ? '' : 's'} ${flags.join(', ')}`;
 }
 
-const commands = [mainCommand, baselinesCommand, cacheCommand, trainCommand, evalCommand, ablateCommand, exportCommand, serveCommand, debateCommand, recordCommand, activeCommand];
+const commands = [mainCommand, baselinesCommand, cacheCommand, trainCommand, evalCommand, ablateCommand, paretoCommand, exportCommand, serveCommand, debateCommand, recordCommand, activeCommand];
 
 const cli = commands
   .reduce((y, command) => command(y), yargs(hideBin(process.argv)))

@@ -32,11 +32,12 @@ export function debateOptions<T>(y: Argv<T>) {
     .option('agents', { type: 'string', describe: 'team as comma-separated agent ids (default: every agent of the cache)', group: DEBATE })
     .option('round1-sample', { choices: ['first', 'random'] as const, default: 'first' as const, describe: 'round-1 sample a debate starts from', group: DEBATE })
     .option('tie-break', { choices: ['lowest-agent', 'random'] as const, default: 'lowest-agent' as const, describe: 'majority tie rule', group: DEBATE })
+    .option('token-limit', { choices: ['none', 'q85', 'q95'] as const, default: 'none' as const, describe: "per-agent output-token limit (the agent's q85 / q95 recorded length); a longer reply is cut and loses its answer", group: DEBATE })
     .option('seed', { type: 'number', default: 0, describe: 'seed of every random choice in a replay', group: DEBATE });
 }
 
-export function debateSettings(a: { miss: DebateSettings['miss']; rounds: number; agents?: string; round1Sample: DebateSettings['round1Sample']; tieBreak: DebateSettings['tieBreak']; seed: number }): Partial<DebateSettings> {
-  return { miss: a.miss, rounds: a.rounds, agents: a.agents?.split(',').map((s) => s.trim()), round1Sample: a.round1Sample, tieBreak: a.tieBreak, seed: a.seed };
+export function debateSettings(a: { miss: DebateSettings['miss']; rounds: number; agents?: string; round1Sample: DebateSettings['round1Sample']; tieBreak: DebateSettings['tieBreak']; tokenLimit: DebateSettings['tokenLimit']; seed: number }): Partial<DebateSettings> {
+  return { miss: a.miss, rounds: a.rounds, agents: a.agents?.split(',').map((s) => s.trim()), round1Sample: a.round1Sample, tieBreak: a.tieBreak, tokenLimit: a.tokenLimit, seed: a.seed };
 }
 
 /** How policy math is computed (engine, threads, TF.js backend). */

@@ -16,6 +16,7 @@ import type { Environment } from './environment.ts';
 import { recordFirstRound, recordRound } from './record.ts';
 import type { DebateSettings } from './settings.ts';
 import { CacheMissError, emptyTiers, lookup, roundOneMiss, type TierCounts } from './tiers.ts';
+import { limitReply, shownTokens } from './tokenLimit.ts';
 
 /** One agent's response inside a debate. */
 export interface DebateResponse {
@@ -25,6 +26,8 @@ export interface DebateResponse {
   source: number;
   /** True when `source` is itself this response (not a tier-3 stand-in), so exact keys can use it. */
   cached: boolean;
+  /** A reply cut at its agent's token limit: the answer it argued for (`ans` reads unparsed). */
+  cutAnswer?: number;
 }
 
 export interface Debate {
@@ -58,8 +61,9 @@ export function startDebate(env: Environment, q: number, seed: string | number =
     const samples = env.round1.get(q * A + a);
     if (!samples) throw roundOneMiss(env, q, a);
     const r = cache.responses[env.settings.round1Sample === 'first' ? samples[0] : pick(samples, random)];
-    cost += callCost(cache, a, prompt, r.outTokens);
-    return { agent: a, ans: r.ans, source: r.index, cached: true };
+    const reply = limitReply(env, { agent: a, ans: r.ans, source: r.index, cached: true });
+    cost += callCost(cache, a, prompt, shownTokens(env, reply));
+    return reply;
   });
   return { q, round: 1, current, answers: [current.map((r) => r.ans)], keeps: [], cost, keptEdges: 0, tiers: emptyTiers(), random };
 }
@@ -81,14 +85,14 @@ export function stepRound(env: Environment, d: Debate, keep: boolean[][], record
       if (!keep[i][j]) continue;
       const c = d.current[order[j]];
       kept.push(c);
-      inTokens += cache.responses[c.source].outTokens;
+      inTokens += shownTokens(env, c);
     }
     d.keptEdges += kept.length;
     const { response, tier } = lookup(env, d, env.team[i], d.current[i], kept, recorded?.[i]);
     d.tiers[tier]++;
     env.tiers[tier]++;
-    d.cost += callCost(cache, env.team[i], inTokens, cache.responses[response.source].outTokens);
-    next[i] = response;
+    next[i] = limitReply(env, response);
+    d.cost += callCost(cache, env.team[i], inTokens, shownTokens(env, next[i]));
   }
   d.current = next;
   d.round++;

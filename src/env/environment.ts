@@ -7,6 +7,7 @@ import { emptyIndex, indexResponse, type LookupIndex } from './lookupIndex.ts';
 import type { Debate, DebateResponse } from './debate.ts';
 import type { Recording } from './record.ts';
 import { fitResponseModel, priorCounts, type PriorCounts, type Weights } from './responseModel.ts';
+import { tokenLimits } from './tokenLimit.ts';
 import { DebateSettings } from './settings.ts';
 import { emptyTiers, type TierCounts } from './tiers.ts';
 
@@ -24,6 +25,8 @@ export interface Environment extends LookupIndex {
   weights: Weights[];
   /** Lookups per tier since the environment was made (revisions only: rounds >= 2). */
   tiers: TierCounts;
+  /** Output-token limit per agent of the cache (tokenLimit.ts). */
+  limits: Float64Array;
   /** Called at each lookup no cached response answers exactly: where a debate goes that the cache lacks (active recording). */
   onExactMiss?: (d: Debate, agent: number, own: DebateResponse, kept: DebateResponse[]) => void;
 }
@@ -49,6 +52,7 @@ export function makeEnvironment(cache: Cache, settings: Partial<DebateSettings> 
     prior,
     weights: fitResponseModel(cache, prior, s.priorSmoothing),
     tiers: emptyTiers(),
+    limits: tokenLimits(cache, s.tokenLimit),
   };
   for (const r of cache.responses) indexResponse(env, cache, r);
   for (const list of env.round1.values()) list.sort((x, y) => cache.responses[x].sample - cache.responses[y].sample);

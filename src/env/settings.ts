@@ -16,6 +16,8 @@ export const DebateSettings = z.strictObject({
   tieBreak: z.enum(['lowest-agent', 'random']).default('lowest-agent'),
   /** Deepest lookup tier allowed on a cache miss (SPEC §3). */
   miss: z.enum(MISS_TIERS).default('model'),
+  /** Per-agent output-token limit: none, or the 85th / 95th percentile of the agent's recorded output lengths (tokenLimit.ts). */
+  tokenLimit: z.enum(['none', 'q85', 'q95']).default('none'),
   /** Smoothing of the tier-3 prior p_r(b|q): pseudo-count added to every answer bucket. */
   priorSmoothing: z.number().positive().default(0.5),
   seed: z.number().int().default(0),

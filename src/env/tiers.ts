@@ -58,8 +58,9 @@ export function lookup(env: Environment, d: Debate, agent: number, own: DebateRe
   if (sig) return { response: fromCache(cache, pick(sig, d.random)), tier: 'signature' };
   if (miss === 'signature')
     throw new CacheMissError(cache, d.q, agent, t, `signature ${kept.map((k) => `${cache.agents[k.agent].id}:${k.ans < 0 ? '-' : cache.answerKeys[k.ans]}`).join(', ')}`, miss, 'the tier-3 model would answer it: miss = model, or a live endpoint: miss = record');
-  const peers = kept.filter((k) => k.agent !== agent).map((k) => k.ans);
-  const { ans, source } = standIn(env, d.q, agent, t, own.ans, peers, d.random);
+  // A reply cut at its token limit shows no answer; the agent still remembers what it argued for.
+  const peers = kept.filter((k) => k.agent !== agent && k.cutAnswer === undefined).map((k) => k.ans);
+  const { ans, source } = standIn(env, d.q, agent, t, own.cutAnswer ?? own.ans, peers, d.random);
   return { response: { agent, ans, source, cached: false }, tier: 'model' };
 }
 

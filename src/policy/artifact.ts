@@ -44,8 +44,10 @@ export interface PolicyArtifact {
 export interface TrainingState {
   epoch: number;
   step: number;
-  /** Running-mean return baseline per (round - 2) * agents + position. */
+  /** State of the return baseline (train/advantage.ts baselineSize). */
   baseline: number[];
+  /** Multiplier of the budget cost term (dual variable of a target budget); absent in runs saved before it. */
+  costMultiplier?: number;
   best: { epoch: number; accuracy: number; costPct: number } | null;
 }
 

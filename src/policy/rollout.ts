@@ -6,6 +6,7 @@ import { embedArrivals, type Embeddings } from '../cache/embeddings.ts';
 import { actionIndex, actionsPerDebate, candidateOrder } from '../env/actions.ts';
 import { finishDebate, startDebates, stepDebates, type DebateResult } from '../env/debate.ts';
 import type { Environment } from '../env/environment.ts';
+import { shownTokens } from '../env/tokenLimit.ts';
 import type { PolicyEngine } from './engine.ts';
 import { sigmoid, type DecisionBatch } from './model.ts';
 
@@ -109,11 +110,11 @@ export async function rollout(engine: PolicyEngine, env: Environment, emb: Embed
           all.round[x] = t - 2;
           actions[x] = kept ? 1 : 0;
           probs[x] = p;
-          const src = cache.responses[debates[b].current[step.source[row]].source];
-          tokens[x] = src.outTokens;
+          const candidate = debates[b].current[step.source[row]];
+          tokens[x] = shownTokens(env, candidate); // its length as shown (cut at a token limit)
           if (kept && o.conditioning) {
-            const e = emb.responses[src.index];
-            for (let k = 0; k < D; k++) S[row * D + k] += e[k] * src.outTokens;
+            const e = emb.responses[candidate.source];
+            for (let k = 0; k < D; k++) S[row * D + k] += e[k] * tokens[x];
             stale[row] = 1;
           }
         }

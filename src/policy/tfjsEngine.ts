@@ -3,6 +3,7 @@
 import * as tf from '@tensorflow/tfjs';
 import { createRequire } from 'node:module';
 import { dirname } from 'node:path';
+import { adamStep } from './adam.ts';
 import type { EngineState, OptimizerSettings, PolicyEngine, StepStats } from './engine.ts';
 import { isTrainable, type DecisionBatch, type PolicyShape, type Weights } from './model.ts';
 
@@ -35,19 +36,20 @@ export async function loadBackend(choice: BackendChoice): Promise<string> {
 
 const LN_EPS = 1e-5;
 
+// TF.js computes the loss and its gradients; the Adam step runs in JavaScript (adam.ts) on copies
+// of the trainable weights and their moments, which are then uploaded.
 export function tfjsEngine(shape: PolicyShape, state: EngineState, opt: OptimizerSettings): PolicyEngine {
   const vars: Record<string, tf.Variable> = {};
   const consts: Record<string, tf.Tensor> = {};
+  const copy = (w: Weights, names: string[]): Weights => Object.fromEntries(names.map((n) => [n, { shape: [...w[n].shape], data: Float32Array.from(w[n].data) }]));
   for (const [name, t] of Object.entries(state.weights)) {
     if (isTrainable(shape, name)) vars[name] = tf.variable(tf.tensor(t.data, t.shape), true);
     else consts[name] = tf.tensor(t.data, t.shape);
   }
-  const m: Record<string, tf.Variable> = {};
-  const v: Record<string, tf.Variable> = {};
-  for (const name of Object.keys(vars)) {
-    m[name] = tf.variable(tf.tensor(state.m[name].data, state.m[name].shape), false);
-    v[name] = tf.variable(tf.tensor(state.v[name].data, state.v[name].shape), false);
-  }
+  const names = Object.keys(vars);
+  const params = copy(state.weights, names);
+  const m = copy(state.m, names);
+  const v = copy(state.v, names);
   let step = state.step;
   const P = (name: string) => vars[name] ?? consts[name];
 
@@ -103,7 +105,6 @@ export function tfjsEngine(shape: PolicyShape, state: EngineState, opt: Optimize
   };
   const download = async (ts: Record<string, tf.Tensor>): Promise<Weights> =>
     Object.fromEntries(await Promise.all(Object.entries(ts).map(async ([k, t]) => [k, { shape: t.shape, data: (await t.data()) as Float32Array }] as const)));
-  const names = Object.keys(vars);
 
   return {
     name: `tfjs-${tf.getBackend()}`,
@@ -123,25 +124,19 @@ export function tfjsEngine(shape: PolicyShape, state: EngineState, opt: Optimize
     async trainStep(b, actions, adv): Promise<StepStats> {
       const { value, grads, entropy } = gradientsOf(b, actions, adv);
       step++;
-      const c1 = 1 - opt.beta1 ** step;
-      const c2 = 1 - opt.beta2 ** step;
-      tf.tidy(() => {
-        for (const n of names) {
-          const g = grads[vars[n].name];
-          m[n].assign(m[n].mul(opt.beta1).add(g.mul(1 - opt.beta1)));
-          v[n].assign(v[n].mul(opt.beta2).add(g.square().mul(1 - opt.beta2)));
-          vars[n].assign(vars[n].sub(m[n].div(c1).div(v[n].div(c2).sqrt().add(opt.epsilon)).mul(opt.lr)));
-        }
-      });
+      for (const n of names) {
+        adamStep(params[n].data, (await grads[vars[n].name].data()) as Float32Array, m[n].data, v[n].data, step, opt);
+        tf.tidy(() => vars[n].assign(tf.tensor(params[n].data, params[n].shape)));
+      }
       const out = { loss: (await value.data())[0], entropy: (await entropy.data())[0] };
       tf.dispose([value, entropy, ...Object.values(grads)]);
       return out;
     },
     async getState() {
-      return { weights: { ...(await download(vars)), ...(await download(consts)) }, step, m: await download(m), v: await download(v) };
+      return { weights: { ...copy(params, names), ...(await download(consts)) }, step, m: copy(m, names), v: copy(v, names) };
     },
     dispose() {
-      tf.dispose([...Object.values(vars), ...Object.values(consts), ...Object.values(m), ...Object.values(v)]);
+      tf.dispose([...Object.values(vars), ...Object.values(consts)]);
     },
   };
 }

@@ -93,31 +93,40 @@ export function generateCache(dir: string, world: Partial<WorldConfig>, name: st
   bar.stop();
 }
 
-/** Where the default simulated world lives; the only cache made on first use. */
+/** Where the default simulated world lives. */
 export const DEFAULT_CACHE = 'cache/default';
+/** Where the default world with the adversary (`mallory`, `cache gen --adversary`) lives. */
+export const ADVERSARY_CACHE = 'cache/adversary';
+
+/** The caches made on first use: their documented paths and worlds. */
+const FIRST_USE: { dir: string; world: Partial<WorldConfig>; name: string }[] = [
+  { dir: DEFAULT_CACHE, world: {}, name: 'default-sim' },
+  { dir: ADVERSARY_CACHE, world: { adversary: true }, name: 'adversary-sim' },
+];
 
 /**
- * Generate the default world when `dir` is its documented path and holds no cache yet; say so when
- * the cache there is another world. Any other path is left alone, so a mistyped --cache fails to
- * load (naming the path) instead of silently becoming a new simulated world.
+ * Generate the default world (or the adversary world) when `dir` is its documented path and holds
+ * no cache yet; say so when the cache there is another world. Any other path is left alone, so a
+ * mistyped --cache fails to load (naming the path) instead of silently becoming a new simulated world.
  */
 export function ensureDefaultCache(dir: string): void {
-  if (resolve(dir) !== resolve(DEFAULT_CACHE)) return;
+  const known = FIRST_USE.find((c) => resolve(c.dir) === resolve(dir));
+  if (!known) return;
   if (existsSync(cacheFilePath(dir))) {
-    if (!holdsDefaultWorld(dir))
-      console.error(`warning: ${dir} holds another world than today's default simulated world (an earlier simulator, or other settings): delete it to regenerate the default`);
+    if (!holdsWorld(dir, known.world))
+      console.error(`warning: ${dir} holds another world than today's ${known.name} world (an earlier simulator, or other settings): delete it to regenerate it`);
     return;
   }
-  console.error(`no cache at ${dir}: generating the default simulated world there`);
-  generateCache(dir, {}, 'default-sim');
+  console.error(`no cache at ${dir}: generating the ${known.name === 'default-sim' ? 'default simulated world' : 'simulated world with the adversary'} there`);
+  generateCache(dir, known.world, known.name);
 }
 
-/** Whether the cache in `dir` was generated with today's default world settings (read from its header). */
-export function holdsDefaultWorld(dir: string): boolean {
+/** Whether the cache in `dir` was generated with today's settings of `world` (read from its header). */
+export function holdsWorld(dir: string, world: Partial<WorldConfig> = {}): boolean {
   let header = '{}';
   for (const line of fileLines(cacheFilePath(dir))) {
     header = line;
     break; // closes the file
   }
-  return JSON.stringify((JSON.parse(header) as { simulator?: unknown }).simulator) === JSON.stringify(WorldConfig.parse({}));
+  return JSON.stringify((JSON.parse(header) as { simulator?: unknown }).simulator) === JSON.stringify(WorldConfig.parse(world));
 }

@@ -3,6 +3,7 @@ import { cacheFromRecords } from '../../src/cache/load.ts';
 import { makeEnvironment } from '../../src/env/environment.ts';
 import { RewardSettings } from '../../src/reward.ts';
 import { staticMask, trainStaticMask } from '../../eval/staticMask.ts';
+import { resolveConfig } from '../../train/config.ts';
 import { tinyRecords } from '../train/tinyWorld.ts';
 
 describe('static learned mask', () => {
@@ -10,7 +11,8 @@ describe('static learned mask', () => {
     const cache = cacheFromRecords(tinyRecords());
     const env = makeEnvironment(cache, { rounds: 2, miss: 'error' });
     const train = cache.questions.filter((q) => q.split === 'train');
-    const { theta, skipped } = await trainStaticMask(env, train, RewardSettings.parse({ k: -1 }), { epochs: 40, batchSize: 6, lr: 0.1, entropyBonus: 0.01, beta: 0, gamma: 0, seed: 0 });
+    const settings = resolveConfig({ epochs: 40, batchSize: 6, entropyBonus: 0.01, beta: 0, gamma: 0, seed: 0 });
+    const { theta, skipped } = await trainStaticMask(env, train, RewardSettings.parse({ k: -1 }), { ...settings, lr: 0.1 });
     expect(skipped).toBe(0);
     // positions (recipient, candidate): a1 sees [a1, a2, a3], a2 [a2, a1, a3], a3 [a3, a1, a2]
     expect(theta[0 * 3 + 1]).toBeGreaterThan(0); // a2 -> a1

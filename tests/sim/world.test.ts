@@ -12,7 +12,7 @@ import { candidateOrder } from '../../src/env/actions.ts';
 import { makeEnvironment } from '../../src/env/environment.ts';
 import { newRecording } from '../../src/env/record.ts';
 import { replay, keepAll } from '../../src/env/debate.ts';
-import { generateCache, generateWorld, holdsDefaultWorld } from '../../src/sim/generate.ts';
+import { generateCache, generateWorld, holdsWorld } from '../../src/sim/generate.ts';
 import { agentLatent, gaussian, questionLatent, simulatorEndpoint } from '../../src/sim/simulator.ts';
 import { independentAnswer, WorldConfig, worldAgents } from '../../src/sim/world.ts';
 
@@ -90,10 +90,10 @@ describe('simulated world', () => {
   it("tells a cache of today's default world from another world", () => {
     const dir = mkdtempSync(join(tmpdir(), 'sim-'));
     generateCache(dir, { questions: 3 }, 'small');
-    expect(holdsDefaultWorld(dir)).toBe(false);
+    expect(holdsWorld(dir)).toBe(false);
     const same = mkdtempSync(join(tmpdir(), 'sim-'));
     writeCacheRecords(same, [...generateWorld({}, 'default-sim')].slice(0, 5)); // today's header and a few lines
-    expect(holdsDefaultWorld(same)).toBe(true);
+    expect(holdsWorld(same)).toBe(true);
   });
 
   it('is a valid cache with the configured splits, agents and recorded debates', async () => {
