@@ -11,6 +11,7 @@ import { evalCommand } from './commands/eval.ts';
 import { exportCommand } from './commands/export.ts';
 import { mainCommand } from './commands/main.ts';
 import { trainCommand } from './commands/train.ts';
+import { workerCommand } from './commands/worker.ts';
 
 export const BIN = 'cpp-workbench';
 
@@ -23,7 +24,7 @@ function unknownFlags(msg: string): string | undefined {
   return `unknown flag${flags.length === 1 ? '' : 's'} ${flags.join(', ')}`;
 }
 
-const commands = [mainCommand, baselinesCommand, cacheCommand, trainCommand, evalCommand, ablateCommand, exportCommand];
+const commands = [mainCommand, baselinesCommand, cacheCommand, trainCommand, evalCommand, ablateCommand, exportCommand, workerCommand];
 
 const cli = commands
   .reduce((y, command) => command(y), yargs(hideBin(process.argv)))
