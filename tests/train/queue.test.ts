@@ -218,6 +218,36 @@ describe('a grid on a queue', () => {
     }
   }, 120_000);
 
+  it('a training process that crashes is retried, and the retry finishes the cell', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'cpp-queue-'));
+    const { grid } = tinyGrid(dir);
+    const queue = parseQueueUrl(`redis://127.0.0.1:${await startRedis(dir)}/0`);
+    const lines: string[] = [];
+    const worker = startWorker({ queue, concurrency: 1, compute: defaultCompute(), cacheMap: [], work: join(dir, 'work'), lockSeconds: 30, stalledSeconds: 30, log: (l) => lines.push(l) });
+    try {
+      const [cell] = expandGrid(grid, join(dir, 'results'));
+      const done = runQueuedGrid([cell], { queue, log: (l) => lines.push(l) });
+      // This process's training child (train/runs.ts), found in /proc, killed once it has trained an epoch.
+      const training = () =>
+        readdirSync('/proc').filter((p) => /^\d+$/.test(p)).find((p) => {
+          try {
+            return readFileSync(`/proc/${p}/stat`, 'utf8').split(') ')[1].split(' ')[1] === String(process.pid) && readFileSync(`/proc/${p}/cmdline`, 'utf8').includes('trainChild');
+          } catch {
+            return false; // ended meanwhile
+          }
+        });
+      const run = join(dir, 'work', cellIdentity(cell.settings, await cacheHash(cell.cache)).slice(0, 16));
+      await until(() => existsSync(runFiles(run).checkpoint) && training() !== undefined, 'the first epoch');
+      process.kill(Number(training()), 'SIGKILL');
+      const [outcome] = await done;
+      expect(outcome.status).toBe('trained');
+      expect(lines.some((l) => l.includes(`crashed ${cell.id}: training in ${run} failed (exit SIGKILL)`) && l.includes('attempt 1 of 3'))).toBe(true);
+      expect(JSON.parse(readFileSync(join(cell.settings.out, 'cell.json'), 'utf8'))).toMatchObject({ attempts: 2, stalls: 0 });
+    } finally {
+      await worker.close();
+    }
+  }, 300_000);
+
   it('two workers, one killed mid-cell, a coordinator killed and restarted, TLS and a password: the table of local workers, the password nowhere', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'cpp-queue-'));
     const { cache, file, grid } = tinyGrid(dir);
