@@ -15,7 +15,7 @@ import { CellProgress, CellResult, cellJob, collectRun, filesKey, jobIdOf, readC
 import { QUEUE, connect, type QueueUrl } from './redis.ts';
 
 /** Attempts of a cell: the first and two retries after crashes (an error the training raises is not retried). */
-export const ATTEMPTS = 3;
+const ATTEMPTS = 3;
 
 type State = 'queued' | 'running' | 'done' | 'failed' | 'reused';
 interface Tracked {

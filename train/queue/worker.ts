@@ -34,7 +34,7 @@ export interface WorkerOptions {
 }
 
 /** A cell may lose its worker this many times before it fails as stalled. */
-export const MAX_STALLS = 2;
+const MAX_STALLS = 2;
 
 /** `--cache-map FROM=TO` values as [FROM, TO]. */
 export function parseCacheMap(values: string[]): [string, string][] {
@@ -76,7 +76,7 @@ export function startWorker(o: WorkerOptions): { name: string; close: () => Prom
     try {
       await runTraining(settings, cell.epochs, () => {
         epoch++;
-        void report();
+        report().catch((e: Error) => say(`progress of ${cell.label} not reported: ${e.message}`));
       });
       const files = await uploadRun(redis, job.id!, settings.out);
       return { worker: name, trainSeconds: (Date.now() - started) / 1000, files };
