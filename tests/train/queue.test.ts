@@ -4,7 +4,7 @@
 // compared with local workers', and the Redis password looked for in every output and file.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { appendFileSync, cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { appendFileSync, cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -25,6 +25,12 @@ const cleanups: (() => void)[] = [];
 afterEach(() => {
   while (cleanups.length) cleanups.pop()!();
 });
+
+function tempDir(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'cpp-queue-'));
+  cleanups.unshift(() => rmSync(dir, { recursive: true, force: true })); // last, after the processes
+  return dir;
+}
 
 function freePort(): Promise<number> {
   return new Promise((done, fail) => {
@@ -109,6 +115,19 @@ function cli(args: string[], env: NodeJS.ProcessEnv, logFile: string) {
   };
 }
 
+/** The pid of a training process (train/trainChild.ts) that `parent` started, from /proc. */
+function trainingChildOf(parent: number): number | undefined {
+  for (const p of readdirSync('/proc').filter((p) => /^\d+$/.test(p))) {
+    try {
+      const ppid = readFileSync(`/proc/${p}/stat`, 'utf8').split(') ')[1].split(' ')[1];
+      if (ppid === String(parent) && readFileSync(`/proc/${p}/cmdline`, 'utf8').includes('trainChild')) return Number(p);
+    } catch {
+      // ended meanwhile
+    }
+  }
+  return undefined;
+}
+
 const until = async (ok: () => boolean, what: string, seconds = 300) => {
   for (const end = Date.now() + seconds * 1000; !ok(); await new Promise((r) => setTimeout(r, 50))) if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
 };
@@ -164,7 +183,7 @@ describe('redis URLs', () => {
 
 describe('cell identity', () => {
   it('is the cache content hash (sha256 of cache.jsonl) and the resolved settings, less where and how a run computes', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'cpp-queue-'));
+    const dir = tempDir();
     const { cache, grid } = tinyGrid(dir);
     const hash = await cacheHash(cache);
     expect(hash).toBe(createHash('sha256').update(readFileSync(join(cache, 'cache.jsonl'))).digest('hex'));
@@ -186,7 +205,7 @@ describe('cell identity', () => {
   });
 
   it('a results folder holding a run the queue did not make is an error, before anything is queued', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'cpp-queue-'));
+    const dir = tempDir();
     const { grid } = tinyGrid(dir);
     const cells = expandGrid(grid, join(dir, 'results'));
     mkdirSync(cells[1].settings.out, { recursive: true });
@@ -197,7 +216,7 @@ describe('cell identity', () => {
 
 describe('a grid on a queue', () => {
   it('a worker refuses a cache whose content differs from the grid\'s: the cell fails once with the reason, nothing is trained', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'cpp-queue-'));
+    const dir = tempDir();
     const { cache, grid } = tinyGrid(dir);
     const altered = join(dir, 'altered');
     cpSync(cache, altered, { recursive: true });
@@ -219,7 +238,7 @@ describe('a grid on a queue', () => {
   }, 120_000);
 
   it('a training process that crashes is retried, and the retry finishes the cell', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'cpp-queue-'));
+    const dir = tempDir();
     const { grid } = tinyGrid(dir);
     const queue = parseQueueUrl(`redis://127.0.0.1:${await startRedis(dir)}/0`);
     const lines: string[] = [];
@@ -227,18 +246,11 @@ describe('a grid on a queue', () => {
     try {
       const [cell] = expandGrid(grid, join(dir, 'results'));
       const done = runQueuedGrid([cell], { queue, log: (l) => lines.push(l) });
-      // This process's training child (train/runs.ts), found in /proc, killed once it has trained an epoch.
-      const training = () =>
-        readdirSync('/proc').filter((p) => /^\d+$/.test(p)).find((p) => {
-          try {
-            return readFileSync(`/proc/${p}/stat`, 'utf8').split(') ')[1].split(' ')[1] === String(process.pid) && readFileSync(`/proc/${p}/cmdline`, 'utf8').includes('trainChild');
-          } catch {
-            return false; // ended meanwhile
-          }
-        });
+      // Kill this process's training child (train/runs.ts) as soon as it runs.
+      let child: number | undefined;
+      await until(() => (child = trainingChildOf(process.pid)) !== undefined, 'the training process');
+      process.kill(child!, 'SIGKILL');
       const run = join(dir, 'work', cellIdentity(cell.settings, await cacheHash(cell.cache)).slice(0, 16));
-      await until(() => existsSync(runFiles(run).checkpoint) && training() !== undefined, 'the first epoch');
-      process.kill(Number(training()), 'SIGKILL');
       const [outcome] = await done;
       expect(outcome.status).toBe('trained');
       expect(lines.some((l) => l.includes(`crashed ${cell.id}: training in ${run} failed (exit SIGKILL)`) && l.includes('attempt 1 of 3'))).toBe(true);
@@ -249,7 +261,7 @@ describe('a grid on a queue', () => {
   }, 300_000);
 
   it('two workers, one killed mid-cell, a coordinator killed and restarted, TLS and a password: the table of local workers, the password nowhere', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'cpp-queue-'));
+    const dir = tempDir();
     const { cache, file, grid } = tinyGrid(dir);
     const copy = join(dir, 'tiny-copy'); // worker B reads the cache at another path (--cache-map)
     cpSync(cache, copy, { recursive: true });
@@ -266,11 +278,10 @@ describe('a grid on a queue', () => {
 
     const first = ablate();
     await first.waitFor(/4 cells, 0 in the results folder already, 4 on the queue/);
-    // Worker A takes the first cell (full method, seed 0) and is killed after its first epoch.
+    // Worker A takes the first cell (full method, seed 0) and is killed while it trains it.
     const a = worker('a');
     const [, nameA] = await a.waitFor(/worker (\S+): took full method .* seed 0/);
-    const killedRun = join(dir, 'work-a', cellIdentity(cellOf('full method', 0).settings, await cacheHash(cache)).slice(0, 16));
-    await until(() => existsSync(runFiles(killedRun).checkpoint), "worker A's first epoch");
+    await until(() => trainingChildOf(a.proc.pid!) !== undefined, "worker A's training process");
     a.proc.kill('SIGKILL');
     const b = worker('b', '--cache-map', `${cache}=${copy}`);
     const [, nameB] = await b.waitFor(/worker (\S+): on queue/);
