@@ -78,8 +78,8 @@ export function startWorker(o: WorkerOptions): { name: string; close: () => Prom
         epoch++;
         report().catch((e: Error) => say(`progress of ${cell.label} not reported: ${e.message}`));
       });
-      const files = await uploadRun(redis, job.id!, settings.out);
-      return { worker: name, trainSeconds: (Date.now() - started) / 1000, files };
+      const trainSeconds = (Date.now() - started) / 1000;
+      return { worker: name, trainSeconds, files: await uploadRun(redis, job.id!, settings.out) };
     } catch (e) {
       // Exit 1 is an error the training raised (bad settings, a cache miss): it would recur.
       if ((e as { exitCode?: number | null }).exitCode === 1) throw new UnrecoverableError((e as Error).message);
