@@ -1,5 +1,6 @@
-// `ablate`: train every cell of a grid (train/grid.ts) and report the Table 6 style table
-// (eval/table6.ts), with the wall time.
+// `ablate`: train every cell of a grid (train/grid.ts) with local worker processes, or with the
+// workers of a Redis queue (train/queue/), and report the Table 6 style table (eval/table6.ts), with
+// the wall time.
 import type { Split } from '../src/cache/format.ts';
 import type { ComputeSettings } from '../src/policy/backends.ts';
 import { embeddingsPath } from '../src/cache/embeddings.ts';
@@ -13,6 +14,8 @@ import { ensureDefaultCache } from '../src/sim/generate.ts';
 import { expandGrid, readGrid, runGrid } from '../train/grid.ts';
 import { resolveConfig } from '../train/config.ts';
 import { cachePlan, computePlan, runPlan, type JobDescription } from '../train/plan.ts';
+import { runQueuedGrid } from '../train/queue/coordinator.ts';
+import { parseQueueUrl } from '../train/queue/redis.ts';
 import { ablationReport } from './table6.ts';
 
 export interface AblateOptions {
@@ -20,6 +23,8 @@ export interface AblateOptions {
   /** Results folder; default results/<grid name>. */
   out?: string;
   workers: number;
+  /** A Redis URL: the cells go on its queue for `worker` processes instead of local workers. */
+  queue?: string;
   split: Split;
   /** Engine, threads and backend of cells whose grid settings are silent, and of the evaluation. */
   compute: ComputeSettings;
@@ -31,7 +36,11 @@ export async function ablateJob(o: AblateOptions): Promise<{ text: string; faile
   const results = o.out ?? `results/${grid.name}`;
   for (const cache of grid.caches) ensureDefaultCache(cache);
   const session = await startSession({ caches: grid.caches.map(cacheFilePath), compute: await computeRan(o.compute) });
-  const outcomes = await runGrid(expandGrid(grid, results, o.compute), o.workers);
+  const queue = o.queue === undefined ? undefined : parseQueueUrl(o.queue);
+  const outcomes = queue
+    ? // Workers compute with their own engine settings where the grid is silent.
+      await runQueuedGrid(expandGrid(grid, results), { queue })
+    : await runGrid(expandGrid(grid, results, o.compute), o.workers);
   const evaluating = progress(`evaluating ${outcomes.length} cells on ${o.split}`, 1);
   const { markdown, files } = await ablationReport(grid, outcomes, results, o.split, o.compute);
   evaluating.stop();
@@ -44,7 +53,7 @@ export async function ablateJob(o: AblateOptions): Promise<{ text: string; faile
   const failed = count('failed');
   const minutes = ((Date.now() - started) / 60000).toFixed(1);
   return {
-    text: `${markdown}\n\nwritten: ${files.join(', ')}\nwall time ${minutes} min for ${outcomes.length} cells (${count('trained')} trained, ${count('reused')} reused, ${failed} failed) with ${o.workers} workers`,
+    text: `${markdown}\n\nwritten: ${files.join(', ')}\nwall time ${minutes} min for ${outcomes.length} cells (${count('trained')} trained, ${count('reused')} reused, ${failed} failed) with ${queue ? `the workers of queue ${queue.label}` : `${o.workers} workers`}`,
     failed,
   };
 }

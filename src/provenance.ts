@@ -4,12 +4,12 @@
 // line, start and end time, wall time per epoch, node and runtime versions, the content hash of
 // every cache and embeddings file read, and the engine, backend and threads that actually ran.
 import { execFileSync } from 'node:child_process';
-import { createHash } from 'node:crypto';
-import { createReadStream, existsSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readFileSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { cpus } from 'node:os';
 import { join, relative, resolve } from 'node:path';
 import { z } from 'zod';
+import { sha256File } from './cache/hash.ts';
 import { writeFileAtomic } from './cache/write.ts';
 import { readJsonFile } from './jsonFile.ts';
 
@@ -65,9 +65,7 @@ export type Provenance = z.infer<typeof Provenance>;
 
 /** SHA-256 of a file's content, read as a stream (a large cache is never held in memory). */
 export async function hashFile(path: string): Promise<FileHash> {
-  const hash = createHash('sha256');
-  for await (const chunk of createReadStream(path, { highWaterMark: 1 << 20 })) hash.update(chunk as Buffer);
-  return { path, bytes: statSync(path).size, sha256: hash.digest('hex') };
+  return { path, bytes: statSync(path).size, sha256: await sha256File(path) };
 }
 
 const git = (...args: string[]) => execFileSync('git', args, { cwd: CODE_ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
@@ -95,6 +93,12 @@ function runtimeVersions(): Record<string, string> {
   return versions;
 }
 
+/**
+ * A command line as provenance keeps it: credentials in URLs (`redis://:pass@host`,
+ * `https://user:key@host`) become `***`, so no run folder or report holds a password.
+ */
+export const redactCredentials = (args: string[]) => args.map((a) => a.replace(/([a-z][a-z0-9+.-]*:\/\/)[^/@\s]*@/gi, '$1***@'));
+
 /** Environment variable through which a parent job passes its command line to training children. */
 export const LAUNCHED_BY = 'CPP_WORKBENCH_LAUNCHED_BY';
 
@@ -103,8 +107,8 @@ export async function startSession(o: { caches?: string[]; embeddings?: string[]
   const cpu = cpus();
   const parent = process.env[LAUNCHED_BY];
   return {
-    command: process.argv.slice(1),
-    launchedBy: parent ? (JSON.parse(parent) as string[]) : null,
+    command: redactCredentials(process.argv.slice(1)),
+    launchedBy: parent ? redactCredentials(JSON.parse(parent) as string[]) : null,
     cwd: process.cwd(),
     code: codeState(),
     host: { platform: process.platform, arch: process.arch, cpus: cpu.length, cpuModel: cpu[0]?.model.trim() ?? 'unknown' },

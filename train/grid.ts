@@ -1,12 +1,13 @@
 // Ablation grids (SPEC §9, Table 6): a file names variants (setting overrides with a row name),
 // seeds and caches; every (variant, cache, seed) is a cell, trained in its own folder under the
 // results folder by worker processes. Rerunning a grid skips finished cells and resumes the others;
-// a failing cell is reported and the rest go on.
+// a failing cell is reported and the rest go on. train/queue/ runs the same cells on other machines.
+import { createHash } from 'node:crypto';
 import { basename, join } from 'node:path';
 import { z } from 'zod';
 import { readJsonFile } from '../src/jsonFile.ts';
 import { progress } from '../src/progress.ts';
-import { TrainConfig, resolveConfig } from './config.ts';
+import { COMPUTE_SETTINGS, TrainConfig, resolveConfig } from './config.ts';
 import { isFinished, pool, runTraining } from './runs.ts';
 
 // Setting overrides, checked against TrainConfig but kept as written: a variant must override only
@@ -59,6 +60,24 @@ export function expandGrid(grid: GridFile, results: string, defaults: Partial<Tr
       }),
     ),
   );
+}
+
+/** Settings that say where a run lives and how it computes, not what it learns. */
+const NOT_IDENTITY: readonly string[] = ['out', 'cache', ...COMPUTE_SETTINGS];
+
+/**
+ * A cell's identity: sha256 of what its result depends on, its resolved settings and the content of
+ * its cache (`cacheHash`, src/cache/hash.ts). Left out: the out folder and the cache path (where,
+ * not what: the content hash stands for the cache), and engine, threads and backend, which a resumed
+ * run may switch and on which the engines train to the same decisions (README, "Policy engines").
+ */
+export function cellIdentity(settings: Partial<TrainConfig>, cacheContent: string): string {
+  const learned = Object.fromEntries(Object.entries(resolveConfig(settings)).filter(([k]) => !NOT_IDENTITY.includes(k)));
+  // Keys sorted at every level, so that the order a file wrote them in does not matter.
+  const canonical = JSON.stringify({ settings: learned, cache: cacheContent }, (_, v: unknown) =>
+    v && typeof v === 'object' && !Array.isArray(v) ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => (a < b ? -1 : 1))) : v,
+  );
+  return createHash('sha256').update(canonical).digest('hex');
 }
 
 export const readGrid = (file: string) => readJsonFile(file, GridFile);

@@ -40,10 +40,11 @@ export function runTraining(settings: Partial<TrainConfig> & { out: string }, ep
       log += text;
       for (const _ of text.matchAll(/^epoch \d+:/gm)) onEpoch();
     });
-    child.on('exit', (code) => {
+    child.on('exit', (code, signal) => {
       writeFileSync(join(out, 'train.log'), log);
       if (code === 0) resolve('trained');
-      else reject(new Error(`training in ${out} failed (exit ${code}): ${log.trim().split('\n').slice(-3).join(' | ')}`));
+      // exitCode 1: the training raised an error (trainChild.ts); a signal or another code: a crash.
+      else reject(Object.assign(new Error(`training in ${out} failed (exit ${code ?? signal}): ${log.trim().split('\n').slice(-3).join(' | ')}`), { exitCode: code }));
     });
   });
 }

@@ -16,6 +16,7 @@ import { serveCommand } from './commands/serve.ts';
 import { recordCommand } from './commands/record.ts';
 import { paretoCommand } from './commands/pareto.ts';
 import { trainCommand } from './commands/train.ts';
+import { workerCommand } from './commands/worker.ts';
 
 export const BIN = 'cpp-workbench';
 
@@ -28,7 +29,7 @@ function unknownFlags(msg: string): string | undefined {
   return `unknown flag${flags.length === 1 ? '' : 's'} ${flags.join(', ')}`;
 }
 
-const commands = [mainCommand, baselinesCommand, cacheCommand, trainCommand, evalCommand, ablateCommand, paretoCommand, exportCommand, serveCommand, debateCommand, recordCommand, activeCommand];
+const commands = [mainCommand, baselinesCommand, cacheCommand, trainCommand, evalCommand, ablateCommand, paretoCommand, exportCommand, serveCommand, debateCommand, recordCommand, activeCommand, workerCommand];
 
 const cli = commands
   .reduce((y, command) => command(y), yargs(hideBin(process.argv)))
