@@ -23,6 +23,8 @@ export interface MainOptions {
   workers: number;
   /** Engine, threads and TF.js backend of the training runs and of the evaluation. */
   compute: ComputeSettings;
+  /** Team file of the record tier: for the runs when their config sets miss = record, for the comparison when its miss is record. */
+  endpoints?: string;
 }
 
 export async function mainJob(o: MainOptions): Promise<string> {
@@ -30,6 +32,11 @@ export async function mainJob(o: MainOptions): Promise<string> {
   const seeds = Array.from({ length: o.seeds }, (_, s) => s);
   // The runs train the team the comparison debates (--agents), with the config's other settings.
   const settings = { ...readConfigFile(o.config), ...o.compute, ...(o.settings.agents && { agents: o.settings.agents }) };
+  const trainRecords = resolveConfig(settings).miss === 'record';
+  const compareRecords = o.settings.miss === 'record';
+  if (o.endpoints !== undefined && !trainRecords && !compareRecords)
+    throw new Error(`--endpoints ${o.endpoints}: neither the training runs (${o.config}) nor the comparison (--miss ${o.settings.miss ?? 'model'}) replay with miss = record, so no endpoint would be asked`);
+  if (trainRecords && o.endpoints !== undefined) settings.endpoints = o.endpoints;
   const epochs = resolveConfig(settings).epochs;
   console.error(`\ntraining CPP (${o.config}) for ${o.seeds} seeds, ${o.workers} at a time, in ${o.out}/`);
   const bar = progress('train CPP', seeds.length * epochs);
@@ -41,6 +48,6 @@ export async function mainJob(o: MainOptions): Promise<string> {
   const failed = runs.filter((r): r is PromiseRejectedResult => r.status === 'rejected');
   if (failed.length) throw new Error(failed.map((f) => (f.reason as Error).message).join('\n'));
   const policies = seeds.map((s) => runFiles(join(o.out, `seed-${s}`)).best);
-  const { table, files } = await evalJob({ policies, cache: o.cache, split: o.split, compute: o.compute, settings: o.settings, methods: [...METHODS], seeds: o.seeds, config: o.config, reference: 'Full-Debate', out: join(o.out, 'report') });
+  const { table, files } = await evalJob({ policies, cache: o.cache, split: o.split, compute: o.compute, settings: o.settings, methods: [...METHODS], seeds: o.seeds, config: o.config, reference: 'Full-Debate', out: join(o.out, 'report'), recording: { endpoints: compareRecords ? o.endpoints : undefined } });
   return `\nCPP (${o.seeds} seeds, settings ${o.config}, best validation checkpoints) against every baseline\n\n${table}\n\nwritten: ${files.join(', ')}`;
 }

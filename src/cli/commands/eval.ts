@@ -1,14 +1,14 @@
 // `eval`: every comparison of SPEC §8-9 on one cache and split (eval/evalPolicy.ts).
 import type { Argv } from 'yargs';
 import { computeOf } from '../../../train/config.ts';
-import { cacheOption, computeOptions, debateOptions, debateSettings, seedsOption, splitOption } from '../options.ts';
+import { cacheOption, computeOptions, debateOptions, debateSettings, endpointsOption, seedsOption, splitOption } from '../options.ts';
 
 export const evalCommand = <T>(y: Argv<T>) =>
   y.command(
     'eval',
     'compare methods on a split (SPEC §8-9): baselines, consistency votes, freeze gates, random pruning, static mask, trained policies; writes Markdown, CSV and an accuracy-vs-cost SVG',
     (y) =>
-      seedsOption(splitOption(cacheOption(computeOptions(debateOptions(y)))), 'seeded runs of random pruning and the static mask')
+      seedsOption(splitOption(cacheOption(computeOptions(endpointsOption(debateOptions(y))))), 'seeded runs of random pruning and the static mask')
         .option('policy', { type: 'string', array: true, default: [] as string[], describe: 'checkpoint or policy.json; plain paths are the runs (seeds) of one method, label=path1,path2 makes a method of its own' })
         .option('w-collapse', { type: 'number', default: 1, describe: 'signed utility: weight of a collapse prevented' })
         .option('w-correction', { type: 'number', default: 1, describe: 'signed utility: weight of a correction lost' })
@@ -22,7 +22,7 @@ export const evalCommand = <T>(y: Argv<T>) =>
       const methods = a.methods.split(',').map((m) => m.trim());
       const unknown = methods.filter((m) => !(METHODS as readonly string[]).includes(m));
       if (unknown.length) throw new Error(`--methods: unknown ${unknown.join(', ')} (choose from ${METHODS.join(', ')})`);
-      const out = await evalJob({ policies: a.policy, cache: a.cache, split: a.split, compute: computeOf(a), settings: debateSettings(a), methods: methods as (typeof METHODS)[number][], keepRate: a.keepRate, seeds: a.seeds, config: a.config, reference: a.reference, out: a.out, weights: { collapse: a.wCollapse, correction: a.wCorrection } });
+      const out = await evalJob({ policies: a.policy, cache: a.cache, split: a.split, compute: computeOf(a), settings: debateSettings(a), methods: methods as (typeof METHODS)[number][], keepRate: a.keepRate, seeds: a.seeds, config: a.config, reference: a.reference, out: a.out, weights: { collapse: a.wCollapse, correction: a.wCorrection }, recording: { endpoints: a.endpoints } });
       console.log(out.table);
       if (out.files.length) console.log(`\nwritten: ${out.files.join(', ')}`);
     },
