@@ -71,6 +71,8 @@ export interface ServeStats {
   malformed: number;
   /** Requests refused as invalid (4xx other than 429). */
   rejected: number;
+  /** Prompts with a text several responses share, read by their Idempotency-Key. */
+  resolvedByKey: number;
   /** Prompts with a text several responses share that the Idempotency-Key did not resolve (the first reading was taken). */
   ambiguous: number;
 }
@@ -110,7 +112,7 @@ export async function serveSimulator(cache: Cache, o: ServeOptions): Promise<Sim
   const world = WorldConfig.parse(cache.header.simulator);
   const profile = profileLookup(world, cache.file);
   const random = seedrandom(`${o.seed}|faults`);
-  const stats: ServeStats = { attempts: 0, paid: 0, replayed: 0, rateLimited: 0, serverErrors: 0, dropped: 0, malformed: 0, rejected: 0, ambiguous: 0 };
+  const stats: ServeStats = { attempts: 0, paid: 0, replayed: 0, rateLimited: 0, serverErrors: 0, dropped: 0, malformed: 0, rejected: 0, resolvedByKey: 0, ambiguous: 0 };
   const known: Known[][] = cache.questions.map(() => []);
   const recorded = new Set<string>();
   for (const r of cache.responses) {
@@ -164,7 +166,11 @@ export async function serveSimulator(cache: Cache, o: ServeOptions): Promise<Sim
         }
         return false;
       };
-      for (const prev of prevs ?? [null]) if (search(prev, 0)) return { prev, context: [...context] };
+      for (const prev of prevs ?? [null])
+        if (search(prev, 0)) {
+          stats.resolvedByKey++;
+          return { prev, context: [...context] };
+        }
     }
     stats.ambiguous++;
     return first;
