@@ -35,9 +35,11 @@ describe('record through serve with faults, killed with SIGKILL and rerun', () =
     // Kill the recording child once serve has seen `killAt` more attempts.
     let child: ChildProcess | undefined;
     let killAt = Infinity;
+    const keysSent = new Set<string | null>();
     const server = await serveSimulator(sim, {
       ...NO_FAULTS, port: 0, key: KEY, rate429: 0.2, retryAfterS: 0.05, rate500: 0.05, rateDrop: 0.05, seed: 12,
-      onAttempt: () => {
+      onAttempt: ({ key }) => {
+        keysSent.add(key);
         if (server.stats.attempts >= killAt) {
           child?.kill('SIGKILL');
           killAt = Infinity;
@@ -64,13 +66,21 @@ describe('record through serve with faults, killed with SIGKILL and rerun', () =
       expect(final.code, final.out).toBe(0);
       expect(final.out).toMatch(/record tier \(team .*team\.json\): \d+ calls, .* \d+ attempts, retries: rate-limit \d+, server \d+, connection \d+/);
 
-      // The journal: whole lines, each response once, every intent answered.
+      // The journal: whole lines; each response once, never asked again once journaled; every
+      // intent answered; every call serve saw was journaled as an intent before it was sent.
       const text = readFileSync(journalPath(dir), 'utf8');
       expect(text.endsWith('\n')).toBe(true);
-      const lines = text.slice(0, -1).split('\n').map((l) => JSON.parse(l) as { type: string; id: string });
+      const lines = text.slice(0, -1).split('\n').map((l) => JSON.parse(l) as { type: string; id: string; key?: string });
       const responses = lines.filter((l) => l.type === 'response').map((l) => l.id);
       expect(new Set(responses).size).toBe(responses.length);
-      expect(lines.filter((l) => l.type === 'intent').every((l) => responses.includes(l.id))).toBe(true);
+      const answered = new Set<string>();
+      for (const l of lines) {
+        expect(answered.has(l.id)).toBe(false);
+        if (l.type === 'response') answered.add(l.id);
+      }
+      expect(lines.filter((l) => l.type === 'intent').every((l) => answered.has(l.id))).toBe(true);
+      const intents = new Set(lines.map((l) => l.key));
+      expect([...keysSent].every((key) => intents.has(key!))).toBe(true);
       // Every context recorded once, and each paid for once: serve's paid calls are the contexts recorded.
       const cache = loadCache(dir, () => {});
       const recorded = cache.responses.filter((r) => r.id.startsWith('rec/'));
