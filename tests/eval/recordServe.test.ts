@@ -32,17 +32,22 @@ describe('record through serve with faults, killed with SIGKILL and rerun', () =
   it('records every context once, pays no call twice, leaves no broken line; cache validate is clean; the key is nowhere', async () => {
     const dir = sparseWorld(72); // 36 train questions whose recorded debates are Full-Debate and No-communication only
     const sim = loadCache(dir, () => {});
-    // Kill the recording child once serve has seen `killAt` more attempts.
+    // Kill the recording child as serve sends the reply of a paid call, once it has seen `killAt`
+    // attempts: that reply is lost, and the rerun must send the call again, with its key.
     let child: ChildProcess | undefined;
     let killAt = Infinity;
     const keysSent = new Set<string | null>();
+    const lostAtKill = new Set<string | null>();
+    const sentAgain = new Set<string | null>();
     const server = await serveSimulator(sim, {
       ...NO_FAULTS, port: 0, key: KEY, rate429: 0.2, retryAfterS: 0.05, rate500: 0.05, rateDrop: 0.05, seed: 12,
-      onAttempt: ({ key }) => {
+      onAttempt: ({ key, outcome }) => {
         keysSent.add(key);
-        if (server.stats.attempts >= killAt) {
+        if (lostAtKill.has(key)) sentAgain.add(key);
+        if (outcome === 'paid' && server.stats.attempts >= killAt) {
           child?.kill('SIGKILL');
           killAt = Infinity;
+          lostAtKill.add(key);
         }
       },
     });
@@ -57,10 +62,12 @@ describe('record through serve with faults, killed with SIGKILL and rerun', () =
           child = c;
           killAt = server.stats.attempts + 10 + Math.floor(random() * 50);
         });
+        killAt = Infinity; // (a run that finished first is not killed)
         outputs.push(run.out);
         if (run.signal === 'SIGKILL') killed++;
       }
       expect(killed).toBeGreaterThanOrEqual(2);
+      expect(lostAtKill.size).toBe(killed);
       const final = await cli(args);
       outputs.push(final.out);
       expect(final.code, final.out).toBe(0);
@@ -87,7 +94,7 @@ describe('record through serve with faults, killed with SIGKILL and rerun', () =
       expect(recorded.length).toBe(responses.length);
       expect(new Set(recorded.map(sameRequest)).size).toBe(recorded.length);
       expect(server.stats.paid).toBe(recorded.length);
-      expect(server.stats.replayed).toBeGreaterThan(0); // dropped connections, and calls in flight at a kill, were re-sent with their key
+      expect(sentAgain).toEqual(lostAtKill); // each reply lost at a kill was asked for again (and, by the count above, not paid again)
       const simulator = inProcess(sim);
       for (const r of recorded) {
         const request = { cache, question: cache.questions[r.q], agent: cache.agents[r.a], round: r.round, context: r.ctx.map((c) => cache.responses[c]), prev: cache.responses[r.prevIndex], sample: r.sample };
