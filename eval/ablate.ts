@@ -28,6 +28,8 @@ export interface AblateOptions {
   split: Split;
   /** Engine, threads and backend of cells whose grid settings are silent, and of the evaluation. */
   compute: ComputeSettings;
+  /** Team file of the record tier of the cells that train with miss = record. */
+  endpoints?: string;
 }
 
 export async function ablateJob(o: AblateOptions): Promise<{ text: string; failed: number }> {
@@ -37,10 +39,14 @@ export async function ablateJob(o: AblateOptions): Promise<{ text: string; faile
   for (const cache of grid.caches) ensureDefaultCache(cache);
   const session = await startSession({ caches: grid.caches.map(cacheFilePath), compute: await computeRan(o.compute) });
   const queue = o.queue === undefined ? undefined : parseQueueUrl(o.queue);
-  const outcomes = queue
-    ? // Workers compute with their own engine settings where the grid is silent.
-      await runQueuedGrid(expandGrid(grid, results), { queue })
-    : await runGrid(expandGrid(grid, results, o.compute), o.workers);
+  // Workers of a queue compute with their own engine settings where the grid is silent.
+  const cells = queue ? expandGrid(grid, results) : expandGrid(grid, results, o.compute);
+  if (o.endpoints !== undefined) {
+    const recording = cells.filter((c) => resolveConfig(c.settings).miss === 'record');
+    if (recording.length === 0) throw new Error(`--endpoints ${o.endpoints}: no cell of grid ${grid.name} trains with miss = record, so no endpoint would be asked`);
+    for (const c of recording) c.settings.endpoints ??= o.endpoints;
+  }
+  const outcomes = queue ? await runQueuedGrid(cells, { queue }) : await runGrid(cells, o.workers);
   const evaluating = progress(`evaluating ${outcomes.length} cells on ${o.split}`, 1);
   const { markdown, files } = await ablationReport(grid, outcomes, results, o.split, o.compute);
   evaluating.stop();

@@ -37,7 +37,7 @@ import { type MethodResult } from './baselines.ts';
 import { evaluatePolicy } from './policyEval.ts';
 
 export interface ActiveOptions {
-  /** Training settings of every round (their `cache` is the cache that grows; `out` is ignored). */
+  /** Training settings of every round (their `cache` is the cache that grows; `out` and `endpoints` are not the rounds': see `recording`). */
   config: TrainConfig;
   /** Job folder: round-N/ holds round N's training run. */
   out: string;
@@ -45,7 +45,7 @@ export interface ActiveOptions {
   rounds: number;
   /** Sampled replays of the train split per round that count visits. */
   passes: number;
-  /** Limits of each round's recording, and its concurrency. */
+  /** Limits of each round's recording, its concurrency, and its endpoints (a team file; default: the simulator of a simulated cache). */
   recording: RecordingOptions;
   /** Validation accuracy under miss = record too (asks the endpoint on a copy of the cache each round). */
   evalRecord: boolean;
@@ -137,7 +137,8 @@ export async function activeJob(o: ActiveOptions): Promise<{ text: string; round
   const rows: ActiveRound[] = [];
   let first: PolicyArtifact | undefined;
   for (let round = 0; round <= o.rounds; round++) {
-    const config = resolveConfig({ ...o.config, out: join(o.out, `round-${round}`) });
+    // The rounds train at miss = model: the endpoints are asked by the recording between them.
+    const config = resolveConfig({ ...o.config, endpoints: undefined, out: join(o.out, `round-${round}`) });
     log(`active round ${round}: training ${config.out}`);
     const artifact = await roundPolicy(config, log);
     const cache = loadCache(dir, log);
@@ -197,7 +198,9 @@ export async function activeJob(o: ActiveOptions): Promise<{ text: string; round
 /** Validation accuracy with the endpoint's real answers, on a copy of the cache in memory (nothing journaled). */
 async function accuracyUnderRecord(dir: string, o: ActiveOptions, engine: PolicyEngine, settings: { agents: string[]; rounds: number; seed: number }, encoder: Awaited<ReturnType<typeof encoderFor>>): Promise<number> {
   const copy: Cache = loadCache(dir, () => {});
-  const env = makeEnvironment(copy, { ...settings, miss: 'record' }, newRecording(o.endpoint ?? cacheEndpoint(copy), { concurrency: o.recording.concurrency }));
+  // A team file's endpoints here are capped by the team file alone (the round's limits are the recording's).
+  const endpoint = o.endpoint ?? cacheEndpoint(copy, { endpoints: o.recording.endpoints });
+  const env = makeEnvironment(copy, { ...settings, miss: 'record' }, newRecording(endpoint, { concurrency: o.recording.concurrency }));
   const emb = await ensureEmbeddings(dir, copy, encoder);
   const r = await evaluatePolicy(engine, env, emb, splitQuestions(env, 'validation').questions, 'policy');
   return r.correct / r.questions;

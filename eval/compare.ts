@@ -49,7 +49,7 @@ export interface EvalOptions {
   out?: string;
   /** Signed-utility weights. */
   weights?: { collapse: number; correction: number };
-  /** Concurrency and limits of the record tier (miss = record). */
+  /** Concurrency, limits and endpoints (a team file) of the record tier (miss = record). */
   recording?: RecordingOptions;
 }
 
@@ -71,6 +71,7 @@ export async function evalJob(o: EvalOptions): Promise<{ table: string; rows: Ro
   const cache = loadCache(o.cache);
   const artifacts = policyList.flatMap((g) => g.paths).map(loadAnyPolicy);
   const team = artifacts[0]?.team;
+  if (o.recording?.endpoints !== undefined && o.settings.miss !== 'record') throw new Error(`--endpoints ${o.recording.endpoints}: the record tier asks them only with --miss record (miss is ${o.settings.miss ?? 'model'})`);
   const recording = o.settings.miss === 'record' ? openRecording(o.cache, cache, o.recording) : undefined;
   const env = makeEnvironment(cache, { ...o.settings, agents: o.settings.agents ?? team, rounds: artifacts[0]?.shape.rounds ?? o.settings.rounds }, recording);
   const split = splitQuestions(env, o.split);

@@ -6,7 +6,7 @@ import type { Split } from '../src/cache/format.ts';
 import type { DebateSettings } from '../src/env/settings.ts';
 import { progress } from '../src/progress.ts';
 import type { ComputeSettings } from '../src/policy/backends.ts';
-import { readConfigFile, resolveConfig } from '../train/config.ts';
+import { readConfigFile, resolveConfig, type TrainConfig } from '../train/config.ts';
 import { runFiles } from '../train/runFolder.ts';
 import { pool, runTraining } from '../train/runs.ts';
 import { evalDescription, evalJob, METHODS, type EvalOptions } from './compare.ts';
@@ -24,15 +24,22 @@ export interface MainOptions {
   workers: number;
   /** Engine, threads and TF.js backend of the training runs and of the evaluation. */
   compute: ComputeSettings;
+  /** Team file of the record tier: for the runs when their config sets miss = record, for the comparison when its miss is record. */
+  endpoints?: string;
 }
 
 /** The runs (one per seed) and the comparison of the main job. */
 function mainParts(o: MainOptions) {
   const seeds = Array.from({ length: o.seeds }, (_, s) => s);
   // The runs train the team the comparison debates (--agents), with the config's other settings.
-  const settings = { ...readConfigFile(o.config), ...o.compute, ...(o.settings.agents && { agents: o.settings.agents }), cache: o.cache };
+  const settings: Partial<TrainConfig> = { ...readConfigFile(o.config), ...o.compute, ...(o.settings.agents && { agents: o.settings.agents }), cache: o.cache };
+  const trainRecords = resolveConfig(settings).miss === 'record';
+  const compareRecords = o.settings.miss === 'record';
+  if (o.endpoints !== undefined && !trainRecords && !compareRecords)
+    throw new Error(`--endpoints ${o.endpoints}: neither the training runs (${o.config}) nor the comparison (--miss ${o.settings.miss ?? 'model'}) replay with miss = record, so no endpoint would be asked`);
+  if (trainRecords && o.endpoints !== undefined) settings.endpoints = o.endpoints;
   const runs = seeds.map((seed) => ({ seed, out: join(o.out, `seed-${seed}`) }));
-  const comparison: EvalOptions = { policies: runs.map((r) => runFiles(r.out).best), cache: o.cache, split: o.split, compute: o.compute, settings: o.settings, methods: [...METHODS], seeds: o.seeds, config: o.config, reference: 'Full-Debate', out: join(o.out, 'report') };
+  const comparison: EvalOptions = { policies: runs.map((r) => runFiles(r.out).best), cache: o.cache, split: o.split, compute: o.compute, settings: o.settings, methods: [...METHODS], seeds: o.seeds, config: o.config, reference: 'Full-Debate', out: join(o.out, 'report'), recording: { endpoints: compareRecords ? o.endpoints : undefined } };
   return { seeds, settings, epochs: resolveConfig(settings).epochs, runs, comparison };
 }
 

@@ -15,7 +15,7 @@ import { loadAnyPolicy } from '../src/policy/artifact.ts';
 import type { ComputeSettings } from '../src/policy/backends.ts';
 import { inferenceEngine } from '../src/policy/createEngine.ts';
 import { encoderFor } from '../src/policy/inference.ts';
-import { closeRecording, openRecording, recordingSummary, type RecordingOptions } from '../src/recording.ts';
+import { closeRecording, openRecording, recordingLimits, recordingSummary, type RecordingOptions } from '../src/recording.ts';
 import { ensureDefaultCache } from '../src/sim/generate.ts';
 import { markdownTable, pct } from '../src/table.ts';
 import { fullDebate, noCommunication, randomPruning, type MethodResult } from './baselines.ts';
@@ -34,7 +34,7 @@ export interface RecordOptions {
   policy?: string;
   compute: ComputeSettings;
   recording: RecordingOptions;
-  /** The endpoint to ask; default: the cache's own (the simulator of a simulated cache). */
+  /** The endpoint to ask; default: the team file of `recording.endpoints`, else the simulator of a simulated cache. */
   endpoint?: Endpoint;
 }
 
@@ -81,14 +81,12 @@ export async function recordJob(o: RecordOptions): Promise<{ text: string; recor
   method.dispose();
 
   const contexts = new Set(recording.recorded.map((r) => exactKey(r.q, r.a, r.round, r.ctx))).size;
-  const { limits } = recording;
-  const limitText = [limits.maxCalls !== undefined && `at most ${limits.maxCalls} calls`, limits.budget !== undefined && `budget ${limits.budget}`].filter(Boolean).join(', ') || 'none';
   const row = (name: string, r: MethodResult) => {
     const total = TIERS.reduce((s, k) => s + r.tiers[k], 0) || 1;
     return [name, r.questions, pct(r.correct / Math.max(1, r.questions)), ...TIERS.map((k) => pct(r.tiers[k] / total))];
   };
   const text = [
-    `record: ${cache.file}, ${o.split} split (${questions.length} questions), ${method.label}, team ${teamIds(env).join(', ')}; endpoint ${recording.endpoint.name}, ${recording.concurrency} calls at a time; limits: ${limitText}`,
+    `record: ${cache.file}, ${o.split} split (${questions.length} questions), ${method.label}, team ${teamIds(env).join(', ')}; endpoint ${recording.endpoint.name}, ${recording.concurrency} calls at a time; limits: ${recordingLimits(recording)}`,
     recordingSummary(recording),
     `new contexts: ${contexts} (question x agent x round x context shown); ${recording.journal ? `journal ${recording.journal.file} (fold it into cache.jsonl with \`cache compact\`)` : 'kept in memory only'}`,
     ...(during ? [] : ['the method did not finish: a rerun continues where this one stopped, asking nothing twice']),

@@ -1,34 +1,56 @@
 // The record tier's live side, attached to a cache directory: the endpoint that answers it and the
-// journal its replies go into (src/env/record.ts asks, src/cache/journal.ts keeps).
+// journal its replies go into (src/env/record.ts asks, src/cache/journal.ts keeps). The endpoint is
+// the team file's (`--endpoints FILE`: OpenAI-compatible servers, src/endpoints/) when one is given,
+// else the simulator of a simulated cache.
 import { closeJournal, openJournal } from './cache/journal.ts';
 import type { Cache } from './cache/load.ts';
+import { loadTeamEndpoints, type TeamEndpoint } from './endpoints/teamEndpoints.ts';
 import type { Endpoint } from './env/endpoint.ts';
 import { newRecording, type RecordLimits, type Recording } from './env/record.ts';
 import { simulatorEndpoint } from './sim/simulator.ts';
 
 export interface RecordingOptions {
-  /** Calls in flight at once (default 8). */
+  /** Calls in flight at once (default 8; with a team file, at most its `concurrency`). */
   concurrency?: number;
+  /** With a team file, its caps (overriding the file's budget: maxCalls, and budget as maxUsd in dollars). */
   limits?: RecordLimits;
+  /** A team file (--endpoints): its endpoints answer instead of a simulated cache's simulator. */
+  endpoints?: string;
 }
 
 /**
- * The live endpoint of a cache. A simulated cache carries its world, so its simulator answers
- * every context. Endpoints of a team file (OpenAI-compatible servers) are not attached here yet:
- * any other cache is an error saying so.
+ * The live endpoint of a cache: the team file's when `o.endpoints` names one (one budget and one
+ * limiter for all its agents, capped by `o.limits`); else a simulated cache's simulator, which
+ * answers every context; any other cache is an error saying to pass --endpoints.
  */
-export function cacheEndpoint(cache: Cache): Endpoint {
+export function cacheEndpoint(cache: Cache, o: RecordingOptions = {}): Endpoint {
+  if (o.endpoints) {
+    const { maxCalls, budget } = o.limits ?? {};
+    return loadTeamEndpoints(o.endpoints, cache, { ...(maxCalls !== undefined && { maxCalls }), ...(budget !== undefined && { maxUsd: budget }) });
+  }
   if (cache.header.source === 'simulator' && cache.header.simulator) return simulatorEndpoint(cache);
   throw new Error(
-    `cache ${cache.file} (source ${cache.header.source}) has no live endpoint for miss = record: ` +
-      'only a simulated cache (cache gen) is answered by its simulator; endpoints from a team file are not attached in this build',
+    `cache ${cache.file} (source ${cache.header.source}) has no live endpoint for miss = record: only a simulated cache (cache gen) is answered by its simulator; ` +
+      'pass --endpoints FILE, a team file naming the OpenAI-compatible endpoint of each agent (README: Live endpoints)',
   );
 }
 
-/** Attach the cache's endpoint and open its journal (`dir`/journal.jsonl) for appending. */
-export function openRecording(dir: string, cache: Cache, o: RecordingOptions = {}, endpoint: Endpoint = cacheEndpoint(cache)): Recording {
+const isTeam = (e: Endpoint): e is TeamEndpoint => 'stats' in e && 'budget' in e;
+
+/**
+ * Attach the cache's endpoint (cacheEndpoint) and open its journal (`dir`/journal.jsonl) for
+ * appending. With a team file the caps are the team's budget, shared by all its agents; without
+ * one, `o.limits` stop the recording (record.ts).
+ */
+export function openRecording(dir: string, cache: Cache, o: RecordingOptions = {}, endpoint: Endpoint = cacheEndpoint(cache, o)): Recording {
   const unanswered = cache.journal?.unanswered ?? new Map<string, string>();
-  const recording = newRecording(endpoint, { journal: openJournal(dir, cache.journal?.bytes ?? 0), concurrency: o.concurrency, limits: o.limits, unanswered });
+  const team = isTeam(endpoint) ? endpoint.team : undefined;
+  const recording = newRecording(endpoint, {
+    journal: openJournal(dir, cache.journal?.bytes ?? 0),
+    concurrency: team ? Math.min(o.concurrency ?? team.concurrency, team.concurrency) : o.concurrency,
+    limits: team ? {} : o.limits,
+    unanswered,
+  });
   if (unanswered.size)
     console.error(`${recording.journal!.file}: ${unanswered.size} calls of an interrupted run have no journaled reply (they may have been paid); asked again, each carries the same idempotency key`);
   return recording;
@@ -38,12 +60,29 @@ export function closeRecording(r: Recording): void {
   if (r.journal) closeJournal(r.journal);
 }
 
-/** One line: what the record tier asked and spent. */
+/** The limits a recording stops at: a team's caps, or the recording's own. */
+export function recordingLimits(r: Recording): string {
+  if (isTeam(r.endpoint)) {
+    const { maxUsd, maxCalls } = r.endpoint.budget.state();
+    return `team caps ${maxUsd === null ? 'no dollar cap' : `$${maxUsd}`}, ${maxCalls === null ? 'no call cap' : `${maxCalls} calls`}`;
+  }
+  const { maxCalls, budget } = r.limits;
+  return [maxCalls !== undefined && `at most ${maxCalls} calls`, budget !== undefined && `budget ${budget}`].filter(Boolean).join(', ') || 'none';
+}
+
+/** One line: what the record tier asked and spent (with a team file: its attempts and retries by cause). */
 export function recordingSummary(r: Recording): string {
   const s = r.spent;
+  let team = '';
+  if (isTeam(r.endpoint)) {
+    const { retries } = r.endpoint.stats();
+    const causes = Object.entries(retries.retries).filter(([, n]) => n > 0).map(([cause, n]) => `${cause} ${n}`);
+    team = `; ${retries.attempts} attempts, retries: ${causes.join(', ') || 'none'}`;
+  }
   return (
     `record tier (${r.endpoint.name}): ${s.calls} calls, ${s.inTokens.toLocaleString('en-US')} input and ${s.outTokens.toLocaleString('en-US')} output tokens, ` +
     `cost ${s.cost.toFixed(4)}, ${r.recorded.length} new responses` +
+    team +
     (r.reasked ? `; ${r.reasked} of them asked again after an interrupted run (possibly paid twice)` : '') +
     (r.stopped ? `; stopped: ${r.stopped}` : '')
   );

@@ -53,6 +53,7 @@ export const TrainConfig = z.strictObject({
   sourceFeature: P.sourceFeature.describe('learned source-agent feature'),
   roundFeature: P.roundFeature.describe('learned round feature'),
   miss: z.enum(MISS_TIERS).default('model').describe('deepest lookup tier on a cache miss; record asks the cache\'s live endpoint (a simulated cache\'s simulator) and journals each reply'),
+  endpoints: z.string().optional().describe("team file whose OpenAI-compatible endpoints the record tier asks (miss = record; active: the recording); default: a simulated cache's simulator"),
   rounds: DebateSettings.shape.rounds.describe('debate rounds R'),
   agents: z.array(z.string()).optional().describe('team as agent ids (default: every agent of the cache)'),
   round1Sample: DebateSettings.shape.round1Sample.describe('round-1 sample a training debate starts from (evaluation always uses the first)'),

@@ -61,7 +61,8 @@ export async function setup(config: TrainConfig): Promise<Setup> {
   ensureDefaultCache(config.cache);
   const cache = loadCache(config.cache);
   // With miss = record both environments ask one endpoint and share its journal and spending.
-  const recording = config.miss === 'record' ? openRecording(config.cache, cache) : undefined;
+  if (config.endpoints !== undefined && config.miss !== 'record') throw new Error(`setting endpoints (${config.endpoints}): the record tier asks them only with miss = record, and miss is ${config.miss}`);
+  const recording = config.miss === 'record' ? openRecording(config.cache, cache, { endpoints: config.endpoints }) : undefined;
   const trainEnv = makeEnvironment(cache, debateSettingsOf(config, 'train'), recording);
   const evalEnv = makeEnvironment(cache, debateSettingsOf(config, 'eval'), recording);
   const emb = await ensureEmbeddings(config.cache, cache, await makeEncoder(config.encoder));

@@ -40,6 +40,13 @@ export function debateSettings(a: { miss: DebateSettings['miss']; rounds: number
   return { miss: a.miss, rounds: a.rounds, agents: a.agents?.split(',').map((s) => s.trim()), round1Sample: a.round1Sample, tieBreak: a.tieBreak, tokenLimit: a.tokenLimit, seed: a.seed };
 }
 
+/** The record tier's endpoints (`train` and `active` take the same flag from their `endpoints` setting). */
+export const endpointsOption = <T>(y: Argv<T>) =>
+  y.option('endpoints', {
+    type: 'string',
+    describe: "team file: the OpenAI-compatible endpoint of each agent, asked by the record tier (miss = record); default: a simulated cache's simulator (README: Live endpoints)",
+  });
+
 /** How policy math is computed (engine, threads, TF.js backend). */
 export function computeOptions<T>(y: Argv<T>) {
   const d = defaultCompute();

@@ -19,12 +19,12 @@ import { appendResponse, cacheFilePath, cacheFromRecords, loadCache, type Agent,
 import { tokenCounter } from '../cache/tokens.ts';
 import { cacheRecords, writeCacheRecords } from '../cache/write.ts';
 import { majority } from '../env/debate.ts';
+import { recordedResponseId, requestIds, sameRequest } from '../env/requestKey.ts';
 import { readJsonLines } from '../jsonFile.ts';
 import { loadDeployedPolicy, type Text } from '../policy/inference.ts';
 import { BudgetExceededError, type BudgetState } from './budget.ts';
 import { limiter } from './limiter.ts';
 import { round1Messages } from './prompt.ts';
-import { liveResponseId, sameRequest } from './requestKey.ts';
 import type { RetryCounts } from './retry.ts';
 import { loadTeamFile, promptsFor, type Caps, type TeamFile } from './team.ts';
 import { loadTeamEndpoints } from './teamEndpoints.ts';
@@ -178,7 +178,7 @@ export async function liveDebate(o: LiveDebateOptions): Promise<LiveDebateSummar
 
   /** A response to this request: one already held, or a paid call appended to the cache at once. */
   const ask = async (question: Question, agent: Agent, round: number, context: Response[], prev: Response | null, sample: number) => {
-    const ids = { question: question.id, agent: agent.id, round, context: context.map((r) => r.id), prev: prev?.id ?? null, sample };
+    const ids = requestIds({ question, agent, round, context, prev, sample });
     const key = sameRequest(ids);
     const had = held.get(key);
     if (had) return { response: had, paid: false };
@@ -187,7 +187,7 @@ export async function liveDebate(o: LiveDebateOptions): Promise<LiveDebateSummar
     if (copy) record = responseRecord.parse(copy);
     else {
       const reply = await endpoint.respond({ cache: out, question, agent, round, context, prev, sample });
-      record = { type: 'response', id: liveResponseId(ids), ...ids, text: reply.text, answer: reply.answer, inTokens: reply.inTokens, outTokens: reply.outTokens, ...(reply.meta && { meta: reply.meta }) };
+      record = { type: 'response', id: recordedResponseId(ids), ...ids, text: reply.text, answer: reply.answer, inTokens: reply.inTokens, outTokens: reply.outTokens, ...(reply.meta && { meta: reply.meta }) };
     }
     const response = appendResponse(out, record);
     writeSync(file, JSON.stringify(record) + '\n');

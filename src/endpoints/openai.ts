@@ -11,8 +11,8 @@ import { tokenCounter } from '../cache/tokens.ts';
 import type { Endpoint, EndpointReply, EndpointRequest } from '../env/endpoint.ts';
 import type { Budget } from './budget.ts';
 import type { Limiter } from './limiter.ts';
+import { requestIds, requestKey } from '../env/requestKey.ts';
 import { chatMessages } from './prompt.ts';
-import { requestKey } from './requestKey.ts';
 import { MalformedReplyError, withRetries, type RetryCounts } from './retry.ts';
 import { promptsFor, type RetrySettings, type TeamAgent } from './team.ts';
 
@@ -55,11 +55,21 @@ export function openaiEndpoint(agentId: string, agent: TeamAgent, shared: TeamSh
   const [priceIn, priceOut] = [agent.price.in / 1e6, agent.price.out / 1e6];
   const describe = (e: unknown) => redact(`${name}: ${e instanceof Error ? e.message : String(e)}`, key);
 
+  /** The chat of a request, and the worst case its call reserves under the cap (prompt tokens in, maxTokens out). */
+  const prepare = (req: EndpointRequest) => {
+    if (req.agent.id !== agentId) throw new Error(`${name} was asked for agent '${req.agent.id}'`);
+    const messages = chatMessages(promptsFor(agent, req.question.answerType), req);
+    return { messages, worstUsd: count(messages) * priceIn + maxTokens * priceOut, what: `a call of ${name} (question '${req.question.id}', round ${req.round})` };
+  };
+
   return {
     name,
+    refuses(req) {
+      const { worstUsd, what } = prepare(req);
+      return shared.budget.refusal(worstUsd, what);
+    },
     async respond(req: EndpointRequest): Promise<EndpointReply> {
-      if (req.agent.id !== agentId) throw new Error(`${name} was asked for agent '${req.agent.id}'`);
-      const messages = chatMessages(promptsFor(agent, req.question.answerType), req);
+      const { messages, worstUsd, what } = prepare(req);
       const body: ChatCompletionCreateParamsNonStreaming = {
         model,
         messages,
@@ -68,12 +78,12 @@ export function openaiEndpoint(agentId: string, agent: TeamAgent, shared: TeamSh
         // Sample k > 0 of the same prompt: a seed of its own (OpenAI, vLLM and `serve` read it).
         ...(req.sample > 0 && { seed: req.sample }),
       };
-      const ids = { question: req.question.id, agent: agentId, round: req.round, context: req.context.map((r) => r.id), prev: req.prev?.id ?? null, sample: req.sample };
-      const reservation = shared.budget.reserve(count(messages) * priceIn + maxTokens * priceOut, `a call of ${name} (question '${req.question.id}', round ${req.round})`);
+      const idempotencyKey = req.idempotencyKey ?? requestKey(requestIds(req));
+      const reservation = shared.budget.reserve(worstUsd, what);
       try {
         const completion = await shared.limiter.run(() =>
           withRetries(
-            async () => parseCompletion(await client.chat.completions.create(body, { headers: { 'Idempotency-Key': requestKey(ids) } })),
+            async () => parseCompletion(await client.chat.completions.create(body, { headers: { 'Idempotency-Key': idempotencyKey } })),
             shared.retry,
             shared.retries,
             describe,

@@ -7,11 +7,15 @@
 // reply is the simulator's for that request.
 //
 // Texts are matched, as the Du importer matches shown solutions, to the cache's responses (sample 0
-// first), then to the replies this server has served (the latest first); a text several responses
-// share is counted as ambiguous. Each request has one identity: the cache's response when the cache
-// holds one to the same request, else the reply served under its liveResponseId. A client that reads
-// what the cache holds and records what it is served under liveResponseId (as `debate` does) is
-// therefore answered exactly as the in-process simulator answers the same records.
+// first), then to the replies this server has served (the latest first). Each request has one
+// identity: the cache's response when the cache holds one to the same request, else the reply
+// served under its recordedResponseId (env/requestKey.ts), the id the record tier and `debate` give
+// what they are served. A text several responses share (the simulator's short texts repeat) is
+// resolved with the request's Idempotency-Key, a hash of the ids the client meant: of the
+// candidate readings, the one whose key it is; without a key, or when none fits, the first reading
+// is taken and counted as ambiguous. A client that records what it is served under
+// recordedResponseId and sends its request key is therefore answered exactly as the in-process
+// simulator answers the same records, in every round.
 //
 // Faults, drawn per attempt from a seeded stream: 429 with Retry-After and 500 before the request
 // is processed (not paid); after it is processed (paid), a dropped connection or a malformed body,
@@ -25,7 +29,7 @@ import { shownSolutions } from '../cache/importDu.ts';
 import type { Cache, Question, Response } from '../cache/load.ts';
 import { profileLookup, replyFields, simulatorEndpoint } from '../sim/simulator.ts';
 import { WorldConfig } from '../sim/world.ts';
-import { liveResponseId, requestKey, sameRequest } from './requestKey.ts';
+import { recordedResponseId, requestKey, sameRequest, type RequestIds } from '../env/requestKey.ts';
 
 export interface Faults {
   /** Share of attempts answered 429 with a Retry-After of retryAfterS seconds (decimals allowed). */
@@ -67,7 +71,9 @@ export interface ServeStats {
   malformed: number;
   /** Requests refused as invalid (4xx other than 429). */
   rejected: number;
-  /** Shown texts or previous answers that matched several responses (sample 0 of the cache, else the latest served, was taken). */
+  /** Prompts with a text several responses share, read by their Idempotency-Key. */
+  resolvedByKey: number;
+  /** Prompts with a text several responses share that the Idempotency-Key did not resolve (the first reading was taken). */
   ambiguous: number;
 }
 
@@ -106,7 +112,7 @@ export async function serveSimulator(cache: Cache, o: ServeOptions): Promise<Sim
   const world = WorldConfig.parse(cache.header.simulator);
   const profile = profileLookup(world, cache.file);
   const random = seedrandom(`${o.seed}|faults`);
-  const stats: ServeStats = { attempts: 0, paid: 0, replayed: 0, rateLimited: 0, serverErrors: 0, dropped: 0, malformed: 0, rejected: 0, ambiguous: 0 };
+  const stats: ServeStats = { attempts: 0, paid: 0, replayed: 0, rateLimited: 0, serverErrors: 0, dropped: 0, malformed: 0, rejected: 0, resolvedByKey: 0, ambiguous: 0 };
   const known: Known[][] = cache.questions.map(() => []);
   const recorded = new Set<string>();
   for (const r of cache.responses) {
@@ -129,20 +135,49 @@ export async function serveSimulator(cache: Cache, o: ServeOptions): Promise<Sim
     return q;
   };
 
-  /** The response of this question and round whose text is `text` (the agent's own when `agent` is given). */
-  const match = (q: Question, round: number, text: string, what: string, agent?: string): Known => {
+  /** The responses of this question and round whose text is `text` (the agent's own when `agent` is given): the cache's, then those served (latest first). */
+  const matches = (q: Question, round: number, text: string, what: string, agent?: string): Known[] => {
     const fits = (r: Known) => r.round === round && (agent === undefined || r.agent === agent);
     for (const same of [(r: Known) => r.text.trim() === text.trim(), (r: Known) => squash(r.text) === squash(text)]) {
-      const fromCache = known[q.index].filter((r) => fits(r) && same(r));
-      const found = fromCache.length ? fromCache : served[q.index].filter((r) => fits(r) && same(r)).reverse();
-      if (found.length > 1) stats.ambiguous++;
-      if (found.length) return found[0];
+      const found = [...known[q.index].filter((r) => fits(r) && same(r)), ...served[q.index].filter((r) => fits(r) && same(r)).reverse()];
+      if (found.length) return found;
     }
     throw new RequestError(400, `${what} matches no round-${round} response ${agent ? `of agent '${agent}' ` : ''}to question '${q.id}' (cache ${cache.file}, or a reply this server gave)`);
   };
 
+  /**
+   * The previous response and the shown ones a prompt means, from their candidates: the first
+   * reading (a shown text equal to the previous response's is that response), unless some text has
+   * several candidates; then the reading whose request key is the Idempotency-Key sent.
+   */
+  const read = (prevs: Known[] | null, shown: Known[][], ids: (prev: Known | null, context: Known[]) => RequestIds, key: string | null) => {
+    const prev0 = prevs?.[0] ?? null;
+    const first = { prev: prev0, context: shown.map((c) => (prev0 && c.some((r) => r.id === prev0.id) ? prev0 : c[0])) };
+    if ((prevs?.length ?? 1) === 1 && shown.every((c) => c.length === 1)) return first;
+    if (key !== null) {
+      let tries = 4096; // readings tried at most (a few candidates per text in practice)
+      const context: Known[] = [];
+      const search = (prev: Known | null, k: number): boolean => {
+        if (k === shown.length) return tries-- > 0 && requestKey(ids(prev, context)) === key;
+        for (const r of shown[k]) {
+          context[k] = r;
+          if (search(prev, k + 1)) return true;
+          if (tries <= 0) return false;
+        }
+        return false;
+      };
+      for (const prev of prevs ?? [null])
+        if (search(prev, 0)) {
+          stats.resolvedByKey++;
+          return { prev, context: [...context] };
+        }
+    }
+    stats.ambiguous++;
+    return first;
+  };
+
   /** The reply body of a chat request, as a string (its `id` is the request's key). */
-  const reply = (body: unknown): string => {
+  const reply = (body: unknown, key: string | null): string => {
     const parsed = ChatRequest.safeParse(body);
     if (!parsed.success) {
       const issue = parsed.error.issues[0];
@@ -159,17 +194,14 @@ export async function serveSimulator(cache: Cache, o: ServeOptions): Promise<Sim
     if (chat.length % 2 === 0) throw new RequestError(400, 'messages: the last turn must be a user turn');
     const question = findQuestion(chat[0].content);
     const round = (chat.length + 1) / 2;
-    const prev = round > 1 ? match(question, round - 1, chat[chat.length - 2].content, 'the last assistant turn', agent) : null;
-    const context =
-      round > 1
-        ? shownSolutions(chat[chat.length - 1].content).map((text, k) =>
-            prev && text.trim() === prev.text.trim() ? prev : match(question, round - 1, text, `shown solution ${k + 1}`),
-          )
-        : [];
+    const prevs = round > 1 ? matches(question, round - 1, chat[chat.length - 2].content, 'the last assistant turn', agent) : null;
+    const shown = round > 1 ? shownSolutions(chat[chat.length - 1].content).map((text, k) => matches(question, round - 1, text, `shown solution ${k + 1}`)) : [];
     const sample = seed ?? 0;
-    const ids = { question: question.id, agent, round, context: context.map((r) => r.id), prev: prev?.id ?? null, sample };
+    const idsOf = (prev: Known | null, context: Known[]): RequestIds => ({ question: question.id, agent, round, context: context.map((r) => r.id), prev: prev?.id ?? null, sample });
+    const { prev, context } = read(prevs, shown, idsOf, key);
+    const ids = idsOf(prev, context);
     const r = replyFields(world, profile, question, agent, round, context, prev, sample);
-    const id = liveResponseId(ids);
+    const id = recordedResponseId(ids);
     if (!recorded.has(sameRequest(ids)) && !servedIds.has(id)) {
       servedIds.add(id);
       served[question.index].push({ id, agent, round, sample, text: r.text, answer: r.answer, outTokens: r.outTokens, meta: r.meta });
@@ -221,7 +253,7 @@ export async function serveSimulator(cache: Cache, o: ServeOptions): Promise<Sim
     let body = key === null ? undefined : replies.get(key);
     const replayed = body !== undefined;
     try {
-      body ??= reply(JSON.parse(Buffer.concat(chunks).toString('utf8')));
+      body ??= reply(JSON.parse(Buffer.concat(chunks).toString('utf8')), key);
     } catch (e) {
       stats.rejected++;
       outcome('rejected');

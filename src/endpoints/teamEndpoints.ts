@@ -47,6 +47,7 @@ export function loadTeamEndpoints(file: string, cache: Cache, caps: Partial<Caps
     team,
     budget,
     stats: () => ({ budget: budget.state(), retries: structuredClone(shared.retries) }),
+    refuses: (req) => endpoints.get(req.agent.id)?.refuses?.(req) ?? null,
     respond(req) {
       const endpoint = endpoints.get(req.agent.id);
       if (!endpoint) return Promise.reject(new Error(`${file}: agent '${req.agent.id}' has no endpoint (the team file names ${[...endpoints.keys()].join(', ')})`));

@@ -17,9 +17,10 @@ export interface EndpointRequest {
   /** Index among independent samples of the same request. */
   sample: number;
   /**
-   * Derived from everything asked (record.ts requestKey); the record tier always sets it. An
-   * endpoint passes it on (OpenAI SDK: the `idempotencyKey` request option, header Idempotency-Key),
-   * so a server that honours it does not charge again for a request asked twice.
+   * requestKey(requestIds(request)) (requestKey.ts): the record tier sets it (it is also the key of
+   * the call's intent line); an endpoint that sends idempotency keys (header Idempotency-Key) sends
+   * it, or the same key derived from the request when unset, so that a server that honours it does
+   * not charge again for a request asked twice.
    */
   idempotencyKey?: string;
 }
@@ -39,4 +40,18 @@ export interface Endpoint {
   /** Shown in reports and errors; never holds a key. */
   readonly name: string;
   respond(request: EndpointRequest): Promise<EndpointReply>;
+  /**
+   * Why this call would be refused now at the endpoint's cap (dollars or calls), or null. Asked
+   * right before a call is journaled and sent, so that a call refused at the cap leaves no intent;
+   * an endpoint without caps leaves it out.
+   */
+  refuses?(request: EndpointRequest): string | null;
+}
+
+/** A call refused at an endpoint's cap: the record tier stops cleanly, keeping what it received. */
+export class EndpointCapReached extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'EndpointCapReached';
+  }
 }

@@ -4,20 +4,22 @@
 // is then stepped and those lookups count as tier `record`.
 //
 // A request's key derives from what is asked (question, agent, round, context shown, previous
-// response, sample), and so does the id of its response: a rerun finds what an earlier run
-// recorded (the journal is loaded with the cache) and never asks for it again. An intent line is
-// journaled before each call; the same key is sent as the call's idempotency key, so an endpoint
-// that honours it does not charge again for a request whose reply an interrupted run lost.
-import { createHash } from 'node:crypto';
+// response, sample), and so does the id of its response (requestKey.ts, shared with `debate` and
+// `serve`): a rerun finds what an earlier run recorded (the journal is loaded with the cache) and
+// never asks for it again. An intent line is journaled before each call; the same key is sent as
+// the call's idempotency key, so an endpoint that honours it does not charge again for a request
+// whose reply an interrupted run lost. An endpoint that refuses a call at its cap
+// (EndpointCapReached) stops the recording cleanly, as the recording's own limits do.
 import type { ResponseRecord } from '../cache/format.ts';
 import { appendJournal, readAppended, type Journal } from '../cache/journal.ts';
 import { appendResponse, type Cache, type Response } from '../cache/load.ts';
 import { candidateOrder } from './actions.ts';
 import { callCost } from './cost.ts';
 import type { Debate } from './debate.ts';
-import type { Endpoint } from './endpoint.ts';
+import { EndpointCapReached, type Endpoint } from './endpoint.ts';
 import type { Environment } from './environment.ts';
 import { exactKey, indexResponse } from './lookupIndex.ts';
+import { recordedResponseId, requestKey, type RequestIds } from './requestKey.ts';
 
 export interface RecordLimits {
   /** Stop before a call that would exceed this many calls. */
@@ -87,13 +89,15 @@ export interface RecordRequest {
   sample: number;
 }
 
-/** Key of a request: a hash of everything asked. Also the idempotency key of its call. */
-export function requestKey(cache: Cache, r: RecordRequest): string {
-  const what = [cache.questions[r.q].id, cache.agents[r.agent].id, r.round, r.context.map((c) => c.id), r.prev?.id ?? null, r.sample];
-  return createHash('sha256').update(JSON.stringify(what)).digest('hex');
-}
-
-const responseId = (cache: Cache, r: RecordRequest, key: string) => `rec/${cache.questions[r.q].id}/${cache.agents[r.agent].id}/r${r.round}/${key.slice(0, 20)}`;
+/** The ids of a request (requestKey.ts names it and its response from them). */
+export const recordRequestIds = (cache: Cache, r: RecordRequest): RequestIds => ({
+  question: cache.questions[r.q].id,
+  agent: cache.agents[r.agent].id,
+  round: r.round,
+  context: r.context.map((c) => c.id),
+  prev: r.prev?.id ?? null,
+  sample: r.sample,
+});
 
 /** Index the responses added to the cache since the environment last looked (by other environments or processes). */
 export function syncIndex(env: Environment): void {
@@ -143,8 +147,8 @@ export async function recordResponses(env: Environment, requests: RecordRequest[
 async function recordMissing(env: Environment, rec: Recording, requests: RecordRequest[]): Promise<number[]> {
   const { cache } = env;
   if (rec.journal) readOthers(cache, rec.journal);
-  const keys = requests.map((r) => requestKey(cache, r));
-  const ids = requests.map((r, k) => responseId(cache, r, keys[k]));
+  const keys = requests.map((r) => requestKey(recordRequestIds(cache, r)));
+  const ids = requests.map((r, k) => recordedResponseId(recordRequestIds(cache, r), keys[k]));
   const todo: number[] = [];
   const asked = new Set<string>();
   ids.forEach((id, k) => {
@@ -160,15 +164,20 @@ async function recordMissing(env: Environment, rec: Recording, requests: RecordR
     while (next < todo.length && !failure && !rec.stopped) {
       rec.stopped = limitReached(rec);
       if (rec.stopped) break;
-      const k = todo[next++];
+      const k = todo[next];
       const r = requests[k];
       const question = cache.questions[r.q];
       const agent = cache.agents[r.agent];
+      const request = { cache, question, agent, round: r.round, context: r.context, prev: r.prev, sample: r.sample, idempotencyKey: keys[k] };
+      // The endpoint's cap is asked before the intent is journaled: a refused call is no call.
+      rec.stopped = rec.endpoint.refuses?.(request) ?? undefined;
+      if (rec.stopped) break;
+      next++;
       rec.spent.calls++;
       if (rec.unanswered.has(ids[k])) rec.reasked++;
       if (rec.journal) appendJournal(rec.journal, { type: 'intent', id: ids[k], key: keys[k] });
       try {
-        const reply = await rec.endpoint.respond({ cache, question, agent, round: r.round, context: r.context, prev: r.prev, sample: r.sample, idempotencyKey: keys[k] });
+        const reply = await rec.endpoint.respond(request);
         const record: ResponseRecord = {
           type: 'response', id: ids[k], question: question.id, agent: agent.id, round: r.round, sample: r.sample,
           context: r.context.map((c) => c.id), prev: r.prev?.id ?? null,
@@ -180,7 +189,10 @@ async function recordMissing(env: Environment, rec: Recording, requests: RecordR
         rec.spent.outTokens += reply.outTokens;
         rec.spent.cost += callCost(cache, r.agent, reply.inTokens, reply.outTokens);
       } catch (e) {
-        failure ??= new Error(`record tier: endpoint ${rec.endpoint.name} failed for agent '${agent.id}' on question '${question.id}' at round ${r.round}: ${(e as Error).message}`);
+        if (e instanceof EndpointCapReached) {
+          rec.spent.calls--; // refused at the cap (another user of the endpoint spent it meanwhile): not sent
+          rec.stopped ??= e.message;
+        } else failure ??= new Error(`record tier: endpoint ${rec.endpoint.name} failed for agent '${agent.id}' on question '${question.id}' at round ${r.round}: ${(e as Error).message}`);
       }
     }
   };

@@ -7,7 +7,8 @@ import { applyJournal, CacheError, cacheFilePath, fileLines, loadCache, parseCac
 import { compactCache, writeCacheRecords } from '../../src/cache/write.ts';
 import { playDebates, type KeepRule } from '../../src/env/debate.ts';
 import { makeEnvironment } from '../../src/env/environment.ts';
-import { newRecording, requestKey } from '../../src/env/record.ts';
+import { newRecording, recordRequestIds } from '../../src/env/record.ts';
+import { requestKey } from '../../src/env/requestKey.ts';
 import { openRecording } from '../../src/recording.ts';
 import { handRecords, response } from '../handCache.ts';
 import { countingSimulator, sparseWorld } from '../sparseWorld.ts';
@@ -149,7 +150,7 @@ describe('the record journal', () => {
 
   it('a request key covers everything asked', () => {
     const cache = loadCache(handDir(), quiet);
-    const r = (over: object) => requestKey(cache, { q: 0, agent: 0, round: 2, context: [cache.responses[0]], prev: cache.responses[0], sample: 0, ...over });
+    const r = (over: object) => requestKey(recordRequestIds(cache, { q: 0, agent: 0, round: 2, context: [cache.responses[0]], prev: cache.responses[0], sample: 0, ...over }));
     const keys = [r({}), r({ agent: 1 }), r({ round: 3 }), r({ context: [] }), r({ prev: null }), r({ sample: 1 }), r({ q: 1 })];
     expect(new Set(keys).size).toBe(keys.length);
     expect(r({})).toBe(r({}));

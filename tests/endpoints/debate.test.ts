@@ -89,7 +89,7 @@ describe('debate', () => {
       expect(validate.code).toBe(0);
       expect(validate.out).toContain('valid (4 questions, 3 agents, 36 responses)');
       const cache = loadCache(out);
-      expect(cache.responses.filter((r) => r.id.startsWith('live/'))).toHaveLength(paid);
+      expect(cache.responses.filter((r) => r.id.startsWith('rec/'))).toHaveLength(paid);
       expect(paid).toBeGreaterThan(0);
       await expectSimulatorReplies(cache);
       // The policy pruned some edges and kept others.
@@ -112,7 +112,7 @@ describe('debate', () => {
       const team = writeTeam(dir, sim, url, { concurrency: 2 });
       const args = ['debate', '--team', team, '--policy', policy, '--cache', simDir, '--split', 'train', '--questions', '5', '--out', out];
       const run = start(args);
-      const lines = () => (existsSync(cacheFilePath(out)) ? readFileSync(cacheFilePath(out), 'utf8').split('\n').filter((l) => l.includes('"id":"live/')).length : 0);
+      const lines = () => (existsSync(cacheFilePath(out)) ? readFileSync(cacheFilePath(out), 'utf8').split('\n').filter((l) => l.includes('"id":"rec/')).length : 0);
       while (lines() < 4) {
         if (run.child.exitCode !== null) throw new Error(`debate ended before it could be killed:\n${(await run.done).out}`);
         await new Promise((r) => setTimeout(r, 50));
@@ -120,13 +120,13 @@ describe('debate', () => {
       run.child.kill('SIGKILL');
       expect((await run.done).code).toBe(null);
       // A write cut short (a crash of the machine, not of the process) leaves half a line: the rerun removes it and says so.
-      appendFileSync(cacheFilePath(out), '{"type":"response","id":"live/cut');
+      appendFileSync(cacheFilePath(out), '{"type":"response","id":"rec/cut');
       const rerun = await cli(args);
       expect(rerun.code).toBe(0);
       expect(rerun.out).toMatch(/removed an unfinished last line \(\d+ bytes\)/);
       expect(rerun.out).toContain('debated 5 of 5 questions');
       const cache = loadCache(out);
-      const live = cache.responses.filter((r) => r.id.startsWith('live/')).length;
+      const live = cache.responses.filter((r) => r.id.startsWith('rec/')).length;
       // Calls in flight at the kill were paid but never written; the rerun asked again with the same Idempotency-Key and got them replayed.
       expect(stats().paid).toBe(live);
       await expectSimulatorReplies(cache);

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import OpenAI, { NotFoundError } from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { appendResponse, type Cache, type Response } from '../../src/cache/load.ts';
-import { liveResponseId, sameRequest } from '../../src/endpoints/requestKey.ts';
+import { recordedResponseId, sameRequest } from '../../src/env/requestKey.ts';
 import { NO_FAULTS, serveSimulator, type SimServer } from '../../src/endpoints/simServer.ts';
 import { loadTeamEndpoints } from '../../src/endpoints/teamEndpoints.ts';
 import type { EndpointRequest } from '../../src/env/endpoint.ts';
@@ -79,7 +79,7 @@ describe('serve', () => {
       expect(client.responses.some((r) => sameRequest(r) === sameRequest(ids))).toBe(false); // a context the cache lacks
       const reply = await team.respond(req);
       expect(essence(reply)).toEqual(essence(await simulator(req)));
-      return appendResponse(client, { type: 'response', id: liveResponseId(ids), ...ids, ...reply });
+      return appendResponse(client, { type: 'response', id: recordedResponseId(ids), ...ids, ...reply });
     };
     // Round 2: atlas reads brisk only, sage reads atlas only; round 3: atlas reads both of those new replies.
     const atlas2 = await ask('atlas', 2, [first('brisk')], first('atlas'));

@@ -1,11 +1,8 @@
-import { spawn } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+// `record` with the in-process simulator: every context once, limits, reruns. Killed with SIGKILL
+// and rerun through `serve`: recordServe.test.ts.
 import { describe, expect, it } from 'vitest';
 import { recordJob } from '../../eval/recordJob.ts';
-import { journalPath } from '../../src/cache/journal.ts';
-import { applyJournal, cacheFilePath, fileLines, loadCache, parseCache } from '../../src/cache/load.ts';
+import { loadCache } from '../../src/cache/load.ts';
 import type { Endpoint } from '../../src/env/endpoint.ts';
 import { defaultCompute } from '../../train/config.ts';
 import { countingSimulator, sparseWorld } from '../sparseWorld.ts';
@@ -53,69 +50,4 @@ describe('record', () => {
     expect(new Set(endpoint.calls).size).toBe(endpoint.calls.length);
     expect(cache.responses.length).toBeLessThan(loadCache(dir, quiet).responses.length);
   }, 120_000);
-
-  it('kill -9 at random points, then rerun: no broken line, no paid call asked again once its reply was journaled, cache validate clean', async () => {
-    const dir = sparseWorld(40);
-    const log = join(dir, 'calls.log');
-    const child = join(fileURLToPath(new URL('.', import.meta.url)), 'recordChild.ts');
-    const run = (killAfterMs?: number) =>
-      new Promise<{ code: number | null; signal: string | null; out: string }>((resolve) => {
-        const p = spawn(process.execPath, ['--import', 'tsx', child, dir, log], { stdio: ['ignore', 'pipe', 'pipe'] });
-        let out = '';
-        p.stdout.on('data', (c: Buffer) => (out += c));
-        p.stderr.on('data', (c: Buffer) => (out += c));
-        // Kill once the endpoint has been asked something, a random while later.
-        let timer: NodeJS.Timeout | undefined;
-        if (killAfterMs !== undefined) {
-          const calls = () => (existsSync(log) ? readFileSync(log, 'utf8').split('\n').length : 0);
-          const start = calls();
-          const poll = setInterval(() => {
-            if (calls() > start) {
-              clearInterval(poll);
-              timer = setTimeout(() => p.kill('SIGKILL'), killAfterMs);
-            }
-          }, 20);
-          p.on('exit', () => clearInterval(poll));
-        }
-        p.on('exit', (code, signal) => {
-          clearTimeout(timer);
-          resolve({ code, signal, out });
-        });
-      });
-    let killed = 0;
-    for (const ms of [30, 250, 100, 400]) if ((await run(ms)).signal === 'SIGKILL') killed++;
-    expect(killed).toBeGreaterThan(1);
-    const final = await run();
-    expect(final.code, final.out).toBe(0);
-    const again = countingSimulator(dir);
-    await job(dir, again);
-    expect(again.calls).toEqual([]);
-
-    // The journal: every line complete JSON; each response once; no intent after its response.
-    const lines = readFileSync(journalPath(dir), 'utf8').split('\n');
-    expect(lines.at(-1)).toBe('');
-    const records = lines.slice(0, -1).map((l) => JSON.parse(l) as { type: string; id: string; key?: string });
-    const answeredAt = new Map<string, number>();
-    const intents = new Map<string, number>();
-    records.forEach((r, at) => {
-      if (r.type === 'response') {
-        expect(answeredAt.has(r.id)).toBe(false);
-        answeredAt.set(r.id, at);
-      } else {
-        expect(answeredAt.has(r.id)).toBe(false); // never asked again once journaled
-        intents.set(r.key!, (intents.get(r.key!) ?? 0) + 1);
-      }
-    });
-    // Calls paid: never more per request than the intents written for it; more than one only when
-    // an interrupted run's intent had no journaled reply (then the same idempotency key was sent).
-    const calls = new Map<string, number>();
-    for (const key of readFileSync(log, 'utf8').split('\n').filter(Boolean)) calls.set(key, (calls.get(key) ?? 0) + 1);
-    for (const [key, n] of calls) expect(n).toBeLessThanOrEqual(intents.get(key)!);
-    const { cache, problems } = parseCache(fileLines(cacheFilePath(dir)), cacheFilePath(dir));
-    expect(problems).toEqual([]);
-    const journal = applyJournal(cache!, dir);
-    expect(journal).toEqual({ problems: [], warnings: [] });
-    expect(cache!.journal!.unanswered.size).toBe(0);
-    expect(cache!.journal!.responses).toBe(answeredAt.size);
-  }, 300_000);
 });

@@ -2,14 +2,14 @@
 // processes or, with --queue, by `worker` processes on any machines (train/queue/).
 import type { Argv } from 'yargs';
 import { computeOf } from '../../../train/config.ts';
-import { computeOptions, planOptions, runOrPlan, splitOption, workersOption } from '../options.ts';
+import { computeOptions, endpointsOption, planOptions, runOrPlan, splitOption, workersOption } from '../options.ts';
 
 export const ablateCommand = <T>(y: Argv<T>) =>
   y.command(
     'ablate',
     'run an ablation grid (variants x caches x seeds) in worker processes and print the Table 6 style table (--engine, --threads, --backend apply to cells whose grid settings do not set them, and to the evaluation; with --queue, to the evaluation only: workers compute with their own)',
     (y) =>
-      workersOption(splitOption(computeOptions(planOptions(y)), 'split the table is evaluated on'), 'cells trained at a time by local workers')
+      workersOption(splitOption(computeOptions(endpointsOption(planOptions(y))), 'split the table is evaluated on'), 'cells trained at a time by local workers')
         // No default value here, so that --workers with --queue (where it means nothing) is an error.
         .option('workers', { default: undefined, defaultDescription: '2' })
         .option('queue', { type: 'string', describe: 'redis://[:password@]host:port/db or rediss:// (TLS): put the cells on this queue for `worker` processes instead of training them here (password also from CPP_REDIS_PASSWORD)' })
@@ -20,7 +20,7 @@ export const ablateCommand = <T>(y: Argv<T>) =>
         .example('$0 ablate --grid train/grids/table6.json --workers 2', 'train the grid and print its table'),
     async (a) => {
       const { ablateDescription, ablateJob } = await import('../../../eval/ablate.ts');
-      const o = { grid: a.grid, out: a.out, workers: a.workers ?? 2, queue: a.queue, split: a.split, compute: computeOf(a) };
+      const o = { grid: a.grid, out: a.out, workers: a.workers ?? 2, queue: a.queue, split: a.split, compute: computeOf(a), endpoints: a.endpoints };
       await runOrPlan(a, () => ablateDescription(o), async () => {
         const { text, failed } = await ablateJob(o);
         console.log(text);

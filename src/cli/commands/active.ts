@@ -13,8 +13,8 @@ export const activeCommand = <T>(y: Argv<T>) =>
         .option('config', { type: 'string', describe: 'JSON file of training settings of every round; flags override it' })
         .option('active-rounds', { type: 'number', default: 3, describe: 'recording rounds (the job trains and measures once more after the last)' })
         .option('passes', { type: 'number', default: 4, describe: 'sampled replays of the train split per round that count visits' })
-        .option('max-calls', { type: 'number', describe: "each round's recording stops before a call past this many" })
-        .option('budget-usd', { type: 'number', describe: "each round's recording stops once its replies cost this much (the cache's prices taken as USD)" })
+        .option('max-calls', { type: 'number', describe: "each round's recording stops before a call past this many (with --endpoints: the team's call cap of each round)" })
+        .option('budget-usd', { type: 'number', describe: "each round's recording stops once its replies cost this much (the cache's prices taken as USD; with --endpoints: the team's dollar cap of each round)" })
         .option('concurrency', { type: 'number', default: 8, describe: 'calls in flight at once' })
         .option('eval-record', { type: 'boolean', default: true, describe: 'also measure validation accuracy under miss = record (asks the endpoint on a copy of the cache; nothing is kept)' }),
     async (a) => {
@@ -23,7 +23,7 @@ export const activeCommand = <T>(y: Argv<T>) =>
       const { activeJob } = await import('../../../eval/activeJob.ts');
       const out = await activeJob({
         config, out: flags.out ?? 'checkpoints/active', rounds: a.activeRounds, passes: a.passes, evalRecord: a.evalRecord,
-        recording: { concurrency: a.concurrency, limits: { maxCalls: a.maxCalls, budget: a.budgetUsd } },
+        recording: { concurrency: a.concurrency, limits: { maxCalls: a.maxCalls, budget: a.budgetUsd }, endpoints: config.endpoints },
       });
       console.log(out.text);
     },

@@ -1,14 +1,14 @@
 // `eval`: every comparison of SPEC §8-9 on one cache and split (eval/compare.ts).
 import type { Argv } from 'yargs';
 import { computeOf } from '../../../train/config.ts';
-import { cacheOption, computeOptions, debateOptions, debateSettings, planOptions, runOrPlan, seedsOption, splitOption } from '../options.ts';
+import { cacheOption, computeOptions, debateOptions, debateSettings, endpointsOption, planOptions, runOrPlan, seedsOption, splitOption } from '../options.ts';
 
 export const evalCommand = <T>(y: Argv<T>) =>
   y.command(
     'eval',
     'compare methods on a split (SPEC §8-9): baselines, consistency votes, freeze gates, random pruning, static mask, trained policies; writes Markdown, CSV and an accuracy-vs-cost SVG',
     (y) =>
-      seedsOption(splitOption(cacheOption(computeOptions(debateOptions(planOptions(y))))), 'seeded runs of random pruning and the static mask')
+      seedsOption(splitOption(cacheOption(computeOptions(endpointsOption(debateOptions(planOptions(y)))))), 'seeded runs of random pruning and the static mask')
         .option('policy', { type: 'string', array: true, default: [] as string[], describe: 'checkpoint or policy.json; plain paths are the runs (seeds) of one method, label=path1,path2 makes a method of its own' })
         .option('w-collapse', { type: 'number', default: 1, describe: 'signed utility: weight of a collapse prevented' })
         .option('w-correction', { type: 'number', default: 1, describe: 'signed utility: weight of a correction lost' })
@@ -25,7 +25,7 @@ export const evalCommand = <T>(y: Argv<T>) =>
       const methods = a.methods.split(',').map((m) => m.trim());
       const unknown = methods.filter((m) => !(METHODS as readonly string[]).includes(m));
       if (unknown.length) throw new Error(`--methods: unknown ${unknown.join(', ')} (choose from ${METHODS.join(', ')})`);
-      const o = { policies: a.policy, cache: a.cache, split: a.split, compute: computeOf(a), settings: debateSettings(a), methods: methods as (typeof METHODS)[number][], keepRate: a.keepRate, seeds: a.seeds, config: a.config, reference: a.reference, out: a.out, weights: { collapse: a.wCollapse, correction: a.wCorrection } };
+      const o = { policies: a.policy, cache: a.cache, split: a.split, compute: computeOf(a), settings: debateSettings(a), methods: methods as (typeof METHODS)[number][], keepRate: a.keepRate, seeds: a.seeds, config: a.config, reference: a.reference, out: a.out, weights: { collapse: a.wCollapse, correction: a.wCorrection }, recording: { endpoints: a.endpoints } };
       await runOrPlan(a, () => evalDescription(o), async () => {
         const out = await evalJob(o);
         console.log(out.table);

@@ -1,14 +1,14 @@
 // `main`: the main job (eval/mainJob.ts).
 import type { Argv } from 'yargs';
 import { computeOf } from '../../../train/config.ts';
-import { cacheOption, computeOptions, debateOptions, debateSettings, planOptions, runOrPlan, seedsOption, splitOption, workersOption } from '../options.ts';
+import { cacheOption, computeOptions, debateOptions, debateSettings, endpointsOption, planOptions, runOrPlan, seedsOption, splitOption, workersOption } from '../options.ts';
 
 export const mainCommand = <T>(y: Argv<T>) =>
   y.command(
     'main',
     'the main job: create the default simulated cache if missing, train CPP for several seeds, compare it with every baseline on the test split',
     (y) =>
-      workersOption(seedsOption(splitOption(cacheOption(computeOptions(debateOptions(planOptions(y))))), 'training seeds of CPP'), 'training runs at a time')
+      workersOption(seedsOption(splitOption(cacheOption(computeOptions(endpointsOption(debateOptions(planOptions(y)))))), 'training seeds of CPP'), 'training runs at a time')
         .option('config', { type: 'string', default: 'train/configs/main.json', describe: 'training settings of the CPP runs' })
         .option('out', { type: 'string', default: 'checkpoints/main', describe: 'job folder: one run per seed (seed-N/; finished ones are reused) and the report (report/)' })
         .example('$0 main', 'the default world: train 3 seeds, compare with every baseline')
@@ -16,7 +16,7 @@ export const mainCommand = <T>(y: Argv<T>) =>
         .example('$0 main --cache cache/dylan-math --agents a1,a2,a3 --out checkpoints/dylan', 'the main job on an imported cache'),
     async (a) => {
       const { mainDescription, mainJob } = await import('../../../eval/mainJob.ts');
-      const o = { cache: a.cache, split: a.split, settings: debateSettings(a), config: a.config, seeds: a.seeds, out: a.out, workers: a.workers, compute: computeOf(a) };
+      const o = { cache: a.cache, split: a.split, settings: debateSettings(a), config: a.config, seeds: a.seeds, out: a.out, workers: a.workers, compute: computeOf(a), endpoints: a.endpoints };
       await runOrPlan(a, () => mainDescription(o), async () => console.log(await mainJob(o)));
     },
   );

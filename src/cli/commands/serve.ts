@@ -45,7 +45,7 @@ export const serveCommand = <T>(y: Argv<T>) =>
       const s = server.stats;
       console.log(
         `${s.attempts} requests: ${s.paid} paid, ${s.replayed} replayed for a known Idempotency-Key, ${s.rateLimited} rate-limited, ${s.serverErrors} server errors, ` +
-          `${s.dropped} dropped, ${s.malformed} malformed, ${s.rejected} rejected; ${s.ambiguous} ambiguous text matches`,
+          `${s.dropped} dropped, ${s.malformed} malformed, ${s.rejected} rejected; ${s.resolvedByKey} prompts with shared texts read by their Idempotency-Key, ${s.ambiguous} left ambiguous`,
       );
     },
   );
