@@ -45,6 +45,7 @@ export const TrainConfig = z.strictObject({
   sourceFeature: P.sourceFeature.describe('learned source-agent feature'),
   roundFeature: P.roundFeature.describe('learned round feature'),
   miss: z.enum(MISS_TIERS).default('model').describe('deepest lookup tier on a cache miss (record is not supported in training)'),
+  responseModel: DebateSettings.shape.responseModel.describe('tier-3 response model: full (own response kept or pruned, agreeing / disagreeing peers, peers weighted by accuracy) or base (SPEC §3 base form)'),
   rounds: DebateSettings.shape.rounds.describe('debate rounds R'),
   agents: z.array(z.string()).optional().describe('team as agent ids (default: every agent of the cache)'),
   round1Sample: DebateSettings.shape.round1Sample.describe('round-1 sample a training debate starts from (evaluation always uses the first)'),
@@ -65,6 +66,7 @@ export function resolveConfig(...layers: Partial<TrainConfig>[]): TrainConfig {
 
 export const debateSettingsOf = (c: TrainConfig, split: 'train' | 'eval'): Partial<DebateSettings> => ({
   miss: c.miss,
+  responseModel: c.responseModel,
   rounds: c.rounds,
   agents: c.agents,
   round1Sample: split === 'train' ? c.round1Sample : 'first',

@@ -5,6 +5,7 @@
 //   --seed N       the one seed of what it does       --seeds N     seeded runs 0..N-1
 import type { Argv } from 'yargs';
 import { SPLITS, type Split } from '../cache/format.ts';
+import { RESPONSE_MODELS } from '../env/responseModel.ts';
 import { DebateSettings, MISS_TIERS } from '../env/settings.ts';
 import { BACKENDS, ENGINES } from '../policy/backends.ts';
 import { defaultCompute } from '../../train/config.ts';
@@ -23,6 +24,7 @@ export const workersOption = <T>(y: Argv<T>, describe: string) => y.option('work
 export function debateOptions<T>(y: Argv<T>) {
   return y
     .option('miss', { choices: MISS_TIERS, default: 'model' as const, describe: 'deepest lookup tier on a cache miss: error | signature | model | record (record asks the live endpoint; simulator caches have one)' })
+    .option('response-model', { choices: RESPONSE_MODELS, default: DebateSettings.shape.responseModel.parse(undefined), describe: 'tier-3 response model: full (own response kept or pruned, agreeing / disagreeing peers, peer accuracy) or base (SPEC §3 base form)' })
     .option('rounds', { type: 'number', default: 3, describe: 'debate rounds R (round 1 = independent answers)' })
     .option('agents', { type: 'string', describe: 'team as comma-separated agent ids (default: every agent of the cache)' })
     .option('round1-sample', { choices: ['first', 'random'] as const, default: 'first' as const, describe: 'round-1 sample a debate starts from' })
@@ -30,8 +32,8 @@ export function debateOptions<T>(y: Argv<T>) {
     .option('seed', { type: 'number', default: 0, describe: 'seed of every random choice in a replay' });
 }
 
-export function debateSettings(a: { miss: DebateSettings['miss']; rounds: number; agents?: string; round1Sample: DebateSettings['round1Sample']; tieBreak: DebateSettings['tieBreak']; seed: number }): Partial<DebateSettings> {
-  return { miss: a.miss, rounds: a.rounds, agents: a.agents?.split(',').map((s) => s.trim()), round1Sample: a.round1Sample, tieBreak: a.tieBreak, seed: a.seed };
+export function debateSettings(a: { miss: DebateSettings['miss']; responseModel: DebateSettings['responseModel']; rounds: number; agents?: string; round1Sample: DebateSettings['round1Sample']; tieBreak: DebateSettings['tieBreak']; seed: number }): Partial<DebateSettings> {
+  return { miss: a.miss, responseModel: a.responseModel, rounds: a.rounds, agents: a.agents?.split(',').map((s) => s.trim()), round1Sample: a.round1Sample, tieBreak: a.tieBreak, seed: a.seed };
 }
 
 /** How policy math is computed (engine, threads, TF.js backend). */

@@ -9,7 +9,7 @@
 import seedrandom from 'seedrandom';
 import type { ResponseRecord, Split } from '../cache/format.ts';
 import { appendResponse, type Cache, type Question, type Response } from '../cache/load.ts';
-import { drawAnswer, fitResponseModel, outcomes, priorCounts, type PriorCounts, type Weights } from './responseModel.ts';
+import { drawAnswer, fitResponseModel, type ResponseModel } from './responseModel.ts';
 import { DebateSettings, type MissTier } from './settings.ts';
 
 export const TIERS = ['exact', 'signature', 'model', 'record'] as const;
@@ -54,8 +54,8 @@ export interface Environment {
   round1: Map<number, number[]>;
   /** Responses per question and answer (key `q|ans`), for tier-3 text. */
   byAnswer: Map<string, number[]>;
-  prior: PriorCounts;
-  weights: Weights[];
+  /** The fitted tier-3 response model (responseModel.ts). */
+  responseModel: ResponseModel;
   /** Lookups per tier since the environment was made (revisions only: rounds >= 2). */
   tiers: TierCounts;
   /** Responses the record tier added; they are in `cache` too, to be saved with it. */
@@ -98,7 +98,6 @@ export function makeEnvironment(cache: Cache, settings: Partial<DebateSettings> 
     return a;
   });
   if (s.miss === 'record' && !endpoint) throw new Error(`setting miss = record needs a live endpoint, and cache ${cache.file} has none configured`);
-  const prior = priorCounts(cache);
   const env: Environment = {
     cache,
     settings: s,
@@ -109,8 +108,7 @@ export function makeEnvironment(cache: Cache, settings: Partial<DebateSettings> 
     signature: new Map(),
     round1: new Map(),
     byAnswer: new Map(),
-    prior,
-    weights: fitResponseModel(cache, prior, s.priorSmoothing),
+    responseModel: fitResponseModel(cache, s),
     tiers: emptyTiers(),
     recorded: [],
   };
@@ -243,7 +241,8 @@ function lookup(env: Environment, d: Debate, agent: number, own: DebateResponse,
     if (hit) return { response: fromCache(cache, pick(hit, d.random)), tier: 'exact' };
   }
   if (miss === 'error') throw new CacheMissError(cache, d.q, agent, t, kept.map((k) => (k.cached ? cache.responses[k.source].id : `(tier-3 ${cache.agents[k.agent].id})`)).join(', '));
-  const sig = env.signature.get(signatureKey(d.q, agent, t, kept.map((k) => k.agent), kept.map((k) => k.ans)));
+  // With a live endpoint the approximate tiers never stand in for a real answer.
+  const sig = miss === 'record' ? undefined : env.signature.get(signatureKey(d.q, agent, t, kept.map((k) => k.agent), kept.map((k) => k.ans)));
   if (sig) return { response: fromCache(cache, pick(sig, d.random)), tier: 'signature' };
   if (miss === 'signature') throw new CacheMissError(cache, d.q, agent, t, `signature ${kept.map((k) => `${cache.agents[k.agent].id}:${k.ans < 0 ? '-' : cache.answerKeys[k.ans]}`).join(', ')}`);
   if (miss === 'record') {
@@ -251,9 +250,8 @@ function lookup(env: Environment, d: Debate, agent: number, own: DebateResponse,
     const r = record(env, d.q, agent, t, context, own.cached ? cache.responses[own.source] : null, 0);
     return { response: fromCache(cache, r.index), tier: 'record' };
   }
-  const peers = kept.filter((k) => k.agent !== agent).map((k) => k.ans);
-  const o = outcomes(own.ans, peers, env.prior.get(d.q * cache.agents.length + agent), env.settings.priorSmoothing);
-  const ans = drawAnswer(env.weights[agent], o, d.random);
+  const peers = kept.filter((k) => k.agent !== agent);
+  const ans = drawAnswer(env.responseModel, { q: d.q, agent, prev: own.ans, prevShown: peers.length < kept.length, peers }, d.random);
   return { response: { agent, ans, source: standIn(env, d.q, agent, t, ans), cached: false }, tier: 'model' };
 }
 
