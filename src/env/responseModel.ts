@@ -5,6 +5,7 @@
 //   P(answer = b) ∝ exp(w_prev·[b = previous] + w_peers·(kept peers answering b) + w_prior·log p_r(b|q)).
 // Full form (the default): the same logit with more features of an outcome b,
 //   prevShown     [b = previous] · [r's own previous response is kept] (r remembers its answer either way)
+//   alone         [b = previous] · [nothing is kept] (r is asked to reflect on its own: another prompt)
 //   peerAccuracy  Σ over kept peers answering b of (their agent's accuracy − the team's): peers of an
 //                 agent that is usually right may pull harder (or less) than others
 //   peersRight    [b is the gold answer] · kept peers answering b: right arguments persuade more than
@@ -24,13 +25,13 @@
 import type { Cache, Response } from '../cache/load.ts';
 import type { DebateSettings } from './settings.ts';
 
-export const FEATURES = ['prev', 'prevShown', 'peers', 'peerAccuracy', 'peersRight', 'agreeing', 'disagreeing', 'prior'] as const;
+export const FEATURES = ['prev', 'prevShown', 'alone', 'peers', 'peerAccuracy', 'peersRight', 'agreeing', 'disagreeing', 'prior'] as const;
 export type Feature = (typeof FEATURES)[number];
 export const RESPONSE_MODELS = ['base', 'full'] as const;
 export type ResponseModelForm = (typeof RESPONSE_MODELS)[number];
 /** The features each form fits (indices into FEATURES). */
 const FORM_FEATURES: Record<ResponseModelForm, number[]> = {
-  base: [0, 2, 7],
+  base: [0, 3, 8],
   full: FEATURES.map((_, k) => k),
 };
 export const formFeatures = (form: ResponseModelForm): Feature[] => FORM_FEATURES[form].map((k) => FEATURES[k]);
@@ -73,13 +74,18 @@ export function agentAccuracy(cache: Cache, use: (q: number) => boolean): number
   return right.map((c, k) => (c + 1) / (n[k] + 2));
 }
 
-/** What the model reads besides its weights: round-1 answers per question, agent accuracy, each question's gold answer key. */
+/** What the model reads besides its weights. */
 export interface ModelInputs {
   agents: number;
   smoothing: number;
+  /** Round-1 answer counts per (question, agent). */
   prior: PriorCounts;
+  /** agentAccuracy. */
   accuracy: number[];
+  /** Gold answer key per question. */
   gold: number[];
+  /** Per question: how many cached responses (any agent, any round) state each answer. */
+  stated: Map<number, Map<number, number>>;
 }
 
 /** One revision to predict: recipient, its previous answer, and what it is shown. */
@@ -122,7 +128,7 @@ export function outcomes(inputs: ModelInputs, c: RevisionContext): Outcomes {
     }
     const isPrev = b === c.prev ? 1 : 0;
     const count = b === OTHER ? 0 : (prior?.get(b) ?? 0);
-    return [isPrev, isPrev * +c.prevShown, peers, peerAccuracy, b === inputs.gold[c.q] ? peers : 0, isPrev * agreeing, isPrev * (c.peers.length - agreeing), Math.log((count + inputs.smoothing) / denom)];
+    return [isPrev, isPrev * +c.prevShown, isPrev * +(!c.prevShown && c.peers.length === 0), peers, peerAccuracy, b === inputs.gold[c.q] ? peers : 0, isPrev * agreeing, isPrev * (c.peers.length - agreeing), Math.log((count + inputs.smoothing) / denom)];
   });
   return { answers, features };
 }
@@ -151,19 +157,14 @@ function freshProbabilities(o: Outcomes): number[] {
 }
 
 /**
- * The answers' probabilities under one agent's fit: the softmax of its features' scores, mixed
- * (full form) with a share `slip` of answering afresh from its round-1 frequencies. OTHER left
- * out, and the rest renormalized, unless `includeOther`.
+ * The outcomes' probabilities under one agent's fit: the softmax of its features' scores, mixed
+ * (full form) with a share `slip` of answering afresh from its round-1 frequencies.
  */
-function probabilities(fit: AgentFit, use: number[], o: Outcomes, includeOther: boolean): number[] {
-  let p = softmax(fit.weights, o.features.map((f) => use.map((k) => f[k])));
-  if (fit.slip > 0) {
-    const fresh = freshProbabilities(o);
-    p = p.map((x, k) => (1 - fit.slip) * x + fit.slip * fresh[k]);
-  }
-  if (includeOther) return p;
-  const kept = 1 - p[o.answers.indexOf(OTHER)];
-  return p.map((x, k) => (o.answers[k] === OTHER ? 0 : x / kept));
+function probabilities(fit: AgentFit, use: number[], o: Outcomes): number[] {
+  const p = softmax(fit.weights, o.features.map((f) => use.map((k) => f[k])));
+  if (fit.slip === 0) return p;
+  const fresh = freshProbabilities(o);
+  return p.map((x, k) => (1 - fit.slip) * x + fit.slip * fresh[k]);
 }
 
 /** One agent's fitted parameters: weights of the form's features (formFeatures order), and the share of fresh answers (full form; 0 in the base form). */
@@ -178,11 +179,20 @@ export interface ResponseModel extends ModelInputs {
   fits: AgentFit[];
 }
 
-/** The answers a recipient may give and their probabilities (OTHER excluded). */
+/**
+ * The answers a recipient may give and their probabilities. OTHER's share goes to the answers to q
+ * that cached responses state outside the outcome set, in proportion to how many state each (so a
+ * recipient can still move to an answer no one in its context holds); with none, it is left out.
+ */
 export function answerProbabilities(model: ResponseModel, c: RevisionContext): { answers: number[]; p: number[] } {
   const o = outcomes(model, c);
-  const p = probabilities(model.fits[c.agent], FORM_FEATURES[model.form], o, false);
-  return { answers: o.answers.slice(0, -1), p: p.slice(0, -1) };
+  const p = probabilities(model.fits[c.agent], FORM_FEATURES[model.form], o);
+  const answers = o.answers.slice(0, -1);
+  const other = p[p.length - 1];
+  const rest = [...(model.stated.get(c.q) ?? [])].filter(([b]) => !answers.includes(b));
+  const n = rest.reduce((t, [, count]) => t + count, 0);
+  if (n === 0) return { answers, p: p.slice(0, -1).map((x) => x / (1 - other)) };
+  return { answers: [...answers, ...rest.map(([b]) => b)], p: [...p.slice(0, -1), ...rest.map(([, count]) => (other * count) / n)] };
 }
 
 /** Draw the recipient's answer. */
@@ -224,7 +234,7 @@ export function revisions(cache: Cache, inputs: ModelInputs, keep: (r: Response)
 export function score(fit: AgentFit, form: ResponseModelForm, data: Revision[]): { logLik: number; accuracy: number } {
   let ll = 0, acc = 0;
   for (const d of data) {
-    const p = probabilities(fit, FORM_FEATURES[form], d.outcomes, true);
+    const p = probabilities(fit, FORM_FEATURES[form], d.outcomes);
     ll += Math.log(p[d.observed]);
     if (p.indexOf(Math.max(...p)) === d.observed) acc++;
   }
@@ -325,8 +335,13 @@ const onTrain = (cache: Cache) => (q: number) => cache.questions[q].split === 't
 
 /** Prior counts and agent accuracies; accuracies from the questions `use` accepts (default: train split). */
 export function modelInputs(cache: Cache, smoothing: number, use: (q: number) => boolean = onTrain(cache)): ModelInputs {
-  const prior = priorCounts(cache);
-  return { agents: cache.agents.length, smoothing, prior, accuracy: agentAccuracy(cache, use), gold: cache.questions.map((q) => q.goldKey) };
+  const stated = new Map<number, Map<number, number>>();
+  for (const r of cache.responses) {
+    let m = stated.get(r.q);
+    if (!m) stated.set(r.q, (m = new Map()));
+    m.set(r.ans, (m.get(r.ans) ?? 0) + 1);
+  }
+  return { agents: cache.agents.length, smoothing, prior: priorCounts(cache), accuracy: agentAccuracy(cache, use), gold: cache.questions.map((q) => q.goldKey), stated };
 }
 
 /**

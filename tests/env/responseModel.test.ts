@@ -12,6 +12,7 @@ const inputs = (): ModelInputs => ({
   prior: new Map([[0 * 3 + 0, new Map([[1, 3], [3, 1]])]]),
   accuracy: [0.7, 0.5, 0.3, 0.5],
   gold: [2],
+  stated: new Map(),
 });
 
 /** Draw an outcome index from probabilities that include the OTHER bucket. */
@@ -27,20 +28,21 @@ describe('tier-3 response model', () => {
     const o = outcomes(inputs(), c);
     expect(o.answers).toEqual([1, 2, 3, -2]);
     const denom = 4 + 0.5 * 3;
-    // [prev, prevShown, peers, peerAccuracy, peersRight, agreeing, disagreeing, prior]
-    expect(FEATURES).toEqual(['prev', 'prevShown', 'peers', 'peerAccuracy', 'peersRight', 'agreeing', 'disagreeing', 'prior']);
+    expect(FEATURES).toEqual(['prev', 'prevShown', 'alone', 'peers', 'peerAccuracy', 'peersRight', 'agreeing', 'disagreeing', 'prior']);
     const rows = o.features.map((f) => f.map((x) => Math.round(x * 1e9) / 1e9));
     const r = (x: number) => Math.round(x * 1e9) / 1e9;
     expect(rows).toEqual([
-      [1, 1, 1, 0, 0, 1, 2, r(Math.log(3.5 / denom))],
-      [0, 0, 2, r(0 + -0.2), 2, 0, 0, r(Math.log(0.5 / denom))],
-      [0, 0, 0, 0, 0, 0, 0, r(Math.log(1.5 / denom))],
-      [0, 0, 0, 0, 0, 0, 0, r(Math.log(0.5 / denom))],
+      [1, 1, 0, 1, 0, 0, 1, 2, r(Math.log(3.5 / denom))],
+      [0, 0, 0, 2, r(0 + -0.2), 2, 0, 0, r(Math.log(0.5 / denom))],
+      [0, 0, 0, 0, 0, 0, 0, 0, r(Math.log(1.5 / denom))],
+      [0, 0, 0, 0, 0, 0, 0, 0, r(Math.log(0.5 / denom))],
     ]);
     // Own response pruned: only the prevShown feature changes.
     const pruned = outcomes(inputs(), { ...c, prevShown: false });
     expect(pruned.features.map((f) => f[1])).toEqual([0, 0, 0, 0]);
     expect(pruned.features.map((f) => f.filter((_, k) => k !== 1))).toEqual(o.features.map((f) => f.filter((_, k) => k !== 1)));
+    // Nothing kept: the alone feature marks the previous answer.
+    expect(outcomes(inputs(), { ...c, prevShown: false, peers: [] }).features.map((f) => f[2])).toEqual([1, 0, 0]);
   });
 
   it('the base form: maximum likelihood recovers the weights that generated the data', () => {
@@ -61,8 +63,8 @@ describe('tier-3 response model', () => {
   });
 
   it('the full form: EM recovers the logit weights and the share of fresh answers', () => {
-    // prev, prevShown, peers, peerAccuracy, peersRight, agreeing, disagreeing, prior
-    const truth = { weights: [1.2, 1.5, 1.0, 0, 1.5, -0.5, 0, 0.3], slip: 0.15 };
+    // prev, prevShown, alone, peers, peerAccuracy, peersRight, agreeing, disagreeing, prior
+    const truth = { weights: [1.2, 1.5, 0.5, 1.0, 0, 1.5, -0.5, 0, 0.3], slip: 0.15 };
     const random = seedrandom('em');
     const data: Revision[] = [];
     for (let n = 0; n < 8000; n++) {
@@ -70,7 +72,7 @@ describe('tier-3 response model', () => {
       const peers = Array.from({ length: Math.floor(random() * 3) }, (_, k) => ({ agent: 1 + k, ans: Math.floor(random() * 4) }));
       const o = outcomes({ ...inputs(), prior: new Map([[0, prior]]), gold: [Math.floor(random() * 4)] }, { q: 0, agent: 0, prev: Math.floor(random() * 4), prevShown: random() < 0.5, peers });
       const s = o.features.map((f) => Math.exp(truth.weights.reduce((t, w, k) => t + w * f[k], 0)));
-      const fresh = o.features.map((f) => Math.exp(f[7]));
+      const fresh = o.features.map((f) => Math.exp(f[FEATURES.indexOf('prior')]));
       const z = s.reduce((a, b) => a + b, 0), zf = fresh.reduce((a, b) => a + b, 0);
       data.push({ agent: 0, outcomes: o, observed: drawIndex(s.map((x, k) => (1 - truth.slip) * (x / z) + (truth.slip * fresh[k]) / zf), random) });
     }
@@ -80,6 +82,17 @@ describe('tier-3 response model', () => {
       const k = FEATURES.indexOf(name);
       expect(Math.abs(fit.weights[k] - truth.weights[k]), name).toBeLessThan(0.3);
     }
+  });
+
+  it("gives the other bucket's share to answers cached responses state outside the outcome set, by how many state them", () => {
+    const model: ResponseModel = { ...inputs(), form: 'base', fits: [{ weights: [0, 0, 1], slip: 0 }], stated: new Map([[0, new Map([[1, 3], [5, 1], [6, 3]])]]) };
+    const { answers, p } = answerProbabilities(model, { q: 0, agent: 0, prev: 1, prevShown: true, peers: [] });
+    expect(answers).toEqual([1, 3, 5, 6]);
+    const denom = 4 + 0.5 * 3; // prior {1: 3, 3: 1}: the weights draw each outcome by its smoothed frequency
+    expect(p[0]).toBeCloseTo(3.5 / denom, 12);
+    expect(p[1]).toBeCloseTo(1.5 / denom, 12);
+    expect(p[2]).toBeCloseTo(0.25 * (0.5 / denom), 12);
+    expect(p[3]).toBeCloseTo(0.75 * (0.5 / denom), 12);
   });
 
   it('never draws the other bucket', () => {
