@@ -150,3 +150,23 @@ export function welch(x: number[], y: number[]): { t: number; df: number; p: num
 
 /** A p-value as reports print it. */
 export const formatP = (p: number) => (Number.isNaN(p) ? '-' : p >= 0.001 ? p.toFixed(3) : p.toExponential(1));
+
+/**
+ * Kendall's tau-b of two rankings of the same items (e.g. methods by accuracy under two lookup
+ * tiers): (concordant − discordant pairs) / sqrt((pairs − pairs tied in x)(pairs − pairs tied in y)),
+ * as scipy's kendalltau; NaN when either side is all ties.
+ */
+export function kendallTauB(x: number[], y: number[]): number {
+  if (x.length !== y.length) throw new Error(`Kendall's tau needs the same items: ${x.length} against ${y.length}`);
+  let concordant = 0, discordant = 0, tiedX = 0, tiedY = 0, pairs = 0;
+  for (let i = 0; i < x.length; i++)
+    for (let j = i + 1; j < x.length; j++) {
+      const s = Math.sign(x[i] - x[j]) * Math.sign(y[i] - y[j]);
+      pairs++;
+      if (x[i] === x[j]) tiedX++;
+      if (y[i] === y[j]) tiedY++;
+      if (s > 0) concordant++;
+      if (s < 0) discordant++;
+    }
+  return (concordant - discordant) / Math.sqrt((pairs - tiedX) * (pairs - tiedY));
+}

@@ -54,6 +54,7 @@ export const TrainConfig = z.strictObject({
   roundFeature: P.roundFeature.describe('learned round feature'),
   miss: z.enum(MISS_TIERS).default('model').describe('deepest lookup tier on a cache miss; record asks the cache\'s live endpoint (a simulated cache\'s simulator) and journals each reply'),
   endpoints: z.string().optional().describe("team file whose OpenAI-compatible endpoints the record tier asks (miss = record; active: the recording); default: a simulated cache's simulator"),
+  responseModel: DebateSettings.shape.responseModel.describe('tier-3 response model: full (own response kept or pruned, agreeing / disagreeing peers, peers weighted by accuracy) or base (SPEC §3 base form)'),
   rounds: DebateSettings.shape.rounds.describe('debate rounds R'),
   agents: z.array(z.string()).optional().describe('team as agent ids (default: every agent of the cache)'),
   round1Sample: DebateSettings.shape.round1Sample.describe('round-1 sample a training debate starts from (evaluation always uses the first)'),
@@ -76,6 +77,7 @@ export function resolveConfig(...layers: Partial<TrainConfig>[]): TrainConfig {
 
 export const debateSettingsOf = (c: TrainConfig, split: 'train' | 'eval'): Partial<DebateSettings> => ({
   miss: c.miss,
+  responseModel: c.responseModel,
   rounds: c.rounds,
   agents: c.agents,
   round1Sample: split === 'train' ? c.round1Sample : 'first',

@@ -11,6 +11,7 @@ import { cacheCommand } from './commands/cache.ts';
 import { debateCommand } from './commands/debate.ts';
 import { evalCommand } from './commands/eval.ts';
 import { exportCommand } from './commands/export.ts';
+import { fidelityCommand } from './commands/fidelity.ts';
 import { mainCommand } from './commands/main.ts';
 import { serveCommand } from './commands/serve.ts';
 import { recordCommand } from './commands/record.ts';
@@ -29,7 +30,7 @@ function unknownFlags(msg: string): string | undefined {
   return `unknown flag${flags.length === 1 ? '' : 's'} ${flags.join(', ')}`;
 }
 
-const commands = [mainCommand, baselinesCommand, cacheCommand, trainCommand, evalCommand, ablateCommand, paretoCommand, exportCommand, serveCommand, debateCommand, recordCommand, activeCommand, workerCommand];
+const commands = [mainCommand, baselinesCommand, cacheCommand, trainCommand, evalCommand, ablateCommand, paretoCommand, exportCommand, serveCommand, debateCommand, recordCommand, activeCommand, workerCommand, fidelityCommand];
 
 const cli = commands
   .reduce((y, command) => command(y), yargs(hideBin(process.argv)))

@@ -5,6 +5,7 @@
 //   --seed N       the one seed of what it does       --seeds N     seeded runs 0..N-1
 import type { Argv } from 'yargs';
 import { SPLITS, type Split } from '../cache/format.ts';
+import { RESPONSE_MODELS } from '../env/responseModel.ts';
 import { DebateSettings, MISS_TIERS } from '../env/settings.ts';
 import { BACKENDS, ENGINES } from '../policy/backends.ts';
 import { defaultCompute } from '../../train/config.ts';
@@ -28,6 +29,7 @@ const PLAN = 'Before running:';
 export function debateOptions<T>(y: Argv<T>) {
   return y
     .option('miss', { choices: MISS_TIERS, default: 'model' as const, describe: 'deepest lookup tier on a cache miss: error | signature | model | record (record asks the live endpoint; simulator caches have one)', group: DEBATE })
+    .option('response-model', { choices: RESPONSE_MODELS, default: DebateSettings.shape.responseModel.parse(undefined), describe: 'tier-3 response model: full (own response kept or pruned, agreeing / disagreeing peers, peer accuracy) or base (SPEC §3 base form)', group: DEBATE })
     .option('rounds', { type: 'number', default: 3, describe: 'debate rounds R (round 1 = independent answers)', group: DEBATE })
     .option('agents', { type: 'string', describe: 'team as comma-separated agent ids (default: every agent of the cache)', group: DEBATE })
     .option('round1-sample', { choices: ['first', 'random'] as const, default: 'first' as const, describe: 'round-1 sample a debate starts from', group: DEBATE })
@@ -36,8 +38,8 @@ export function debateOptions<T>(y: Argv<T>) {
     .option('seed', { type: 'number', default: 0, describe: 'seed of every random choice in a replay', group: DEBATE });
 }
 
-export function debateSettings(a: { miss: DebateSettings['miss']; rounds: number; agents?: string; round1Sample: DebateSettings['round1Sample']; tieBreak: DebateSettings['tieBreak']; tokenLimit: DebateSettings['tokenLimit']; seed: number }): Partial<DebateSettings> {
-  return { miss: a.miss, rounds: a.rounds, agents: a.agents?.split(',').map((s) => s.trim()), round1Sample: a.round1Sample, tieBreak: a.tieBreak, tokenLimit: a.tokenLimit, seed: a.seed };
+export function debateSettings(a: { miss: DebateSettings['miss']; responseModel: DebateSettings['responseModel']; rounds: number; agents?: string; round1Sample: DebateSettings['round1Sample']; tieBreak: DebateSettings['tieBreak']; tokenLimit: DebateSettings['tokenLimit']; seed: number }): Partial<DebateSettings> {
+  return { miss: a.miss, responseModel: a.responseModel, rounds: a.rounds, agents: a.agents?.split(',').map((s) => s.trim()), round1Sample: a.round1Sample, tieBreak: a.tieBreak, tokenLimit: a.tokenLimit, seed: a.seed };
 }
 
 /** The record tier's endpoints (`train` and `active` take the same flag from their `endpoints` setting). */

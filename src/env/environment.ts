@@ -6,7 +6,7 @@ import type { Cache, Question } from '../cache/load.ts';
 import { emptyIndex, indexResponse, type LookupIndex } from './lookupIndex.ts';
 import type { Debate, DebateResponse } from './debate.ts';
 import type { Recording } from './record.ts';
-import { fitResponseModel, priorCounts, type PriorCounts, type Weights } from './responseModel.ts';
+import { fitResponseModel, type ResponseModel } from './responseModel.ts';
 import { tokenLimits } from './tokenLimit.ts';
 import { DebateSettings } from './settings.ts';
 import { emptyTiers, type TierCounts } from './tiers.ts';
@@ -21,8 +21,8 @@ export interface Environment extends LookupIndex {
   recording?: Recording;
   /** Cache responses indexed so far (responses recorded later are indexed before each recorded round). */
   indexed: number;
-  prior: PriorCounts;
-  weights: Weights[];
+  /** The fitted tier-3 response model (responseModel.ts). */
+  responseModel: ResponseModel;
   /** Lookups per tier since the environment was made (revisions only: rounds >= 2). */
   tiers: TierCounts;
   /** Output-token limit per agent of the cache (tokenLimit.ts). */
@@ -40,7 +40,6 @@ export function makeEnvironment(cache: Cache, settings: Partial<DebateSettings> 
   });
   if (s.miss === 'record' && !recording) throw new Error(`setting miss = record needs a live endpoint, and cache ${cache.file} has none attached`);
   if (s.miss !== 'record' && recording) throw new Error(`a live endpoint (${recording.endpoint.name}) is attached but miss = ${s.miss}: it would never be asked`);
-  const prior = priorCounts(cache);
   const env: Environment = {
     cache,
     settings: s,
@@ -49,8 +48,7 @@ export function makeEnvironment(cache: Cache, settings: Partial<DebateSettings> 
     recording,
     indexed: cache.responses.length,
     ...emptyIndex(),
-    prior,
-    weights: fitResponseModel(cache, prior, s.priorSmoothing),
+    responseModel: fitResponseModel(cache, s),
     tiers: emptyTiers(),
     limits: tokenLimits(cache, s.tokenLimit),
   };

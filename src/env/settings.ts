@@ -1,6 +1,7 @@
 // Debate and environment settings (SPEC §1 and §3). Every default here is a setting users may
 // override from a config file or a flag.
 import { z } from 'zod';
+import { RESPONSE_MODELS } from './responseModel.ts';
 
 export const MISS_TIERS = ['error', 'signature', 'model', 'record'] as const;
 export type MissTier = (typeof MISS_TIERS)[number];
@@ -18,6 +19,12 @@ export const DebateSettings = z.strictObject({
   miss: z.enum(MISS_TIERS).default('model'),
   /** Per-agent output-token limit: none, or the 85th / 95th percentile of the agent's recorded output lengths (tokenLimit.ts). */
   tokenLimit: z.enum(['none', 'q85', 'q95']).default('none'),
+  /**
+   * Tier-3 response model: 'full' (own response kept or pruned, kept peers agreeing / disagreeing
+   * with the previous answer, peers weighted by their agent's accuracy) or 'base' (previous answer,
+   * kept peers, round-1 prior: SPEC §3's base form).
+   */
+  responseModel: z.enum(RESPONSE_MODELS).default('full'),
   /** Smoothing of the tier-3 prior p_r(b|q): pseudo-count added to every answer bucket. */
   priorSmoothing: z.number().positive().default(0.5),
   seed: z.number().int().default(0),

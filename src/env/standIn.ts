@@ -1,7 +1,7 @@
 // The tier-3 stand-in (SPEC §3): the fitted response model draws the recipient's answer; its text,
 // tokens and embedding come from a cached response stating that answer.
 import type { Environment } from './environment.ts';
-import { drawAnswer, outcomes } from './responseModel.ts';
+import { drawAnswer, type RevisionContext } from './responseModel.ts';
 
 /**
  * Text source for a tier-3 answer: the recipient's own response with that answer (nearest round,
@@ -20,9 +20,8 @@ function textSource(env: Environment, q: number, agent: number, round: number, a
   return best;
 }
 
-/** The model tier's answer of `agent` at round t, given its previous answer and its kept peers' answers; `source` states it. */
-export function standIn(env: Environment, q: number, agent: number, t: number, prev: number, peers: number[], random: () => number): { ans: number; source: number } {
-  const o = outcomes(prev, peers, env.prior.get(q * env.cache.agents.length + agent), env.settings.priorSmoothing);
-  const ans = drawAnswer(env.weights[agent], o, random);
-  return { ans, source: textSource(env, q, agent, t, ans) };
+/** The model tier's answer for a revision (recipient, previous answer, what is kept); `source` states it. */
+export function standIn(env: Environment, t: number, c: RevisionContext, random: () => number): { ans: number; source: number } {
+  const ans = drawAnswer(env.responseModel, c, random);
+  return { ans, source: textSource(env, c.q, c.agent, t, ans) };
 }

@@ -59,8 +59,9 @@ export function lookup(env: Environment, d: Debate, agent: number, own: DebateRe
   if (miss === 'signature')
     throw new CacheMissError(cache, d.q, agent, t, `signature ${kept.map((k) => `${cache.agents[k.agent].id}:${k.ans < 0 ? '-' : cache.answerKeys[k.ans]}`).join(', ')}`, miss, 'the tier-3 model would answer it: miss = model, or a live endpoint: miss = record');
   // A reply cut at its token limit shows no answer; the agent still remembers what it argued for.
-  const peers = kept.filter((k) => k.agent !== agent && k.cutAnswer === undefined).map((k) => k.ans);
-  const { ans, source } = standIn(env, d.q, agent, t, own.cutAnswer ?? own.ans, peers, d.random);
+  const peers = kept.filter((k) => k.agent !== agent && k.cutAnswer === undefined).map((k) => ({ agent: k.agent, ans: k.ans }));
+  const prevShown = kept.some((k) => k.agent === agent);
+  const { ans, source } = standIn(env, t, { q: d.q, agent, prev: own.cutAnswer ?? own.ans, prevShown, peers }, d.random);
   return { response: { agent, ans, source, cached: false }, tier: 'model' };
 }
 

@@ -4,6 +4,7 @@ import { cacheFromRecords } from '../../src/cache/load.ts';
 import { replay, startDebate, stepRound } from '../../src/env/debate.ts';
 import { makeEnvironment } from '../../src/env/environment.ts';
 import { limitedSample, tokenLimits } from '../../src/env/tokenLimit.ts';
+import { fitResponseModel } from '../../src/env/responseModel.ts';
 import { consistency } from '../../eval/consistency.ts';
 import { response } from '../handCache.ts';
 
@@ -57,11 +58,13 @@ describe('per-agent output-token limits (Table 7)', () => {
     expect(env.tiers).toMatchObject({ exact: 0, signature: 1 });
     // a1's call, priced before a2's lookup failed: in 5 + 10 + 46 (a2 as shown), out 10 at price 2.
     expect(d.cost).toBe((5 + 20) + (5 + 46) + (5 + 10 + 46) + 20);
-    // Tier 3: a cut peer pulls towards no answer. Even a model that follows peers alone leaves a1
-    // with its previous answer A (the only answer among its outcomes).
+    // Tier 3: a cut peer pulls towards no answer: a model that follows peers strongly still leaves a1
+    // with its previous answer A.
     for (let seed = 0; seed < 20; seed++) {
       const m = makeEnvironment(cache, { rounds: 2, tokenLimit: 'q85', miss: 'model', agents: ['a1', 'a2'] });
-      m.weights[0] = { own: 0, peer: 5, prior: 0 };
+      m.responseModel = fitResponseModel(cache, { responseModel: 'base', priorSmoothing: 0.5 });
+      // Base form (previous answer, peers, prior): a shown B would win by its peer weight (20 - 13.9 > -2.9); cut, it is no outcome.
+      m.responseModel.fits[0] = { weights: [0, 20, 10], slip: 0 };
       const r = replay(m, 0, () => [[false, true], [true, false]], seed);
       expect(cache.answerKeys[r.answers[1][0]]).toBe('A');
     }

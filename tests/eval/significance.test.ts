@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { mcnemar, mcnemarP, pairedBootstrap, pairedDifference, tInterval, welch, wilson } from '../../eval/significance.ts';
+import { kendallTauB, mcnemar, mcnemarP, pairedBootstrap, pairedDifference, tInterval, welch, wilson } from '../../eval/significance.ts';
 
 // Reference values from scipy 1.17 (binomtest(k, n, 0.5).pvalue, t.ppf, ttest_ind(equal_var=False),
 // binomtest(k, n).proportion_ci(method='wilson')) and hand computation where noted.
@@ -112,5 +112,20 @@ describe('paired bootstrap', () => {
     expect(r.accuracy).toEqual({ estimate: 0, low: 0, high: 0 });
     expect(() => pairedDifference(perQuestion([1]), perQuestion([1, 0]), [1, 1])).toThrow(/same questions/);
     expect(() => pairedDifference(perQuestion([1, 0]), perQuestion([1, 0]), [1])).toThrow(/same questions/);
+  });
+});
+
+describe("Kendall's tau-b", () => {
+  it('matches scipy.stats.kendalltau, ties included', () => {
+    expect(kendallTauB([12, 2, 1, 12, 2], [1, 4, 7, 1, 0])).toBeCloseTo(-0.4714045207910316, 12); // scipy's docs example
+    expect(kendallTauB([1, 2, 3, 4, 5], [5, 6, 7, 8, 7])).toBeCloseTo(0.7378647873726218, 12);
+    expect(kendallTauB([1, 1, 2, 2, 3, 3, 4], [1, 2, 1, 3, 3, 4, 4])).toBeCloseTo(0.7222222222222224, 12);
+    expect(kendallTauB([1, 2, 3, 4], [4, 3, 2, 1])).toBe(-1);
+    expect(kendallTauB([0.1, 0.5, 0.3], [10, 50, 30])).toBe(1); // same order, other scale
+  });
+
+  it('is undefined when one ranking is all ties, and needs the same items', () => {
+    expect(kendallTauB([1, 1, 1], [1, 2, 3])).toBeNaN();
+    expect(() => kendallTauB([1, 2], [1, 2, 3])).toThrow(/same items/);
   });
 });
