@@ -11,12 +11,13 @@ import { makeEnvironment, splitQuestions, teamIds, type Environment } from '../s
 import type { DebateSettings } from '../src/env/settings.ts';
 import { loadAnyPolicy, type PolicyArtifact } from '../src/policy/artifact.ts';
 import type { ComputeSettings } from '../src/policy/backends.ts';
+import type { PolicyShape } from '../src/policy/model.ts';
 import { inferenceEngine } from '../src/policy/engines.ts';
 import { encoderFor } from '../src/policy/inference.ts';
 import { resolveConfig, readConfigFile, rewardSettingsOf } from '../train/config.ts';
 import { freezeGate, fullDebate, noCommunication, randomPruning, singleAgent, type MethodResult } from './baselines.ts';
 import { consistency, consistencyBest, consistencyFuse } from './consistency.ts';
-import { evaluatePolicy } from './policyEval.ts';
+import { evaluatePolicy, policyShapeFor } from './policyEval.ts';
 import { markdown, pairedTests, rows, writeReport, type MethodGroup, type PairedTest, type Row } from './report.ts';
 import { staticMask, trainStaticMask } from './staticMask.ts';
 import { ensureDefaultCache } from '../src/sim/generate.ts';
@@ -68,12 +69,15 @@ export async function evalJob(o: EvalOptions): Promise<{ table: string; rows: Ro
   const artifacts = policyList.flatMap((g) => g.paths).map(loadAnyPolicy);
   const team = artifacts[0]?.team;
   const recording = o.settings.miss === 'record' ? openRecording(o.cache, cache, o.recording) : undefined;
-  const env = makeEnvironment(cache, { ...o.settings, agents: o.settings.agents ?? team, rounds: artifacts[0]?.shape.rounds ?? o.settings.rounds }, recording);
+  // Rounds: as set (--rounds), else those the (first) policy was trained for; each policy must take them.
+  const env = makeEnvironment(cache, { ...o.settings, agents: o.settings.agents ?? team, rounds: o.settings.rounds ?? artifacts[0]?.shape.rounds }, recording);
   const split = splitQuestions(env, o.split);
   let questions = split.questions;
   if (questions.length === 0) throw new Error(`cache ${cache.file} has no questions in split '${o.split}' that team ${teamIds(env).join(', ')} can debate`);
   if (split.skipped) console.error(`split ${o.split}: ${questions.length} questions; ${split.skipped} skipped (not every member of team ${teamIds(env).join(', ')} answered them)`);
-  let groups = await runMethods(o, env, questions, policyList, artifacts);
+  const shapes = policyList.flatMap((g) => g.paths).map((path, k) => policyShapeFor(artifacts[k], path, env.rounds));
+  for (const s of shapes) if (s.note) console.error(s.note);
+  let groups = await runMethods(o, env, questions, policyList, artifacts, shapes.map((s) => s.shape));
   // A question some method could not replay (miss = signature) is left out of every row, so that
   // all rows compare the same questions: the methods run again without them.
   const unreplayable = [...new Set(groups.flatMap((g) => g.runs.flatMap((r) => r.skipped)))];
@@ -84,7 +88,7 @@ export async function evalJob(o: EvalOptions): Promise<{ table: string; rows: Ro
     console.error(notes[0]);
     questions = questions.filter((q) => !unreplayable.includes(q.id));
     if (questions.length === 0) throw new Error(`${notes[0]}; no question is left to compare: replay with miss = model or record`);
-    groups = await runMethods(o, env, questions, policyList, artifacts);
+    groups = await runMethods(o, env, questions, policyList, artifacts, shapes.map((s) => s.shape));
   }
   if (recording) {
     notes.push(recordingSummary(recording));
@@ -97,13 +101,13 @@ export async function evalJob(o: EvalOptions): Promise<{ table: string; rows: Ro
   const weights = o.weights ?? { collapse: 1, correction: 1 };
   const rs = rows(groups, reference, weights);
   const tests = pairedTests(groups, reference);
-  const title = `${cache.header.name} (${cache.header.source}), ${o.split} split, ${questions.length} questions, miss = ${env.settings.miss}`;
+  const title = `${cache.header.name} (${cache.header.source}), ${o.split} split, ${questions.length} questions, ${env.rounds} rounds, miss = ${env.settings.miss}`;
   const files = o.out ? await writeReport(o.out, rs, tests, referenceGroup.method, title, weights) : [];
   return { table: [`${title}\n\n${markdown(rs, tests, referenceGroup.method, weights)}`, ...notes].join('\n\n'), rows: rs, tests, files };
 }
 
 /** Every method of `o` on `questions`, one group (its runs) each. */
-async function runMethods(o: EvalOptions, env: Environment, questions: Question[], policyList: { label: string; paths: string[] }[], artifacts: PolicyArtifact[]): Promise<MethodGroup[]> {
+async function runMethods(o: EvalOptions, env: Environment, questions: Question[], policyList: { label: string; paths: string[] }[], artifacts: PolicyArtifact[], shapes: PolicyShape[]): Promise<MethodGroup[]> {
   const { cache } = env;
   const validation = splitQuestions(env, 'validation').questions;
   const train = splitQuestions(env, 'train').questions;
@@ -129,10 +133,11 @@ async function runMethods(o: EvalOptions, env: Environment, questions: Question[
     for (const group of policyList) {
       const runs: MethodResult[] = [];
       for (const path of group.paths) {
-        const a = artifacts[k++];
+        const a = artifacts[k];
+        const shape = shapes[k++];
         if (a.team.join() !== teamIds(env).join()) throw new Error(`${path}: trained for team ${a.team.join(', ')}, the debate team is ${teamIds(env).join(', ')}`);
         const emb = await ensureEmbeddings(o.cache, cache, await encoderFor(a.encoder));
-        const engine = await inferenceEngine(o.compute, a.shape, a.weights);
+        const engine = await inferenceEngine(o.compute, shape, a.weights);
         runs.push(await evaluatePolicy(engine, env, emb, questions, path));
         engine.dispose();
       }

@@ -7,6 +7,7 @@ import type { DebateSettings } from '../src/env/settings.ts';
 import { progress } from '../src/progress.ts';
 import type { ComputeSettings } from '../src/policy/backends.ts';
 import { readConfigFile, resolveConfig } from '../train/config.ts';
+import { overrideNotes } from '../train/flags.ts';
 import { runFiles } from '../train/runFolder.ts';
 import { pool, runTraining } from '../train/runs.ts';
 import { evalJob, METHODS } from './evalPolicy.ts';
@@ -28,8 +29,13 @@ export interface MainOptions {
 export async function mainJob(o: MainOptions): Promise<string> {
   ensureDefaultCache(o.cache);
   const seeds = Array.from({ length: o.seeds }, (_, s) => s);
-  // The runs train the team the comparison debates (--agents), with the config's other settings.
-  const settings = { ...readConfigFile(o.config), ...o.compute, ...(o.settings.agents && { agents: o.settings.agents }) };
+  // The runs train in the debate the comparison replays: the debate settings given (--rounds,
+  // --agents, --miss, ...) override the config's, and each override is said; the seed of a run is
+  // its index (--seed is the comparison's replay seed).
+  const file = readConfigFile(o.config);
+  const { seed: _replaySeed, priorSmoothing: _prior, ...debate } = o.settings;
+  for (const line of overrideNotes(file, debate, o.config)) console.error(line);
+  const settings = { ...file, ...o.compute, ...debate };
   const epochs = resolveConfig(settings).epochs;
   console.error(`\ntraining CPP (${o.config}) for ${o.seeds} seeds, ${o.workers} at a time, in ${o.out}/`);
   const bar = progress('train CPP', seeds.length * epochs);

@@ -46,6 +46,7 @@ export const TrainConfig = z.strictObject({
   roundFeature: P.roundFeature.describe('learned round feature'),
   miss: z.enum(MISS_TIERS).default('model').describe('deepest lookup tier on a cache miss; record asks the cache\'s live endpoint (a simulated cache\'s simulator) and journals each reply'),
   rounds: DebateSettings.shape.rounds.describe('debate rounds R'),
+  allowUnrecordedRounds: DebateSettings.shape.allowUnrecordedRounds.describe('replay rounds beyond the deepest round the cache recorded, the tier-3 model drawing every answer there (miss = model only)'),
   agents: z.array(z.string()).optional().describe('team as agent ids (default: every agent of the cache)'),
   round1Sample: DebateSettings.shape.round1Sample.describe('round-1 sample a training debate starts from (evaluation always uses the first)'),
   tieBreak: DebateSettings.shape.tieBreak.describe('majority tie rule'),
@@ -66,6 +67,7 @@ export function resolveConfig(...layers: Partial<TrainConfig>[]): TrainConfig {
 export const debateSettingsOf = (c: TrainConfig, split: 'train' | 'eval'): Partial<DebateSettings> => ({
   miss: c.miss,
   rounds: c.rounds,
+  allowUnrecordedRounds: c.allowUnrecordedRounds,
   agents: c.agents,
   round1Sample: split === 'train' ? c.round1Sample : 'first',
   tieBreak: c.tieBreak,

@@ -15,6 +15,7 @@ import { mainCommand } from './commands/main.ts';
 import { serveCommand } from './commands/serve.ts';
 import { recordCommand } from './commands/record.ts';
 import { trainCommand } from './commands/train.ts';
+import { rememberDefaults } from './options.ts';
 
 export const BIN = 'cpp-workbench';
 
@@ -33,6 +34,7 @@ const cli = commands
   .reduce((y, command) => command(y), yargs(hideBin(process.argv)))
   .scriptName(BIN)
   .usage('$0 <command> [options]\n\nWorkbench for learned communication pruning in multi-agent debate (CPP), replayed offline from cached responses.')
+  .middleware(rememberDefaults)
   .demandCommand(1, 'name a command')
   .strict()
   .help()

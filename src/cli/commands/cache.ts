@@ -15,6 +15,7 @@ import { readJsonFile } from '../../jsonFile.ts';
 import { DEFAULT_CACHE, generateCache } from '../../sim/generate.ts';
 import { compactCache } from '../../cache/write.ts';
 import { WorldConfig } from '../../sim/world.ts';
+import { given, refuseUnused } from '../options.ts';
 
 const gen = <T>(y: Argv<T>) =>
   y.command(
@@ -29,12 +30,15 @@ const gen = <T>(y: Argv<T>) =>
         .option('adversary', { type: 'boolean', describe: 'add one adversarial agent that always argues for the distractor' })
         .option('name', { type: 'string', default: 'default-sim', describe: 'cache name recorded in its header' }),
     (a) => {
-      const world = {
-        ...(a.world ? readJsonFile(a.world, WorldConfig.partial()) : {}),
+      const file: Partial<WorldConfig> = a.world ? readJsonFile(a.world, WorldConfig.partial()) : {};
+      const flags = {
         ...(a.questions !== undefined && { questions: a.questions }),
         ...(a.seed !== undefined && { seed: a.seed }),
         ...(a.adversary !== undefined && { adversary: a.adversary }),
       };
+      for (const [k, v] of Object.entries(flags))
+        if (file[k as keyof typeof flags] !== undefined && file[k as keyof typeof flags] !== v) console.error(`--${k} ${v} overrides ${k} ${file[k as keyof typeof flags]} of ${a.world}`);
+      const world = { ...file, ...flags };
       generateCache(a.out, WorldConfig.parse(world), a.name);
       console.log(`wrote ${cacheFilePath(a.out)}`);
     },
@@ -116,6 +120,15 @@ const importCommand = <T>(y: Argv<T>) =>
         .option('allow-no-peers', { type: 'boolean', default: false, describe: 'import even when no revision prompt shows a recognised peer answer' }),
     async (a) => {
       const prices = { ...(a.prices ? readJsonFile(a.prices, PriceFile) : {}) };
+      const priced = a.model.every((m) => prices[m]);
+      const pair = 'needs its pair: --price-in and --price-out price the models --prices leaves out';
+      refuseUnused(a, [
+        ['price-in', given(a, 'price-in') !== given(a, 'price-out'), pair],
+        ['price-out', given(a, 'price-in') !== given(a, 'price-out'), pair],
+        ['price-in', priced, `prices the models --prices leaves out, and ${a.prices} prices every --model`],
+        ['price-out', priced, `prices the models --prices leaves out, and ${a.prices} prices every --model`],
+        ...(['split-seed', 'train-fraction', 'validation-fraction'] as const).map((f): [string, boolean, string] => [f, a.splits !== undefined, `sets the seeded split rule, which --splits ${a.splits} replaces`]),
+      ]);
       for (const model of a.model)
         if (!prices[model] && a.priceIn !== undefined && a.priceOut !== undefined) prices[model] = { in: a.priceIn, out: a.priceOut };
       const { importJob } = await import('../../../eval/importJob.ts');
