@@ -3,7 +3,7 @@
 import seedrandom from 'seedrandom';
 import type { Question } from '../src/cache/load.ts';
 import { actionsPerDebate } from '../src/env/actions.ts';
-import { callCost } from '../src/env/cost.ts';
+import { addPricing, callCost, emptyPricing, type PricingCounts } from '../src/env/cost.ts';
 import { finishDebate, keepAll, keepOwn, majority, playDebates, startDebates, stepDebates, type DebateResult, type KeepRule } from '../src/env/debate.ts';
 import { emptyTiers, type TierCounts } from '../src/env/tiers.ts';
 import type { Environment } from '../src/env/environment.ts';
@@ -15,6 +15,8 @@ export interface MethodResult {
   correct: number;
   invalid: number;
   cost: number;
+  /** Calls priced from recorded input tokens, and calls whose input tokens were computed (src/env/cost.ts). */
+  priced: PricingCounts;
   keptEdges: number;
   /** Edges a Full-Debate would use on the same questions. */
   maxEdges: number;
@@ -42,7 +44,7 @@ export function addTiers(into: TierCounts, from: TierCounts): void {
 
 export function emptyResult(env: Environment, questions: Question[], method: string): MethodResult {
   const n = env.team.length;
-  return { method, questions: questions.length, correct: 0, invalid: 0, cost: 0, keptEdges: 0, maxEdges: questions.length * actionsPerDebate(n, env.rounds), tiers: emptyTiers(), ledger: [], outcomes: [], skipped: [] };
+  return { method, questions: questions.length, correct: 0, invalid: 0, cost: 0, priced: emptyPricing(), keptEdges: 0, maxEdges: questions.length * actionsPerDebate(n, env.rounds), tiers: emptyTiers(), ledger: [], outcomes: [], skipped: [] };
 }
 
 /** Count one finished debate into a method's result. */
@@ -56,6 +58,7 @@ export function addDebate(env: Environment, out: MethodResult, r: DebateResult):
   out.correct += +r.finalCorrect;
   out.invalid += +r.invalid;
   out.cost += r.cost;
+  addPricing(out.priced, r.priced);
   out.keptEdges += r.keptEdges;
   addTiers(out.tiers, r.tiers);
   const q = env.cache.questions[r.q];
@@ -82,10 +85,11 @@ export async function singleAgent(env: Environment, questions: Question[], membe
     const d = debates[k];
     const r = cache.responses[d.current[member].source];
     const correct = r.ans === q.goldKey;
-    const cost = callCost(cache, agent, q.promptTokens, r.outTokens);
+    const cost = callCost(cache, agent, r.inTokens, r.outTokens); // the recorded round-1 call
     out.correct += +correct;
     out.invalid += +(r.ans < 0);
     out.cost += cost;
+    out.priced.recorded++;
     out.outcomes.push({ q: q.index, correct, cost });
     out.ledger.push({ outcome: r.ans < 0 ? 'invalid' : correct ? 'preserved' : 'unrepaired', onset: null }); // one answer: nothing changes
   }
