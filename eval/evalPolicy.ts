@@ -20,6 +20,7 @@ import { consistency, consistencyBest, consistencyFuse } from './consistency.ts'
 import { evaluatePolicy, policyShapeFor } from './policyEval.ts';
 import { markdown, pairedTests, rows, writeReport, type MethodGroup, type PairedTest, type Row } from './report.ts';
 import { staticMask, trainStaticMask } from './staticMask.ts';
+import { fewQuestionsNote } from '../train/smallData.ts';
 import { ensureDefaultCache } from '../src/sim/generate.ts';
 import { closeRecording, openRecording, recordingSummary, type RecordingOptions } from '../src/recording.ts';
 
@@ -98,11 +99,13 @@ export async function evalJob(o: EvalOptions): Promise<{ table: string; rows: Ro
   const referenceGroup = groups.find((g) => g.method.startsWith(o.reference));
   if (!referenceGroup) throw new Error(`--reference '${o.reference}' names none of the methods: ${groups.map((g) => g.method).join(', ')}`);
   const reference = referenceGroup.runs[0];
+  const few = fewQuestionsNote(`${o.split} split (${referenceGroup.method})`, questions.length, reference.correct);
+  if (few) notes.unshift(few);
   const weights = o.weights ?? { collapse: 1, correction: 1 };
   const rs = rows(groups, reference, weights);
   const tests = pairedTests(groups, reference);
   const title = `${cache.header.name} (${cache.header.source}), ${o.split} split, ${questions.length} questions, ${env.rounds} rounds, miss = ${env.settings.miss}`;
-  const files = o.out ? await writeReport(o.out, rs, tests, referenceGroup.method, title, weights) : [];
+  const files = o.out ? await writeReport(o.out, rs, tests, referenceGroup.method, title, weights, notes) : [];
   return { table: [`${title}\n\n${markdown(rs, tests, referenceGroup.method, weights)}`, ...notes].join('\n\n'), rows: rs, tests, files };
 }
 

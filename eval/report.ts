@@ -280,10 +280,10 @@ export function plot<R extends Row>(rs: R[], title: string, fullDebate: { accura
   );
 }
 
-/** Write comparison.md, comparison.csv, paired-tests.csv and accuracy-cost.svg into `dir`. */
-export async function writeReport(dir: string, rs: Row[], tests: PairedTest[], referenceName: string, title: string, weights = { collapse: 1, correction: 1 }): Promise<string[]> {
+/** Write comparison.md (with the job's `notes` below the tables, as printed), comparison.csv, paired-tests.csv and accuracy-cost.svg into `dir`. */
+export async function writeReport(dir: string, rs: Row[], tests: PairedTest[], referenceName: string, title: string, weights = { collapse: 1, correction: 1 }, notes: string[] = []): Promise<string[]> {
   const files = [join(dir, 'comparison.md'), join(dir, 'comparison.csv'), join(dir, 'paired-tests.csv'), join(dir, 'accuracy-cost.svg')];
-  writeFileAtomic(files[0], [`${title}\n\n${markdown(rs, tests, referenceName, weights)}\n`]);
+  writeFileAtomic(files[0], [`${[`${title}\n\n${markdown(rs, tests, referenceName, weights)}`, ...notes].join('\n\n')}\n`]);
   writeFileAtomic(files[1], [csv(rs)]);
   writeFileAtomic(files[2], [pairedCsv(tests)]);
   writeFileAtomic(files[3], [await plot(rs, title)]);

@@ -22,6 +22,7 @@ import { evaluatePolicy } from './policyEval.ts';
 import { learningCurvesPlot, readRunCurves, type CurvePoint } from './plots.ts';
 import { csvTable, interval, meanSd, num, perQuestion, plot, pricingNote, rows, type MethodGroup, type Row } from './report.ts';
 import { excludesZero, formatP, pairedDifference, welch, type Estimate } from './significance.ts';
+import { fewQuestionsNote } from '../train/smallData.ts';
 
 export interface AblationRow extends Row {
   variant: string;
@@ -49,6 +50,7 @@ export async function ablationReport(grid: GridFile, outcomes: CellOutcome[], re
   const rs: AblationRow[] = [];
   const fullAccuracy: string[] = [];
   const fullPoints: { accuracy: number; costPct: number }[] = [];
+  const fewNotes: string[] = [];
   const curves: CurvePoint[] = [];
   for (const cachePath of grid.caches) {
     const cache = loadCache(cachePath);
@@ -57,6 +59,8 @@ export async function ablationReport(grid: GridFile, outcomes: CellOutcome[], re
     const full = await fullDebate(env, questions);
     fullAccuracy.push(`${((100 * full.correct) / full.questions).toFixed(1)}% on ${cachePath}`);
     fullPoints.push({ accuracy: (100 * full.correct) / full.questions, costPct: 100 });
+    const few = fewQuestionsNote(`${split} split of ${cachePath} (Full-Debate)`, full.questions, full.correct);
+    if (few) fewNotes.push(few);
     const groups: (MethodGroup & { variant: string })[] = [];
     for (const v of grid.variants) {
       const label = grid.caches.length > 1 ? `${v.name} [${cachePath}]` : v.name;
@@ -108,6 +112,7 @@ export async function ablationReport(grid: GridFile, outcomes: CellOutcome[], re
     '',
     TESTS_NOTE,
     pricingNote(rs),
+    ...fewNotes,
     ...failed,
   ].join('\n');
   const files = [join(results, 'table6.md'), join(results, 'table6.csv'), join(results, 'accuracy-cost.svg'), join(results, 'learning-curves.svg')];
