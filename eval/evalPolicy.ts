@@ -76,6 +76,7 @@ export async function evalJob(o: EvalOptions): Promise<{ table: string; rows: Ro
   let questions = split.questions;
   if (questions.length === 0) throw new Error(`cache ${cache.file} has no questions in split '${o.split}' that team ${teamIds(env).join(', ')} can debate`);
   if (split.skipped) console.error(`split ${o.split}: ${questions.length} questions; ${split.skipped} skipped (not every member of team ${teamIds(env).join(', ')} answered them)`);
+  if (o.config && o.methods.includes('mask')) for (const line of unusedConfigDebate(o.config, o.cache, env)) console.error(line);
   const shapes = policyList.flatMap((g) => g.paths).map((path, k) => policyShapeFor(artifacts[k], path, env.rounds));
   for (const s of shapes) if (s.note) console.error(s.note);
   let groups = await runMethods(o, env, questions, policyList, artifacts, shapes.map((s) => s.shape));
@@ -107,6 +108,15 @@ export async function evalJob(o: EvalOptions): Promise<{ table: string; rows: Ro
   const title = `${cache.header.name} (${cache.header.source}), ${o.split} split, ${questions.length} questions, ${env.rounds} rounds, miss = ${env.settings.miss}`;
   const files = o.out ? await writeReport(o.out, rs, tests, referenceGroup.method, title, weights, notes) : [];
   return { table: [`${title}\n\n${markdown(rs, tests, referenceGroup.method, weights)}`, ...notes].join('\n\n'), rows: rs, tests, files };
+}
+
+/** The static mask trains in this comparison's debate: the debate settings its config file gives otherwise are not used, and said. */
+function unusedConfigDebate(file: string, cache: string, env: Environment): string[] {
+  const c = readConfigFile(file);
+  const here = { cache, rounds: env.rounds, agents: teamIds(env), miss: env.settings.miss, round1Sample: env.settings.round1Sample, tieBreak: env.settings.tieBreak, allowUnrecordedRounds: env.settings.allowUnrecordedRounds };
+  return Object.entries(here)
+    .filter(([k, v]) => c[k as keyof typeof c] !== undefined && JSON.stringify(c[k as keyof typeof c]) !== JSON.stringify(v))
+    .map(([k, v]) => `static mask: ${k} ${JSON.stringify(c[k as keyof typeof c])} of ${file} is not used: the mask trains in this comparison's debate (${k} ${JSON.stringify(v)})`);
 }
 
 /** Every method of `o` on `questions`, one group (its runs) each. */

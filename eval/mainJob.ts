@@ -6,7 +6,7 @@ import type { Split } from '../src/cache/format.ts';
 import type { DebateSettings } from '../src/env/settings.ts';
 import { progress } from '../src/progress.ts';
 import type { ComputeSettings } from '../src/policy/backends.ts';
-import { readConfigFile, resolveConfig } from '../train/config.ts';
+import { readConfigFile, resolveConfig, type TrainConfig } from '../train/config.ts';
 import { overrideNotes } from '../train/flags.ts';
 import { runFiles } from '../train/runFolder.ts';
 import { pool, runTraining } from '../train/runs.ts';
@@ -26,16 +26,22 @@ export interface MainOptions {
   compute: ComputeSettings;
 }
 
+/**
+ * Settings of the job's training runs: the config file's, under the debate settings given (--rounds,
+ * --agents, --miss, ...), so that the runs train in the debate the comparison replays; each
+ * override of the file is said. A run's seed is its index (--seed is the comparison's replay seed).
+ */
+export function runSettings(o: Pick<MainOptions, 'config' | 'settings' | 'compute'>, say: (line: string) => void = console.error): Partial<TrainConfig> {
+  const file = readConfigFile(o.config);
+  const { seed: _replaySeed, priorSmoothing: _prior, ...debate } = o.settings;
+  for (const line of overrideNotes(file, debate, o.config)) say(line);
+  return { ...file, ...o.compute, ...debate };
+}
+
 export async function mainJob(o: MainOptions): Promise<string> {
   ensureDefaultCache(o.cache);
   const seeds = Array.from({ length: o.seeds }, (_, s) => s);
-  // The runs train in the debate the comparison replays: the debate settings given (--rounds,
-  // --agents, --miss, ...) override the config's, and each override is said; the seed of a run is
-  // its index (--seed is the comparison's replay seed).
-  const file = readConfigFile(o.config);
-  const { seed: _replaySeed, priorSmoothing: _prior, ...debate } = o.settings;
-  for (const line of overrideNotes(file, debate, o.config)) console.error(line);
-  const settings = { ...file, ...o.compute, ...debate };
+  const settings = runSettings(o);
   const epochs = resolveConfig(settings).epochs;
   console.error(`\ntraining CPP (${o.config}) for ${o.seeds} seeds, ${o.workers} at a time, in ${o.out}/`);
   const bar = progress('train CPP', seeds.length * epochs);

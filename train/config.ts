@@ -54,8 +54,15 @@ export const TrainConfig = z.strictObject({
 });
 export type TrainConfig = z.infer<typeof TrainConfig>;
 
-/** Read a JSON config file; problems name the file and the field. */
-export const readConfigFile = (file: string): Partial<TrainConfig> => readJsonFile(file, TrainConfig.partial());
+/**
+ * Read a JSON config file; problems name the file and the field. Only the settings the file names
+ * (zod fills in every default), so that what a flag overrides, and what the file sets, can be told.
+ */
+export function readConfigFile(file: string): Partial<TrainConfig> {
+  const parsed: Record<string, unknown> = readJsonFile(file, TrainConfig.partial());
+  const named = Object.keys(readJsonFile(file, z.looseObject({})));
+  return Object.fromEntries(named.map((k) => [k, parsed[k]])) as Partial<TrainConfig>;
+}
 
 export function resolveConfig(...layers: Partial<TrainConfig>[]): TrainConfig {
   const merged = Object.assign({}, ...layers.map((l) => Object.fromEntries(Object.entries(l).filter(([, v]) => v !== undefined))));

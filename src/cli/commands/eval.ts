@@ -18,16 +18,16 @@ export const evalCommand = <T>(y: Argv<T>) =>
         .option('reference', { type: 'string', default: 'Full-Debate', describe: 'method (name prefix) for cost % and signed utility' })
         .option('out', { type: 'string', describe: 'folder to write comparison.md, comparison.csv, accuracy-cost.svg' }),
     async (a) => {
-      const { evalJob, METHODS } = await import('../../../eval/evalPolicy.ts');
       const methods = a.methods.split(',').map((m) => m.trim());
-      const unknown = methods.filter((m) => !(METHODS as readonly string[]).includes(m));
-      if (unknown.length) throw new Error(`--methods: unknown ${unknown.join(', ')} (choose from ${METHODS.join(', ')})`);
       refuseUnused(a, [
         ['keep-rate', !methods.includes('random'), 'sets random pruning, which --methods leaves out'],
         ['config', !methods.includes('mask'), "sets the static mask's training, which --methods leaves out (policies carry their own settings)"],
         ['seeds', !methods.includes('random') && !methods.includes('mask'), 'counts the seeded runs of random pruning and the static mask, which --methods leaves out'],
         ...computeRules(a, a.policy.length > 0, 'sets how policy math is computed, and no --policy is evaluated'),
       ]);
+      const { evalJob, METHODS } = await import('../../../eval/evalPolicy.ts');
+      const unknown = methods.filter((m) => !(METHODS as readonly string[]).includes(m));
+      if (unknown.length) throw new Error(`--methods: unknown ${unknown.join(', ')} (choose from ${METHODS.join(', ')})`);
       const out = await evalJob({ policies: a.policy, cache: a.cache, split: a.split, compute: computeOf(a), settings: debateSettings(a), methods: methods as (typeof METHODS)[number][], keepRate: a.keepRate, seeds: a.seeds, config: a.config, reference: a.reference, out: a.out, weights: { collapse: a.wCollapse, correction: a.wCorrection } });
       console.log(out.table);
       if (out.files.length) console.log(`\nwritten: ${out.files.join(', ')}`);
