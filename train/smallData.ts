@@ -4,7 +4,7 @@
 import { splitQuestions, type Environment } from '../src/env/environment.ts';
 import { wilson } from '../eval/significance.ts';
 
-/** Below this many questions a 95% interval of an accuracy is wider than about ±18 points: said out loud. */
+/** Below this many questions a 95% interval of an accuracy is wider than about ±17 points (at 50%): said out loud. */
 export const FEW_QUESTIONS = 30;
 
 /** Half-width (points) of the 95% Wilson interval of `correct` right of `n`: 50% right when not given, its widest. */
