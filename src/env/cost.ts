@@ -6,7 +6,7 @@
 // context) they are computed: promptTokens + the outTokens of every kept response. Reports say
 // which share of calls was priced each way.
 import type { Cache } from '../cache/load.ts';
-import type { Tier } from './tiers.ts';
+import type { Tier, TierCounts } from './tiers.ts';
 
 export function callCost(cache: Cache, agent: number, inTokens: number, outTokens: number): number {
   const a = cache.agents[agent];
@@ -22,6 +22,12 @@ export const emptyPricing = (): PricingCounts => ({ recorded: 0, computed: 0 });
 
 /** The tiers whose response was recorded with exactly the call's context. */
 export const pricedFromRecord = (tier: Tier) => tier === 'exact' || tier === 'record';
+
+/** How the calls of a debate were priced: its round-1 calls (recorded) and its revision lookups by tier (see pricedFromRecord). */
+export const pricing = (tiers: TierCounts, round1Calls: number): PricingCounts => ({
+  recorded: round1Calls + tiers.exact + tiers.record,
+  computed: tiers.signature + tiers.model,
+});
 
 export function addPricing(into: PricingCounts, from: PricingCounts): void {
   into.recorded += from.recorded;

@@ -12,7 +12,7 @@
 import seedrandom from 'seedrandom';
 import { pick } from '../shuffle.ts';
 import { candidateOrder } from './actions.ts';
-import { callCost, pricedFromRecord, type PricingCounts } from './cost.ts';
+import { callCost, pricedFromRecord, pricing, type PricingCounts } from './cost.ts';
 import type { Environment } from './environment.ts';
 import { recordFirstRound, recordRound } from './record.ts';
 import type { DebateSettings } from './settings.ts';
@@ -37,8 +37,6 @@ export interface Debate {
   /** keeps[t-2][i][j]: recipient i kept candidate j at round t. */
   keeps: boolean[][][];
   cost: number;
-  /** How each call's input tokens were priced (cost.ts). */
-  priced: PricingCounts;
   keptEdges: number;
   tiers: TierCounts;
   random: () => number;
@@ -63,8 +61,7 @@ export function startDebate(env: Environment, q: number, seed: string | number =
     cost += callCost(cache, a, r.inTokens, r.outTokens); // a round-1 answer is the call that was recorded
     return { agent: a, ans: r.ans, source: r.index, cached: true };
   });
-  const priced = { recorded: current.length, computed: 0 };
-  return { q, round: 1, current, answers: [current.map((r) => r.ans)], keeps: [], cost, priced, keptEdges: 0, tiers: emptyTiers(), random };
+  return { q, round: 1, current, answers: [current.map((r) => r.ans)], keeps: [], cost, keptEdges: 0, tiers: emptyTiers(), random };
 }
 
 /**
@@ -91,10 +88,7 @@ export function stepRound(env: Environment, d: Debate, keep: boolean[][], record
     d.tiers[tier]++;
     env.tiers[tier]++;
     const source = cache.responses[response.source];
-    const fromRecord = pricedFromRecord(tier);
-    if (fromRecord) d.priced.recorded++;
-    else d.priced.computed++;
-    d.cost += callCost(cache, env.team[i], fromRecord ? source.inTokens : inTokens, source.outTokens);
+    d.cost += callCost(cache, env.team[i], pricedFromRecord(tier) ? source.inTokens : inTokens, source.outTokens);
     next[i] = response;
   }
   d.current = next;
@@ -148,7 +142,7 @@ export function finishDebate(env: Environment, d: Debate): DebateResult {
     finalCorrect: final === gold,
     invalid: final < 0,
     cost: d.cost,
-    priced: d.priced,
+    priced: pricing(d.tiers, d.current.length),
     keptEdges: d.keptEdges,
     tiers: d.tiers,
     ...(d.missed && { missed: d.missed }),

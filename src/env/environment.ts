@@ -51,7 +51,7 @@ function checkRounds(cache: Cache, s: DebateSettings): void {
     throw new Error(`setting allowUnrecordedRounds applies to miss = model only (the tier-3 model draws the unrecorded rounds); miss = ${s.miss} ${s.miss === 'record' ? 'records every round the cache lacks through its live endpoint' : 'never draws an answer'}`);
   if (s.miss === 'record') return;
   const deepest = deepestRounds(cache);
-  const most = Math.max(0, ...deepest);
+  const most = deepest.reduce((m, t) => Math.max(m, t), 0);
   if (s.rounds <= most || (s.miss === 'model' && s.allowUnrecordedRounds)) return;
   const counts = new Map<number, number>();
   for (const t of deepest) counts.set(t, (counts.get(t) ?? 0) + 1);

@@ -10,7 +10,7 @@ import type { CacheLine, SummaryRecord } from '../../src/cache/format.ts';
 import { CacheError, cacheFilePath, cacheFromRecords, loadCache } from '../../src/cache/load.ts';
 import { validateCache } from '../../src/cache/validate.ts';
 import { saveCache, writeCacheRecords } from '../../src/cache/write.ts';
-import { replay, startDebate, stepRound } from '../../src/env/debate.ts';
+import { finishDebate, replay, startDebate, stepRound } from '../../src/env/debate.ts';
 import { makeEnvironment } from '../../src/env/environment.ts';
 import { exactKey, signatureKey } from '../../src/env/lookupIndex.ts';
 import { priorCounts, revisions } from '../../src/env/responseModel.ts';
@@ -85,7 +85,7 @@ describe('summary entries in a context', () => {
     const d = startDebate(env, 0);
     const before = d.cost;
     stepRound(env, d, [[false, true, false], [true, false, false], [true, false, false]]);
-    expect([d.tiers.model, d.priced]).toEqual([1, { recorded: 5, computed: 1 }]);
+    expect([d.tiers.model, finishDebate(env, d).priced]).toEqual([1, { recorded: 5, computed: 1 }]);
     const a1 = cache.responses[d.current[0].source];
     const others = d.cost - before - (10 + 3) * 1 - a1.outTokens * 2;
     expect(others).toBe((10 + 3) * 1 + 3 * 1 + (10 + 2) * 0.5 + 2 * 0.5); // a2, a3 own-only: recorded inTokens (prompt + own)
