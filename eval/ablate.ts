@@ -11,7 +11,7 @@ import { progress } from '../src/progress.ts';
 import { hashFile, recordReport, startSession } from '../src/provenance.ts';
 import { runFiles } from '../train/runFolder.ts';
 import { ensureDefaultCache } from '../src/sim/generate.ts';
-import { expandGrid, readGrid, runGrid } from '../train/grid.ts';
+import { expandGrid, readGrid, runGrid, type GridFile } from '../train/grid.ts';
 import { resolveConfig } from '../train/config.ts';
 import { cachePlan, computePlan, runPlan, type JobDescription } from '../train/plan.ts';
 import { runQueuedGrid } from '../train/queue/coordinator.ts';
@@ -30,11 +30,22 @@ export interface AblateOptions {
   compute: ComputeSettings;
   /** Team file of the record tier of the cells that train with miss = record. */
   endpoints?: string;
+  /** Debate rounds of every cell and of the table's Full-Debate (--rounds): overrides the grid's, said when it does. */
+  rounds?: number;
+  log?: (line: string) => void;
+}
+
+/** The grid with every cell and the table at `rounds`; each grid setting it overrides is named. */
+export function withRounds(grid: GridFile, file: string, rounds: number | undefined, log: (line: string) => void): GridFile {
+  if (rounds === undefined) return grid;
+  if (grid.base.rounds !== undefined && grid.base.rounds !== rounds) log(`--rounds ${rounds} overrides rounds ${grid.base.rounds} of ${file} (base)`);
+  for (const v of grid.variants) if (v.settings.rounds !== undefined && v.settings.rounds !== rounds) log(`--rounds ${rounds} overrides rounds ${v.settings.rounds} of ${file} (variant '${v.name}')`);
+  return { ...grid, base: { ...grid.base, rounds }, variants: grid.variants.map((v) => ({ ...v, settings: { ...v.settings, rounds } })) };
 }
 
 export async function ablateJob(o: AblateOptions): Promise<{ text: string; failed: number }> {
   const started = Date.now();
-  const grid = readGrid(o.grid);
+  const grid = withRounds(readGrid(o.grid), o.grid, o.rounds, o.log ?? ((line) => console.error(line)));
   const results = o.out ?? `results/${grid.name}`;
   for (const cache of grid.caches) ensureDefaultCache(cache);
   const session = await startSession({ caches: grid.caches.map(cacheFilePath), compute: await computeRan(o.compute) });
@@ -66,7 +77,7 @@ export async function ablateJob(o: AblateOptions): Promise<{ text: string; faile
 
 /** A grid's cells with the settings each would train with, and the plan: which cells start, resume or are reused. */
 export function ablateDescription(o: AblateOptions): JobDescription {
-  const grid = readGrid(o.grid);
+  const grid = withRounds(readGrid(o.grid), o.grid, o.rounds, () => {});
   const results = o.out ?? `results/${grid.name}`;
   const cells = expandGrid(grid, results, o.compute);
   return {

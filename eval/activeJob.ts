@@ -143,7 +143,7 @@ export async function activeJob(o: ActiveOptions): Promise<{ text: string; round
     const artifact = await roundPolicy(config, log);
     const cache = loadCache(dir, log);
     const settings = { agents: artifact.team, rounds: artifact.shape.rounds, miss: 'model' as const, seed: config.seed };
-    const env = makeEnvironment(cache, settings);
+    const env = makeEnvironment(cache, { ...settings, allowUnrecordedRounds: config.allowUnrecordedRounds });
     const encoder = await encoderFor(artifact.encoder);
     const emb = await ensureEmbeddings(dir, cache, encoder);
     const engine = await inferenceEngine(computeOf(config), artifact.shape, artifact.weights);

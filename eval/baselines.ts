@@ -4,7 +4,7 @@ import seedrandom from 'seedrandom';
 import type { Question } from '../src/cache/load.ts';
 import { actionsPerDebate } from '../src/env/actions.ts';
 import { shownTokens } from '../src/env/tokenLimit.ts';
-import { callCost } from '../src/env/cost.ts';
+import { addPricing, callCost, emptyPricing, type PricingCounts } from '../src/env/cost.ts';
 import { finishDebate, keepAll, keepOwn, majority, playDebates, startDebates, stepDebates, type DebateResult, type KeepRule } from '../src/env/debate.ts';
 import { addTiers, emptyTiers, type TierCounts } from '../src/env/tiers.ts';
 import type { Environment } from '../src/env/environment.ts';
@@ -16,6 +16,8 @@ export interface MethodResult {
   correct: number;
   invalid: number;
   cost: number;
+  /** Calls priced from recorded input tokens, and calls whose input tokens were computed (src/env/cost.ts). */
+  priced: PricingCounts;
   keptEdges: number;
   /** Edges a Full-Debate would use on the same questions. */
   maxEdges: number;
@@ -39,7 +41,7 @@ export interface QuestionOutcome {
 
 export function emptyResult(env: Environment, questions: Question[], method: string): MethodResult {
   const n = env.team.length;
-  return { method, questions: questions.length, correct: 0, invalid: 0, cost: 0, keptEdges: 0, maxEdges: questions.length * actionsPerDebate(n, env.rounds), tiers: emptyTiers(), ledger: [], outcomes: [], skipped: [] };
+  return { method, questions: questions.length, correct: 0, invalid: 0, cost: 0, priced: emptyPricing(), keptEdges: 0, maxEdges: questions.length * actionsPerDebate(n, env.rounds), tiers: emptyTiers(), ledger: [], outcomes: [], skipped: [] };
 }
 
 /** Count one finished debate into a method's result. */
@@ -53,6 +55,7 @@ export function addDebate(env: Environment, out: MethodResult, r: DebateResult):
   out.correct += +r.finalCorrect;
   out.invalid += +r.invalid;
   out.cost += r.cost;
+  addPricing(out.priced, r.priced);
   out.keptEdges += r.keptEdges;
   addTiers(out.tiers, r.tiers);
   const q = env.cache.questions[r.q];
@@ -79,10 +82,11 @@ export async function singleAgent(env: Environment, questions: Question[], membe
     const d = debates[k];
     const r = d.current[member]; // its round-1 reply, as its token limit leaves it
     const correct = r.ans === q.goldKey;
-    const cost = callCost(cache, agent, q.promptTokens, shownTokens(env, r));
+    const cost = callCost(cache, agent, cache.responses[r.source].inTokens, shownTokens(env, r)); // the recorded round-1 call, as its token limit leaves its reply
     out.correct += +correct;
     out.invalid += +(r.ans < 0);
     out.cost += cost;
+    out.priced.recorded++;
     out.outcomes.push({ q: q.index, correct, cost });
     out.ledger.push({ outcome: r.ans < 0 ? 'invalid' : correct ? 'preserved' : 'unrepaired', onset: null }); // one answer: nothing changes
   }

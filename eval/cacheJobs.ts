@@ -22,13 +22,16 @@ export interface GenOptions {
 }
 
 export function genJob(o: GenOptions): string {
-  const world = {
-    ...(o.world ? readJsonFile(o.world, WorldConfig.partial()) : {}),
+  const file: Partial<WorldConfig> = o.world ? readJsonFile(o.world, WorldConfig.partial()) : {};
+  const flags = {
     ...(o.questions !== undefined && { questions: o.questions }),
     ...(o.seed !== undefined && { seed: o.seed }),
     ...(o.adversary !== undefined && { adversary: o.adversary }),
   };
-  generateCache(o.out, WorldConfig.parse(world), o.name);
+  // A flag over the world file wins, and says so.
+  for (const [k, v] of Object.entries(flags))
+    if (file[k as keyof typeof flags] !== undefined && file[k as keyof typeof flags] !== v) console.error(`--${k} ${v} overrides ${k} ${file[k as keyof typeof flags]} of ${o.world}`);
+  generateCache(o.out, WorldConfig.parse({ ...file, ...flags }), o.name);
   return `wrote ${cacheFilePath(o.out)}`;
 }
 

@@ -12,14 +12,16 @@ import { makeEnvironment, splitQuestions, teamIds, type Environment } from '../s
 import { DebateSettings } from '../src/env/settings.ts';
 import { loadAnyPolicy, type PolicyArtifact } from '../src/policy/artifact.ts';
 import type { ComputeSettings } from '../src/policy/backends.ts';
+import type { PolicyShape } from '../src/policy/model.ts';
 import { inferenceEngine } from '../src/policy/createEngine.ts';
 import { encoderFor } from '../src/policy/inference.ts';
 import { resolveConfig, readConfigFile, rewardSettingsOf } from '../train/config.ts';
 import { freezeGate, fullDebate, noCommunication, randomPruning, singleAgent, type MethodResult } from './baselines.ts';
 import { consistency, consistencyBest, consistencyFuse } from './consistency.ts';
-import { evaluatePolicy } from './policyEval.ts';
+import { evaluatePolicy, policyShapeFor } from './policyEval.ts';
 import { markdown, pairedTests, rows, writeReport, type MethodGroup, type PairedTest, type Row } from './report.ts';
 import { staticMask, trainStaticMask } from './staticMask.ts';
+import { fewQuestionsNote } from '../train/smallData.ts';
 import { ensureDefaultCache } from '../src/sim/generate.ts';
 import { cachePlan, computePlan, type JobDescription } from '../train/plan.ts';
 import { existsSync } from 'node:fs';
@@ -73,12 +75,16 @@ export async function evalJob(o: EvalOptions): Promise<{ table: string; rows: Ro
   const team = artifacts[0]?.team;
   if (o.recording?.endpoints !== undefined && o.settings.miss !== 'record') throw new Error(`--endpoints ${o.recording.endpoints}: the record tier asks them only with --miss record (miss is ${o.settings.miss ?? 'model'})`);
   const recording = o.settings.miss === 'record' ? openRecording(o.cache, cache, o.recording) : undefined;
-  const env = makeEnvironment(cache, { ...o.settings, agents: o.settings.agents ?? team, rounds: artifacts[0]?.shape.rounds ?? o.settings.rounds }, recording);
+  // Rounds: as set (--rounds), else those the (first) policy was trained for; each policy must take them.
+  const env = makeEnvironment(cache, { ...o.settings, agents: o.settings.agents ?? team, rounds: o.settings.rounds ?? artifacts[0]?.shape.rounds }, recording);
   const split = splitQuestions(env, o.split);
   let questions = split.questions;
   if (questions.length === 0) throw new Error(`cache ${cache.file} has no questions in split '${o.split}' that team ${teamIds(env).join(', ')} can debate`);
   if (split.skipped) console.error(`split ${o.split}: ${questions.length} questions; ${split.skipped} skipped (not every member of team ${teamIds(env).join(', ')} answered them)`);
-  let groups = await runMethods(o, env, questions, policyList, artifacts, session);
+  if (o.config && o.methods.includes('mask')) for (const line of unusedConfigDebate(o.config, o.cache, env)) console.error(line);
+  const shapes = policyList.flatMap((g) => g.paths).map((path, k) => policyShapeFor(artifacts[k], path, env.rounds));
+  for (const s of shapes) if (s.note) console.error(s.note);
+  let groups = await runMethods(o, env, questions, policyList, artifacts, shapes.map((s) => s.shape), session);
   // A question some method could not replay (miss = signature) is left out of every row, so that
   // all rows compare the same questions: the methods run again without them.
   const unreplayable = [...new Set(groups.flatMap((g) => g.runs.flatMap((r) => r.skipped)))];
@@ -89,7 +95,7 @@ export async function evalJob(o: EvalOptions): Promise<{ table: string; rows: Ro
     console.error(notes[0]);
     questions = questions.filter((q) => !unreplayable.includes(q.id));
     if (questions.length === 0) throw new Error(`${notes[0]}; no question is left to compare: replay with miss = model or record`);
-    groups = await runMethods(o, env, questions, policyList, artifacts, session);
+    groups = await runMethods(o, env, questions, policyList, artifacts, shapes.map((s) => s.shape), session);
   }
   if (recording) {
     notes.push(recordingSummary(recording));
@@ -99,17 +105,28 @@ export async function evalJob(o: EvalOptions): Promise<{ table: string; rows: Ro
   const referenceGroup = groups.find((g) => g.method.startsWith(o.reference));
   if (!referenceGroup) throw new Error(`--reference '${o.reference}' names none of the methods: ${groups.map((g) => g.method).join(', ')}`);
   const reference = referenceGroup.runs[0];
+  const few = fewQuestionsNote(`${o.split} split (${referenceGroup.method})`, questions.length, reference.correct);
+  if (few) notes.unshift(few);
   const weights = o.weights ?? { collapse: 1, correction: 1 };
   const rs = rows(groups, reference, weights);
   const tests = pairedTests(groups, reference);
-  const title = `${cache.header.name} (${cache.header.source}), ${o.split} split, ${questions.length} questions, miss = ${env.settings.miss}`;
-  const files = o.out ? await writeReport(o.out, rs, tests, referenceGroup.method, title, weights) : [];
+  const title = `${cache.header.name} (${cache.header.source}), ${o.split} split, ${questions.length} questions, ${env.rounds} rounds, miss = ${env.settings.miss}`;
+  const files = o.out ? await writeReport(o.out, rs, tests, referenceGroup.method, title, weights, notes) : [];
   if (o.out) files.push(recordReport(o.out, session, files.find((f) => f.endsWith('.md'))!));
   return { table: [`${title}\n\n${markdown(rs, tests, referenceGroup.method, weights)}`, ...notes].join('\n\n'), rows: rs, tests, files };
 }
 
+/** The static mask trains in this comparison's debate: the debate settings its config file gives otherwise are not used, and said. */
+function unusedConfigDebate(file: string, cache: string, env: Environment): string[] {
+  const c = readConfigFile(file);
+  const here = { cache, rounds: env.rounds, agents: teamIds(env), miss: env.settings.miss, round1Sample: env.settings.round1Sample, tieBreak: env.settings.tieBreak, allowUnrecordedRounds: env.settings.allowUnrecordedRounds };
+  return Object.entries(here)
+    .filter(([k, v]) => c[k as keyof typeof c] !== undefined && JSON.stringify(c[k as keyof typeof c]) !== JSON.stringify(v))
+    .map(([k, v]) => `static mask: ${k} ${JSON.stringify(c[k as keyof typeof c])} of ${file} is not used: the mask trains in this comparison's debate (${k} ${JSON.stringify(v)})`);
+}
+
 /** Every method of `o` on `questions`, one group (its runs) each. */
-async function runMethods(o: EvalOptions, env: Environment, questions: Question[], policyList: { label: string; paths: string[] }[], artifacts: PolicyArtifact[], session: Session): Promise<MethodGroup[]> {
+async function runMethods(o: EvalOptions, env: Environment, questions: Question[], policyList: { label: string; paths: string[] }[], artifacts: PolicyArtifact[], shapes: PolicyShape[], session: Session): Promise<MethodGroup[]> {
   const { cache } = env;
   const validation = splitQuestions(env, 'validation').questions;
   const train = splitQuestions(env, 'train').questions;
@@ -135,10 +152,11 @@ async function runMethods(o: EvalOptions, env: Environment, questions: Question[
     for (const group of policyList) {
       const runs: MethodResult[] = [];
       for (const path of group.paths) {
-        const a = artifacts[k++];
+        const a = artifacts[k];
+        const shape = shapes[k++];
         if (a.team.join() !== teamIds(env).join()) throw new Error(`${path}: trained for team ${a.team.join(', ')}, the debate team is ${teamIds(env).join(', ')}`);
         const emb = await ensureEmbeddings(o.cache, cache, await encoderFor(a.encoder));
-        const engine = await inferenceEngine(o.compute, a.shape, a.weights);
+        const engine = await inferenceEngine(o.compute, shape, a.weights);
         const embeddings = embeddingsPath(o.cache, emb.encoder);
         if (!session.embeddings.some((e) => e.path === embeddings)) session.embeddings.push(await hashFile(embeddings));
         session.compute ??= engine.ran;

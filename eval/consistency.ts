@@ -16,7 +16,10 @@ function samples(env: Environment, q: Question, member: number): number[] {
   return env.round1.get(q.index * env.cache.agents.length + env.team[member]) ?? [];
 }
 
-const sampleCost = (env: Environment, q: Question, index: number) => callCost(env.cache, env.cache.responses[index].a, q.promptTokens, limitedSample(env, index).tokens);
+const sampleCost = (env: Environment, index: number) => {
+  const r = env.cache.responses[index];
+  return callCost(env.cache, r.a, r.inTokens, limitedSample(env, index).tokens); // each sample is a recorded round-1 call
+};
 
 /** Vote over the first k[m] samples of each member m (ties: earlier member, earlier sample). */
 function vote(env: Environment, questions: Question[], method: string, k: number[]): MethodResult {
@@ -25,9 +28,9 @@ function vote(env: Environment, questions: Question[], method: string, k: number
     const used = k.flatMap((n, m) => samples(env, q, m).slice(0, n));
     const answers = used.map((i) => limitedSample(env, i).ans);
     const final = majority(answers, 'lowest-agent', () => 0);
-    const cost = used.reduce((s, i) => s + sampleCost(env, q, i), 0);
+    const cost = used.reduce((s, i) => s + sampleCost(env, i), 0);
     // A vote is one round: initial = final, so the ledger shows preserved / unrepaired / invalid.
-    addDebate(env, out, { q: q.index, answers: [[final]], correct: [[final === q.goldKey]], keeps: [], final, finalCorrect: final === q.goldKey, invalid: final < 0, cost, keptEdges: 0, tiers: emptyTiers() });
+    addDebate(env, out, { q: q.index, answers: [[final]], correct: [[final === q.goldKey]], keeps: [], final, finalCorrect: final === q.goldKey, invalid: final < 0, cost, priced: { recorded: used.length, computed: 0 }, keptEdges: 0, tiers: emptyTiers() });
   }
   return out;
 }
@@ -47,7 +50,7 @@ function extend(env: Environment, questions: Question[], members: number[], budg
   const k = env.team.map(() => 0);
   const available = env.team.map((_, m) => Math.min(...questions.map((q) => samples(env, q, m).length)));
   const share = budget / members.length;
-  const cost = (m: number, n: number) => questions.reduce((s, q) => s + samples(env, q, m).slice(0, n).reduce((c, i) => c + sampleCost(env, q, i), 0), 0);
+  const cost = (m: number, n: number) => questions.reduce((s, q) => s + samples(env, q, m).slice(0, n).reduce((c, i) => c + sampleCost(env, i), 0), 0);
   let exhausted = false;
   for (const m of members) {
     while (k[m] < available[m] && cost(m, k[m] + 1) <= share) k[m]++;

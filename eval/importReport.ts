@@ -9,6 +9,7 @@ import { questionsPerSplit } from '../src/cache/stats.ts';
 import { fidelityTable } from '../src/env/modelFidelity.ts';
 import { SPLITS } from '../src/cache/format.ts';
 import { emptyTiers } from '../src/env/tiers.ts';
+import { emptyPricing } from '../src/env/cost.ts';
 import { majority, type DebateResult } from '../src/env/debate.ts';
 import { markdownTable, pct } from '../src/table.ts';
 import { ledgerEntry, OUTCOMES, summarize } from './ledger.ts';
@@ -55,7 +56,7 @@ export function importReport(cache: Cache, priorSmoothing = 0.5): string {
     const m = rows.map((row) => majority(row, 'lowest-agent', () => 0));
     majorities.push(m.map((x) => (x === gold ? 1 : 0)));
     const final = m[m.length - 1];
-    results.push({ q, answers: rows, correct: [], keeps: [], final, finalCorrect: final === gold, invalid: final < 0, cost: 0, keptEdges: 0, tiers: emptyTiers() });
+    results.push({ q, answers: rows, correct: [], keeps: [], final, finalCorrect: final === gold, invalid: final < 0, cost: 0, priced: emptyPricing(), keptEdges: 0, tiers: emptyTiers() });
   }
   const accuracy = (t: number) => {
     const rs = cache.responses.filter((r) => r.round === t + 1);

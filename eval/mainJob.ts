@@ -7,6 +7,7 @@ import type { DebateSettings } from '../src/env/settings.ts';
 import { progress } from '../src/progress.ts';
 import type { ComputeSettings } from '../src/policy/backends.ts';
 import { readConfigFile, resolveConfig, type TrainConfig } from '../train/config.ts';
+import { overrideNotes } from '../train/flags.ts';
 import { runFiles } from '../train/runFolder.ts';
 import { pool, runTraining } from '../train/runs.ts';
 import { evalDescription, evalJob, METHODS, type EvalOptions } from './compare.ts';
@@ -31,8 +32,8 @@ export interface MainOptions {
 /** The runs (one per seed) and the comparison of the main job. */
 function mainParts(o: MainOptions) {
   const seeds = Array.from({ length: o.seeds }, (_, s) => s);
-  // The runs train the team the comparison debates (--agents), with the config's other settings.
-  const settings: Partial<TrainConfig> = { ...readConfigFile(o.config), ...o.compute, ...(o.settings.agents && { agents: o.settings.agents }), cache: o.cache };
+  // The runs train in the debate the comparison replays (--agents, --rounds, ...), with the config's other settings.
+  const settings: Partial<TrainConfig> = { ...runSettings(o), cache: o.cache };
   const trainRecords = resolveConfig(settings).miss === 'record';
   const compareRecords = o.settings.miss === 'record';
   if (o.endpoints !== undefined && !trainRecords && !compareRecords)
@@ -55,6 +56,18 @@ export function mainDescription(o: MainOptions): JobDescription {
       return [cache, `train CPP (${o.config}) for ${o.seeds} seeds, ${o.workers} at a time:`, ...runs.map((r) => `  ${runPlan(r.out, epochs)}`), `then compare (report in ${comparison.out}):`, ...comparing.map((l) => `  ${l}`)];
     },
   };
+}
+
+/**
+ * Settings of the job's training runs: the config file's, under the debate settings given (--rounds,
+ * --agents, --miss, ...), so that the runs train in the debate the comparison replays; each
+ * override of the file is said. A run's seed is its index (--seed is the comparison's replay seed).
+ */
+export function runSettings(o: Pick<MainOptions, 'config' | 'settings' | 'compute'>, say: (line: string) => void = console.error): Partial<TrainConfig> {
+  const file = readConfigFile(o.config);
+  const { seed: _replaySeed, priorSmoothing: _prior, ...debate } = o.settings;
+  for (const line of overrideNotes(file, debate, o.config)) say(line);
+  return { ...file, ...o.compute, ...debate };
 }
 
 export async function mainJob(o: MainOptions): Promise<string> {

@@ -1,9 +1,11 @@
-// Evaluating a trained policy: its greedy decisions (keep iff p_keep >= 0.5, SPEC §7) replayed on a
-// split, counted like every other method.
+// Evaluating a trained policy: deterministic decisions (keep iff p_keep >= 0.5, SPEC §7),
+// replayed on a split, counted like every other method; and the rounds a policy can be replayed for.
 import type { Question } from '../src/cache/load.ts';
 import type { Embeddings } from '../src/cache/embeddings.ts';
 import type { Environment } from '../src/env/environment.ts';
+import type { PolicyArtifact } from '../src/policy/artifact.ts';
 import type { PolicyEngine } from '../src/policy/engine.ts';
+import type { PolicyShape } from '../src/policy/model.ts';
 import { playGreedy } from '../src/policy/rollout.ts';
 import { addDebate, emptyResult, type MethodResult } from './baselines.ts';
 
@@ -11,4 +13,21 @@ export async function evaluatePolicy(engine: PolicyEngine, env: Environment, emb
   const out = emptyResult(env, questions, method);
   for (const d of await playGreedy(engine, env, emb, questions.map((q) => q.index))) addDebate(env, out, d);
   return out;
+}
+
+/**
+ * The shape a policy trained for R rounds runs with in a debate of `rounds` rounds. Its round
+ * feature (when it has one) is a table of R - 1 rows, for rounds 2..R: a debate of up to R rounds
+ * reads its first rows, a longer one has no row for its last rounds (an error naming both). A policy
+ * without the round feature has nothing that depends on R and takes any number of rounds.
+ */
+export function policyShapeFor(artifact: PolicyArtifact, path: string, rounds: number): { shape: PolicyShape; note?: string } {
+  const R = artifact.shape.rounds;
+  if (rounds === R) return { shape: artifact.shape };
+  if (!artifact.shape.roundFeature) return { shape: { ...artifact.shape, rounds }, note: `${path}: trained for ${R} rounds, replayed for ${rounds} (it has no round feature)` };
+  if (rounds < R) return { shape: artifact.shape, note: `${path}: trained for ${R} rounds, replayed for ${rounds} (its round feature's rows for rounds 2..${rounds})` };
+  throw new Error(
+    `${path}: trained for ${R} rounds, its round feature has ${R - 1} row${R - 1 === 1 ? '' : 's'} (rounds 2..${R}), but the debate has ${rounds} rounds: ` +
+      `replay it with --rounds ${R} or fewer, or train a policy for ${rounds} rounds (or one without the round feature, --no-round-feature, which takes any number)`,
+  );
 }

@@ -19,7 +19,7 @@ import { closeRecording, openRecording, recordingLimits, recordingSummary, type 
 import { ensureDefaultCache } from '../src/sim/generate.ts';
 import { markdownTable, pct } from '../src/table.ts';
 import { fullDebate, noCommunication, randomPruning, type MethodResult } from './baselines.ts';
-import { evaluatePolicy } from './policyEval.ts';
+import { evaluatePolicy, policyShapeFor } from './policyEval.ts';
 
 export const RECORD_METHODS = ['full', 'none', 'random'] as const;
 
@@ -45,8 +45,11 @@ async function methodOf(o: RecordOptions, cache: Cache): Promise<{ label: string
   if (o.policy) {
     const artifact = loadAnyPolicy(o.policy);
     const emb = await ensureEmbeddings(o.cache, cache, await encoderFor(artifact.encoder));
-    const engine = await inferenceEngine(o.compute, artifact.shape, artifact.weights);
-    const settings = { ...o.settings, agents: o.settings.agents ?? artifact.team, rounds: artifact.shape.rounds };
+    const rounds = o.settings.rounds ?? artifact.shape.rounds;
+    const { shape, note } = policyShapeFor(artifact, o.policy, rounds);
+    if (note) console.error(note);
+    const engine = await inferenceEngine(o.compute, shape, artifact.weights);
+    const settings = { ...o.settings, agents: o.settings.agents ?? artifact.team, rounds };
     return { label: `policy ${o.policy}`, play: (env, qs) => evaluatePolicy(engine, env, emb, qs, o.policy!), dispose: () => engine.dispose(), settings };
   }
   const seed = o.settings.seed ?? 0;
@@ -59,7 +62,9 @@ export async function recordJob(o: RecordOptions): Promise<{ text: string; recor
   ensureDefaultCache(o.cache);
   const cache = loadCache(o.cache);
   const method = await methodOf(o, cache);
-  const modelEnv = () => makeEnvironment(cache, { ...method.settings, miss: 'model' });
+  // The before/after replays measure tier shares: rounds the cache has not recorded yet are the
+  // tier-3 model's, and the table shows that share.
+  const modelEnv = () => makeEnvironment(cache, { ...method.settings, miss: 'model', allowUnrecordedRounds: true });
   const atModel = async () => {
     const env = modelEnv();
     return method.play(env, splitQuestions(env, o.split).questions);
@@ -67,7 +72,7 @@ export async function recordJob(o: RecordOptions): Promise<{ text: string; recor
   const before = await atModel();
 
   const recording = openRecording(o.cache, cache, o.recording, o.endpoint);
-  const env = makeEnvironment(cache, { ...method.settings, miss: 'record' }, recording);
+  const env = makeEnvironment(cache, { ...method.settings, miss: 'record', allowUnrecordedRounds: false }, recording);
   const questions = splitQuestions(env, o.split).questions;
   let during: MethodResult | undefined;
   try {

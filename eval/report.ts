@@ -6,6 +6,7 @@ import { stringify } from 'csv-stringify/sync';
 import { join } from 'node:path';
 import { writeFileAtomic } from '../src/cache/write.ts';
 import { markdownTable } from '../src/table.ts';
+import { addPricing, emptyPricing } from '../src/env/cost.ts';
 import { addTiers, emptyTiers, TIERS, type TierCounts } from '../src/env/tiers.ts';
 import type { MethodResult } from './baselines.ts';
 import { OUTCOMES, signedUtility, summarize } from './ledger.ts';
@@ -41,6 +42,8 @@ export interface Row {
   utility: number;
   /** Share (%) of each lookup tier over the revisions of every run; all 0 without revisions. */
   tiers: TierCounts;
+  /** Share (%) of calls priced from their recorded input-token counts (the rest computed; src/env/cost.ts). */
+  pricedRecordedPct: number;
   note: string;
 }
 
@@ -50,6 +53,23 @@ function tierShares(runs: MethodResult[]): TierCounts {
   const total = TIERS.reduce((s, k) => s + t[k], 0);
   for (const k of TIERS) t[k] = total ? (100 * t[k]) / total : 0;
   return t;
+}
+
+function recordedShare(runs: MethodResult[]): number {
+  const p = emptyPricing();
+  runs.forEach((r) => addPricing(p, r.priced));
+  return (100 * p.recorded) / Math.max(1, p.recorded + p.computed);
+}
+
+/**
+ * How a report's calls were priced: recorded input-token counts where the call is the recorded
+ * one, computed ones elsewhere, with the share of each method below 100% recorded.
+ */
+export function pricingNote(rs: Row[]): string {
+  const partial = rs.filter((r) => r.pricedRecordedPct < 100);
+  const rule = 'input tokens of a call are its response\'s recorded inTokens where the response was recorded with exactly that context (round-1 answers, exact and record tiers), else computed as promptTokens + the outTokens of the kept responses (signature and model tiers)';
+  if (!partial.length) return `Pricing: every call priced from its recorded input-token count (${rule}).`;
+  return `Pricing: ${rule}. Calls priced from recorded counts: ${rs.map((r) => `${r.method} ${r.pricedRecordedPct.toFixed(0)}%`).join(', ')}; the rest computed.`;
 }
 
 /** Accuracy (%) of a method's runs with its 95% interval: Wilson for one run, t over several. */
@@ -89,6 +109,7 @@ export function rows(groups: MethodGroup[], reference: MethodResult, weights = {
       correctionsLost: mean(utilities.map((u) => u.correctionsLost)),
       utility: mean(utilities.map((u) => u.utility)),
       tiers: tierShares(g.runs),
+      pricedRecordedPct: recordedShare(g.runs),
       note: g.runs.map((r) => r.note).filter(Boolean).join('; '),
     };
   });
@@ -205,6 +226,7 @@ export function markdown(rs: Row[], tests: PairedTest[], referenceName: string, 
     '',
     `utility = ${weights.collapse} x collapses prevented - ${weights.correction} x corrections lost, against ${referenceName} on the same questions (+prevented / -lost).`,
     statisticsNote(referenceName),
+    pricingNote(rs),
     ...notes,
   ].join('\n');
 }
@@ -222,12 +244,12 @@ export function csv(rs: Row[]): string {
     [
       'method', 'policy', 'n', 'accuracy', 'accuracy_sd', 'accuracy_ci_low', 'accuracy_ci_high', 'accuracy_ci_method',
       'cost_pct', 'cost_pct_sd', 'cost_pct_ci_low', 'cost_pct_ci_high', 'kept_edges_pct', ...OUTCOMES,
-      ...onsetColumns, 'collapses_prevented', 'corrections_lost', 'utility', ...TIERS.map((t) => `tier_${t}_pct`), 'note',
+      ...onsetColumns, 'collapses_prevented', 'corrections_lost', 'utility', ...TIERS.map((t) => `tier_${t}_pct`), 'priced_recorded_pct', 'note',
     ],
     rs.map((r) => [
       r.method, r.policy, r.n, r.accuracy, num(r.accuracySd), num(r.accuracyLow), num(r.accuracyHigh), r.n === 1 ? 'wilson' : 't',
       r.costPct, num(r.costSd), num(r.costLow), num(r.costHigh), r.keptPct, ...OUTCOMES.map((o) => r.ledger[o]),
-      ...onsetColumns.map((_, i) => r.onsets[i + 2] ?? 0), r.collapsesPrevented, r.correctionsLost, r.utility, ...TIERS.map((t) => r.tiers[t]), r.note,
+      ...onsetColumns.map((_, i) => r.onsets[i + 2] ?? 0), r.collapsesPrevented, r.correctionsLost, r.utility, ...TIERS.map((t) => r.tiers[t]), r.pricedRecordedPct, r.note,
     ]),
   );
 }
@@ -258,10 +280,10 @@ export function plot<R extends Row>(rs: R[], title: string, fullDebate: { accura
   );
 }
 
-/** Write comparison.md, comparison.csv, paired-tests.csv and accuracy-cost.svg into `dir`. */
-export async function writeReport(dir: string, rs: Row[], tests: PairedTest[], referenceName: string, title: string, weights = { collapse: 1, correction: 1 }): Promise<string[]> {
+/** Write comparison.md (with the job's `notes` below the tables, as printed), comparison.csv, paired-tests.csv and accuracy-cost.svg into `dir`. */
+export async function writeReport(dir: string, rs: Row[], tests: PairedTest[], referenceName: string, title: string, weights = { collapse: 1, correction: 1 }, notes: string[] = []): Promise<string[]> {
   const files = [join(dir, 'comparison.md'), join(dir, 'comparison.csv'), join(dir, 'paired-tests.csv'), join(dir, 'accuracy-cost.svg')];
-  writeFileAtomic(files[0], [`${title}\n\n${markdown(rs, tests, referenceName, weights)}\n`]);
+  writeFileAtomic(files[0], [`${[`${title}\n\n${markdown(rs, tests, referenceName, weights)}`, ...notes].join('\n\n')}\n`]);
   writeFileAtomic(files[1], [csv(rs)]);
   writeFileAtomic(files[2], [pairedCsv(tests)]);
   writeFileAtomic(files[3], [await plot(rs, title)]);

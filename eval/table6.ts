@@ -20,8 +20,9 @@ import { runFiles } from '../train/runFolder.ts';
 import { fullDebate, type MethodResult } from './baselines.ts';
 import { evaluatePolicy } from './policyEval.ts';
 import { learningCurvesPlot, readRunCurves, type CurvePoint } from '../train/curves.ts';
-import { csvTable, interval, meanSd, num, perQuestion, plot, rows, type MethodGroup, type Row } from './report.ts';
+import { csvTable, interval, meanSd, num, perQuestion, plot, pricingNote, rows, type MethodGroup, type Row } from './report.ts';
 import { excludesZero, formatP, pairedDifference, welch, type Estimate } from './significance.ts';
+import { fewQuestionsNote } from '../train/smallData.ts';
 
 export interface AblationRow extends Row {
   variant: string;
@@ -49,14 +50,17 @@ export async function ablationReport(grid: GridFile, outcomes: CellOutcome[], re
   const rs: AblationRow[] = [];
   const fullAccuracy: string[] = [];
   const fullPoints: { accuracy: number; costPct: number }[] = [];
+  const fewNotes: string[] = [];
   const curves: CurvePoint[] = [];
   for (const cachePath of grid.caches) {
     const cache = loadCache(cachePath);
-    const env = makeEnvironment(cache, { agents: grid.base.agents, rounds: grid.base.rounds }); // the debate the variants prune
+    const env = makeEnvironment(cache, { agents: grid.base.agents, rounds: grid.base.rounds, allowUnrecordedRounds: grid.base.allowUnrecordedRounds }); // the debate the variants prune
     const { questions } = splitQuestions(env, split);
     const full = await fullDebate(env, questions);
     fullAccuracy.push(`${((100 * full.correct) / full.questions).toFixed(1)}% on ${cachePath}`);
     fullPoints.push({ accuracy: (100 * full.correct) / full.questions, costPct: 100 });
+    const few = fewQuestionsNote(`${split} split of ${cachePath} (Full-Debate)`, full.questions, full.correct);
+    if (few) fewNotes.push(few);
     const groups: (MethodGroup & { variant: string })[] = [];
     for (const v of grid.variants) {
       const label = grid.caches.length > 1 ? `${v.name} [${cachePath}]` : v.name;
@@ -65,7 +69,7 @@ export async function ablationReport(grid: GridFile, outcomes: CellOutcome[], re
         const artifact = loadAnyPolicy(runFiles(o.cell.settings.out).best);
         const engine = await inferenceEngine(compute, artifact.shape, artifact.weights);
         const emb = await ensureEmbeddings(cachePath, cache, await encoderFor(artifact.encoder));
-        const runEnv = makeEnvironment(cache, { agents: artifact.team, rounds: artifact.shape.rounds });
+        const runEnv = makeEnvironment(cache, { agents: artifact.team, rounds: artifact.shape.rounds, allowUnrecordedRounds: o.cell.settings.allowUnrecordedRounds });
         runs.push(await evaluatePolicy(engine, runEnv, emb, questions, o.cell.id));
         engine.dispose();
         if (existsSync(runFiles(o.cell.settings.out).jsonl))
@@ -107,6 +111,8 @@ export async function ablationReport(grid: GridFile, outcomes: CellOutcome[], re
     markdownTable(header, rs.map(cells)),
     '',
     TESTS_NOTE,
+    pricingNote(rs),
+    ...fewNotes,
     ...failed,
   ].join('\n');
   const files = [join(results, 'table6.md'), join(results, 'table6.csv'), join(results, 'accuracy-cost.svg'), join(results, 'learning-curves.svg')];

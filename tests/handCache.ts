@@ -37,7 +37,11 @@ export function handRecords(): CacheLine[] {
     response('q2f2', 'q2', 'a2', 2, 'D', 4, full2, 'q2a2'),
     response('q2f3', 'q2', 'a3', 2, 'B', 2, full2, 'q2a3'),
   ];
-  // Recorded input tokens: the prompt plus every response in the context.
+  return withInTokens(records);
+}
+
+/** Records whose responses' inTokens are what was sent: the prompt plus every response in the context. */
+export function withInTokens(records: CacheLine[]): CacheLine[] {
   const prompt = new Map(records.flatMap((r) => (r.type === 'question' ? [[r.id, r.promptTokens]] : [])));
   const out = new Map(records.flatMap((r) => (r.type === 'response' ? [[r.id, r.outTokens]] : [])));
   for (const r of records) if (r.type === 'response') r.inTokens = prompt.get(r.question)! + r.context.reduce((s, c) => s + out.get(c)!, 0);

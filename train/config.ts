@@ -56,6 +56,7 @@ export const TrainConfig = z.strictObject({
   endpoints: z.string().optional().describe("team file whose OpenAI-compatible endpoints the record tier asks (miss = record; active: the recording); default: a simulated cache's simulator"),
   responseModel: DebateSettings.shape.responseModel.describe('tier-3 response model: full (own response kept or pruned, agreeing / disagreeing peers, peers weighted by accuracy) or base (SPEC §3 base form)'),
   rounds: DebateSettings.shape.rounds.describe('debate rounds R'),
+  allowUnrecordedRounds: DebateSettings.shape.allowUnrecordedRounds.describe('replay rounds beyond the deepest round the cache recorded, the tier-3 model drawing every answer there (miss = model only)'),
   agents: z.array(z.string()).optional().describe('team as agent ids (default: every agent of the cache)'),
   round1Sample: DebateSettings.shape.round1Sample.describe('round-1 sample a training debate starts from (evaluation always uses the first)'),
   tieBreak: DebateSettings.shape.tieBreak.describe('majority tie rule'),
@@ -64,8 +65,15 @@ export const TrainConfig = z.strictObject({
 });
 export type TrainConfig = z.infer<typeof TrainConfig>;
 
-/** Read a JSON config file; problems name the file and the field. */
-export const readConfigFile = (file: string): Partial<TrainConfig> => readJsonFile(file, TrainConfig.partial());
+/**
+ * Read a JSON config file; problems name the file and the field. Only the settings the file names
+ * (zod fills in every default), so that what a flag overrides, and what the file sets, can be told.
+ */
+export function readConfigFile(file: string): Partial<TrainConfig> {
+  const parsed: Record<string, unknown> = readJsonFile(file, TrainConfig.partial());
+  const named = Object.keys(readJsonFile(file, z.looseObject({})));
+  return Object.fromEntries(named.map((k) => [k, parsed[k]])) as Partial<TrainConfig>;
+}
 
 export function resolveConfig(...layers: Partial<TrainConfig>[]): TrainConfig {
   const merged = Object.assign({}, ...layers.map((l) => Object.fromEntries(Object.entries(l).filter(([, v]) => v !== undefined))));
@@ -79,6 +87,7 @@ export const debateSettingsOf = (c: TrainConfig, split: 'train' | 'eval'): Parti
   miss: c.miss,
   responseModel: c.responseModel,
   rounds: c.rounds,
+  allowUnrecordedRounds: c.allowUnrecordedRounds,
   agents: c.agents,
   round1Sample: split === 'train' ? c.round1Sample : 'first',
   tieBreak: c.tieBreak,

@@ -4,7 +4,8 @@ import type { Argv, Options } from 'yargs';
 import type { z } from 'zod';
 import { TrainConfig } from './config.ts';
 
-const kebab = (s: string) => s.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
+/** A setting's flag name: batchSize -> batch-size. */
+export const kebab = (s: string) => s.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
 
 /** The schema under default/optional/nullable wrappers. */
 function inner(schema: z.ZodType): z.ZodType {
@@ -44,4 +45,12 @@ export function trainFlags<T>(y: Argv<T>): Argv<T> {
 /** The settings given as flags (yargs camel-cases them), without anything left unset. */
 export function flagSettings(argv: Record<string, unknown>): Partial<TrainConfig> {
   return Object.fromEntries(Object.keys(TrainConfig.shape).filter((k) => argv[k] !== undefined).map((k) => [k, argv[k]])) as Partial<TrainConfig>;
+}
+
+/** Each setting a flag gives another value than the config file `name` does: the flag wins, and these lines say so. */
+export function overrideNotes(file: Partial<TrainConfig>, flags: Partial<TrainConfig>, name: string | undefined): string[] {
+  const f = file as Record<string, unknown>;
+  return Object.entries(flags)
+    .filter(([k, v]) => f[k] !== undefined && JSON.stringify(f[k]) !== JSON.stringify(v))
+    .map(([k, v]) => `--${kebab(k)} ${JSON.stringify(v)} overrides ${k} ${JSON.stringify(f[k])} of ${name}`);
 }

@@ -8,7 +8,7 @@ import { z } from 'zod';
 import { readJsonFile } from '../src/jsonFile.ts';
 import { progress } from '../src/progress.ts';
 import { COMPUTE_SETTINGS, TrainConfig, resolveConfig } from './config.ts';
-import { isFinished, pool, runTraining } from './runs.ts';
+import { checkRunSettings, isFinished, pool, runTraining } from './runs.ts';
 
 // Setting overrides, checked against TrainConfig but kept as written: a variant must override only
 // what it names (a parsed partial schema would fill in every default).
@@ -99,6 +99,7 @@ export async function runGrid(cells: Cell[], workers: number, log: (line: string
   log(`${cells.length} cells (${done} finished already), ${workers} at a time`);
   bar.update(epochs, undefined, status());
   const results = await pool(cells, workers, async (cell) => {
+    checkRunSettings(cell.settings);
     if (isFinished(cell.settings.out, cell.epochs)) return 'reused' as const;
     running++;
     bar.update(epochs, undefined, status());

@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { writeFileAtomic } from '../src/cache/write.ts';
 import { loadCheckpoint } from '../src/policy/artifact.ts';
 import { LAUNCHED_BY } from '../src/provenance.ts';
-import type { TrainConfig } from './config.ts';
+import { COMPUTE_SETTINGS, resolveConfig, type TrainConfig } from './config.ts';
 import { runFiles } from './runFolder.ts';
 
 /** What training `out` to `epochs` epochs does: reuse a finished run, resume an interrupted one, or start one. */
@@ -20,11 +20,27 @@ export function runAction(out: string, epochs: number): { action: 'reuse' | 'res
 export const isFinished = (out: string, epochs: number) => runAction(out, epochs).action === 'reuse';
 
 /**
+ * A run folder that already holds a run of other settings is an error naming them: it would be
+ * reused or resumed as if it were this run (how it computes may differ; settings added to the
+ * trainer after the run was saved are not compared).
+ */
+export function checkRunSettings(settings: Partial<TrainConfig> & { out: string }): void {
+  const file = runFiles(settings.out).checkpoint;
+  if (!existsSync(file)) return;
+  const saved = loadCheckpoint(file).config;
+  const wanted = resolveConfig(settings) as Record<string, unknown>;
+  const differ = Object.keys(wanted).filter((k) => k in saved && !(COMPUTE_SETTINGS as readonly string[]).includes(k) && JSON.stringify(saved[k]) !== JSON.stringify(wanted[k]));
+  if (differ.length)
+    throw new Error(`${settings.out} holds a run with other settings (${differ.map((k) => `${k} ${JSON.stringify(saved[k])} there, ${JSON.stringify(wanted[k])} asked`).join('; ')}): choose another folder, or delete it to train anew`);
+}
+
+/**
  * Train `settings` (which name their `out` folder) unless already finished; the child's stderr goes
  * to `<out>/train.log`; `onEpoch` is called at every validation line.
  */
 export function runTraining(settings: Partial<TrainConfig> & { out: string }, epochs: number, onEpoch: () => void): Promise<'reused' | 'trained'> {
   const out = settings.out;
+  checkRunSettings(settings);
   if (isFinished(out, epochs)) return Promise.resolve('reused');
   mkdirSync(out, { recursive: true });
   const settingsFile = join(out, 'settings.json');

@@ -32,6 +32,7 @@ import { influenceWeights, meanResponseTokens } from '../src/reward.ts';
 import { advantagesOf, baselineSize, dualStep } from './advantage.ts';
 import { runSettings } from './plan.ts';
 import { openRunLog, round4, runFiles, tierShares, truncateLog } from './runFolder.ts';
+import { checkTrainingData } from './smallData.ts';
 import { architectureOf, computeOf, debateSettingsOf, rewardSettingsOf, TrainConfig } from './config.ts';
 
 /** Behavior embeddings: mean embedding of each member's responses to `initSamples` validation questions. */
@@ -65,6 +66,7 @@ export async function setup(config: TrainConfig): Promise<Setup> {
   const recording = config.miss === 'record' ? openRecording(config.cache, cache, { endpoints: config.endpoints }) : undefined;
   const trainEnv = makeEnvironment(cache, debateSettingsOf(config, 'train'), recording);
   const evalEnv = makeEnvironment(cache, debateSettingsOf(config, 'eval'), recording);
+  for (const warning of checkTrainingData(trainEnv, evalEnv, config.batchSize)) console.error(`warning: ${warning}`);
   const emb = await ensureEmbeddings(config.cache, cache, await makeEncoder(config.encoder));
   const shape: PolicyShape = { ...architectureOf(config), dim: emb.dim, agents: trainEnv.team.length, rounds: trainEnv.rounds };
   return { config, cache, trainEnv, evalEnv, emb, shape };

@@ -60,7 +60,7 @@ export const ResponseRecord = z.strictObject({
   /**
    * Ids of what was in this response's prompt, same question: responses of the previous round (the
    * agent's own included when it was shown), responses of this round from other agents (protocols
-   * that show agents one after another), and `external` entries.
+   * that show agents one after another), and `external` and `summary` entries.
    */
   context: z.array(id),
   /** Id of this agent's own previous-round response in the same debate, shown or not; null in round 1. */
@@ -89,13 +89,33 @@ export const ExternalRecord = z.strictObject({
   meta,
 });
 
-export const CacheLine = z.discriminatedUnion('type', [HeaderRecord, AgentRecord, QuestionRecord, ResponseRecord, ExternalRecord]);
+/**
+ * A text of its own shown in a prompt in place of responses, e.g. a summary of the other agents'
+ * answers (debate setups that send summaries instead of verbatim responses). Like an external
+ * entry it is never a candidate, and a context that holds one is never rebuilt by a replay; its
+ * tokens are part of the recorded `inTokens` of every response whose context lists it.
+ */
+export const SummaryRecord = z.strictObject({
+  type: z.literal('summary'),
+  id,
+  question: id,
+  text: z.string(),
+  /** Ids of the responses it summarizes (same question), when known: provenance, checked but never replayed. */
+  of: z.array(id).optional(),
+  /** The answer the summary states as its conclusion, parsed, before normalization; null when it states none (or several). */
+  answer: z.string().nullable(),
+  tokens,
+  meta,
+});
+
+export const CacheLine = z.discriminatedUnion('type', [HeaderRecord, AgentRecord, QuestionRecord, ResponseRecord, ExternalRecord, SummaryRecord]);
 
 export type HeaderRecord = z.infer<typeof HeaderRecord>;
 export type AgentRecord = z.infer<typeof AgentRecord>;
 export type QuestionRecord = z.infer<typeof QuestionRecord>;
 export type ResponseRecord = z.infer<typeof ResponseRecord>;
 export type ExternalRecord = z.infer<typeof ExternalRecord>;
+export type SummaryRecord = z.infer<typeof SummaryRecord>;
 export type CacheLine = z.infer<typeof CacheLine>;
 
 export const CACHE_FILE = 'cache.jsonl';

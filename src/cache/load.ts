@@ -14,6 +14,7 @@ import {
   type HeaderRecord,
   type QuestionRecord,
   type ResponseRecord,
+  type SummaryRecord,
 } from './format.ts';
 import { JournalLine, journalPath, journalTail } from './journal.ts';
 
@@ -83,20 +84,25 @@ export interface Response extends ResponseRecord {
   /** Interned normalized answer, -1 when unparsed. */
   ans: number;
   correct: boolean;
-  /** Context as response indices, in record order (external entries are in `ext`). */
+  /** Context as response indices, in record order (external and summary entries are in `ext`). */
   ctx: number[];
-  /** Context entries that are external solutions, as indices into `Cache.externals`. */
+  /** Context entries that are not responses of this cache (external solutions, summaries), as indices into `Cache.externals`. */
   ext: number[];
   /** Index of the agent's own previous response, -1 if none. */
   prevIndex: number;
 }
 
-export interface External extends ExternalRecord {
+/**
+ * A context entry that is not a response of this cache: an external solution or a summary. Both
+ * are shown texts with a token count and a parsed answer; the environment treats them alike (never
+ * a candidate, never an exact hit, a peer of source "external" to the signature and tier-3 model).
+ */
+export type External = (ExternalRecord | SummaryRecord) & {
   index: number;
   q: number;
   /** Interned normalized answer, -1 when unparsed. */
   ans: number;
-}
+};
 
 export interface Cache {
   file: string;
@@ -104,6 +110,7 @@ export interface Cache {
   agents: Agent[];
   questions: Question[];
   responses: Response[];
+  /** External solutions and summaries, in file order. */
   externals: External[];
   agentIndex: Map<string, number>;
   questionIndex: Map<string, number>;
@@ -217,7 +224,7 @@ export function parseCache(lines: Iterable<string>, file: string): { cache?: Cac
   // Responses are indexed as they stream in (so parsed records die young), except those whose
   // question or agent comes later in the file: those wait for the end.
   const deferred: { rec: ResponseRecord; line: number }[] = [];
-  const pendingExternals: { rec: ExternalRecord; line: number }[] = [];
+  const pendingExternals: { rec: ExternalRecord | SummaryRecord; line: number }[] = [];
   const addResponse = (rec: ResponseRecord, line: number, final: boolean) => {
     if (isDuplicate('response', cache.responseIndex, responseLine, rec.id, line)) return;
     const q = cache.questionIndex.get(rec.question);
@@ -276,13 +283,13 @@ export function parseCache(lines: Iterable<string>, file: string): { cache?: Cac
       cache.questionIndex.set(rec.id, question.index);
       cache.questions.push(question);
       question.goldKey = internAnswer(cache, gold, question.index);
-    } else if (rec.type === 'external') pendingExternals.push({ rec, line });
+    } else if (rec.type === 'external' || rec.type === 'summary') pendingExternals.push({ rec, line });
     else addResponse(rec, line, false);
   }
   if (!cache.header) problem(0, 'type', 'no cache header line ({"type":"cache",...}) found');
   for (const { rec, line } of deferred) addResponse(rec, line, true);
   for (const { rec, line } of pendingExternals) {
-    if (isDuplicate('external', cache.externalIndex, externalLine, rec.id, line)) continue;
+    if (isDuplicate(rec.type, cache.externalIndex, externalLine, rec.id, line)) continue;
     const q = cache.questionIndex.get(rec.question);
     if (q === undefined) {
       problem(line, 'question', `unknown question '${rec.question}'`);
@@ -296,6 +303,7 @@ export function parseCache(lines: Iterable<string>, file: string): { cache?: Cac
     e.q = q;
     e.ans = internAnswer(cache, normalizeAnswer(rec.answer, cache.questions[q].answerType), q);
     cache.externals.push(e);
+    if (rec.type === 'summary') summaryProblem(cache, rec, q, (field, message) => problem(line, field, message));
   }
   // References are resolved after all ids are known: records may come in any order.
   cache.responses.forEach((r, i) => {
@@ -304,6 +312,15 @@ export function parseCache(lines: Iterable<string>, file: string): { cache?: Cac
   });
 
   return problems.length ? { problems } : { cache, problems };
+}
+
+/** A summary's `of` must name responses to its own question. */
+function summaryProblem(cache: Cache, rec: SummaryRecord, q: number, problem: (field: string, message: string) => void): void {
+  (rec.of ?? []).forEach((id, j) => {
+    const r = cache.responseIndex.get(id);
+    if (r === undefined) problem(`of.${j}`, `unknown response id '${id}'`);
+    else if (cache.responses[r].q !== q) problem(`of.${j}`, `response '${id}' answers another question (${cache.responses[r].question})`);
+  });
 }
 
 function indexResponse(cache: Cache, rec: ResponseRecord, q: number, a: number): Response {
@@ -329,8 +346,8 @@ function resolveReferences(cache: Cache, r: Response): { field: string; message:
     const field = `context.${j}`;
     if (c === undefined) {
       const e = cache.externalIndex.get(r.context[j]);
-      if (e === undefined) return { field, message: `unknown response or external id '${r.context[j]}'` };
-      if (cache.externals[e].q !== r.q) return { field, message: `external '${r.context[j]}' belongs to another question (${cache.externals[e].question})` };
+      if (e === undefined) return { field, message: `unknown response, external or summary id '${r.context[j]}'` };
+      if (cache.externals[e].q !== r.q) return { field, message: `${cache.externals[e].type} '${r.context[j]}' belongs to another question (${cache.externals[e].question})` };
       r.ext.push(e);
       continue;
     }

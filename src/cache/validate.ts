@@ -6,7 +6,9 @@
 //     million tokens), a stored answer that differs from what its text states, token counts that
 //     disagree wildly with the text (more than 3x apart by gpt-tokenizer's cl100k_base count; not
 //     checked on simulator caches, whose outTokens are simulated lengths), and a response whose
-//     inTokens is below its question's promptTokens.
+//     inTokens is below what its prompt held: its question's promptTokens plus the tokens of its
+//     context (responses' outTokens, external and summary entries' tokens).
+//   Summary entries are checked as external ones are (answer, tokens); loading checks their `of`.
 import { existsSync } from 'node:fs';
 import { extractAnswer, normalizeAnswer, questionOptions, sameMath, type AnswerType, type McqOption } from '../answer.ts';
 import type { CacheLine } from './format.ts';
@@ -35,6 +37,17 @@ function tokenMismatch(recorded: number, text: string): string | null {
   const counted = countTokens(text);
   const far = recorded > TOKEN_FACTOR * counted + TOKEN_SLACK || counted > TOKEN_FACTOR * recorded + TOKEN_SLACK;
   return far ? `${recorded} tokens recorded, but the text has ${counted} (gpt-tokenizer, cl100k_base)` : null;
+}
+
+/** Tokens a response's prompt held at least (its question's prompt and every context entry), and how they add up. */
+function promptHeld(cache: Cache, id: string, promptTokens: number): { tokens: number; what: string } | undefined {
+  const index = cache.responseIndex.get(id);
+  if (index === undefined) return undefined;
+  const r = cache.responses[index];
+  const shown = r.ctx.reduce((s, c) => s + cache.responses[c].outTokens, 0);
+  const texts = r.ext.reduce((s, e) => s + cache.externals[e].tokens, 0);
+  const parts = [`promptTokens ${promptTokens}`, ...(r.ctx.length ? [`${shown} outTokens of ${r.ctx.length} context responses`] : []), ...(r.ext.length ? [`${texts} tokens of ${r.ext.length} external or summary entries`] : [])];
+  return { tokens: promptTokens + shown + texts, what: parts.length > 1 ? `${parts.join(' + ')} = ${promptTokens + shown + texts}` : `its question's promptTokens (${promptTokens})` };
 }
 
 interface QuestionFacts {
@@ -102,9 +115,10 @@ export function validateCache(dir: string): { cache?: Cache; issues: Issue[] } {
         const off = tokenMismatch(rec.outTokens, rec.text);
         if (off) say('warning', line, 'outTokens', off);
       }
-      if (q && typeof rec.inTokens === 'number' && rec.inTokens < q.promptTokens)
-        say('warning', line, 'inTokens', `${rec.inTokens} is less than its question's promptTokens (${q.promptTokens}), which the prompt holds`);
-    } else if (rec.type === 'external') {
+      const shown = q && cache && typeof rec.inTokens === 'number' ? promptHeld(cache, rec.id, q.promptTokens) : undefined;
+      if (shown && rec.inTokens < shown.tokens)
+        say('warning', line, 'inTokens', `${rec.inTokens} is less than what its prompt held: ${shown.what}`);
+    } else if (rec.type === 'external' || rec.type === 'summary') {
       checkAnswer(line, rec.answer, rec.text, questions.get(rec.question));
       if (!simulated && typeof rec.text === 'string' && typeof rec.tokens === 'number') {
         const off = tokenMismatch(rec.tokens, rec.text);

@@ -2,7 +2,7 @@
 // interrupted write never leaves a half-written cache behind.
 import { closeSync, existsSync, mkdirSync, openSync, renameSync, rmSync, statSync, writeSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { AgentRecord, ExternalRecord, QuestionRecord, ResponseRecord, type CacheLine } from './format.ts';
+import { AgentRecord, ExternalRecord, QuestionRecord, ResponseRecord, SummaryRecord, type CacheLine } from './format.ts';
 import { journalPath } from './journal.ts';
 import { cacheFilePath, loadCache, type Cache } from './load.ts';
 
@@ -37,7 +37,7 @@ export function cacheRecords(cache: Cache): CacheLine[] {
     cache.header,
     ...cache.agents.map((a) => pick<CacheLine>(AgentRecord.shape, a)),
     ...cache.questions.map((q) => pick<CacheLine>(QuestionRecord.shape, q)),
-    ...cache.externals.map((e) => pick<CacheLine>(ExternalRecord.shape, e)),
+    ...cache.externals.map((e) => pick<CacheLine>(e.type === 'summary' ? SummaryRecord.shape : ExternalRecord.shape, e)),
     ...cache.responses.map((r) => pick<CacheLine>(ResponseRecord.shape, r)),
   ];
 }

@@ -18,6 +18,7 @@ import { recordCommand } from './commands/record.ts';
 import { paretoCommand } from './commands/pareto.ts';
 import { trainCommand } from './commands/train.ts';
 import { workerCommand } from './commands/worker.ts';
+import { rememberDefaults } from './options.ts';
 
 export const BIN = 'cpp-workbench';
 
@@ -36,6 +37,7 @@ const cli = commands
   .reduce((y, command) => command(y), yargs(hideBin(process.argv)))
   .scriptName(BIN)
   .usage('$0 <command> [options]\n\nWorkbench for learned communication pruning in multi-agent debate (CPP), replayed offline from cached responses.')
+  .middleware(rememberDefaults)
   .demandCommand(1, 'name a command')
   .strict()
   .help()

@@ -5,10 +5,12 @@
 //   --seed N       the one seed of what it does       --seeds N     seeded runs 0..N-1
 import type { Argv } from 'yargs';
 import { SPLITS, type Split } from '../cache/format.ts';
+import { parseDebateSettings } from '../env/environment.ts';
 import { RESPONSE_MODELS } from '../env/responseModel.ts';
 import { DebateSettings, MISS_TIERS } from '../env/settings.ts';
-import { BACKENDS, ENGINES } from '../policy/backends.ts';
+import { BACKENDS, ENGINES, type ComputeSettings } from '../policy/backends.ts';
 import { defaultCompute } from '../../train/config.ts';
+import { kebab } from '../../train/flags.ts';
 import type { JobDescription } from '../../train/plan.ts';
 
 import { DEFAULT_CACHE } from '../sim/generate.ts';
@@ -30,7 +32,8 @@ export function debateOptions<T>(y: Argv<T>) {
   return y
     .option('miss', { choices: MISS_TIERS, default: 'model' as const, describe: 'deepest lookup tier on a cache miss: error | signature | model | record (record asks the live endpoint; simulator caches have one)', group: DEBATE })
     .option('response-model', { choices: RESPONSE_MODELS, default: DebateSettings.shape.responseModel.parse(undefined), describe: 'tier-3 response model: full (own response kept or pruned, agreeing / disagreeing peers, peer accuracy) or base (SPEC §3 base form)', group: DEBATE })
-    .option('rounds', { type: 'number', default: 3, describe: 'debate rounds R (round 1 = independent answers)', group: DEBATE })
+    .option('rounds', { type: 'number', describe: "debate rounds R >= 2 (round 1 = independent answers); at most the deepest round the cache recorded [default: 3, or the rounds of the policy or training config]", group: DEBATE })
+    .option('allow-unrecorded-rounds', { type: 'boolean', default: false, describe: 'with --miss model: replay rounds beyond the deepest round the cache recorded, the tier-3 model drawing every answer there', group: DEBATE })
     .option('agents', { type: 'string', describe: 'team as comma-separated agent ids (default: every agent of the cache)', group: DEBATE })
     .option('round1-sample', { choices: ['first', 'random'] as const, default: 'first' as const, describe: 'round-1 sample a debate starts from', group: DEBATE })
     .option('tie-break', { choices: ['lowest-agent', 'random'] as const, default: 'lowest-agent' as const, describe: 'majority tie rule', group: DEBATE })
@@ -38,9 +41,62 @@ export function debateOptions<T>(y: Argv<T>) {
     .option('seed', { type: 'number', default: 0, describe: 'seed of every random choice in a replay', group: DEBATE });
 }
 
-export function debateSettings(a: { miss: DebateSettings['miss']; responseModel: DebateSettings['responseModel']; rounds: number; agents?: string; round1Sample: DebateSettings['round1Sample']; tieBreak: DebateSettings['tieBreak']; tokenLimit: DebateSettings['tokenLimit']; seed: number }): Partial<DebateSettings> {
-  return { miss: a.miss, responseModel: a.responseModel, rounds: a.rounds, agents: a.agents?.split(',').map((s) => s.trim()), round1Sample: a.round1Sample, tieBreak: a.tieBreak, tokenLimit: a.tokenLimit, seed: a.seed };
+/**
+ * The debate settings the user gave (a job fills in the rest: defaults, or a policy's or config's
+ * rounds), checked at once so that a bad one (e.g. --rounds 1) fails before anything loads.
+ */
+export function debateSettings(a: DebateFlags): Partial<DebateSettings> {
+  const all: Partial<DebateSettings> = {
+    miss: a.miss, responseModel: a.responseModel, rounds: a.rounds, agents: a.agents?.split(',').map((s) => s.trim()), round1Sample: a.round1Sample, tieBreak: a.tieBreak,
+    tokenLimit: a.tokenLimit, seed: a.seed, allowUnrecordedRounds: a.allowUnrecordedRounds,
+  };
+  const flag: Record<keyof typeof all, string> = {
+    miss: 'miss', responseModel: 'response-model', rounds: 'rounds', agents: 'agents', round1Sample: 'round1-sample', tieBreak: 'tie-break', tokenLimit: 'token-limit', seed: 'seed',
+    allowUnrecordedRounds: 'allow-unrecorded-rounds', priorSmoothing: 'prior-smoothing',
+  };
+  const out = Object.fromEntries(Object.entries(all).filter(([k]) => given(a, flag[k as keyof typeof all]))) as Partial<DebateSettings>;
+  parseDebateSettings(out);
+  return out;
 }
+type DebateFlags = { miss: DebateSettings['miss']; responseModel: DebateSettings['responseModel']; rounds?: number; agents?: string; round1Sample: DebateSettings['round1Sample']; tieBreak: DebateSettings['tieBreak']; tokenLimit: DebateSettings['tokenLimit']; seed: number; allowUnrecordedRounds: boolean };
+
+// Which flags the user gave: yargs fills in defaults, and a command must tell a flag given from one
+// defaulted to refuse flags it would not use (and to let a config file or a policy set the rest).
+const DEFAULTED = Symbol('flags left at their default');
+type Parsed = Record<string | symbol, unknown>;
+
+/**
+ * Middleware of the whole command line (index.ts): remembers the flags that took their default.
+ * yargs passes itself as the second argument (its types omit it); `parsed` is its documented
+ * detailed parse, whose `defaulted` names the flags it filled in.
+ */
+export function rememberDefaults(argv: object, ...rest: unknown[]): void {
+  const y = rest[0] as { parsed?: false | { defaulted?: Record<string, boolean> } } | undefined;
+  (argv as Parsed)[DEFAULTED] = new Set(Object.keys((y?.parsed && y.parsed.defaulted) || {}).map(kebab));
+}
+
+/** The user gave `flag` (kebab-case) on the command line. */
+export function given(a: object, flag: string): boolean {
+  const p = a as Parsed;
+  const camel = flag.replace(/-([a-z0-9])/g, (_, c: string) => c.toUpperCase());
+  return p[camel] !== undefined && !(p[DEFAULTED] as Set<string> | undefined)?.has(flag);
+}
+
+/**
+ * Refuse every flag the user gave that this invocation would not use (`rules`: flag, whether it
+ * is unused, why): one error naming them all. Nothing a user sets is silently ignored.
+ */
+export function refuseUnused(a: object, rules: [flag: string, unused: boolean, why: string][]): void {
+  const refused = rules.filter(([flag, unused]) => unused && given(a, flag)).map(([flag, , why]) => `--${flag} ${why}`);
+  if (refused.length) throw new Error(`${refused.join('; ')}: leave ${refused.length === 1 ? 'it' : 'them'} out`);
+}
+
+/** The compute flags a run would not use: --threads drive the ONNX engines only, --backend the TF.js engine only. */
+export const computeRules = (a: ComputeSettings, policyMath = true, why = ''): [string, boolean, string][] => [
+  ['engine', !policyMath, why],
+  ['threads', !policyMath || a.engine === 'tfjs', policyMath ? 'sets the threads of the onnx engines, not of --engine tfjs' : why],
+  ['backend', !policyMath || a.engine === 'onnx' || a.engine === 'onnx-cuda', policyMath ? `sets the TF.js backend of --engine tfjs, not of --engine ${a.engine}` : why],
+];
 
 /** The record tier's endpoints (`train` and `active` take the same flag from their `endpoints` setting). */
 export const endpointsOption = <T>(y: Argv<T>) =>

@@ -25,7 +25,7 @@ function shownTexts(cache: Cache, ids: string[]): string[] {
     const r = cache.responseIndex.get(id);
     if (r !== undefined) return cache.responses[r].text;
     const e = cache.externalIndex.get(id);
-    if (e === undefined) throw new Error(`cache ${cache.file}: unknown response or external id '${id}' in a context`);
+    if (e === undefined) throw new Error(`cache ${cache.file}: unknown response, external or summary id '${id}' in a context`);
     return cache.externals[e].text;
   });
 }

@@ -4,14 +4,15 @@
 //   while (d.round < env.rounds) stepRound(env, d, keep);  // keep[recipient][candidate]
 //   const result = finishDebate(env, d);
 // Candidates of recipient i are ordered own response first, then the others in team order
-// (actions.ts). Each revision is looked up in tiers (tiers.ts) and every call is priced (cost.ts).
+// (actions.ts). Each revision is looked up in tiers (tiers.ts) and every call is priced (cost.ts:
+// recorded input tokens where the call is the recorded one, computed ones elsewhere).
 // The asynchronous startDebates / stepDebates / playDebates do the same for many debates at once
 // and, with a live endpoint, first record what the cache lacks (record.ts); a debate that misses
 // under miss = signature is marked and left out, not fatal.
 import seedrandom from 'seedrandom';
 import { pick } from '../shuffle.ts';
 import { candidateOrder } from './actions.ts';
-import { callCost } from './cost.ts';
+import { callCost, pricedFromRecord, pricing, type PricingCounts } from './cost.ts';
 import type { Environment } from './environment.ts';
 import { recordFirstRound, recordRound } from './record.ts';
 import type { DebateSettings } from './settings.ts';
@@ -55,14 +56,13 @@ export function startDebate(env: Environment, q: number, seed: string | number =
   const { cache } = env;
   const random = lazyRandom(`${seed}|${cache.questions[q].id}`);
   const A = cache.agents.length;
-  const prompt = cache.questions[q].promptTokens;
   let cost = 0;
   const current = env.team.map((a) => {
     const samples = env.round1.get(q * A + a);
     if (!samples) throw roundOneMiss(env, q, a);
     const r = cache.responses[env.settings.round1Sample === 'first' ? samples[0] : pick(samples, random)];
     const reply = limitReply(env, { agent: a, ans: r.ans, source: r.index, cached: true });
-    cost += callCost(cache, a, prompt, shownTokens(env, reply));
+    cost += callCost(cache, a, r.inTokens, shownTokens(env, reply)); // a round-1 answer is the call that was recorded
     return reply;
   });
   return { q, round: 1, current, answers: [current.map((r) => r.ans)], keeps: [], cost, keptEdges: 0, tiers: emptyTiers(), random };
@@ -92,7 +92,8 @@ export function stepRound(env: Environment, d: Debate, keep: boolean[][], record
     d.tiers[tier]++;
     env.tiers[tier]++;
     next[i] = limitReply(env, response);
-    d.cost += callCost(cache, env.team[i], inTokens, shownTokens(env, next[i]));
+    const source = cache.responses[response.source];
+    d.cost += callCost(cache, env.team[i], pricedFromRecord(tier) ? source.inTokens : inTokens, shownTokens(env, next[i]));
   }
   d.current = next;
   d.round++;
@@ -126,6 +127,7 @@ export interface DebateResult {
   /** No parsed final-round answer at all. */
   invalid: boolean;
   cost: number;
+  priced: PricingCounts;
   keptEdges: number;
   tiers: TierCounts;
   /** Set when the debate could not be replayed to the end (miss = signature): count it nowhere but in the skipped list. */
@@ -144,6 +146,7 @@ export function finishDebate(env: Environment, d: Debate): DebateResult {
     finalCorrect: final === gold,
     invalid: final < 0,
     cost: d.cost,
+    priced: pricing(d.tiers, d.current.length),
     keptEdges: d.keptEdges,
     tiers: d.tiers,
     ...(d.missed && { missed: d.missed }),

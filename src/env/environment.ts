@@ -31,8 +31,42 @@ export interface Environment extends LookupIndex {
   onExactMiss?: (d: Debate, agent: number, own: DebateResponse, kept: DebateResponse[]) => void;
 }
 
+/** Debate settings checked against their schema; a problem names the setting. */
+export function parseDebateSettings(settings: Partial<DebateSettings>): DebateSettings {
+  const parsed = DebateSettings.safeParse(settings);
+  if (!parsed.success) throw new Error(parsed.error.issues.map((i) => `setting ${i.path.join('.') || '(debate settings)'}: ${i.message}`).join('\n'));
+  return parsed.data;
+}
+
+/** The deepest round recorded for each question (0: none), from every agent's responses. */
+export function deepestRounds(cache: Cache): number[] {
+  const deepest = new Array<number>(cache.questions.length).fill(0);
+  for (const r of cache.responses) if (r.round > deepest[r.q]) deepest[r.q] = r.round;
+  return deepest;
+}
+
+/**
+ * Rounds beyond what the cache recorded are answered only by a live endpoint (miss = record) or,
+ * when explicitly allowed, by the tier-3 model; otherwise an error saying what the cache holds.
+ */
+function checkRounds(cache: Cache, s: DebateSettings): void {
+  if (s.allowUnrecordedRounds && s.miss !== 'model')
+    throw new Error(`setting allowUnrecordedRounds applies to miss = model only (the tier-3 model draws the unrecorded rounds); miss = ${s.miss} ${s.miss === 'record' ? 'records every round the cache lacks through its live endpoint' : 'never draws an answer'}`);
+  if (s.miss === 'record') return;
+  const deepest = deepestRounds(cache);
+  const most = deepest.reduce((m, t) => Math.max(m, t), 0);
+  if (s.rounds <= most || (s.miss === 'model' && s.allowUnrecordedRounds)) return;
+  const counts = new Map<number, number>();
+  for (const t of deepest) counts.set(t, (counts.get(t) ?? 0) + 1);
+  const held = [...counts].sort((x, y) => y[0] - x[0]).map(([t, n]) => `round ${t}: ${n} question${n === 1 ? '' : 's'}`).join(', ');
+  const deeper = s.miss === 'model'
+    ? `every answer of round ${most + 1}${s.rounds > most + 1 ? ` to ${s.rounds}` : ''} would be drawn by the tier-3 response model: allow that with allowUnrecordedRounds (--allow-unrecorded-rounds), or record those rounds with a live endpoint (miss = record)`
+    : `no tier of miss = ${s.miss} answers round ${most + 1}: record it with a live endpoint (miss = record), or let the tier-3 model draw it (miss = model with --allow-unrecorded-rounds)`;
+  throw new Error(`setting rounds: ${s.rounds}, but cache ${cache.file} records debates of at most ${most} round${most === 1 ? '' : 's'} (deepest recorded round per question: ${held}); ${deeper}`);
+}
+
 export function makeEnvironment(cache: Cache, settings: Partial<DebateSettings> = {}, recording?: Recording): Environment {
-  const s = DebateSettings.parse(settings);
+  const s = parseDebateSettings(settings);
   const team = (s.agents ?? cache.agents.map((a) => a.id)).map((id) => {
     const a = cache.agentIndex.get(id);
     if (a === undefined) throw new Error(`setting agents: unknown agent '${id}' (cache ${cache.file} has ${cache.agents.map((x) => x.id).join(', ')})`);
@@ -40,6 +74,7 @@ export function makeEnvironment(cache: Cache, settings: Partial<DebateSettings> 
   });
   if (s.miss === 'record' && !recording) throw new Error(`setting miss = record needs a live endpoint, and cache ${cache.file} has none attached`);
   if (s.miss !== 'record' && recording) throw new Error(`a live endpoint (${recording.endpoint.name}) is attached but miss = ${s.miss}: it would never be asked`);
+  checkRounds(cache, s);
   const env: Environment = {
     cache,
     settings: s,

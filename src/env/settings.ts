@@ -9,8 +9,14 @@ export type MissTier = (typeof MISS_TIERS)[number];
 export const DebateSettings = z.strictObject({
   /** Team, as agent ids in debate order; default: every agent of the cache, in cache order. */
   agents: z.array(z.string()).optional(),
-  /** Rounds R; round 1 is the independent answer. */
-  rounds: z.number().int().min(1).default(3),
+  /** Rounds R; round 1 is the independent answer, so a debate (something to prune) needs R >= 2. */
+  rounds: z.number().int().min(2, 'a debate needs at least 2 rounds: round 1 answers independently, round 2 revises after reading the others (below 2 there is no edge to keep or prune)').default(3),
+  /**
+   * Replay rounds beyond the deepest round the cache recorded, every answer there drawn by the
+   * tier-3 response model (miss = model only). Without it that is an error: a figure from such
+   * rounds reflects the fitted model, not recorded answers.
+   */
+  allowUnrecordedRounds: z.boolean().default(false),
   /** Which round-1 sample a debate starts from: sample 0, or a seeded random one. */
   round1Sample: z.enum(['first', 'random']).default('first'),
   /** Majority ties go to the answer of the lowest-numbered agent, or to a seeded random tied answer. */

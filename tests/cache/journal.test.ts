@@ -55,7 +55,7 @@ describe('the record journal', () => {
     const { problems } = applyJournal(cache!, dir);
     expect(problems.map((p) => `${p.line}|${p.field}|${p.message}`)).toEqual([
       expect.stringMatching(/^2\|\|invalid JSON/),
-      expect.stringMatching(/^3\|\|context\.0: unknown response or external id 'q1zz'/),
+      expect.stringMatching(/^3\|\|context\.0: unknown response, external or summary id 'q1zz'/),
     ]);
   });
 

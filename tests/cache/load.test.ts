@@ -63,7 +63,7 @@ describe('each kind of bad cache gets its error, naming file, line and field, an
     ['unknown field', withLine(7, (r) => ({ ...r, colour: 'red' })), /^7\|colour\|Unrecognized key/],
     ['unknown agent', withLine(7, (r) => ({ ...r, agent: 'a9' })), /^7\|agent\|unknown agent 'a9'/],
     ['unknown question', withLine(7, (r) => ({ ...r, question: 'q9' })), /^7\|question\|unknown question 'q9'/],
-    ['context id that does not exist', withLine(11, (r) => ({ ...r, context: ['q1a1', 'nope'] })), /^11\|context\.1\|unknown response or external id 'nope'/],
+    ['context id that does not exist', withLine(11, (r) => ({ ...r, context: ['q1a1', 'nope'] })), /^11\|context\.1\|unknown response, external or summary id 'nope'/],
     ['context from the wrong round', withLine(11, (r) => ({ ...r, context: ['q1o1'] })), /^11\|context\.0\|response 'q1o1' is from round 2: a context holds round-1 responses, or another agent's round-2 response/],
     ['duplicate id', withLine(8, (r) => ({ ...r, id: 'q1a1' })), /^8\|id\|duplicate response id 'q1a1' \(first on line 7\)/],
     ['gold answer missing', withLine(5, (r) => ({ ...r, gold: undefined })), /^5\|gold\|gold answer missing/],

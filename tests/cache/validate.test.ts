@@ -54,7 +54,7 @@ describe('cache validate', () => {
 
   it('a context reference to a missing response is an error', () => {
     expect(issuesOf(dirOf((r) => void (at(r, 'q1.a2.r2').context = ['q1.a2.r1', 'q1.a9.r1'])))).toEqual([
-      "error 8 context.1: unknown response or external id 'q1.a9.r1'",
+      "error 8 context.1: unknown response, external or summary id 'q1.a9.r1'",
     ]);
   });
 
@@ -67,7 +67,9 @@ describe('cache validate', () => {
     expect(issuesOf(dir)).toEqual([
       'warning 6 outTokens: 900 tokens recorded, but the text has 17 (gpt-tokenizer, cl100k_base)',
       "warning 7 answer: 'D', but the text states 'B'",
-      "warning 9 inTokens: 5 is less than its question's promptTokens (20), which the prompt holds",
+      // q1.a2.r2 was shown q1.a1.r1, whose recorded 900 tokens its own inTokens cannot have held
+      'warning 8 inTokens: 61 is less than what its prompt held: promptTokens 30 + 914 outTokens of 2 context responses = 944',
+      "warning 9 inTokens: 5 is less than what its prompt held: its question's promptTokens (20)",
     ]);
   });
 });

@@ -1,17 +1,17 @@
 import { describe, expect, it } from 'vitest';
 import type { CacheLine } from '../../src/cache/format.ts';
 import { cacheFromRecords } from '../../src/cache/load.ts';
-import { replay, startDebate, stepRound } from '../../src/env/debate.ts';
+import { majority, replay, startDebate, stepRound } from '../../src/env/debate.ts';
 import { makeEnvironment } from '../../src/env/environment.ts';
 import { limitedSample, tokenLimits } from '../../src/env/tokenLimit.ts';
 import { fitResponseModel } from '../../src/env/responseModel.ts';
 import { consistency } from '../../eval/consistency.ts';
-import { response } from '../handCache.ts';
+import { response, withInTokens } from '../handCache.ts';
 
 // One question (gold A). a2's first round-1 reply (100 tokens, B) is far longer than its others
 // (10 tokens each): its q85 limit is 10 + 0.4 * 90 = 46 tokens, its q95 limit 10 + 0.8 * 90 = 82.
 function records(): CacheLine[] {
-  return [
+  return withInTokens([
     { type: 'cache', format: 'cpp-debate-cache', version: 1, name: 'limits', source: 'recorded' },
     { type: 'agent', id: 'a1', model: 'm1', priceIn: 1, priceOut: 2 },
     { type: 'agent', id: 'a2', model: 'm2', priceIn: 1, priceOut: 1 },
@@ -23,7 +23,7 @@ function records(): CacheLine[] {
     response('a3.s0', 'q', 'a3', 1, 'B', 10),
     // A revision of a1 recorded with a2's unparsed sample shown: its signature is {(a1, A), (a2, unparsed)}.
     response('a1.r2', 'q', 'a1', 2, 'A', 10, ['a1.s0', 'a2.s1'], 'a1.s0'),
-  ];
+  ]);
 }
 
 describe('per-agent output-token limits (Table 7)', () => {
@@ -36,14 +36,16 @@ describe('per-agent output-token limits (Table 7)', () => {
 
   it('cut a longer reply: it costs the limit and its answer is lost in the vote', () => {
     const cache = cacheFromRecords(records());
-    const free = replay(makeEnvironment(cache, { rounds: 1 }), 0, () => []);
+    // Round 1 of a debate (the answers and calls a replay starts from), and its majority vote.
+    const vote = (d: { answers: number[][] }) => majority(d.answers[0], 'lowest-agent', () => 0);
+    const free = startDebate(makeEnvironment(cache, { rounds: 2, miss: 'model' }), 0);
     expect(free.answers[0].map((a) => cache.answerKeys[a])).toEqual(['A', 'B', 'B']);
-    expect(free.finalCorrect).toBe(false);
+    expect(vote(free)).toBe(cache.answerIndex.get('B'));
     expect(free.cost).toBe((5 + 20) + (5 + 100) + (5 + 10));
-    const cut = replay(makeEnvironment(cache, { rounds: 1, tokenLimit: 'q85' }), 0, () => []);
+    const cut = startDebate(makeEnvironment(cache, { rounds: 2, miss: 'model', tokenLimit: 'q85' }), 0);
     // a2's answer reads unparsed: A and B tie, the lowest-numbered agent's A wins.
     expect(cut.answers[0][1]).toBe(-1);
-    expect(cut.finalCorrect).toBe(true);
+    expect(vote(cut)).toBe(cache.answerIndex.get('A'));
     expect(cut.cost).toBe((5 + 20) + (5 + 46) + (5 + 10));
   });
 
@@ -72,7 +74,7 @@ describe('per-agent output-token limits (Table 7)', () => {
 
   it('consistency votes read their samples under the limit', () => {
     const cache = cacheFromRecords(records());
-    const env = makeEnvironment(cache, { tokenLimit: 'q85' });
+    const env = makeEnvironment(cache, { rounds: 2, tokenLimit: 'q85' });
     expect(limitedSample(env, cache.responseIndex.get('a2.s0')!)).toEqual({ tokens: 46, ans: -1 });
     const vote = consistency(env, cache.questions, 1, 1);
     expect(vote.invalid).toBe(1);

@@ -6,7 +6,7 @@ import { freezeGate, fullDebate, randomPruning, singleAgent, type MethodResult }
 import { consistency, consistencyBest, consistencyFuse } from '../../eval/consistency.ts';
 import { paretoFront } from '../../eval/plots.ts';
 import { rows } from '../../eval/report.ts';
-import { response } from '../handCache.ts';
+import { response, withInTokens } from '../handCache.ts';
 
 // Two agents: x pays 1 per input and output token, y only 1 per output token. Question q (gold A,
 // 10 prompt tokens): x's samples A B B A (10 tokens each: 20 a call), y's samples B A A (5 tokens:
@@ -29,7 +29,7 @@ function records(): CacheLine[] {
   recs.push({ type: 'question', id: 'u', text: 'u?', gold: 'A', benchmark: 'b', answerType: 'mcq', split: 'test', promptTokens: 10 });
   recs.push(response('u.x', 'u', 'x', 1, 'A', 10), response('u.y', 'u', 'y', 1, 'A', 5));
   recs.push(response('u.x.r2', 'u', 'x', 2, null, 10, ['u.x', 'u.y'], 'u.x'), response('u.y.r2', 'u', 'y', 2, null, 5, ['u.x', 'u.y'], 'u.y'));
-  return recs;
+  return withInTokens(recs);
 }
 
 describe('consistency votes and freeze gates, worked by hand', () => {

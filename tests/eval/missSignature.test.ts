@@ -22,7 +22,7 @@ describe('eval with miss = signature', () => {
     const skipped = note![2].split(', ');
     expect(skipped.length).toBe(Number(note![1]));
     expect(skipped.every((q) => sparse.has(q))).toBe(true);
-    expect(table).toMatch(new RegExp(`train split, ${18 - skipped.length} questions, miss = signature`));
+    expect(table).toMatch(new RegExp(`train split, ${18 - skipped.length} questions, 2 rounds, miss = signature`));
     expect(rows.map((r) => r.method)).toEqual(['Full-Debate', 'Random pruning (keep 50%)']);
     expect(rows[1].n).toBe(2);
     // Full-Debate alone replays everything: nothing is left out.

@@ -14,7 +14,7 @@ function parse(text: string): Record<string, string | number>[] {
 function run(method: string, correct: boolean[], cost: number[] = correct.map(() => 10)): MethodResult {
   return {
     method, questions: correct.length, correct: correct.filter(Boolean).length, invalid: 0, cost: cost.reduce((a, b) => a + b, 0),
-    keptEdges: 0, maxEdges: correct.length * 4, tiers: emptyTiers(),
+    keptEdges: 0, maxEdges: correct.length * 4, tiers: emptyTiers(), priced: { recorded: correct.length, computed: 0 },
     ledger: correct.map((c) => ({ outcome: c ? 'preserved' : 'unrepaired', onset: null })),
     outcomes: correct.map((c, q) => ({ q, correct: c, cost: cost[q] })),
     skipped: [],

@@ -3,7 +3,7 @@
 // response does not matter. a2 is right and stays right whatever it keeps.
 import type { CacheLine } from '../../src/cache/format.ts';
 import { writeCacheRecords } from '../../src/cache/write.ts';
-import { response } from '../handCache.ts';
+import { response, withInTokens } from '../handCache.ts';
 
 export function tinyRecords(questions = 24): CacheLine[] {
   const records: CacheLine[] = [
@@ -26,7 +26,7 @@ export function tinyRecords(questions = 24): CacheLine[] {
         records.push({ ...response(`${q}.${r}.2.${mask}`, q, r, 2, answer, 10, kept.map((a) => `${q}.${a}.1`), `${q}.${r}.1`), text: `agent ${r} revises and says ${answer}. The answer is ${answer}.` });
       }
   }
-  return records;
+  return withInTokens(records);
 }
 
 export function writeTinyCache(dir: string): void {

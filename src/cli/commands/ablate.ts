@@ -2,7 +2,7 @@
 // processes or, with --queue, by `worker` processes on any machines (train/queue/).
 import type { Argv } from 'yargs';
 import { computeOf } from '../../../train/config.ts';
-import { computeOptions, endpointsOption, planOptions, runOrPlan, splitOption, workersOption } from '../options.ts';
+import { computeOptions, computeRules, endpointsOption, planOptions, refuseUnused, runOrPlan, splitOption, workersOption } from '../options.ts';
 
 export const ablateCommand = <T>(y: Argv<T>) =>
   y.command(
@@ -16,11 +16,13 @@ export const ablateCommand = <T>(y: Argv<T>) =>
         .conflicts('queue', 'workers')
         .option('grid', { type: 'string', default: 'train/grids/table6.json', describe: 'grid file: name, base settings, seeds, caches, variants' })
         .option('out', { type: 'string', describe: 'results folder to write (default results/<grid name>)' })
+        .option('rounds', { type: 'number', describe: "debate rounds R >= 2 of every cell and of the table's Full-Debate (overrides the grid's, and says so) [default: the grid's, else 3]" })
         .example('$0 ablate --grid train/grids/table6.json --dry-run', 'which cells would start, resume or be reused')
         .example('$0 ablate --grid train/grids/table6.json --workers 2', 'train the grid and print its table'),
     async (a) => {
+      refuseUnused(a, computeRules(a));
       const { ablateDescription, ablateJob } = await import('../../../eval/ablate.ts');
-      const o = { grid: a.grid, out: a.out, workers: a.workers ?? 2, queue: a.queue, split: a.split, compute: computeOf(a), endpoints: a.endpoints };
+      const o = { grid: a.grid, out: a.out, workers: a.workers ?? 2, queue: a.queue, split: a.split, compute: computeOf(a), endpoints: a.endpoints, rounds: a.rounds };
       await runOrPlan(a, () => ablateDescription(o), async () => {
         const { text, failed } = await ablateJob(o);
         console.log(text);

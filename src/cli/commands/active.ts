@@ -2,7 +2,8 @@
 // the cache lacks, retrain; every training setting is a flag, as in `train`.
 import type { Argv } from 'yargs';
 import { readConfigFile, resolveConfig } from '../../../train/config.ts';
-import { flagSettings, trainFlags } from '../../../train/flags.ts';
+import { flagSettings, overrideNotes, trainFlags } from '../../../train/flags.ts';
+import { computeRules, refuseUnused } from '../options.ts';
 
 export const activeCommand = <T>(y: Argv<T>) =>
   y.command(
@@ -19,7 +20,10 @@ export const activeCommand = <T>(y: Argv<T>) =>
         .option('eval-record', { type: 'boolean', default: true, describe: 'also measure validation accuracy under miss = record (asks the endpoint on a copy of the cache; nothing is kept)' }),
     async (a) => {
       const flags = flagSettings(a);
-      const config = resolveConfig(a.config ? readConfigFile(a.config) : {}, flags);
+      const file = a.config ? readConfigFile(a.config) : {};
+      const config = resolveConfig(file, flags);
+      refuseUnused(a, computeRules(config));
+      for (const line of overrideNotes(file, flags, a.config)) console.error(line);
       const { activeJob } = await import('../../../eval/activeJob.ts');
       const out = await activeJob({
         config, out: flags.out ?? 'checkpoints/active', rounds: a.activeRounds, passes: a.passes, evalRecord: a.evalRecord,

@@ -3,12 +3,13 @@
 import { basename } from 'node:path';
 import type { Argv } from 'yargs';
 import { ANSWER_TYPES, type AnswerType } from '../../answer.ts';
-import { SplitFile } from '../../cache/importDu.ts';
+import { PriceFile, SplitFile } from '../../cache/importDu.ts';
 import { ENCODINGS, type Encoding } from '../../cache/tokens.ts';
 import { ENCODERS, type EncoderName } from '../../encoders/index.ts';
 import { DebateSettings } from '../../env/settings.ts';
 import { readJsonFile } from '../../jsonFile.ts';
 import { DEFAULT_CACHE } from '../../sim/generate.ts';
+import { given, refuseUnused } from '../options.ts';
 
 const gen = <T>(y: Argv<T>) =>
   y.command(
@@ -87,6 +88,16 @@ const importCommand = <T>(y: Argv<T>) =>
         .option('peer-marker', { type: 'string', describe: 'regex marking each peer answer in revision prompts, tried with the built-in markers of Du et al. and DyLAN (with a capture group: the group is the answer)' })
         .option('allow-no-peers', { type: 'boolean', default: false, describe: 'import even when no revision prompt shows a recognised peer answer' }),
     async (a) => {
+      const prices = a.prices ? readJsonFile(a.prices, PriceFile) : {};
+      const priced = a.model.every((m) => prices[m]);
+      const pair = 'needs its pair: --price-in and --price-out price the models --prices leaves out';
+      refuseUnused(a, [
+        ['price-in', given(a, 'price-in') !== given(a, 'price-out'), pair],
+        ['price-out', given(a, 'price-in') !== given(a, 'price-out'), pair],
+        ['price-in', priced, `prices the models --prices leaves out, and ${a.prices} prices every --model`],
+        ['price-out', priced, `prices the models --prices leaves out, and ${a.prices} prices every --model`],
+        ...(['split-seed', 'train-fraction', 'validation-fraction'] as const).map((f): [string, boolean, string] => [f, a.splits !== undefined, `sets the seeded split rule, which --splits ${a.splits} replaces`]),
+      ]);
       const { importJob, pricesOf } = await import('../../../eval/importJob.ts');
       console.log(importJob({
         files: a.files, out: a.out, name: a.name ?? basename(a.out), models: a.model, prices: pricesOf(a.model, a.prices, a.priceIn, a.priceOut), encoding: a.encoding, benchmark: a.benchmark, answerType: a.answerType,

@@ -1,7 +1,7 @@
 // `eval`: every comparison of SPEC §8-9 on one cache and split (eval/compare.ts).
 import type { Argv } from 'yargs';
 import { computeOf } from '../../../train/config.ts';
-import { cacheOption, computeOptions, debateOptions, debateSettings, endpointsOption, planOptions, runOrPlan, seedsOption, splitOption } from '../options.ts';
+import { cacheOption, computeOptions, computeRules, debateOptions, debateSettings, endpointsOption, planOptions, refuseUnused, runOrPlan, seedsOption, splitOption } from '../options.ts';
 
 export const evalCommand = <T>(y: Argv<T>) =>
   y.command(
@@ -21,8 +21,14 @@ export const evalCommand = <T>(y: Argv<T>) =>
         .example("$0 eval --policy 'k-1=a/best.json,b/best.json' --policy 'k0=c/best.json' --methods full,none", 'two labelled policy methods, each over its runs')
         .example('$0 eval --policy checkpoints/k0/best.json --dry-run', 'the rows it would compute and the files it would write'),
     async (a) => {
-      const { evalDescription, evalJob, METHODS } = await import('../../../eval/compare.ts');
       const methods = a.methods.split(',').map((m) => m.trim());
+      refuseUnused(a, [
+        ['keep-rate', !methods.includes('random'), 'sets random pruning, which --methods leaves out'],
+        ['config', !methods.includes('mask'), "sets the static mask's training, which --methods leaves out (policies carry their own settings)"],
+        ['seeds', !methods.includes('random') && !methods.includes('mask'), 'counts the seeded runs of random pruning and the static mask, which --methods leaves out'],
+        ...computeRules(a, a.policy.length > 0, 'sets how policy math is computed, and no --policy is evaluated'),
+      ]);
+      const { evalDescription, evalJob, METHODS } = await import('../../../eval/compare.ts');
       const unknown = methods.filter((m) => !(METHODS as readonly string[]).includes(m));
       if (unknown.length) throw new Error(`--methods: unknown ${unknown.join(', ')} (choose from ${METHODS.join(', ')})`);
       const o = { policies: a.policy, cache: a.cache, split: a.split, compute: computeOf(a), settings: debateSettings(a), methods: methods as (typeof METHODS)[number][], keepRate: a.keepRate, seeds: a.seeds, config: a.config, reference: a.reference, out: a.out, weights: { collapse: a.wCollapse, correction: a.wCorrection }, recording: { endpoints: a.endpoints } };

@@ -1,7 +1,7 @@
 // `main`: the main job (eval/mainJob.ts).
 import type { Argv } from 'yargs';
 import { computeOf } from '../../../train/config.ts';
-import { cacheOption, computeOptions, debateOptions, debateSettings, endpointsOption, planOptions, runOrPlan, seedsOption, splitOption, workersOption } from '../options.ts';
+import { cacheOption, computeOptions, computeRules, debateOptions, debateSettings, endpointsOption, planOptions, refuseUnused, runOrPlan, seedsOption, splitOption, workersOption } from '../options.ts';
 
 export const mainCommand = <T>(y: Argv<T>) =>
   y.command(
@@ -15,6 +15,7 @@ export const mainCommand = <T>(y: Argv<T>) =>
         .example('$0 main --dry-run', 'which seeds would be trained, resumed or reused, and what is compared')
         .example('$0 main --cache cache/dylan-math --agents a1,a2,a3 --out checkpoints/dylan', 'the main job on an imported cache'),
     async (a) => {
+      refuseUnused(a, computeRules(a));
       const { mainDescription, mainJob } = await import('../../../eval/mainJob.ts');
       const o = { cache: a.cache, split: a.split, settings: debateSettings(a), config: a.config, seeds: a.seeds, out: a.out, workers: a.workers, compute: computeOf(a), endpoints: a.endpoints };
       await runOrPlan(a, () => mainDescription(o), async () => console.log(await mainJob(o)));

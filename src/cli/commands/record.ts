@@ -2,7 +2,7 @@
 // (eval/recordJob.ts).
 import type { Argv } from 'yargs';
 import { computeOf } from '../../../train/config.ts';
-import { cacheOption, computeOptions, debateOptions, debateSettings, endpointsOption, splitOption } from '../options.ts';
+import { cacheOption, computeOptions, computeRules, debateOptions, debateSettings, endpointsOption, refuseUnused, splitOption } from '../options.ts';
 
 export const recordCommand = <T>(y: Argv<T>) =>
   y.command(
@@ -20,6 +20,10 @@ export const recordCommand = <T>(y: Argv<T>) =>
       if (a.miss !== 'model') throw new Error(`--miss ${a.miss}: record always replays with miss = record (and miss = model for the before/after shares); leave --miss out`);
       if (a.policy && a.method) throw new Error('--method and --policy: give one');
       if (a.keepRate !== undefined && a.method !== 'random') throw new Error('--keep-rate applies to --method random only');
+      refuseUnused(a, [
+        ['allow-unrecorded-rounds', true, "is not record's to set: its replays at miss = model draw rounds the cache lacks from the tier-3 model and show that share"],
+        ...computeRules(a, a.policy !== undefined, 'sets how policy math is computed, and no --policy is replayed'),
+      ]);
       const { recordJob } = await import('../../../eval/recordJob.ts');
       const out = await recordJob({
         cache: a.cache, split: a.split, settings: debateSettings(a), method: a.method ?? 'full', keepRate: a.keepRate ?? 0.5, policy: a.policy, compute: computeOf(a),

@@ -4,7 +4,7 @@ import type { Argv } from 'yargs';
 import { loadCache } from '../../cache/load.ts';
 import { serveSimulator } from '../../endpoints/simServer.ts';
 import { ensureDefaultCache } from '../../sim/generate.ts';
-import { cacheOption } from '../options.ts';
+import { cacheOption, refuseUnused } from '../options.ts';
 
 const rate = (describe: string) => ({ type: 'number' as const, default: 0, describe });
 
@@ -24,6 +24,7 @@ export const serveCommand = <T>(y: Argv<T>) =>
         .option('latency-ms', { type: 'number', default: 0, describe: 'milliseconds added before each reply' })
         .option('seed', { type: 'number', default: 0, describe: 'seed of the fault draws' }),
     async (a) => {
+      refuseUnused(a, [['retry-after', a.rate429 === 0, 'sets the wait the 429 replies ask for, and --rate-429 is 0']]);
       let key: string | undefined;
       if (a.keyEnv !== undefined) {
         key = process.env[a.keyEnv];

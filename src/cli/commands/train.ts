@@ -1,9 +1,9 @@
 // `train`: one REINFORCE training run (train/trainer.ts); every setting is a flag.
 import type { Argv } from 'yargs';
 import { COMPUTE_SETTINGS, readConfigFile, resolveConfig } from '../../../train/config.ts';
-import { flagSettings, trainFlags } from '../../../train/flags.ts';
+import { flagSettings, kebab, overrideNotes, trainFlags } from '../../../train/flags.ts';
 import { trainDescription } from '../../../train/plan.ts';
-import { planOptions, runOrPlan } from '../options.ts';
+import { computeRules, planOptions, refuseUnused, runOrPlan } from '../options.ts';
 
 export const trainCommand = <T>(y: Argv<T>) =>
   y.command(
@@ -19,7 +19,14 @@ export const trainCommand = <T>(y: Argv<T>) =>
         .example('$0 train --resume --out checkpoints/k-1', 'continue an interrupted run'),
     async (a) => {
       const flags = flagSettings(a);
-      const config = resolveConfig(a.config ? readConfigFile(a.config) : {}, flags);
+      if (a.resume) {
+        const why = 'is not used by --resume: the run goes on with the settings it was started with (only --engine, --threads and --backend may change)';
+        refuseUnused(a, [['config', true, why], ...Object.keys(flags).filter((k) => k !== 'out' && !(COMPUTE_SETTINGS as readonly string[]).includes(k)).map((k): [string, boolean, string] => [kebab(k), true, why])]);
+      }
+      const file = a.config ? readConfigFile(a.config) : {};
+      const config = resolveConfig(file, flags);
+      refuseUnused(a, computeRules(config));
+      for (const line of overrideNotes(file, flags, a.config)) console.error(line);
       const compute = Object.fromEntries(COMPUTE_SETTINGS.filter((k) => flags[k] !== undefined).map((k) => [k, flags[k]]));
       await runOrPlan(a, () => trainDescription(config, a.resume, compute), async () => {
         const { train } = await import('../../../train/trainer.ts');
