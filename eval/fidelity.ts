@@ -32,7 +32,7 @@ import { consistency, consistencyBest, consistencyFuse } from './consistency.ts'
 import { policyGroups } from './compare.ts';
 import { evaluatePolicy } from './policyEval.ts';
 import { csvTable, interval, perQuestion, type MethodGroup } from './report.ts';
-import { kendallTauB, pairedBootstrap, pairedDifference, type Estimate } from './significance.ts';
+import { kendallTauB, pairedBootstrap, pairedDifference, type Estimate } from '../src/significance.ts';
 import { staticMask, trainStaticMask } from './staticMask.ts';
 
 export interface FidelityOptions {

@@ -27,7 +27,7 @@ import { consistencyBest, consistencyFuse } from './consistency.ts';
 import { evaluatePolicy } from './policyEval.ts';
 import { plot, rows, type MethodGroup } from './report.ts';
 import { staticMask, trainStaticMask } from './staticMask.ts';
-import { tInterval, type Estimate } from './significance.ts';
+import { tInterval, type Estimate } from '../src/significance.ts';
 
 export interface ParetoOptions {
   cache: string;

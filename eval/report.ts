@@ -11,7 +11,7 @@ import { addTiers, emptyTiers, TIERS, type TierCounts } from '../src/env/tiers.t
 import type { MethodResult } from './baselines.ts';
 import { OUTCOMES, signedUtility, summarize } from './ledger.ts';
 import { accuracyCostPlot } from './plots.ts';
-import { excludesZero, formatP, mcnemar, mean, pairedDifference, sd, tInterval, wilson, type Estimate, type PerQuestion } from './significance.ts';
+import { excludesZero, formatP, mcnemar, mean, pairedDifference, sd, tInterval, wilson, type Estimate, type PerQuestion } from '../src/significance.ts';
 
 export interface MethodGroup {
   method: string;

@@ -21,7 +21,7 @@ import { fullDebate, type MethodResult } from './baselines.ts';
 import { evaluatePolicy } from './policyEval.ts';
 import { learningCurvesPlot, readRunCurves, type CurvePoint } from '../train/curves.ts';
 import { csvTable, interval, meanSd, num, perQuestion, plot, pricingNote, rows, type MethodGroup, type Row } from './report.ts';
-import { excludesZero, formatP, pairedDifference, welch, type Estimate } from './significance.ts';
+import { excludesZero, formatP, pairedDifference, welch, type Estimate } from '../src/significance.ts';
 import { fewQuestionsNote } from '../train/smallData.ts';
 
 export interface AblationRow extends Row {

@@ -2,7 +2,7 @@
 // prints, said before any time is spent. Training calls `checkTrainingData` once, in its setup;
 // comparison reports add `fewQuestionsNote` under their tables.
 import { splitQuestions, type Environment } from '../src/env/environment.ts';
-import { wilson } from '../eval/significance.ts';
+import { wilson } from '../src/significance.ts';
 
 /** Below this many questions a 95% interval of an accuracy is wider than about ±17 points (at 50%): said out loud. */
 export const FEW_QUESTIONS = 30;

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { MethodResult } from '../../eval/baselines.ts';
 import { csv, markdown, pairedCsv, pairedTests, rows, type MethodGroup } from '../../eval/report.ts';
-import { mcnemarP, tInterval, wilson } from '../../eval/significance.ts';
+import { mcnemarP, tInterval, wilson } from '../../src/significance.ts';
 import { emptyTiers } from '../../src/env/tiers.ts';
 
 // CSV rows as objects, numbers cast (the test's method names hold no commas or quotes).

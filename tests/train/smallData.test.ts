@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { evalJob } from '../../eval/compare.ts';
-import { wilson } from '../../eval/significance.ts';
+import { wilson } from '../../src/significance.ts';
 import { writeCacheRecords } from '../../src/cache/write.ts';
 import { defaultCompute, resolveConfig } from '../../train/config.ts';
 import { checkSplitSizes, fewQuestionsNote, halfWidthPoints } from '../../train/smallData.ts';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { kendallTauB, mcnemar, mcnemarP, pairedBootstrap, pairedDifference, tInterval, welch, wilson } from '../../eval/significance.ts';
+import { kendallTauB, mcnemar, mcnemarP, pairedBootstrap, pairedDifference, tInterval, welch, wilson } from '../src/significance.ts';
 
 // Reference values from scipy 1.17 (binomtest(k, n, 0.5).pvalue, t.ppf, ttest_ind(equal_var=False),
 // binomtest(k, n).proportion_ci(method='wilson')) and hand computation where noted.
