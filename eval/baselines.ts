@@ -24,7 +24,7 @@ export interface MethodResult {
   tiers: TierCounts;
   /** Per question, in input order: its transition ledger entry. */
   ledger: LedgerEntry[];
-  /** Per question, in input order: what the paired tests compare (eval/significance.ts). */
+  /** Per question, in input order: what the paired tests compare (src/significance.ts). */
   outcomes: QuestionOutcome[];
   /** What the reader must know about this row (e.g. samples used by a consistency vote). */
   note?: string;

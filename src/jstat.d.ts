@@ -1,4 +1,4 @@
-// The few jStat functions eval/significance.ts uses (the package ships no types).
+// The few jStat functions src/significance.ts uses (the package ships no types).
 declare module 'jstat' {
   const jStat: {
     studentt: { inv(p: number, dof: number): number; cdf(x: number, dof: number): number };
