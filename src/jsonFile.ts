@@ -1,7 +1,7 @@
 // Reading a JSON settings file, or a JSONL file, against a zod schema; every problem names the file, line and field.
 import { existsSync, readFileSync } from 'node:fs';
 import type { z } from 'zod';
-import { fileLines, formatProblem, zodProblems, type Problem } from './cache/load.ts';
+import { checkedLines, fileLines, formatProblem, zodProblems, type Problem } from './cache/load.ts';
 
 export function readJsonFile<T extends z.ZodType>(file: string, schema: T): z.infer<T> {
   if (!existsSync(file)) throw new Error(`${file}: file not found`);
@@ -20,22 +20,8 @@ export function readJsonFile<T extends z.ZodType>(file: string, schema: T): z.in
 export function readJsonLines<T extends z.ZodType>(file: string, schema: T): z.infer<T>[] {
   if (!existsSync(file)) throw new Error(`${file}: file not found`);
   const problems: Problem[] = [];
-  const records: z.infer<T>[] = [];
-  let line = 0;
-  for (const text of fileLines(file)) {
-    line++;
-    if (text.trim() === '') continue;
-    let json: unknown;
-    try {
-      json = JSON.parse(text);
-    } catch (e) {
-      problems.push({ file, line, field: '', message: `invalid JSON: ${(e as Error).message}` });
-      continue;
-    }
-    const parsed = schema.safeParse(json);
-    if (parsed.success) records.push(parsed.data);
-    else problems.push(...zodProblems(parsed.error.issues, file, line));
-  }
+  // checkedLines yields each line's JSON as read; the schema's defaults come from parsing it once more.
+  const records = [...checkedLines(fileLines(file), file, () => schema, problems)].map(({ rec }) => schema.parse(rec) as z.infer<T>);
   if (problems.length) throw new Error(problems.map(formatProblem).join('\n'));
   return records;
 }
