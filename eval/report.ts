@@ -174,7 +174,8 @@ export const interval = (low: number, high: number, show = (x: number) => x.toFi
 /** "mean ± sd (n = k)", or "mean (n = 1)". */
 export const meanSd = (m: number, s: number, n: number) => (n === 1 ? `${m.toFixed(1)} (n = 1)` : `${m.toFixed(1)} ± ${s.toFixed(1)} (n = ${n})`);
 
-function tierText(t: TierCounts): string {
+/** "exact 33%, signature 8%, model 59%": the tiers that answered a method's revisions. */
+export function tierText(t: TierCounts): string {
   return TIERS.filter((k) => t[k] > 0).map((k) => `${k} ${t[k].toFixed(0)}%`).join(', ') || '-';
 }
 

@@ -1,7 +1,8 @@
 // The Table 6 style ablation table of a grid (SPEC §9): a row per variant (and cache) with
 // accuracy mean, sd, n and 95% interval over seeds, cost %, kept edges, collapses, corrections,
-// signed utility against Full-Debate, and the difference to the reference variant with two tests:
-// a paired bootstrap over questions and Welch's t-test over seeds. As Markdown and a numeric CSV,
+// signed utility against Full-Debate, the difference to the reference variant with two tests
+// (a paired bootstrap over questions and Welch's t-test over seeds), and the tiers that answered
+// each variant's revisions (a replayed figure is only as true as its tiers). As Markdown and a numeric CSV,
 // with plots of accuracy against cost and of learning curves.
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
@@ -20,7 +21,8 @@ import { runFiles } from '../train/runFolder.ts';
 import { fullDebate, type MethodResult } from './baselines.ts';
 import { evaluatePolicy } from './policyEval.ts';
 import { learningCurvesPlot, readRunCurves, type CurvePoint } from '../train/curves.ts';
-import { csvTable, interval, meanSd, num, perQuestion, plot, pricingNote, rows, type MethodGroup, type Row } from './report.ts';
+import { csvTable, interval, meanSd, num, perQuestion, plot, pricingNote, rows, tierText, type MethodGroup, type Row } from './report.ts';
+import { TIERS } from '../src/env/tiers.ts';
 import { excludesZero, formatP, pairedDifference, welch, type Estimate } from '../src/significance.ts';
 import { fewQuestionsNote } from '../train/smallData.ts';
 
@@ -95,14 +97,14 @@ export async function ablationReport(grid: GridFile, outcomes: CellOutcome[], re
   const signed = (x: number) => `${x >= 0 ? '+' : ''}${x.toFixed(1)}`;
   const header = [
     'variant', 'accuracy % (mean ± sd, n)', '95% CI', 'cost % (mean ± sd)', 'kept edges %', 'collapse', 'correction', 'utility vs Full-Debate',
-    `Δ accuracy vs ${referenceName}`, '95% CI (paired bootstrap)', 'Welch p', 'differs',
+    `Δ accuracy vs ${referenceName}`, '95% CI (paired bootstrap)', 'Welch p', 'differs', 'tiers (revisions)',
   ];
   const cells = (r: AblationRow) => [
     r.method, meanSd(r.accuracy, r.accuracySd, r.n), interval(r.accuracyLow, r.accuracyHigh),
     r.n === 1 ? r.costPct.toFixed(1) : `${r.costPct.toFixed(1)} ± ${r.costSd.toFixed(1)}`, r.keptPct.toFixed(1), r.ledger.collapse.toFixed(1), r.ledger.correction.toFixed(1),
     `${r.utility.toFixed(1)} (+${r.collapsesPrevented.toFixed(1)} / -${r.correctionsLost.toFixed(1)})`,
     r.delta ? signed(r.delta.accuracy.estimate) : r.reference ? 'reference' : '-', r.delta ? interval(r.delta.accuracy.low, r.delta.accuracy.high, signed) : '-',
-    r.welch ? formatP(r.welch.p) : '-', differs(r),
+    r.welch ? formatP(r.welch.p) : '-', differs(r), tierText(r.tiers),
   ];
   const failed = outcomes.filter((o) => o.status === 'failed').map((o) => `- failed: ${o.cell.id}: ${o.error}`);
   const markdown = [
@@ -131,14 +133,14 @@ export function csv(rs: AblationRow[]): string {
       'variant', 'cache', 'reference', 'n', 'accuracy_mean', 'accuracy_sd', 'accuracy_ci_low', 'accuracy_ci_high', 'cost_pct_mean', 'cost_pct_sd', 'cost_pct_ci_low', 'cost_pct_ci_high',
       'kept_edges_pct', 'collapse', 'correction', 'utility', 'collapses_prevented', 'corrections_lost',
       'delta_accuracy_pp', 'delta_accuracy_ci_low', 'delta_accuracy_ci_high', 'delta_cost_pp', 'delta_cost_ci_low', 'delta_cost_ci_high',
-      'welch_t', 'welch_df', 'welch_p', 'differs_over_questions', 'differs_over_seeds',
+      'welch_t', 'welch_df', 'welch_p', 'differs_over_questions', 'differs_over_seeds', ...TIERS.map((t) => `tier_${t}_pct`),
     ],
     rs.map((r) => [
       r.variant, r.cache, r.reference, r.n, r.accuracy, num(r.accuracySd), num(r.accuracyLow), num(r.accuracyHigh), r.costPct, num(r.costSd), num(r.costLow), num(r.costHigh),
       r.keptPct, r.ledger.collapse, r.ledger.correction, r.utility, r.collapsesPrevented, r.correctionsLost,
       ...(r.delta ? [r.delta.accuracy.estimate, r.delta.accuracy.low, r.delta.accuracy.high, r.delta.cost.estimate, r.delta.cost.low, r.delta.cost.high] : ['', '', '', '', '', '']),
       ...(r.welch ? [num(r.welch.t), num(r.welch.df), num(r.welch.p)] : ['', '', '']),
-      r.delta ? excludesZero(r.delta.accuracy) : '', r.welch && !Number.isNaN(r.welch.p) ? r.welch.p < 0.05 : '',
+      r.delta ? excludesZero(r.delta.accuracy) : '', r.welch && !Number.isNaN(r.welch.p) ? r.welch.p < 0.05 : '', ...TIERS.map((t) => r.tiers[t]),
     ]),
   );
 }

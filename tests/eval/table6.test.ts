@@ -47,6 +47,9 @@ describe('Table 6', () => {
     expect(Number(col(lines[1], 'cost_pct_mean'))).toBeCloseTo(100, 8);
     expect(Number(col(lines[1], 'delta_cost_pp'))).toBeCloseTo(100 - Number(col(lines[0], 'cost_pct_mean')), 8);
     expect(Number(col(lines[1], 'delta_cost_ci_low'))).toBeLessThanOrEqual(Number(col(lines[1], 'delta_cost_pp')));
+    // miss = error: every revision of both variants was answered by the exact tier, and the table says so.
+    expect(markdown).toMatch(/\| k = 1 +\|.*\| exact 100% +\|/);
+    for (const l of lines) expect([col(l, 'tier_exact_pct'), col(l, 'tier_model_pct')]).toEqual(['100', '0']);
     for (const f of files) expect(existsSync(f)).toBe(true);
     expect(readFileSync(files[3], 'utf8')).toContain('k = 1');
   }, 180_000);
