@@ -3,8 +3,9 @@
 // split beside the baselines at matched budgets: Consistency-Best and Consistency-Fuse extended to
 // CPP's cost, random pruning at CPP's keep rate, the static mask trained to the same target, and
 // Full-Debate. Accuracy and cost are means over seeds with a 95% t-interval (deterministic methods
-// are one run). Writes pareto.md, pareto.csv and accuracy-cost.svg.
-import { stringify } from 'csv-stringify/sync';
+// are one run); each baseline is tested against CPP at the same budget (paired bootstrap over
+// questions), and each row says which tiers answered its revisions. Writes pareto.md, a numeric
+// pareto.csv and accuracy-cost.svg.
 import { join } from 'node:path';
 import type { Split } from '../src/cache/format.ts';
 import { ensureEmbeddings } from '../src/cache/embeddings.ts';
@@ -25,9 +26,10 @@ import { costFloor } from '../train/trainer.ts';
 import { fullDebate, randomPruning, type MethodResult } from './baselines.ts';
 import { consistencyBest, consistencyFuse } from './consistency.ts';
 import { evaluatePolicy } from './policyEval.ts';
-import { plot, rows, type MethodGroup } from './report.ts';
+import { csvTable, interval, num, perQuestion, plot, rows, tierText, type MethodGroup } from './report.ts';
+import { TIERS } from '../src/env/tiers.ts';
 import { staticMask, trainStaticMask } from './staticMask.ts';
-import { tInterval, type Estimate } from '../src/significance.ts';
+import { excludesZero, pairedDifference, tInterval, type Estimate } from '../src/significance.ts';
 
 export interface ParetoOptions {
   cache: string;
@@ -100,24 +102,43 @@ export async function paretoJob(o: ParetoOptions): Promise<string> {
   }
 
   const rs = rows(groups, full);
-  const table = groups.map((g, i) => {
-    const acc = tInterval(g.runs.map((r) => (100 * r.correct) / r.questions));
-    const cost = tInterval(g.runs.map((r) => (100 * r.cost) / full.cost));
-    const ci = (m: Estimate) => (Number.isNaN(m.low) ? m.estimate.toFixed(1) : `${m.estimate.toFixed(1)} ± ${((m.high - m.low) / 2).toFixed(1)}`);
-    return { family: g.family, budget: g.budget === null ? '-' : `${(100 * g.budget).toFixed(0)}%`, method: g.method, n: g.runs.length, accuracy: ci(acc), cost: ci(cost), kept: rs[i].keptPct.toFixed(1) };
+  // Each baseline against CPP at the same budget, on the same questions: CPP minus the baseline.
+  const order = full.outcomes.map((x) => x.q);
+  const fullCost = full.outcomes.map((x) => x.cost);
+  const paired = groups.map((g) => {
+    const cpp = groups.find((c) => c.family === 'CPP' && c.budget === g.budget);
+    if (!cpp || cpp === g) return null;
+    return pairedDifference(perQuestion(cpp.method, cpp.runs, order), perQuestion(g.method, g.runs, order), fullCost, { seed: `${cpp.method} vs ${g.method}` }).accuracy;
   });
-  const header = ['budget', 'method', 'n', 'accuracy % (mean ± 95% t-interval over seeds)', 'cost % (mean ± 95% t-interval)', 'kept edges %'];
-  const lines = table.map((r) => [r.budget, r.method, r.n, r.accuracy, r.cost, r.kept]);
+  const cppVsFull = groups.filter((g) => g.family === 'CPP').map((g) => ({ g, d: pairedDifference(perQuestion(g.method, g.runs, order), perQuestion('Full-Debate', [full], order), fullCost, { seed: `${g.method} vs Full-Debate` }).accuracy }));
+  const table = groups.map((g, i) => ({
+    g, budget: g.budget === null ? '-' : `${(100 * g.budget).toFixed(0)}%`,
+    acc: tInterval(g.runs.map((r) => (100 * r.correct) / r.questions)), cost: tInterval(g.runs.map((r) => (100 * r.cost) / full.cost)), row: rs[i], paired: paired[i],
+  }));
+  const ci = (m: Estimate) => (Number.isNaN(m.low) ? m.estimate.toFixed(1) : `${m.estimate.toFixed(1)} ± ${((m.high - m.low) / 2).toFixed(1)}`);
+  const signed = (x: number) => `${x >= 0 ? '+' : ''}${x.toFixed(1)}`;
+  const header = ['budget', 'method', 'n', 'accuracy % (mean ± 95% t-interval over seeds)', 'cost % (mean ± 95% t-interval)', 'kept edges %', 'CPP minus it, pp (95% paired bootstrap)', 'tiers (revisions)'];
+  const lines = table.map((r) => [
+    r.budget, r.g.method, r.g.runs.length, ci(r.acc), ci(r.cost), r.row.keptPct.toFixed(1),
+    r.paired ? `${signed(r.paired.estimate)} ${interval(r.paired.low, r.paired.high, signed)}${excludesZero(r.paired) ? '' : ' (not significant)'}` : '-', tierText(r.row.tiers),
+  ]);
   const title = `${cache.header.name}, ${o.split} split, ${questions.length} questions: CPP at target budgets against the baselines at matched cost`;
   const notes = [
     `n = 1: a deterministic method (no interval). Budget = target cost as a share of Full-Debate's; the cost of pruning every edge is ${(100 * floor).toFixed(1)}% here (train split).`,
+    `CPP minus a baseline: CPP at the row's budget against it on the same ${questions.length} questions, each question's accuracy averaged over a method's runs; percentile bootstrap over questions (5000 resamples). CPP against Full-Debate: ${cppVsFull.map(({ g, d }) => `${g.method} ${signed(d.estimate)} ${interval(d.low, d.high, signed)}`).join('; ')}.`,
     ...groups.filter((g) => g.runs[0].note).map((g) => `- ${g.method}: ${g.runs[0].note}`),
   ];
   const markdown = [title, '', markdownTable(header, lines), '', ...notes].join('\n');
   const dir = join(o.out, 'report');
   const files = [join(dir, 'pareto.md'), join(dir, 'pareto.csv'), join(dir, 'accuracy-cost.svg')];
   writeFileAtomic(files[0], [markdown + '\n']);
-  writeFileAtomic(files[1], [stringify(lines, { header: true, columns: header })]);
+  writeFileAtomic(files[1], [csvTable(
+    ['budget', 'method', 'family', 'n', 'accuracy_mean', 'accuracy_ci_low', 'accuracy_ci_high', 'cost_pct_mean', 'cost_pct_ci_low', 'cost_pct_ci_high', 'kept_edges_pct', 'cpp_minus_pp', 'cpp_minus_ci_low', 'cpp_minus_ci_high', ...TIERS.map((t) => `tier_${t}_pct`)],
+    table.map((r) => [
+      r.g.budget ?? '', r.g.method, r.g.family, r.g.runs.length, r.acc.estimate, num(r.acc.low), num(r.acc.high), r.cost.estimate, num(r.cost.low), num(r.cost.high), r.row.keptPct,
+      ...(r.paired ? [r.paired.estimate, r.paired.low, r.paired.high] : ['', '', '']), ...TIERS.map((t) => r.row.tiers[t]),
+    ]),
+  )]);
   writeFileAtomic(files[2], [await plot(rs, title)]);
   return `${markdown}\n\nwritten: ${files.join(', ')}`;
 }
