@@ -1,8 +1,7 @@
 // Reading a cache: parse every line, check it against the format, resolve ids, and build the
 // in-memory index the environment replays from. Every problem is reported with file, line and
 // field; nothing here ever writes.
-import { closeSync, existsSync, openSync, readSync } from 'node:fs';
-import { StringDecoder } from 'node:string_decoder';
+import { closeSync, existsSync, openSync } from 'node:fs';
 import type { z } from 'zod';
 import { join } from 'node:path';
 import { emptySymbolicCounts, normalizeAnswer, sameMath, type SymbolicCounts } from '../answer.ts';
@@ -17,6 +16,7 @@ import {
   type SummaryRecord,
 } from './format.ts';
 import { JournalLine, journalPath, journalTail } from './journal.ts';
+import { fileLines } from '../textFile.ts';
 
 export interface Problem {
   file: string;
@@ -171,25 +171,6 @@ function internString(cache: Cache, normalized: string): number {
     cache.answerIndex.set(normalized, k);
   }
   return k;
-}
-
-/** Lines of a file, read in 16 MB chunks (a whole large cache as one string is slow to parse and collect). */
-export function* fileLines(file: string): Generator<string> {
-  const fd = openSync(file, 'r');
-  try {
-    const buffer = Buffer.alloc(1 << 24);
-    const decoder = new StringDecoder('utf8');
-    let rest = '';
-    for (let n; (n = readSync(fd, buffer, 0, buffer.length, null)) > 0; ) {
-      const parts = (rest + decoder.write(buffer.subarray(0, n))).split('\n');
-      rest = parts.pop()!;
-      yield* parts;
-    }
-    rest += decoder.end();
-    if (rest) yield rest;
-  } finally {
-    closeSync(fd);
-  }
 }
 
 /** Parse and check the lines of a cache file. Returns the cache, or every problem found. */
