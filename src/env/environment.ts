@@ -65,6 +65,19 @@ function checkRounds(cache: Cache, s: DebateSettings): void {
   throw new Error(`setting rounds: ${s.rounds}, but cache ${cache.file} records debates of at most ${most} round${most === 1 ? '' : 's'} (deepest recorded round per question: ${held}); ${deeper}`);
 }
 
+// The fitted response model depends only on the cache's responses and two settings: environments
+// of one cache (a run's train and eval environments, a job's replays) share one fit instead of
+// refitting (about a second each on the default world).
+const fits = new WeakMap<Cache, Map<string, ResponseModel>>();
+function sharedFit(cache: Cache, s: DebateSettings): ResponseModel {
+  let byKey = fits.get(cache);
+  if (!byKey) fits.set(cache, (byKey = new Map()));
+  const key = `${s.responseModel}|${s.priorSmoothing}|${cache.responses.length}`;
+  let model = byKey.get(key);
+  if (!model) byKey.set(key, (model = fitResponseModel(cache, s)));
+  return model;
+}
+
 export function makeEnvironment(cache: Cache, settings: Partial<DebateSettings> = {}, recording?: Recording): Environment {
   const s = parseDebateSettings(settings);
   const team = (s.agents ?? cache.agents.map((a) => a.id)).map((id) => {
@@ -83,7 +96,7 @@ export function makeEnvironment(cache: Cache, settings: Partial<DebateSettings> 
     recording,
     indexed: cache.responses.length,
     ...emptyIndex(),
-    responseModel: fitResponseModel(cache, s),
+    responseModel: sharedFit(cache, s),
     tiers: emptyTiers(),
     limits: tokenLimits(cache, s.tokenLimit),
   };
