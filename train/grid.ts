@@ -25,7 +25,7 @@ export const GridFile = z.strictObject({
   /** Settings every variant starts from. */
   base: Settings.default({}),
   /** Seeds 0..n-1, or a list. */
-  seeds: z.union([z.number().int().positive(), z.array(z.number().int())]).default(3),
+  seeds: z.union([z.number().int().positive(), z.array(z.number().int().nonnegative()).min(1, 'needs at least one seed: a grid without seeds trains nothing')]).default(3),
   caches: z.array(z.string()).min(1).default(['cache/default']),
   variants: z.array(z.strictObject({ name: z.string().min(1), settings: Settings.default({}) })).min(1),
   /** Variant the others are compared with. */
