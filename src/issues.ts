@@ -22,7 +22,7 @@ export function issueSentence(i: z.core.$ZodIssue): string {
     case 'invalid_value':
       return `must be ${i.values.length === 1 ? JSON.stringify(i.values[0]) : `one of ${i.values.map((v) => JSON.stringify(v)).join(', ')}`}`;
     case 'unrecognized_keys':
-      return `unknown setting${i.keys.length === 1 ? '' : 's'} ${i.keys.join(', ')}`;
+      return 'unknown setting';
     default:
       return i.message;
   }
@@ -44,9 +44,11 @@ export function parseSettings<T extends z.ZodType>(schema: T, input: unknown, na
   if (parsed.success) return parsed.data;
   throw new Error(
     parsed.error.issues
-      .map((i) => {
+      .flatMap((i) => {
+        // An unknown key is named itself, one line each.
+        if (i.code === 'unrecognized_keys') return i.keys.map((k) => `${name([...i.path, k].join('.'))}: ${issueSentence(i)}`);
         const found = valueAt(input, i.path);
-        return `${name(i.path.join('.'))}: ${issueSentence(i)}${found !== undefined && i.code !== 'unrecognized_keys' ? ` (found ${typeof found === 'number' ? String(found) : JSON.stringify(found)})` : ''}`;
+        return [`${name(i.path.join('.'))}: ${issueSentence(i)}${found !== undefined ? ` (found ${typeof found === 'number' ? String(found) : JSON.stringify(found)})` : ''}`];
       })
       .join('\n'),
   );
