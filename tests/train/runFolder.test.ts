@@ -137,7 +137,7 @@ describe('a run folder is self-contained and survives a kill at any point', () =
   }, 120_000);
 
   it('the first checkpoint is on disk before the first log line; a folder killed before it starts anew, once', async () => {
-    const { dir, config } = setup();
+    const { config } = setup();
     const c = config('run');
     const files = runFiles(c.out);
     let checkpointFirst: boolean | undefined;
