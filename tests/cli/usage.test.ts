@@ -48,6 +48,7 @@ describe('cpp-workbench', () => {
       [['eval', '--methods', 'random', '--keep-rate', '-0.5', '--out', join(dir, 'e')], '--keep-rate: must be at least 0 (a probability: 0 keeps no edge) (found -0.5)'],
       [['cache', 'gen', '--questions', '-5', '--out', join(dir, 'g')], '--questions: must be more than 0 (found -5)'],
       [['train', '--rounds', '1', '--out', join(dir, 't')], 'setting rounds: a debate needs at least 2 rounds'],
+      [['baselines', '--rounds', '0', '--cache', join(dir, 'c')], 'setting rounds: a debate needs at least 2 rounds'],
     ];
     for (const [args, message] of cases) {
       const r = cli(...args);
