@@ -235,10 +235,12 @@ const TEMP = /\.(\d+)(?:\.stale)?\.tmp$/;
 
 /**
  * Remove the temporary files (and folders) of interrupted writes under `dir` whose process no
- * longer runs; returns their paths. Those of live processes (writing now) are left alone.
+ * longer runs; returns their paths. Those of live processes (writing now) are left alone. Only
+ * `depth` levels down: what a writer writes (a grid's cell folders, a cache's embeddings/), not a
+ * whole tree handed as --out by mistake.
  */
-export function cleanTemp(dir: string): string[] {
-  if (!existsSync(dir) || !statSync(dir).isDirectory()) return [];
+export function cleanTemp(dir: string, depth = 4): string[] {
+  if (depth < 0 || !existsSync(dir) || !statSync(dir).isDirectory()) return [];
   const removed: string[] = [];
   for (const name of readdirSync(dir)) {
     const path = join(dir, name);
@@ -246,7 +248,7 @@ export function cleanTemp(dir: string): string[] {
     if (m && Number(m[1]) !== process.pid && !isRunning(Number(m[1]))) {
       rmSync(path, { recursive: true, force: true });
       removed.push(path);
-    } else if (!m && statSync(path, { throwIfNoEntry: false })?.isDirectory()) removed.push(...cleanTemp(path));
+    } else if (!m && name !== 'node_modules' && statSync(path, { throwIfNoEntry: false })?.isDirectory()) removed.push(...cleanTemp(path, depth - 1));
   }
   return removed;
 }
