@@ -121,15 +121,28 @@ export function lockFolder(dir: string, what: string): () => void {
   return attempt.release!;
 }
 
+/** The lock's release, or undefined while another process holds it (until `deadline`, then its error). */
+function lockBy(dir: string, what: string, deadline: number): (() => void) | undefined {
+  const attempt = attemptLock(dir, what);
+  if (!attempt.holder) return attempt.release!;
+  if (Date.now() >= deadline) throw attempt.error();
+  return undefined;
+}
+
 /** `lockFolder`, waiting up to `seconds` for a live holder to finish (a short write of another process). */
 export async function lockFolderWaiting(dir: string, what: string, seconds: number): Promise<() => void> {
   const deadline = Date.now() + seconds * 1000;
-  for (;;) {
-    const attempt = attemptLock(dir, what);
-    if (!attempt.holder) return attempt.release!;
-    if (Date.now() >= deadline) throw attempt.error();
-    await new Promise((r) => setTimeout(r, 200));
-  }
+  let release: (() => void) | undefined;
+  while (!(release = lockBy(dir, what, deadline))) await new Promise((r) => setTimeout(r, 200));
+  return release;
+}
+
+/** `lockFolderWaiting` for synchronous writers (it blocks the thread while it waits). */
+export function lockFolderWaitingSync(dir: string, what: string, seconds: number): () => void {
+  const deadline = Date.now() + seconds * 1000;
+  let release: (() => void) | undefined;
+  while (!(release = lockBy(dir, what, deadline))) Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 200);
+  return release;
 }
 
 function attemptLock(dir: string, what: string): { holder?: Holder; error: () => Error; release?: () => void } {
