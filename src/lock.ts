@@ -41,7 +41,7 @@ function startTicks(pid: number): string | null {
 }
 
 /** Whether process `pid` runs (on this host). */
-export function isRunning(pid: number): boolean {
+function isRunning(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;
