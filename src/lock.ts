@@ -91,15 +91,19 @@ function releaseLock(l: Held): void {
   } catch {
     // already gone
   }
-  // Folders made only to be locked, and left empty (the write was refused), are removed again.
-  if (l.created === null) return;
-  for (let d = l.dir; ; d = dirname(d)) {
+  removeEmpty(l.dir, l.created);
+}
+
+/** Folders made only to be locked (`dir` up to `created`), left empty (the write was refused), are removed again. */
+function removeEmpty(dir: string, created: string | null): void {
+  if (created === null) return;
+  for (let d = dir; ; d = dirname(d)) {
     try {
       rmdirSync(d);
     } catch {
-      return; // not empty: the write made something
+      return; // not empty: a write made something there (or another process holds it)
     }
-    if (d === l.created) return;
+    if (d === created) return;
   }
 }
 
@@ -154,7 +158,8 @@ function attemptLock(dir: string, what: string): { holder?: Holder; error: () =>
   const content = JSON.stringify({ ...me(), dir: real, what } satisfies Holder);
   const holder = tryLock(file, content, real);
   if (holder) {
-    if (created) rmSync(created, { recursive: true, force: true });
+    // Only empty folders: another process that made the same folder at the same moment may hold it.
+    removeEmpty(resolve(dir), created && resolve(created));
     const error = () =>
       new Error(`${dir} is being written by another process (${holder.what}: ${describe(holder)}): wait for it to finish, or stop it${holder.host !== hostname() ? `; if it is gone, delete ${file}` : ''}`);
     return { holder, error };
