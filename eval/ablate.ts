@@ -14,6 +14,8 @@ import { ensureDefaultCache } from '../src/sim/generate.ts';
 import { expandGrid, readGrid, runGrid, type GridFile } from '../train/grid.ts';
 import { resolveConfig } from '../train/config.ts';
 import { cachePlan, computePlan, runPlan, type JobDescription } from '../train/plan.ts';
+import { runContentHashes } from '../train/identity.ts';
+import { withLock } from '../src/lock.ts';
 import { runQueuedGrid } from '../train/queue/coordinator.ts';
 import { parseQueueUrl } from '../train/queue/redis.ts';
 import { ablationReport } from './table6.ts';
@@ -32,6 +34,8 @@ export interface AblateOptions {
   endpoints?: string;
   /** Debate rounds of every cell and of the table's Full-Debate (--rounds): overrides the grid's, said when it does. */
   rounds?: number;
+  /** Train anew the cells whose folders hold runs of other settings or another cache (else an error naming each difference). */
+  force?: boolean;
   log?: (line: string) => void;
 }
 
@@ -43,10 +47,16 @@ export function withRounds(grid: GridFile, file: string, rounds: number | undefi
   return { ...grid, base: { ...grid.base, rounds }, variants: grid.variants.map((v) => ({ ...v, settings: { ...v.settings, rounds } })) };
 }
 
+/** Train and report a grid, with its results folder locked (a second job into it is refused, naming this one). */
 export async function ablateJob(o: AblateOptions): Promise<{ text: string; failed: number }> {
-  const started = Date.now();
   const grid = withRounds(readGrid(o.grid), o.grid, o.rounds, o.log ?? ((line) => console.error(line)));
   const results = o.out ?? `results/${grid.name}`;
+  if (o.queue !== undefined && o.force) throw new Error('--force with --queue: a queued grid reuses only the cells its results folder holds under their identity; remove the folders of cells to train anew');
+  return withLock(results, `an ablation grid (${grid.name})`, () => ablateLocked(o, grid, results));
+}
+
+async function ablateLocked(o: AblateOptions, grid: GridFile, results: string): Promise<{ text: string; failed: number }> {
+  const started = Date.now();
   for (const cache of grid.caches) ensureDefaultCache(cache);
   const session = await startSession({ caches: grid.caches.map(cacheFilePath), compute: await computeRan(o.compute) });
   const queue = o.queue === undefined ? undefined : parseQueueUrl(o.queue);
@@ -57,7 +67,7 @@ export async function ablateJob(o: AblateOptions): Promise<{ text: string; faile
     if (recording.length === 0) throw new Error(`--endpoints ${o.endpoints}: no cell of grid ${grid.name} trains with miss = record, so no endpoint would be asked`);
     for (const c of recording) c.settings.endpoints ??= o.endpoints;
   }
-  const outcomes = queue ? await runQueuedGrid(cells, { queue }) : await runGrid(cells, o.workers);
+  const outcomes = queue ? await runQueuedGrid(cells, { queue }) : await runGrid(cells, o.workers, undefined, o.force);
   const evaluating = progress(`evaluating ${outcomes.length} cells on ${o.split}`, 1);
   const { markdown, files } = await ablationReport(grid, outcomes, results, o.split, o.compute);
   evaluating.stop();
@@ -82,12 +92,15 @@ export function ablateDescription(o: AblateOptions): JobDescription {
   const cells = expandGrid(grid, results, o.compute);
   return {
     settings: { grid: o.grid, name: grid.name, results, workers: o.workers, split: o.split, compute: o.compute, reference: grid.reference ?? grid.variants[0].name, cells: cells.map((c) => ({ id: c.id, settings: resolveConfig(c.settings) })) },
-    plan: async () => [
-      ...grid.caches.map(cachePlan),
-      `train ${cells.length} cells, ${o.workers} at a time:`,
-      ...cells.map((c) => `  ${runPlan(c.settings.out, c.epochs)} [${c.id}]`),
-      `then evaluate the best checkpoint of every cell on the ${o.split} split (${await computePlan(o.compute)})`,
-      `writes in ${results}: table6.md, table6.csv, accuracy-cost.svg, learning-curves.svg, provenance.json`,
-    ],
+    plan: async () => {
+      const contentOf = runContentHashes();
+      return [
+        ...grid.caches.map(cachePlan),
+        `train ${cells.length} cells, ${o.workers} at a time:`,
+        ...(await Promise.all(cells.map(async (c) => `  ${runPlan(c.settings, await contentOf(c.settings), o.force)} [${c.id}]`))),
+        `then evaluate the best checkpoint of every cell on the ${o.split} split (${await computePlan(o.compute)})`,
+        `writes in ${results}: table6.md, table6.csv, accuracy-cost.svg, learning-curves.svg, provenance.json`,
+      ];
+    },
   };
 }

@@ -53,6 +53,8 @@ export interface EvalOptions {
   weights?: { collapse: number; correction: number };
   /** Concurrency, limits and endpoints (a team file) of the record tier (miss = record). */
   recording?: RecordingOptions;
+  /** Lines the report carries under its table (the main job: which runs it reused). */
+  notes?: string[];
 }
 
 /** Policy groups: `label=a,b` entries are their own methods; plain paths form one. */
@@ -88,13 +90,14 @@ export async function evalJob(o: EvalOptions): Promise<{ table: string; rows: Ro
   // A question some method could not replay (miss = signature) is left out of every row, so that
   // all rows compare the same questions: the methods run again without them.
   const unreplayable = [...new Set(groups.flatMap((g) => g.runs.flatMap((r) => r.skipped)))];
-  const notes: string[] = [];
+  const notes: string[] = [...(o.notes ?? [])];
   if (unreplayable.length) {
     const byMethod = groups.map((g) => `${g.method} ${Math.max(...g.runs.map((r) => r.skipped.length))}`).join(', ');
-    notes.push(`miss = ${env.settings.miss}: ${unreplayable.length} of ${questions.length} questions could not be replayed by every method (most left by one run: ${byMethod}) and are left out of every row: ${unreplayable.slice(0, 8).join(', ')}${unreplayable.length > 8 ? ', ...' : ''}`);
-    console.error(notes[0]);
+    const left = `miss = ${env.settings.miss}: ${unreplayable.length} of ${questions.length} questions could not be replayed by every method (most left by one run: ${byMethod}) and are left out of every row: ${unreplayable.slice(0, 8).join(', ')}${unreplayable.length > 8 ? ', ...' : ''}`;
+    notes.push(left);
+    console.error(left);
     questions = questions.filter((q) => !unreplayable.includes(q.id));
-    if (questions.length === 0) throw new Error(`${notes[0]}; no question is left to compare: replay with miss = model or record`);
+    if (questions.length === 0) throw new Error(`${left}; no question is left to compare: replay with miss = model or record`);
     groups = await runMethods(o, env, questions, policyList, artifacts, shapes.map((s) => s.shape), session);
   }
   if (recording) {

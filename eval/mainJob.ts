@@ -9,7 +9,9 @@ import type { ComputeSettings } from '../src/policy/backends.ts';
 import { readConfigFile, resolveConfig, type TrainConfig } from '../train/config.ts';
 import { overrideNotes } from '../train/flags.ts';
 import { runFiles } from '../train/runFolder.ts';
-import { pool, runTraining } from '../train/runs.ts';
+import { otherRunError, pool, runStatus, runTraining } from '../train/runs.ts';
+import { runContentHashes } from '../train/identity.ts';
+import { withLock } from '../src/lock.ts';
 import { evalDescription, evalJob, METHODS, type EvalOptions } from './compare.ts';
 import { runPlan, type JobDescription } from '../train/plan.ts';
 import { ensureDefaultCache } from '../src/sim/generate.ts';
@@ -27,6 +29,8 @@ export interface MainOptions {
   compute: ComputeSettings;
   /** Team file of the record tier: for the runs when their config sets miss = record, for the comparison when its miss is record. */
   endpoints?: string;
+  /** Train anew the seeds whose folders hold runs of other settings or another cache (else an error naming each difference). */
+  force?: boolean;
 }
 
 /** The runs (one per seed) and the comparison of the main job. */
@@ -53,7 +57,8 @@ export function mainDescription(o: MainOptions): JobDescription {
     settings: { out: o.out, workers: o.workers, training: { ...training, seed: 'per run', out: 'per run' }, runs, comparison: evaluation.settings },
     plan: async () => {
       const [cache, ...comparing] = await evaluation.plan();
-      return [cache, `train CPP (${o.config}) for ${o.seeds} seeds, ${o.workers} at a time:`, ...runs.map((r) => `  ${runPlan(r.out, epochs)}`), `then compare (report in ${comparison.out}):`, ...comparing.map((l) => `  ${l}`)];
+      const hash = await runContentHashes()(settings);
+      return [cache, `train CPP (${o.config}) for ${o.seeds} seeds, ${o.workers} at a time (${epochs} epochs each):`, ...runs.map((r) => `  ${runPlan({ ...settings, ...r }, hash, o.force)}`), `then compare (report in ${comparison.out}):`, ...comparing.map((l) => `  ${l}`)];
     },
   };
 }
@@ -70,18 +75,27 @@ export function runSettings(o: Pick<MainOptions, 'config' | 'settings' | 'comput
   return { ...file, ...o.compute, ...debate };
 }
 
+/** The main job, with its folder locked (a second job into it is refused, naming this one). */
 export async function mainJob(o: MainOptions): Promise<string> {
-  ensureDefaultCache(o.cache);
   const { seeds, settings, epochs, runs, comparison } = mainParts(o);
-  console.error(`\ntraining CPP (${o.config}) for ${o.seeds} seeds, ${o.workers} at a time, in ${o.out}/`);
-  const bar = progress('train CPP', seeds.length * epochs);
-  let done = 0;
-  const trained = await pool(runs, o.workers, (run) => runTraining({ ...settings, ...run }, epochs, () => bar.update(++done)));
-  bar.stop();
-  const failed = trained.filter((r): r is PromiseRejectedResult => r.status === 'rejected');
-  if (failed.length) throw new Error(failed.map((f) => (f.reason as Error).message).join('\n'));
-  const evaluating = progress(`comparing with every baseline on ${o.split}`, 1);
-  const { table, files } = await evalJob(comparison);
-  evaluating.stop();
-  return `\nCPP (${o.seeds} seeds, settings ${o.config}, best validation checkpoints) against every baseline\n\n${table}\n\nwritten: ${files.join(', ')}`;
+  return withLock(o.out, 'a main job', async () => {
+    ensureDefaultCache(o.cache);
+    const hash = await runContentHashes()(settings);
+    // Every seed's folder is checked before any trains: a run of other settings or another cache is refused (or, --force, trained anew).
+    const other = runs.map((r) => ({ r, d: runStatus({ ...settings, ...r }, hash).differences })).filter((x) => x.d.length);
+    if (other.length && !o.force) throw new Error(other.map((x) => otherRunError(x.r.out, x.d).message).join('\n'));
+    console.error(`\ntraining CPP (${o.config}) for ${o.seeds} seeds, ${o.workers} at a time, in ${o.out}/`);
+    const bar = progress('train CPP', seeds.length * epochs);
+    let done = 0;
+    const trained = await pool(runs, o.workers, (run) => runTraining({ ...settings, ...run }, hash, () => bar.update(++done), o.force));
+    bar.stop();
+    const failed = trained.filter((r): r is PromiseRejectedResult => r.status === 'rejected');
+    if (failed.length) throw new Error(failed.map((f) => (f.reason as Error).message).join('\n'));
+    const statuses = trained.map((r, i) => `seed ${runs[i].seed} ${(r as PromiseFulfilledResult<string>).value}`);
+    const reused = `CPP runs: ${statuses.join(', ')} (reused: finished earlier with the same settings and cache content)`;
+    const evaluating = progress(`comparing with every baseline on ${o.split}`, 1);
+    const { table, files } = await evalJob({ ...comparison, notes: [reused] });
+    evaluating.stop();
+    return `\nCPP (${o.seeds} seeds, settings ${o.config}, best validation checkpoints) against every baseline\n\n${table}\n\nwritten: ${files.join(', ')}`;
+  });
 }

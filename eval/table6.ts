@@ -16,7 +16,7 @@ import { encoderFor } from '../src/policy/inference.ts';
 import type { ComputeSettings } from '../src/policy/backends.ts';
 import { inferenceEngine } from '../src/policy/createEngine.ts';
 import { markdownTable } from '../src/table.ts';
-import type { CellOutcome, GridFile } from '../train/grid.ts';
+import { reuseNote, type CellOutcome, type GridFile } from '../train/grid.ts';
 import { runFiles } from '../train/runFolder.ts';
 import { fullDebate, type MethodResult } from './baselines.ts';
 import { evaluatePolicy } from './policyEval.ts';
@@ -113,6 +113,7 @@ export async function ablationReport(grid: GridFile, outcomes: CellOutcome[], re
     markdownTable(header, rs.map(cells)),
     '',
     TESTS_NOTE,
+    reuseNote(outcomes),
     pricingNote(rs),
     ...fewNotes,
     ...failed,

@@ -1,13 +1,13 @@
 // Reading a JSON settings file, or a JSONL file, against a zod schema; every problem names the file, line and field.
-import { existsSync, readFileSync } from 'node:fs';
 import type { z } from 'zod';
-import { checkedLines, fileLines, formatProblem, zodProblems, type Problem } from './cache/load.ts';
+import { checkedLines, formatProblem, zodProblems, type Problem } from './cache/load.ts';
+import { fileLines, readTextFile } from './textFile.ts';
 
 export function readJsonFile<T extends z.ZodType>(file: string, schema: T): z.infer<T> {
-  if (!existsSync(file)) throw new Error(`${file}: file not found`);
+  const text = readTextFile(file);
   let json: unknown;
   try {
-    json = JSON.parse(readFileSync(file, 'utf8'));
+    json = JSON.parse(text);
   } catch (e) {
     throw new Error(`${file}: invalid JSON: ${(e as Error).message}`);
   }
@@ -18,7 +18,6 @@ export function readJsonFile<T extends z.ZodType>(file: string, schema: T): z.in
 
 /** A JSONL file read against a zod schema, one record a line (blank lines skipped); every problem names file and line. */
 export function readJsonLines<T extends z.ZodType>(file: string, schema: T): z.infer<T>[] {
-  if (!existsSync(file)) throw new Error(`${file}: file not found`);
   const problems: Problem[] = [];
   // checkedLines yields each line's JSON as read; the schema's defaults come from parsing it once more.
   const records = [...checkedLines(fileLines(file), file, () => schema, problems)].map(({ rec }) => schema.parse(rec) as z.infer<T>);

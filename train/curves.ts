@@ -1,7 +1,6 @@
 // Learning curves of training runs: validation accuracy and keep rate by epoch, the spread over
 // seeds as a band. A run writes its own (learning-curves.svg); grids (eval/table6.ts) draw theirs.
 import { existsSync } from 'node:fs';
-import { join } from 'node:path';
 import type { TopLevelSpec } from 'vega-lite';
 import { writeFileAtomic } from '../src/cache/write.ts';
 import { renderSvg, VEGA_LITE_SCHEMA } from '../src/plot.ts';
@@ -85,7 +84,7 @@ export function readRunCurves(out: string, run = out): CurvePoint[] {
 
 /** Write `learning-curves.svg` into a run folder from its log.jsonl; returns its path. */
 export async function writeRunCurves(out: string): Promise<string> {
-  const file = join(out, 'learning-curves.svg');
+  const file = runFiles(out).curves;
   writeFileAtomic(file, [await learningCurvesPlot(readRunCurves(out), `${out}: accuracy and keep rate by epoch`)]);
   return file;
 }

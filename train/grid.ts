@@ -1,14 +1,16 @@
 // Ablation grids (SPEC §9, Table 6): a file names variants (setting overrides with a row name),
 // seeds and caches; every (variant, cache, seed) is a cell, trained in its own folder under the
-// results folder by worker processes. Rerunning a grid skips finished cells and resumes the others;
-// a failing cell is reported and the rest go on. train/queue/ runs the same cells on other machines.
-import { createHash } from 'node:crypto';
+// results folder by worker processes. Rerunning a grid skips finished cells and resumes the others
+// (each only if it is the same run: train/identity.ts); a failing cell is reported and the rest go
+// on. train/queue/ runs the same cells on other machines.
 import { basename, join } from 'node:path';
 import { z } from 'zod';
 import { readJsonFile } from '../src/jsonFile.ts';
 import { progress } from '../src/progress.ts';
-import { COMPUTE_SETTINGS, TrainConfig, resolveConfig } from './config.ts';
-import { checkRunSettings, isFinished, pool, runTraining } from './runs.ts';
+import { TrainConfig, resolveConfig } from './config.ts';
+import { runContentHashes } from './identity.ts';
+import { checkRun, otherRunError, pool, runStatus, runTraining } from './runs.ts';
+import { ensureDefaultCache } from '../src/sim/generate.ts';
 
 // Setting overrides, checked against TrainConfig but kept as written: a variant must override only
 // what it names (a parsed partial schema would fill in every default).
@@ -23,7 +25,7 @@ export const GridFile = z.strictObject({
   /** Settings every variant starts from. */
   base: Settings.default({}),
   /** Seeds 0..n-1, or a list. */
-  seeds: z.union([z.number().int().positive(), z.array(z.number().int())]).default(3),
+  seeds: z.union([z.number().int().positive(), z.array(z.number().int().nonnegative()).min(1, 'needs at least one seed: a grid without seeds trains nothing')]).default(3),
   caches: z.array(z.string()).min(1).default(['cache/default']),
   variants: z.array(z.strictObject({ name: z.string().min(1), settings: Settings.default({}) })).min(1),
   /** Variant the others are compared with. */
@@ -62,24 +64,6 @@ export function expandGrid(grid: GridFile, results: string, defaults: Partial<Tr
   );
 }
 
-/** Settings that say where a run lives and how it computes, not what it learns. */
-const NOT_IDENTITY: readonly string[] = ['out', 'cache', ...COMPUTE_SETTINGS];
-
-/**
- * A cell's identity: sha256 of what its result depends on, its resolved settings and the content of
- * its cache (`cacheHash`, src/cache/hash.ts). Left out: the out folder and the cache path (where,
- * not what: the content hash stands for the cache), and engine, threads and backend, which a resumed
- * run may switch and on which the engines train to the same decisions (README, "Policy engines").
- */
-export function cellIdentity(settings: Partial<TrainConfig>, cacheContent: string): string {
-  const learned = Object.fromEntries(Object.entries(resolveConfig(settings)).filter(([k]) => !NOT_IDENTITY.includes(k)));
-  // Keys sorted at every level, so that the order a file wrote them in does not matter.
-  const canonical = JSON.stringify({ settings: learned, cache: cacheContent }, (_, v: unknown) =>
-    v && typeof v === 'object' && !Array.isArray(v) ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => (a < b ? -1 : 1))) : v,
-  );
-  return createHash('sha256').update(canonical).digest('hex');
-}
-
 export const readGrid = (file: string) => readJsonFile(file, GridFile);
 
 export interface CellOutcome {
@@ -88,27 +72,37 @@ export interface CellOutcome {
   error?: string;
 }
 
-export async function runGrid(cells: Cell[], workers: number, log: (line: string) => void = console.error): Promise<CellOutcome[]> {
+/**
+ * Train every cell not finished yet, `workers` at a time. A cell folder holding a run of other
+ * settings or another cache is refused, every such cell named, before anything trains; with
+ * `force` those cells are trained anew.
+ */
+export async function runGrid(cells: Cell[], workers: number, log: (line: string) => void = console.error, force = false): Promise<CellOutcome[]> {
+  for (const cache of new Set(cells.map((c) => c.cache))) ensureDefaultCache(cache);
+  const contentOf = runContentHashes();
+  const hashes = await Promise.all(cells.map((c) => contentOf(c.settings)));
+  const status = cells.map((c, i) => runStatus(c.settings, hashes[i]));
+  const other = cells.map((c, i) => ({ c, d: status[i].differences })).filter((x) => x.d.length);
+  if (other.length && !force) throw new Error(other.map((x) => otherRunError(x.c.settings.out, x.d).message).join('\n'));
   const total = cells.reduce((s, c) => s + c.epochs, 0);
-  const finished = cells.filter((c) => isFinished(c.settings.out, c.epochs));
+  const finished = cells.filter((_, i) => status[i].action === 'reuse' && status[i].differences.length === 0);
   let epochs = finished.reduce((s, c) => s + c.epochs, 0);
   const bar = progress('grid (epochs)', total, { done: epochs });
   let done = finished.length;
   let running = 0;
-  const status = () => `cells: ${done} done, ${running} running, ${cells.length - done - running} left`;
-  log(`${cells.length} cells (${done} finished already), ${workers} at a time`);
-  bar.update(epochs, undefined, status());
-  const results = await pool(cells, workers, async (cell) => {
-    checkRunSettings(cell.settings);
-    if (isFinished(cell.settings.out, cell.epochs)) return 'reused' as const;
+  const said = () => `cells: ${done} done, ${running} running, ${cells.length - done - running} left`;
+  log(`${cells.length} cells (${done} finished already${other.length ? `, ${other.length} of other settings or another cache trained anew (--force)` : ''}), ${workers} at a time`);
+  bar.update(epochs, undefined, said());
+  const results = await pool(cells.map((cell, i) => ({ cell, hash: hashes[i] })), workers, async ({ cell, hash }) => {
+    if (checkRun(cell.settings, hash, force).action === 'reuse') return 'reused' as const;
     running++;
-    bar.update(epochs, undefined, status());
+    bar.update(epochs, undefined, said());
     try {
-      return await runTraining(cell.settings, cell.epochs, () => bar.update(++epochs, undefined, status()));
+      return await runTraining(cell.settings, hash, () => bar.update(++epochs, undefined, said()));
     } finally {
       running--;
       done++;
-      bar.update(epochs, undefined, status());
+      bar.update(epochs, undefined, said());
     }
   });
   bar.stop();
@@ -117,4 +111,12 @@ export async function runGrid(cells: Cell[], workers: number, log: (line: string
     if (outcome.status === 'failed') log(`cell failed: ${outcome.cell.id}: ${outcome.error}`);
     return outcome;
   });
+}
+
+/** A line for a table: which cells were reused (finished earlier with the same settings and cache content) and which trained now. */
+export function reuseNote(outcomes: CellOutcome[]): string {
+  const reused = outcomes.filter((o) => o.status === 'reused');
+  const trained = outcomes.filter((o) => o.status === 'trained').length;
+  if (reused.length === 0) return `Runs: all ${trained} trained by this run.`;
+  return `Runs: ${trained} trained by this run, ${reused.length} reused (finished earlier with the same settings and cache content): ${reused.map((o) => o.cell.id).join('; ')}.`;
 }

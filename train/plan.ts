@@ -9,7 +9,8 @@ import type { ComputeSettings } from '../src/policy/backends.ts';
 import { DEFAULT_CACHE } from '../src/sim/generate.ts';
 import { resolveConfig, type TrainConfig } from './config.ts';
 import { runFiles } from './runFolder.ts';
-import { runAction } from './runs.ts';
+import { runContentHashes } from './identity.ts';
+import { runStatus } from './runs.ts';
 
 /** A job's resolved settings (printed as JSON) and its plan (printed as lines). */
 export interface JobDescription {
@@ -17,10 +18,26 @@ export interface JobDescription {
   plan(): Promise<string[]>;
 }
 
-/** The settings a run trains with: a resumed run keeps its saved ones, except how it computes. */
-/** A resumed run keeps its saved settings (settings added since take their defaults), except how it computes. */
-export const runSettings = (config: TrainConfig, resumed: Checkpoint | undefined, compute: Partial<ComputeSettings> = {}): TrainConfig =>
-  resumed ? resolveConfig(resumed.config as Partial<TrainConfig>, compute) : config;
+/**
+ * The settings a run trains with: a resumed run keeps its saved ones (settings added since take
+ * their defaults), except how it computes and where it is: its folder is where it is now, never a
+ * path saved inside it (a copied or moved run writes only into itself).
+ */
+export function runSettings(config: TrainConfig, resumed: Checkpoint | undefined, compute: Partial<ComputeSettings> = {}): TrainConfig {
+  if (!resumed) return config;
+  try {
+    return resolveConfig(resumed.config as Partial<TrainConfig>, compute, { out: config.out });
+  } catch (e) {
+    throw new Error(`${runFiles(config.out).checkpoint}: config: ${(e as Error).message}`);
+  }
+}
+
+
+/** What `--resume` of a folder without a checkpoint should say, with what to run instead. */
+export function noCheckpoint(out: string): string {
+  const started = existsSync(runFiles(out).config);
+  return `${out} holds no checkpoint to resume${started ? `: the run was stopped before its first checkpoint; start it again without --resume (its settings: --config ${runFiles(out).config})` : ''}`;
+}
 
 export function cachePlan(dir: string): string {
   if (existsSync(cacheFilePath(dir))) return `cache: read ${cacheFilePath(dir)}`;
@@ -28,11 +45,15 @@ export function cachePlan(dir: string): string {
   return `cache: ${cacheFilePath(dir)} is missing: the command would stop there with that error`;
 }
 
-export function runPlan(out: string, epochs: number): string {
-  const { action, epoch } = runAction(out, epochs);
+/** What a job would do with the run folder of `settings` (train/runs.ts runStatus), as a line. */
+export function runPlan(settings: Partial<TrainConfig> & { out: string }, cacheHash: string, force = false): string {
+  const { action, epoch, differences } = runStatus(settings, cacheHash);
+  const { out } = settings;
+  const epochs = resolveConfig(settings).epochs;
+  if (differences.length) return `${force ? 'train anew (--force)' : 'refuse'} ${out}: it holds a run of other settings or another cache (${differences.join('; ')})`;
   if (action === 'start') return `start ${out}: ${epochs} epochs`;
   if (action === 'resume') return `resume ${out}: epochs ${epoch + 1}-${epochs} (checkpoint at epoch ${epoch})`;
-  return `reuse ${out}: finished (epoch ${epoch} of ${epochs})`;
+  return `reuse ${out}: finished (epoch ${epoch} of ${epochs}), the same settings and cache content`;
 }
 
 /** The engine that `auto` would take here, and its threads or TF.js backend. */
@@ -44,18 +65,19 @@ export async function computePlan(c: ComputeSettings): Promise<string> {
 }
 
 /** The `train` command: the settings of its run (a resumed run's saved ones) and its plan. */
-export function trainDescription(config: TrainConfig, resume: boolean, compute: Partial<ComputeSettings>): JobDescription {
+export function trainDescription(config: TrainConfig, resume: boolean, compute: Partial<ComputeSettings>, force = false): JobDescription {
   const checkpoint = runFiles(config.out).checkpoint;
   const settings = runSettings(config, resume && existsSync(checkpoint) ? loadCheckpoint(checkpoint) : undefined, compute);
-  return { settings, plan: () => trainPlan(settings, resume) };
+  return { settings, plan: () => trainPlan(settings, resume, force) };
 }
 
-async function trainPlan(config: TrainConfig, resume: boolean): Promise<string[]> {
-  const { action } = runAction(config.out, config.epochs);
+async function trainPlan(config: TrainConfig, resume: boolean, force: boolean): Promise<string[]> {
+  const held = existsSync(runFiles(config.out).checkpoint);
   const run =
-    action === 'start' && resume ? `refuse: ${config.out} holds no checkpoint to resume`
-    : action !== 'start' && !resume ? `refuse: ${config.out} already holds a run (pass --resume to continue it, or choose another --out)`
-    : runPlan(config.out, config.epochs);
+    !held && resume ? `refuse: ${noCheckpoint(config.out)}`
+    : held && !resume && !force ? `refuse: ${config.out} already holds a run (pass --resume to continue it, --force to train it anew, or choose another --out)`
+    : held && force ? `train anew ${config.out} (--force): ${config.epochs} epochs, replacing the run there`
+    : runPlan(config, await runContentHashes()(config));
   return [
     cachePlan(config.cache),
     `embeddings: ${config.encoder} encoder, stored in ${config.cache}/embeddings/ (texts without one are embedded first)`,

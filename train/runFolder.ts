@@ -2,12 +2,13 @@
 // JSON lines, CSV and TensorBoard scalars, checkpoints) and how its log is cut back on resume.
 // checkpoints/README.md lists every file with what writes and what reads it.
 import { stringify } from 'csv-stringify/sync';
-import { appendFileSync, existsSync, readFileSync, statSync } from 'node:fs';
+import { appendFileSync, existsSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { writeFileAtomic } from '../src/cache/write.ts';
 import { TIERS, type TierCounts } from '../src/env/tiers.ts';
 import { eventWriter } from '../src/tensorboard.ts';
+import { readTextFile } from '../src/textFile.ts';
 
 const num = z.number().optional();
 /** One line of `log.jsonl`: a training step or a validation evaluation, with its wall time. */
@@ -50,7 +51,22 @@ export const runFiles = (out: string) => ({
   best: join(out, 'best.json'),
   jsonl: join(out, 'log.jsonl'),
   csv: join(out, 'log.csv'),
+  curves: join(out, 'learning-curves.svg'),
 });
+
+/**
+ * Empty a run folder for a new run (a first start after a kill before the first checkpoint, or
+ * --force over a finished one): the checkpoint first (a kill meanwhile leaves a folder that starts
+ * anew), then every other file a run or its collection from a queue wrote. Files it does not know
+ * stay, and so do the job's settings.json and train.log (train/runs.ts).
+ */
+export function clearRun(out: string): void {
+  if (!existsSync(out)) return;
+  const files = runFiles(out);
+  rmSync(files.checkpoint, { force: true });
+  for (const f of [files.best, files.config, files.provenance, files.jsonl, files.csv, files.curves, join(out, 'cell.json')]) rmSync(f, { force: true });
+  for (const name of readdirSync(out)) if (name.startsWith('events.out.tfevents.') || name === 'export') rmSync(join(out, name), { recursive: true, force: true });
+}
 
 export function tierShares(t: TierCounts): Partial<LogLine> {
   const total = TIERS.reduce((s, k) => s + t[k], 0) || 1;
@@ -64,13 +80,20 @@ const csvLines = (lines: LogLine[], header: boolean) => stringify(lines.map((l) 
 export function readLog(out: string): LogLine[] {
   const file = runFiles(out).jsonl;
   if (!existsSync(file)) return [];
-  const text = readFileSync(file, 'utf8');
+  const text = readTextFile(file);
   const complete = text.slice(0, text.lastIndexOf('\n') + 1);
-  return complete.split('\n').filter(Boolean).map((l, i) => {
-    const parsed = LogLine.safeParse(JSON.parse(l));
+  return complete.split('\n').map((l, i) => {
+    if (l === '') return undefined;
+    let json: unknown;
+    try {
+      json = JSON.parse(l);
+    } catch (e) {
+      throw new Error(`${file}:${i + 1}: invalid JSON: ${(e as Error).message}`);
+    }
+    const parsed = LogLine.safeParse(json);
     if (!parsed.success) throw new Error(`${file}:${i + 1}: ${parsed.error.issues.map((x) => `${x.path.join('.')}: ${x.message}`).join('; ')}`);
     return parsed.data;
-  });
+  }).filter((l): l is LogLine => l !== undefined);
 }
 
 /** Keep only the log lines of epochs up to `epoch` (a resumed run redoes the later ones; a new run keeps none). */

@@ -5,43 +5,62 @@ import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { writeFileAtomic } from '../src/cache/write.ts';
+import { withLockSync } from '../src/lock.ts';
 import { loadCheckpoint } from '../src/policy/artifact.ts';
 import { LAUNCHED_BY } from '../src/provenance.ts';
-import { COMPUTE_SETTINGS, resolveConfig, type TrainConfig } from './config.ts';
-import { runFiles } from './runFolder.ts';
+import { resolveConfig, type TrainConfig } from './config.ts';
+import { identityDifferences } from './identity.ts';
+import { clearRun, runFiles } from './runFolder.ts';
 
-/** What training `out` to `epochs` epochs does: reuse a finished run, resume an interrupted one, or start one. */
-export function runAction(out: string, epochs: number): { action: 'reuse' | 'resume' | 'start'; epoch: number } {
-  if (!existsSync(runFiles(out).checkpoint)) return { action: 'start', epoch: 0 };
-  const epoch = loadCheckpoint(runFiles(out).checkpoint).epoch;
-  return { action: epoch >= epochs ? 'reuse' : 'resume', epoch };
+export interface RunStatus {
+  /** Start a run (none there), resume an interrupted one, or reuse a finished one. */
+  action: 'start' | 'resume' | 'reuse';
+  /** The epoch of the run's checkpoint (0 when none). */
+  epoch: number;
+  /** How the run there differs from the one asked for (its settings, its cache content): empty when it is this run. */
+  differences: string[];
 }
 
-export const isFinished = (out: string, epochs: number) => runAction(out, epochs).action === 'reuse';
-
 /**
- * A run folder that already holds a run of other settings is an error naming them: it would be
- * reused or resumed as if it were this run (how it computes may differ; settings added to the
- * trainer after the run was saved are not compared).
+ * What a job would do with run folder `settings.out` to train `settings` on a cache of content
+ * `cacheHash`: start, resume or reuse, and whether the run there is another one (train/identity.ts).
  */
-export function checkRunSettings(settings: Partial<TrainConfig> & { out: string }): void {
+export function runStatus(settings: Partial<TrainConfig> & { out: string }, cacheHash: string): RunStatus {
   const file = runFiles(settings.out).checkpoint;
-  if (!existsSync(file)) return;
-  const saved = loadCheckpoint(file).config;
-  const wanted = resolveConfig(settings) as Record<string, unknown>;
-  const differ = Object.keys(wanted).filter((k) => k in saved && !(COMPUTE_SETTINGS as readonly string[]).includes(k) && JSON.stringify(saved[k]) !== JSON.stringify(wanted[k]));
-  if (differ.length)
-    throw new Error(`${settings.out} holds a run with other settings (${differ.map((k) => `${k} ${JSON.stringify(saved[k])} there, ${JSON.stringify(wanted[k])} asked`).join('; ')}): choose another folder, or delete it to train anew`);
+  if (!existsSync(file)) return { action: 'start', epoch: 0, differences: [] };
+  const saved = loadCheckpoint(file);
+  const differences = identityDifferences({ config: saved.config as Partial<TrainConfig>, cacheHash: saved.cacheHash }, { settings, cacheHash });
+  return { action: saved.epoch >= resolveConfig(settings).epochs ? 'reuse' : 'resume', epoch: saved.epoch, differences };
+}
+
+/** A finished run in `out` (by its checkpoint's epoch alone: the caller knows it is its own run). */
+export const isFinished = (out: string, epochs: number) => existsSync(runFiles(out).checkpoint) && loadCheckpoint(runFiles(out).checkpoint).epoch >= epochs;
+
+/** The refusal of a run folder holding another run, naming each difference. */
+export const otherRunError = (out: string, differences: string[]) =>
+  new Error(`${out} holds a run of other settings or another cache (${differences.join('; ')}): pass --force to train it anew there, or choose another folder`);
+
+/**
+ * How a job treats run folder `settings.out`: reuse the run there if it is this one and finished,
+ * resume it if interrupted; a run of other settings or another cache is an error naming each
+ * difference, or, with `force`, emptied (under its lock) to be trained anew.
+ */
+export function checkRun(settings: Partial<TrainConfig> & { out: string }, cacheHash: string, force = false): RunStatus {
+  const status = runStatus(settings, cacheHash);
+  if (status.differences.length === 0) return status;
+  if (!force) throw otherRunError(settings.out, status.differences);
+  withLockSync(settings.out, 'a training run (emptied by --force)', () => clearRun(settings.out));
+  return { action: 'start', epoch: 0, differences: [] };
 }
 
 /**
- * Train `settings` (which name their `out` folder) unless already finished; the child's stderr goes
- * to `<out>/train.log`; `onEpoch` is called at every validation line.
+ * Train `settings` (which name their `out` folder) unless this run is finished there already; the
+ * child's stderr goes to `<out>/train.log`; `onEpoch` is called at every validation line.
+ * `cacheHash`: the content of the settings' cache (a run of another is not reused, see checkRun).
  */
-export function runTraining(settings: Partial<TrainConfig> & { out: string }, epochs: number, onEpoch: () => void): Promise<'reused' | 'trained'> {
+export function runTraining(settings: Partial<TrainConfig> & { out: string }, cacheHash: string, onEpoch: () => void, force = false): Promise<'reused' | 'trained'> {
   const out = settings.out;
-  checkRunSettings(settings);
-  if (isFinished(out, epochs)) return Promise.resolve('reused');
+  if (checkRun(settings, cacheHash, force).action === 'reuse') return Promise.resolve('reused');
   mkdirSync(out, { recursive: true });
   const settingsFile = join(out, 'settings.json');
   writeFileAtomic(settingsFile, [JSON.stringify(settings, null, 2) + '\n']);

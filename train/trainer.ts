@@ -8,7 +8,7 @@
 //   evaluate on validation every `evalEvery` epochs, keep the best; checkpoint every epoch.
 // Everything random derives from (seed, epoch), so a resumed run repeats the uninterrupted one.
 import { shuffle } from '../src/shuffle.ts';
-import { existsSync, mkdirSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import seedrandom from 'seedrandom';
 import { embeddingsPath, ensureEmbeddings, type Embeddings } from '../src/cache/embeddings.ts';
 import { cacheFilePath, loadCache, type Cache } from '../src/cache/load.ts';
@@ -19,6 +19,7 @@ import { addTiers, emptyTiers } from '../src/env/tiers.ts';
 import { keepAll, playDebates, type DebateResult, type KeepRule } from '../src/env/debate.ts';
 import { makeEnvironment, splitQuestions, type Environment } from '../src/env/environment.ts';
 import { saveCheckpoint, loadCheckpoint, type Checkpoint, type TrainingState } from '../src/policy/artifact.ts';
+import { lockFolder } from '../src/lock.ts';
 import { zeroMoments } from '../src/policy/engine.ts';
 import { initWeights, type PolicyShape, type Weights } from '../src/policy/model.ts';
 import { playGreedy, rollout } from '../src/policy/rollout.ts';
@@ -30,8 +31,9 @@ import { ensureDefaultCache } from '../src/sim/generate.ts';
 import { closeRecording, openRecording, recordingSummary } from '../src/recording.ts';
 import { influenceWeights, meanResponseTokens } from '../src/reward.ts';
 import { advantagesOf, baselineSize, dualStep } from './advantage.ts';
-import { runSettings } from './plan.ts';
-import { openRunLog, round4, runFiles, tierShares, truncateLog } from './runFolder.ts';
+import { identityDifferences, runContentHashes } from './identity.ts';
+import { noCheckpoint, runSettings } from './plan.ts';
+import { clearRun, openRunLog, round4, runFiles, tierShares, truncateLog } from './runFolder.ts';
 import { checkTrainingData } from './smallData.ts';
 import { architectureOf, computeOf, debateSettingsOf, rewardSettingsOf, TrainConfig } from './config.ts';
 
@@ -80,6 +82,8 @@ export function initialWeights(s: Setup): Weights {
 
 export interface TrainOptions {
   resume?: boolean;
+  /** Train anew in a folder that holds a run: its files are replaced (without it, an error). */
+  force?: boolean;
   /** Stop after this many epochs of this call (tests of interruption); the checkpoint stays. */
   stopAfterEpochs?: number;
   log?: (line: string) => void;
@@ -87,47 +91,80 @@ export interface TrainOptions {
   compute?: Partial<ComputeSettings>;
 }
 
+/**
+ * Train (or resume) the run in `config.out`, which is locked meanwhile (a second writer is refused,
+ * naming this process). Everything that can refuse the run (settings, cache, embeddings, a target
+ * below the cost floor) is checked before the folder is written.
+ */
 export async function train(config: TrainConfig, o: TrainOptions = {}): Promise<{ checkpoint: Checkpoint; setup: Setup }> {
+  const unlock = lockFolder(config.out, 'a training run');
+  try {
+    return await trainLocked(config, o);
+  } finally {
+    unlock();
+  }
+}
+
+async function trainLocked(config: TrainConfig, o: TrainOptions): Promise<{ checkpoint: Checkpoint; setup: Setup }> {
   const files = runFiles(config.out);
-  if (!o.resume && existsSync(files.checkpoint)) throw new Error(`${config.out} already holds a run: pass --resume to continue it, or choose another --out`);
+  const held = existsSync(files.checkpoint);
+  if (o.resume && !held) throw new Error(noCheckpoint(config.out));
+  if (!o.resume && held && !o.force) throw new Error(`${config.out} already holds a run: pass --resume to continue it, --force to train it anew (its files are replaced), or choose another --out`);
   const resumed = o.resume ? loadCheckpoint(files.checkpoint) : undefined;
   const say = o.log ?? ((line: string) => console.error(line));
-  // A resumed run keeps its saved settings, except how it computes (engine, threads, backend).
+  // A resumed run keeps its saved settings, except how it computes (engine, threads, backend) and
+  // where it is (its folder now).
   if (resumed) {
-    const added = Object.keys(TrainConfig.shape).filter((k) => !(k in resumed.config));
+    const added = Object.keys(TrainConfig.shape).filter((k) => k !== 'out' && !(k in resumed.config));
     if (added.length) say(`resuming a run saved without settings ${added.join(', ')}: they take their defaults`);
   }
   config = runSettings(config, resumed, o.compute);
-  mkdirSync(config.out, { recursive: true });
-  writeFileAtomic(files.config, [JSON.stringify(config, null, 2) + '\n']);
+  ensureDefaultCache(config.cache);
+  // A run is its settings and its cache's content (train/identity.ts): a resumed run goes on only on the data it started with.
+  const contentHash = await runContentHashes()(config);
+  if (resumed) {
+    const differ = identityDifferences({ config: resumed.config as Partial<TrainConfig>, cacheHash: resumed.cacheHash }, { settings: config, cacheHash: contentHash });
+    if (differ.length)
+      throw new Error(`${config.out} cannot resume: ${differ.join('; ')}; it would go on with other data: restore the cache, or train anew there with --force (train --config ${files.config} --out ${config.out} --force)`);
+  }
 
   const s = await setup(config);
   const { cache, trainEnv, evalEnv, emb, shape } = s;
   const A = shape.agents;
+  const train = splitQuestions(trainEnv, 'train').questions;
+  const validation = splitQuestions(evalEnv, 'validation').questions;
+  const full = replayable(await playDebates(evalEnv, [...train, ...validation].map((q) => q.index), keepAll), cache, 'Full-Debate');
+  if (config.targetCost !== null) await checkTarget(config.targetCost, evalEnv, train.map((q) => q.index));
+  if (resumed) checkResumed(files.checkpoint, resumed, shape, emb.encoder, trainEnv.team.map((a) => cache.agents[a].id), baselineSize(config.baseline, A, shape.rounds));
+
+  // Checked: the run folder is written from here on. A new run starts from an empty folder (a run
+  // killed before its first checkpoint, or --force) and writes its epoch-0 checkpoint before its
+  // first log line, so a kill at any later point leaves a checkpoint to resume from.
+  if (!resumed) clearRun(config.out);
+  writeFileAtomic(files.config, [JSON.stringify(config, null, 2) + '\n']);
   const weights = resumed?.engine.weights ?? initialWeights(s);
   const engine = await createEngine(computeOf(config), shape, resumed?.engine ?? { weights, step: 0, m: zeroMoments(weights), v: zeroMoments(weights) }, config);
   const state: TrainingState & { costMultiplier: number } = resumed
     ? { epoch: resumed.epoch, step: resumed.step, baseline: resumed.baseline, costMultiplier: resumed.costMultiplier ?? config.costWeight, best: resumed.best }
     : { epoch: 0, step: 0, baseline: new Array(baselineSize(config.baseline, A, shape.rounds)).fill(0), costMultiplier: config.costWeight, best: null };
+  // The checkpoint holds the settings but the folder (a path saved inside a run is never used to write).
+  const { out: _out, ...saved } = config;
+  const checkpointOf = async (): Promise<Checkpoint> => ({
+    format: 'cpp-checkpoint', version: 1, config: saved, cacheHash: contentHash, shape, team: trainEnv.team.map((a) => cache.agents[a].id), encoder: emb.encoder,
+    ...state, engine: await engine.getState(),
+  });
+  if (!resumed) saveCheckpoint(files.checkpoint, await checkpointOf());
   // Provenance and log: a resumed run adds a session and continues the log after its checkpoint;
   // a new run starts both afresh.
   const provenance = recordRun(files.provenance, await startSession({ caches: [cacheFilePath(config.cache)], embeddings: [embeddingsPath(config.cache, emb.encoder)], compute: engine.ran }), !!resumed);
-  truncateLog(config.out, state.epoch);
+  if (resumed) truncateLog(config.out, state.epoch);
   const log = openRunLog(config.out, state.step + 1);
   say(`training on ${cache.file} (${engine.name}); team ${trainEnv.team.map((a) => cache.agents[a].id).join(', ')}; ${config.epochs} epochs from epoch ${state.epoch + 1}; run ${config.out} (TensorBoard: tensorboard --logdir ${config.out})`);
 
-  const train = splitQuestions(trainEnv, 'train').questions;
-  const validation = splitQuestions(evalEnv, 'validation').questions;
-  const full = replayable(await playDebates(evalEnv, [...train, ...validation].map((q) => q.index), keepAll), cache, 'Full-Debate');
   const fullCost = new Map(full.map((d) => [d.q, d.cost]));
   const W = influenceWeights(A, shape.rounds, config.beta, config.gamma);
   const meanTokens = meanResponseTokens(cache);
   const priceIn = trainEnv.team.map((a) => cache.agents[a].priceIn);
-  if (config.targetCost !== null) await checkTarget(config.targetCost, evalEnv, train.map((q) => q.index));
-  const checkpointOf = async (): Promise<Checkpoint> => ({
-    format: 'cpp-checkpoint', version: 1, config, shape, team: trainEnv.team.map((a) => cache.agents[a].id), encoder: emb.encoder,
-    ...state, engine: await engine.getState(),
-  });
 
   let epochsThisCall = 0;
   for (let epoch = state.epoch + 1; epoch <= config.epochs; epoch++) {
@@ -208,6 +245,17 @@ export async function train(config: TrainConfig, o: TrainOptions = {}): Promise<
   }
   await (await import('./curves.ts')).writeRunCurves(config.out); // learning-curves.svg from log.jsonl (vega loads only here)
   return { checkpoint, setup: s };
+}
+
+/** A checkpoint to resume must fit the run its settings make on this cache: shape, encoder, team, baseline state. */
+function checkResumed(file: string, c: Checkpoint, shape: PolicyShape, encoder: string, team: string[], baseline: number): void {
+  const differ = [
+    ...(['dim', 'hidden', 'agents', 'rounds'] as const).filter((k) => c.shape[k] !== shape[k]).map((k) => `shape.${k} ${c.shape[k]}, the run's settings on this cache give ${shape[k]}`),
+    ...(c.encoder !== encoder ? [`encoder ${c.encoder}, the run's settings give ${encoder}`] : []),
+    ...(c.team.join() !== team.join() ? [`team ${c.team.join(', ')}, the run's settings give ${team.join(', ')}`] : []),
+    ...(c.baseline.length !== baseline ? [`baseline holds ${c.baseline.length} values, the ${String(c.config.baseline ?? 'running')} baseline of this run needs ${baseline}`] : []),
+  ];
+  if (differ.length) throw new Error(`${file}: does not fit its own run: ${differ.join('; ')}`);
 }
 
 /** Training never leaves a debate out: a miss under miss = signature is an error naming the question. */

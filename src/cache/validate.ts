@@ -9,11 +9,16 @@
 //     inTokens is below what its prompt held: its question's promptTokens plus the tokens of its
 //     context (responses' outTokens, external and summary entries' tokens).
 //   Summary entries are checked as external ones are (answer, tokens); loading checks their `of`.
+//   Embeddings files (embeddings.ts checkEmbeddings): errors for a vector of the wrong dimension, a
+//     value that is not finite, two vectors for one text; warnings for texts without a vector and
+//     vectors of no text (computed or dropped at the next use).
 import { existsSync } from 'node:fs';
 import { extractAnswer, normalizeAnswer, questionOptions, sameMath, type AnswerType, type McqOption } from '../answer.ts';
 import type { CacheLine } from './format.ts';
+import { checkEmbeddings } from './embeddings.ts';
 import { journalPath } from './journal.ts';
-import { applyJournal, cacheFilePath, fileLines, formatProblem, parseCache, type Cache, type Problem } from './load.ts';
+import { applyJournal, cacheFilePath, formatProblem, parseCache, type Cache, type Problem } from './load.ts';
+import { fileLines } from '../textFile.ts';
 import { tokenCounter } from './tokens.ts';
 
 export interface Issue extends Problem {
@@ -127,5 +132,8 @@ export function validateCache(dir: string): { cache?: Cache; issues: Issue[] } {
     }
   }
   issues.sort((a, b) => a.line - b.line);
+  // The embeddings stored beside the cache: what training and evaluation would read.
+  const embeddings = checkEmbeddings(dir, cache);
+  issues.push(...embeddings.errors.map((p): Issue => ({ ...p, severity: 'error' })), ...embeddings.warnings.map((p): Issue => ({ ...p, severity: 'warning' })));
   return { cache, issues };
 }

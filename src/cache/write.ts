@@ -1,25 +1,48 @@
-// Writing caches. Every write goes to a temporary file that is renamed into place, so an
-// interrupted write never leaves a half-written cache behind.
-import { closeSync, existsSync, mkdirSync, openSync, renameSync, rmSync, statSync, writeSync } from 'node:fs';
-import { dirname } from 'node:path';
+// Writing caches. Every write goes to a temporary file that is flushed to disk (fsync), checked
+// where a check is given, and only then renamed into place (and the rename flushed), so an
+// interrupted write, a power loss or a failed check never leaves a half-written or invalid file.
+import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, renameSync, rmSync, statSync, writeSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { AgentRecord, ExternalRecord, QuestionRecord, ResponseRecord, SummaryRecord, type CacheLine } from './format.ts';
 import { journalPath } from './journal.ts';
-import { cacheFilePath, loadCache, type Cache } from './load.ts';
+import { CacheError, cacheFilePath, loadCache, parseCache, type Cache } from './load.ts';
+import { fileLines } from '../textFile.ts';
+import { withLockSync } from '../lock.ts';
 
-/** Write `chunks` to a temporary file beside `path`, then rename it into place. */
-export function writeFileAtomic(path: string, chunks: Iterable<string | Uint8Array>): void {
+/**
+ * Write `chunks` to a temporary file beside `path` (`<path>.<pid>.tmp`), fsync it, run `check` on
+ * it (which throws to refuse it), then rename it into place and fsync the folder.
+ */
+export function writeFileAtomic(path: string, chunks: Iterable<string | Uint8Array>, check?: (tmp: string) => void): void {
   mkdirSync(dirname(path), { recursive: true });
   const tmp = `${path}.${process.pid}.tmp`;
   const fd = openSync(tmp, 'w');
   try {
     for (const chunk of chunks) (typeof chunk === 'string' ? writeSync(fd, chunk) : writeSync(fd, chunk));
+    fsyncSync(fd);
     closeSync(fd);
+    check?.(tmp);
   } catch (e) {
-    closeSync(fd);
+    try {
+      closeSync(fd);
+    } catch {
+      // closed already
+    }
     rmSync(tmp, { force: true });
     throw e;
   }
   renameSync(tmp, path);
+  syncFolder(dirname(path));
+}
+
+/** fsync a folder, so that a rename into it survives a power loss. */
+export function syncFolder(dir: string): void {
+  const fd = openSync(dir, 'r');
+  try {
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
 }
 
 /** Copy only the fields a schema declares, dropping the loader's index fields. */
@@ -59,9 +82,17 @@ export function* serializeRecords(records: Iterable<CacheLine>): Generator<strin
   for (const r of records) yield JSON.stringify(r);
 }
 
+/** Write a cache.jsonl; it is loaded back (parsed and checked) before it is renamed into place, so an invalid cache never replaces one. */
 export function writeCacheRecords(dir: string, records: Iterable<CacheLine>): void {
-  writeFileAtomic(cacheFilePath(dir), chunked(serializeRecords(records)));
+  const file = cacheFilePath(dir);
+  writeFileAtomic(file, chunked(serializeRecords(records)), (tmp) => {
+    const { problems } = parseCache(fileLines(tmp), file);
+    if (problems.length) throw new CacheError(problems);
+  });
 }
+
+/** Files that belong to the cache in `dir` and go when it is replaced (--force): its record journal and import report. */
+export const replacedWithCache = (dir: string) => [journalPath(dir), join(dir, 'import-report.md')];
 
 export function saveCache(dir: string, cache: Cache): void {
   writeCacheRecords(dir, cacheRecords(cache));
@@ -74,6 +105,10 @@ export function saveCache(dir: string, cache: Cache): void {
  * Run it when no process is recording into the cache: a journal that grew meanwhile is left whole.
  */
 export function compactCache(dir: string): { responses: number; unanswered: number; journalKept: boolean } {
+  return withLockSync(dir, 'a cache (cache compact)', () => compactLocked(dir));
+}
+
+function compactLocked(dir: string): { responses: number; unanswered: number; journalKept: boolean } {
   const cache = loadCache(dir);
   const journal = cache.journal;
   if (!journal) return { responses: 0, unanswered: 0, journalKept: false };

@@ -1,11 +1,15 @@
 // Serialized policies. A checkpoint holds everything to resume training exactly; an exported
 // policy artifact holds everything to run the policy (weights, architecture, team, encoder id,
 // format version) and nothing of the trainer. Both are JSON with base64 float32 tensors, written
-// atomically.
-import { readFileSync, existsSync } from 'node:fs';
+// atomically, and read back through a schema: the `format` field tells them apart, every tensor
+// must have the name and shape the policy's dimensions give it and hold finite numbers only, and
+// every problem names the file and the field.
+import { z } from 'zod';
+import { formatProblem, zodProblems } from '../cache/load.ts';
 import { writeFileAtomic } from '../cache/write.ts';
+import { readTextFile } from '../textFile.ts';
 import type { EngineState } from './engine.ts';
-import type { PolicyShape, Weights } from './model.ts';
+import { parameterShapes, PolicyArchitecture, type PolicyShape, type Weights } from './model.ts';
 
 export const POLICY_FORMAT = 'cpp-policy';
 export const CHECKPOINT_FORMAT = 'cpp-checkpoint';
@@ -17,15 +21,86 @@ function encodeWeights(w: Weights): Encoded {
   return Object.fromEntries(Object.entries(w).map(([k, t]) => [k, { shape: t.shape, data: Buffer.from(t.data.buffer, t.data.byteOffset, t.data.byteLength).toString('base64') }]));
 }
 
-function decodeWeights(e: Encoded): Weights {
-  return Object.fromEntries(
-    Object.entries(e).map(([k, t]) => {
-      const bytes = Buffer.from(t.data, 'base64');
-      const data = new Float32Array(bytes.length / 4);
-      new Uint8Array(data.buffer).set(bytes);
-      return [k, { shape: t.shape, data }];
-    }),
-  );
+const count = z.number().int().nonnegative();
+const EncodedTensors = z.record(z.string(), z.strictObject({ shape: z.array(count), data: z.string().regex(/^[A-Za-z0-9+/]*={0,2}$/, 'not base64') }));
+const Shape = PolicyArchitecture.extend({ dim: z.number().int().positive(), agents: z.number().int().positive(), rounds: z.number().int().min(2) });
+const Best = z.strictObject({ epoch: z.number().int().positive(), accuracy: z.number().min(0).max(1), costPct: z.number().nonnegative() }).nullable();
+const identityHash = z.string().regex(/^[0-9a-f]{64}$/, 'not a sha256 (64 hex digits)');
+
+const CheckpointFile = z.strictObject({
+  format: z.literal(CHECKPOINT_FORMAT),
+  version: z.literal(FORMAT_VERSION),
+  config: z.record(z.string(), z.unknown()),
+  shape: Shape,
+  team: z.array(z.string().min(1)).min(1),
+  encoder: z.string().min(1),
+  /** sha256 of the cache content the run trained on (src/cache/hash.ts cacheHash); absent in runs saved before it. */
+  cacheHash: identityHash.optional(),
+  epoch: count,
+  step: count,
+  baseline: z.array(z.number()),
+  costMultiplier: z.number().nonnegative().optional(),
+  best: Best,
+  engine: z.strictObject({ step: count, weights: EncodedTensors, m: EncodedTensors, v: EncodedTensors }),
+});
+
+const PolicyFile = z.strictObject({
+  format: z.literal(POLICY_FORMAT),
+  version: z.literal(FORMAT_VERSION),
+  shape: Shape,
+  team: z.array(z.string().min(1)).min(1),
+  encoder: z.string().min(1),
+  trainedOn: z.strictObject({ cache: z.string(), seed: z.number().int(), epoch: count }),
+  weights: EncodedTensors,
+});
+
+/** Tensors of a policy of `shape`: exactly its parameters, each of its shape, every value finite; else an error naming file and field. */
+function decodeWeights(e: Encoded, shape: PolicyShape, file: string, field: string): Weights {
+  const expected = parameterShapes(shape);
+  const names = new Set(expected.map(([name]) => name));
+  const where = `dim ${shape.dim}, hidden ${shape.hidden}, ${shape.agents} agents, ${shape.rounds} rounds`;
+  const extra = Object.keys(e).filter((k) => !names.has(k));
+  if (extra.length) throw new Error(`${file}: ${field}: tensors ${extra.join(', ')} are not parameters of this policy (${where})`);
+  const out: Weights = {};
+  for (const [name, dims] of expected) {
+    const t = e[name];
+    const at = `${file}: ${field}.${name}`;
+    if (!t) throw new Error(`${at}: missing`);
+    if (JSON.stringify(t.shape) !== JSON.stringify(dims)) throw new Error(`${at}: shape [${t.shape.join(', ')}], but the policy's dimensions (${where}) give [${dims.join(', ')}]`);
+    const bytes = Buffer.from(t.data, 'base64');
+    const size = dims.reduce((a, b) => a * b, 1);
+    if (bytes.length !== size * 4) throw new Error(`${at}: holds ${bytes.length / 4} float32 values, its shape [${dims.join(', ')}] needs ${size}`);
+    const data = new Float32Array(size);
+    new Uint8Array(data.buffer).set(bytes);
+    for (let i = 0; i < size; i++) if (!Number.isFinite(data[i])) throw new Error(`${at}: value ${i} is ${data[i]}: a checkpoint holds finite numbers only`);
+    out[name] = { shape: dims, data };
+  }
+  return out;
+}
+
+/** A JSON file as an object, with its `format` (the file named in every error). */
+function readJson(path: string): Record<string, unknown> {
+  const text = readTextFile(path);
+  if (text.trim() === '') throw new Error(`${path}: empty file (a write cut short?)`);
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch (e) {
+    throw new Error(`${path}: invalid JSON (cut short, or not a policy file?): ${(e as Error).message}`);
+  }
+  if (!json || typeof json !== 'object' || Array.isArray(json)) throw new Error(`${path}: not a JSON object`);
+  return json as Record<string, unknown>;
+}
+
+/** `json` as a file of `format` (`what` it is, for the error): parsed by `schema`, its team checked against its shape. */
+function readAs<T extends typeof CheckpointFile | typeof PolicyFile>(path: string, json: Record<string, unknown>, format: string, what: string, schema: T): z.infer<T> {
+  if (json.format !== format) throw new Error(`${path}: format: expected '${format}' (${what}), found ${JSON.stringify(json.format)}`);
+  const r = schema.safeParse(json);
+  if (!r.success) throw new Error(zodProblems(r.error.issues, path, 0).slice(0, 10).map(formatProblem).join('\n'));
+  const { shape, team } = r.data;
+  if (team.length !== shape.agents) throw new Error(`${path}: team: ${team.length} agents, but shape.agents is ${shape.agents}`);
+  if (new Set(team).size !== team.length) throw new Error(`${path}: team: an agent named twice (${team.join(', ')})`);
+  return r.data as z.infer<T>;
 }
 
 /** What an exported policy holds. */
@@ -55,6 +130,8 @@ export interface Checkpoint extends TrainingState {
   format: typeof CHECKPOINT_FORMAT;
   version: number;
   config: Record<string, unknown>;
+  /** sha256 of the content of the cache the run trained on (absent in runs saved before it was recorded). */
+  cacheHash?: string;
   shape: PolicyShape;
   team: string[];
   encoder: string;
@@ -67,18 +144,18 @@ export function saveCheckpoint(path: string, c: Checkpoint): void {
   writeFileAtomic(path, [JSON.stringify(out)]);
 }
 
-function readJson(path: string, format: string): Record<string, unknown> {
-  if (!existsSync(path)) throw new Error(`${path}: file not found`);
-  const json = JSON.parse(readFileSync(path, 'utf8'));
-  if (json.format !== format) throw new Error(`${path}: format: expected '${format}', found '${json.format}'`);
-  if (json.version !== FORMAT_VERSION) throw new Error(`${path}: version: expected ${FORMAT_VERSION}, found ${json.version}`);
-  return json;
+/** A training checkpoint, checked (see the header); errors name the file and field. */
+export function loadCheckpoint(path: string): Checkpoint {
+  return checkpointOf(path, readJson(path));
 }
 
-export function loadCheckpoint(path: string): Checkpoint {
-  const json = readJson(path, CHECKPOINT_FORMAT) as unknown as Checkpoint & { engine: { step: number; weights: Encoded; m: Encoded; v: Encoded } };
-  const e = json.engine;
-  return { ...json, engine: { step: e.step, weights: decodeWeights(e.weights), m: decodeWeights(e.m), v: decodeWeights(e.v) } };
+function checkpointOf(path: string, json: Record<string, unknown>): Checkpoint {
+  const c = readAs(path, json, CHECKPOINT_FORMAT, 'a training checkpoint', CheckpointFile);
+  const shape = c.shape as PolicyShape;
+  if (c.best && c.best.epoch > c.epoch) throw new Error(`${path}: best.epoch: ${c.best.epoch}, after the checkpoint's epoch ${c.epoch}`);
+  const e = c.engine;
+  const engine = { step: e.step, weights: decodeWeights(e.weights, shape, path, 'engine.weights'), m: decodeWeights(e.m, shape, path, 'engine.m'), v: decodeWeights(e.v, shape, path, 'engine.v') };
+  return { ...c, shape, engine };
 }
 
 export function artifactOf(c: Checkpoint): PolicyArtifact {
@@ -97,14 +174,21 @@ export function savePolicy(path: string, a: PolicyArtifact): void {
   writeFileAtomic(path, [JSON.stringify({ ...a, weights: encodeWeights(a.weights) })]);
 }
 
+/** An exported policy (policy.json), checked (see the header); errors name the file and field. */
 export function loadPolicy(path: string): PolicyArtifact {
-  const json = readJson(path, POLICY_FORMAT) as unknown as PolicyArtifact & { weights: Encoded };
-  return { ...json, weights: decodeWeights(json.weights) };
+  return policyOf(path, readJson(path));
 }
 
-/** A policy from either an exported artifact or a training checkpoint. */
+function policyOf(path: string, json: Record<string, unknown>): PolicyArtifact {
+  const p = readAs(path, json, POLICY_FORMAT, 'an exported policy', PolicyFile);
+  const shape = p.shape as PolicyShape;
+  return { ...p, format: POLICY_FORMAT, shape, weights: decodeWeights(p.weights, shape, path, 'weights') };
+}
+
+/** A policy from either an exported artifact or a training checkpoint, told apart by its parsed `format`. */
 export function loadAnyPolicy(path: string): PolicyArtifact {
-  if (!existsSync(path)) throw new Error(`${path}: file not found`);
-  const head = readFileSync(path, 'utf8').slice(0, 200);
-  return head.includes(`"format":"${CHECKPOINT_FORMAT}"`) ? artifactOf(loadCheckpoint(path)) : loadPolicy(path);
+  const json = readJson(path);
+  if (json.format === CHECKPOINT_FORMAT) return artifactOf(checkpointOf(path, json));
+  if (json.format === POLICY_FORMAT) return policyOf(path, json);
+  throw new Error(`${path}: format: expected '${CHECKPOINT_FORMAT}' (a training checkpoint) or '${POLICY_FORMAT}' (an exported policy), found ${JSON.stringify(json.format)}`);
 }

@@ -1,12 +1,14 @@
 // Generates the simulated default world as a cache: questions, agents, independent round-1
 // samples, and recorded debates (Full-Debate, No-communication, random keep masks) per question.
 import { countTokens } from 'gpt-tokenizer';
-import { existsSync } from 'node:fs';
+import { existsSync, rmSync } from 'node:fs';
 import { resolve } from 'node:path';
 import seedrandom from 'seedrandom';
 import { CACHE_FORMAT, CACHE_VERSION, type CacheLine, type QuestionRecord, type ResponseRecord } from '../cache/format.ts';
-import { cacheFilePath, fileLines } from '../cache/load.ts';
-import { writeCacheRecords } from '../cache/write.ts';
+import { cacheFilePath } from '../cache/load.ts';
+import { fileLines } from '../textFile.ts';
+import { replacedWithCache, writeCacheRecords } from '../cache/write.ts';
+import { lockFolderWaitingSync, withLockSync } from '../lock.ts';
 import { candidateOrder } from '../env/actions.ts';
 import { progress } from '../progress.ts';
 import { assignSplits } from '../cache/splits.ts';
@@ -86,8 +88,22 @@ function* questionResponses(world: WorldConfig, profile: ReturnType<typeof profi
   }
 }
 
-/** Write a simulated world to `dir` (atomically), with a progress bar. */
-export function generateCache(dir: string, world: Partial<WorldConfig>, name: string): void {
+/**
+ * Write a simulated world to `dir`, with a progress bar and the folder locked; checked before it is
+ * renamed into place. A folder holding a cache is an error unless `force`: then the cache is
+ * replaced, and the record journal and import report of the replaced one go first (they belong to
+ * it; its embeddings stay, matched by text).
+ */
+export function generateCache(dir: string, world: Partial<WorldConfig>, name: string, force = false): void {
+  withLockSync(dir, 'a cache (cache gen)', () => {
+    if (existsSync(cacheFilePath(dir)) && !force) throw new Error(`${dir} already holds a cache (${cacheFilePath(dir)}): pass --force to replace it, or choose another --out`);
+    if (force) for (const f of replacedWithCache(dir)) rmSync(f, { force: true });
+    writeWorld(dir, world, name);
+  });
+}
+
+/** Write the world's cache.jsonl (the caller holds the folder's lock). */
+function writeWorld(dir: string, world: Partial<WorldConfig>, name: string): void {
   const bar = progress(`generate ${name}`, world.questions ?? WorldConfig.shape.questions.parse(undefined));
   writeCacheRecords(dir, generateWorld(world, name, (done, total) => bar.update(done, total)));
   bar.stop();
@@ -117,8 +133,15 @@ export function ensureDefaultCache(dir: string): void {
       console.error(`warning: ${dir} holds another world than today's ${known.name} world (an earlier simulator, or other settings): delete it to regenerate it`);
     return;
   }
-  console.error(`no cache at ${dir}: generating the ${known.name === 'default-sim' ? 'default simulated world' : 'simulated world with the adversary'} there`);
-  generateCache(dir, known.world, known.name);
+  // Two jobs started at once on a fresh checkout: one generates, the other waits for it.
+  const unlock = lockFolderWaitingSync(dir, 'a cache (made on first use)', 600);
+  try {
+    if (existsSync(cacheFilePath(dir))) return;
+    console.error(`no cache at ${dir}: generating the ${known.name === 'default-sim' ? 'default simulated world' : 'simulated world with the adversary'} there`);
+    writeWorld(dir, known.world, known.name);
+  } finally {
+    unlock();
+  }
 }
 
 /** Whether the cache in `dir` was generated with today's settings of `world` (read from its header). */

@@ -1,7 +1,7 @@
 // The command line as a user meets it: the bin entry, one-line usage errors, and no cache made
 // behind the user's back at a mistyped path.
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -29,4 +29,21 @@ describe('cpp-workbench', () => {
     expect(r.stderr).toContain(`${dir}/cache.jsonl: file not found`);
     expect(existsSync(dir)).toBe(false);
   }, 60_000);
+
+  it('empty work and out-of-range settings are one sentence each, exit 1, and create nothing', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'cpp-cli-'));
+    // (--rounds below 2 is tests/cli/options.test.ts's; a negative --keep-rate is keepRateCoerce's test there.)
+    const cases: [string[], string][] = [
+      [['ablate', '--workers', '0', '--out', join(dir, 'a')], '--workers: must be at least 1 (with no worker nothing is trained) (found 0)'],
+      [['main', '--seeds', '0', '--out', join(dir, 'm')], '--seeds: must be at least 1 (with no seed nothing is run) (found 0)'],
+      [['eval', '--methods', 'random', '--keep-rate', '2', '--out', join(dir, 'e')], '--keep-rate: must be at most 1 (a probability: 1 keeps every edge) (found 2)'],
+      [['cache', 'gen', '--questions', '-5', '--out', join(dir, 'g')], '--questions: must be more than 0 (found -5)'],
+    ];
+    for (const [args, message] of cases) {
+      const r = cli(...args);
+      expect(r.status, args.join(' ')).toBe(1);
+      expect(r.stderr.trim().split('\n')[0]).toContain(message);
+    }
+    expect(readdirSync(dir)).toEqual([]);
+  }, 120_000);
 });

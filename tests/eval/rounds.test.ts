@@ -15,7 +15,8 @@ import { initWeights, type PolicyShape } from '../../src/policy/model.ts';
 import { defaultCompute, resolveConfig } from '../../train/config.ts';
 import { overrideNotes } from '../../train/flags.ts';
 import { GridFile } from '../../train/grid.ts';
-import { checkRunSettings } from '../../train/runs.ts';
+import { checkRun } from '../../train/runs.ts';
+import { cacheHash } from '../../src/cache/hash.ts';
 import { train } from '../../train/trainer.ts';
 import { writeTinyCache } from '../train/tinyWorld.ts';
 
@@ -89,8 +90,9 @@ describe('rounds given to the jobs that train', () => {
     const { dir, cache } = tiny();
     const settings = { cache, out: join(dir, 'run'), rounds: 2, miss: 'error' as const, batchSize: 6, hidden: 8, backend: 'cpu' as const, epochs: 1 };
     await train(resolveConfig(settings), { log: () => {} });
-    expect(() => checkRunSettings(settings)).not.toThrow();
-    expect(() => checkRunSettings({ ...settings, threads: 2 })).not.toThrow(); // how it computes may change
-    expect(() => checkRunSettings({ ...settings, batchSize: 3, k: -1 })).toThrow(`${settings.out} holds a run with other settings (batchSize 6 there, 3 asked; k 0 there, -1 asked): choose another folder, or delete it to train anew`);
+    const hash = await cacheHash(cache);
+    expect(checkRun(settings, hash).action).toBe('reuse');
+    expect(checkRun({ ...settings, threads: 2 }, hash).action).toBe('reuse'); // how it computes may change
+    expect(() => checkRun({ ...settings, batchSize: 3, k: -1 }, hash)).toThrow(`${settings.out} holds a run of other settings or another cache (batchSize 6 there, 3 asked; k 0 there, -1 asked): pass --force to train it anew there, or choose another folder`);
   }, 60_000);
 });

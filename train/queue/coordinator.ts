@@ -9,8 +9,10 @@ import { existsSync } from 'node:fs';
 import { Queue, type Job } from 'bullmq';
 import { cacheHash } from '../../src/cache/hash.ts';
 import { progress } from '../../src/progress.ts';
-import { cellIdentity, type Cell, type CellOutcome } from '../grid.ts';
+import type { Cell, CellOutcome } from '../grid.ts';
+import { cellIdentity, runContentHashes } from '../identity.ts';
 import { runFiles } from '../runFolder.ts';
+import { runStatus } from '../runs.ts';
 import { CellProgress, CellResult, cellJob, collectRun, filesKey, jobIdOf, readCellRecord, type CellJob } from './cellJob.ts';
 import { QUEUE, connect, type QueueUrl } from './redis.ts';
 
@@ -57,16 +59,25 @@ async function coordinate(cells: Cell[], o: QueuedGridOptions): Promise<CellOutc
   });
 
   // A run folder is this cell's result only if its record names the same identity.
+  // Another run is named with what differs (train/identity.ts), never reused or overwritten.
   const foreign: string[] = [];
+  const contentOf = runContentHashes();
   for (const t of tracked) {
     const out = t.cell.settings.out;
     if (!existsSync(out)) continue;
     const record = readCellRecord(out);
     if (record?.identity === t.job.identity && existsSync(runFiles(out).best)) t.state = 'reused';
-    else foreign.push(out);
+    else {
+      const differences = existsSync(runFiles(out).checkpoint) ? runStatus(t.cell.settings, await contentOf(t.cell.settings)).differences : [];
+      const what =
+        differences.length ? `a run of other settings or another cache (${differences.join('; ')})`
+        : record && record.identity !== t.job.identity ? `the cell ${record.identity.slice(0, 12)}, of other settings or another cache`
+        : record ? 'a cell without its best.json'
+        : 'a run made without --queue';
+      foreign.push(`${out}: ${what}`);
+    }
   }
-  if (foreign.length)
-    throw new Error(`${foreign.join(', ')}: ${foreign.length === 1 ? 'holds a run' : 'hold runs'} made without --queue, or of other settings or another cache: remove ${foreign.length === 1 ? 'it' : 'them'} or choose another --out`);
+  if (foreign.length) throw new Error(`the results folder holds cells that are not these cells' runs:\n${foreign.join('\n')}\nremove ${foreign.length === 1 ? 'that folder' : 'those folders'}, or choose another --out`);
 
   const redis = connect(o.queue, say);
   const queue = new Queue(QUEUE, { connection: redis });

@@ -11,7 +11,7 @@ import { cacheHash } from '../../src/cache/hash.ts';
 import { cacheFilePath } from '../../src/cache/load.ts';
 import type { ComputeSettings } from '../../src/policy/backends.ts';
 import { ensureDefaultCache } from '../../src/sim/generate.ts';
-import { cellIdentity } from '../grid.ts';
+import { cellIdentity } from '../identity.ts';
 import { runTraining } from '../runs.ts';
 import { CellJob, uploadRun, type CellProgress, type CellResult } from './cellJob.ts';
 import { QUEUE, connect, type QueueUrl } from './redis.ts';
@@ -74,7 +74,7 @@ export function startWorker(o: WorkerOptions): { name: string; close: () => Prom
     rmSync(settings.out, { recursive: true, force: true });
     const started = Date.now();
     try {
-      await runTraining(settings, cell.epochs, () => {
+      await runTraining(settings, hash, () => {
         epoch++;
         report().catch((e: Error) => say(`progress of ${cell.label} not reported: ${e.message}`));
       });
