@@ -68,8 +68,10 @@ async function ablateLocked(o: AblateOptions, grid: GridFile, results: string): 
     for (const c of recording) c.settings.endpoints ??= o.endpoints;
   }
   const outcomes = queue ? await runQueuedGrid(cells, { queue }) : await runGrid(cells, o.workers, undefined, o.force);
-  const evaluating = progress(`evaluating ${outcomes.length} cells on ${o.split}`, 1);
-  const { markdown, files } = await ablationReport(grid, outcomes, results, o.split, o.compute);
+  const toEvaluate = outcomes.filter((x) => x.status !== 'failed').length;
+  const evaluating = progress(`evaluating ${toEvaluate} cells on ${o.split}`, toEvaluate);
+  let evaluatedCells = 0;
+  const { markdown, files } = await ablationReport(grid, outcomes, results, o.split, o.compute, () => evaluating.update(++evaluatedCells));
   evaluating.stop();
   const evaluated = outcomes.filter((x) => x.status !== 'failed');
   session.inputs = await Promise.all(evaluated.map((x) => hashFile(runFiles(x.cell.settings.out).best)));
@@ -78,9 +80,10 @@ async function ablateLocked(o: AblateOptions, grid: GridFile, results: string): 
   files.push(recordReport(results, session, files.find((f) => f.endsWith('.md'))!));
   const count = (s: string) => outcomes.filter((x) => x.status === s).length;
   const failed = count('failed');
-  const minutes = ((Date.now() - started) / 60000).toFixed(1);
+  const seconds = (Date.now() - started) / 1000;
+  const minutes = (seconds / 60).toFixed(1);
   return {
-    text: `${markdown}\n\nwritten: ${files.join(', ')}\nwall time ${minutes} min for ${outcomes.length} cells (${count('trained')} trained, ${count('reused')} reused, ${failed} failed) with ${queue ? `the workers of queue ${queue.label}` : `${o.workers} workers`}`,
+    text: `${markdown}\n\nwritten: ${files.join(', ')}\nwall time ${minutes} min for ${outcomes.length} cells, ${(seconds / Math.max(1, outcomes.length)).toFixed(1)} s a cell (${count('trained')} trained, ${count('reused')} reused, ${failed} failed) with ${queue ? `the workers of queue ${queue.label}` : `${o.workers} workers`}`,
     failed,
   };
 }

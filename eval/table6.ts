@@ -47,7 +47,8 @@ export function differs(r: AblationRow): string {
 export const TESTS_NOTE =
   'Accuracy 95% CI: Student t interval of the mean over seeds (Wilson over the questions for a single seed). Against the reference variant (Δ = variant minus reference): the 95% CI is a percentile bootstrap over the test questions (5000 resamples, seeded by the two names), each question\'s accuracy averaged over the seeds of each variant, so it covers question sampling; Welch p is Welch\'s two-sided t-test on the per-seed accuracies, so it covers seed-to-seed spread ("-" when neither variant spreads or one has a single seed). "differs": which of the two finds a difference at the 5% level; "yes (both)" is the claim we make. No correction for multiple comparisons.';
 
-export async function ablationReport(grid: GridFile, outcomes: CellOutcome[], results: string, split: Split, compute: ComputeSettings): Promise<{ markdown: string; files: string[] }> {
+/** `onCell` is called after each cell is evaluated (a progress bar of the evaluation). */
+export async function ablationReport(grid: GridFile, outcomes: CellOutcome[], results: string, split: Split, compute: ComputeSettings, onCell: () => void = () => {}): Promise<{ markdown: string; files: string[] }> {
   const referenceName = grid.reference ?? grid.variants[0].name;
   const rs: AblationRow[] = [];
   const fullAccuracy: string[] = [];
@@ -64,16 +65,20 @@ export async function ablationReport(grid: GridFile, outcomes: CellOutcome[], re
     const few = fewQuestionsNote(`${split} split of ${cachePath} (Full-Debate)`, full.questions, full.correct);
     if (few) fewNotes.push(few);
     const groups: (MethodGroup & { variant: string })[] = [];
+    // One read of a cache's embeddings per encoder, not one per cell (a file of ~100 MB).
+    const embeddings = new Map<string, Awaited<ReturnType<typeof ensureEmbeddings>>>();
     for (const v of grid.variants) {
       const label = grid.caches.length > 1 ? `${v.name} [${cachePath}]` : v.name;
       const runs: MethodResult[] = [];
       for (const o of outcomes.filter((x) => x.cell.variant === v.name && x.cell.cache === cachePath && x.status !== 'failed')) {
         const artifact = loadAnyPolicy(runFiles(o.cell.settings.out).best);
         const engine = await inferenceEngine(compute, artifact.shape, artifact.weights);
-        const emb = await ensureEmbeddings(cachePath, cache, await encoderFor(artifact.encoder));
+        if (!embeddings.has(artifact.encoder)) embeddings.set(artifact.encoder, await ensureEmbeddings(cachePath, cache, await encoderFor(artifact.encoder)));
+        const emb = embeddings.get(artifact.encoder)!;
         const runEnv = makeEnvironment(cache, { agents: artifact.team, rounds: artifact.shape.rounds, allowUnrecordedRounds: o.cell.settings.allowUnrecordedRounds });
         runs.push(await evaluatePolicy(engine, runEnv, emb, questions, o.cell.id));
         engine.dispose();
+        onCell();
         if (existsSync(runFiles(o.cell.settings.out).jsonl))
           for (const p of readRunCurves(o.cell.settings.out, `seed ${o.cell.seed}`)) if (p.series.startsWith('validation')) curves.push({ ...p, series: label });
       }
