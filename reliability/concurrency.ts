@@ -20,7 +20,8 @@ export interface ConcurrencyCase {
   prepare?: { args: string[]; until: string };
 }
 
-const LONG = ['--epochs', '30'];
+// Long enough for a second writer to start (Node, tsx, ONNX Runtime: seconds) while the first trains.
+const LONG = ['--epochs', '12'];
 const trainTwice = ['train', '--cache', INPUT.cache, '--config', INPUT.config, ...LONG, '--out', 'run'];
 const grid = ['ablate', '--grid', INPUT.grid, '--out', 'grid-out', '--workers', '1'];
 const job = ['main', '--cache', INPUT.cache, '--seeds', '2', '--config', INPUT.config, '--out', 'job'];

@@ -275,7 +275,7 @@ const FLAG_CASES: { args: string[]; flag: string; code?: number }[] = [
   { args: ['cache', 'validate', 'nowhere'], flag: 'nowhere' },
   { args: ['baselines', '--cache', 'nowhere'], flag: 'nowhere' },
 ];
-const flagCases: CorpusCase[] = FLAG_CASES.map((f) => ({ id: `flags: ${f.args.slice(0, f.args[0] === 'cache' ? 2 : 1).join(' ')} ${f.args.slice(-2).join(' ')}`, kind: 'flags', args: f.args, code: f.code ?? 'nonzero', error: `(--)?${f.flag}` }));
+const flagCases: CorpusCase[] = FLAG_CASES.map((f) => ({ id: `flags: ${f.args.join(' ')}`, kind: 'flags', args: f.args, code: f.code ?? 'nonzero', error: `(--)?${f.flag}` }));
 
 // --- import files --------------------------------------------------------------------------------
 

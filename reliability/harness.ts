@@ -15,8 +15,9 @@ const BIN = join(REPO, 'bin', 'cpp-workbench.mjs');
  * Where trials work. Under the repository, not the system's temp folder: the training children of
  * `main` and `ablate` are started with `--import tsx`, which Node resolves from the working folder,
  * so a command run from a folder outside the package cannot start them (noted in the README).
+ * `npm test` works in a folder of its own, so that it may run beside `npm run reliability`.
  */
-export const WORK = join(REPO, 'results', 'reliability', 'work');
+export const WORK = join(REPO, 'results', 'reliability', process.env.VITEST ? 'work-test' : 'work');
 
 export interface CliRun {
   args: string[];
