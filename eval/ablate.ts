@@ -13,7 +13,8 @@ import { runFiles } from '../train/runFolder.ts';
 import { ensureDefaultCache } from '../src/sim/generate.ts';
 import { expandGrid, readGrid, runGrid, type GridFile } from '../train/grid.ts';
 import { resolveConfig } from '../train/config.ts';
-import { cachePlan, computePlan, planCacheHash, runPlan, type JobDescription } from '../train/plan.ts';
+import { cachePlan, computePlan, runPlan, type JobDescription } from '../train/plan.ts';
+import { runContentHashes } from '../train/identity.ts';
 import { withLock } from '../src/lock.ts';
 import { runQueuedGrid } from '../train/queue/coordinator.ts';
 import { parseQueueUrl } from '../train/queue/redis.ts';
@@ -91,12 +92,15 @@ export function ablateDescription(o: AblateOptions): JobDescription {
   const cells = expandGrid(grid, results, o.compute);
   return {
     settings: { grid: o.grid, name: grid.name, results, workers: o.workers, split: o.split, compute: o.compute, reference: grid.reference ?? grid.variants[0].name, cells: cells.map((c) => ({ id: c.id, settings: resolveConfig(c.settings) })) },
-    plan: async () => [
-      ...grid.caches.map(cachePlan),
-      `train ${cells.length} cells, ${o.workers} at a time:`,
-      ...(await Promise.all(cells.map(async (c) => `  ${runPlan(c.settings, await planCacheHash(c.cache), o.force)} [${c.id}]`))),
-      `then evaluate the best checkpoint of every cell on the ${o.split} split (${await computePlan(o.compute)})`,
-      `writes in ${results}: table6.md, table6.csv, accuracy-cost.svg, learning-curves.svg, provenance.json`,
-    ],
+    plan: async () => {
+      const contentOf = runContentHashes();
+      return [
+        ...grid.caches.map(cachePlan),
+        `train ${cells.length} cells, ${o.workers} at a time:`,
+        ...(await Promise.all(cells.map(async (c) => `  ${runPlan(c.settings, await contentOf(c.settings), o.force)} [${c.id}]`))),
+        `then evaluate the best checkpoint of every cell on the ${o.split} split (${await computePlan(o.compute)})`,
+        `writes in ${results}: table6.md, table6.csv, accuracy-cost.svg, learning-curves.svg, provenance.json`,
+      ];
+    },
   };
 }

@@ -8,6 +8,7 @@ import { formatIssue, validateCache } from '../src/cache/validate.ts';
 import { fidelityTable } from '../src/env/modelFidelity.ts';
 import { makeEncoder, type EncoderName } from '../src/encoders/index.ts';
 import { readJsonFile } from '../src/jsonFile.ts';
+import { parseSettings } from '../src/issues.ts';
 import { generateCache } from '../src/sim/generate.ts';
 import { WorldConfig } from '../src/sim/world.ts';
 
@@ -19,6 +20,8 @@ export interface GenOptions {
   seed?: number;
   adversary?: boolean;
   name: string;
+  /** Replace a cache the folder holds already (else an error). */
+  force?: boolean;
 }
 
 export function genJob(o: GenOptions): string {
@@ -31,7 +34,8 @@ export function genJob(o: GenOptions): string {
   // A flag over the world file wins, and says so.
   for (const [k, v] of Object.entries(flags))
     if (file[k as keyof typeof flags] !== undefined && file[k as keyof typeof flags] !== v) console.error(`--${k} ${v} overrides ${k} ${file[k as keyof typeof flags]} of ${o.world}`);
-  generateCache(o.out, WorldConfig.parse({ ...file, ...flags }), o.name);
+  const world = parseSettings(WorldConfig, { ...file, ...flags }, (field) => (field in flags ? `--${field}` : `${o.world ?? 'world settings'}: ${field}`));
+  generateCache(o.out, world, o.name, o.force);
   return `wrote ${cacheFilePath(o.out)}`;
 }
 

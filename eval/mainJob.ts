@@ -10,10 +10,10 @@ import { readConfigFile, resolveConfig, type TrainConfig } from '../train/config
 import { overrideNotes } from '../train/flags.ts';
 import { runFiles } from '../train/runFolder.ts';
 import { otherRunError, pool, runStatus, runTraining } from '../train/runs.ts';
-import { cacheHash } from '../src/cache/hash.ts';
+import { runContentHashes } from '../train/identity.ts';
 import { withLock } from '../src/lock.ts';
 import { evalDescription, evalJob, METHODS, type EvalOptions } from './compare.ts';
-import { planCacheHash, runPlan, type JobDescription } from '../train/plan.ts';
+import { runPlan, type JobDescription } from '../train/plan.ts';
 import { ensureDefaultCache } from '../src/sim/generate.ts';
 
 export interface MainOptions {
@@ -57,7 +57,7 @@ export function mainDescription(o: MainOptions): JobDescription {
     settings: { out: o.out, workers: o.workers, training: { ...training, seed: 'per run', out: 'per run' }, runs, comparison: evaluation.settings },
     plan: async () => {
       const [cache, ...comparing] = await evaluation.plan();
-      const hash = await planCacheHash(o.cache);
+      const hash = await runContentHashes()(settings);
       return [cache, `train CPP (${o.config}) for ${o.seeds} seeds, ${o.workers} at a time (${epochs} epochs each):`, ...runs.map((r) => `  ${runPlan({ ...settings, ...r }, hash, o.force)}`), `then compare (report in ${comparison.out}):`, ...comparing.map((l) => `  ${l}`)];
     },
   };
@@ -80,7 +80,7 @@ export async function mainJob(o: MainOptions): Promise<string> {
   const { seeds, settings, epochs, runs, comparison } = mainParts(o);
   return withLock(o.out, 'a main job', async () => {
     ensureDefaultCache(o.cache);
-    const hash = await cacheHash(o.cache);
+    const hash = await runContentHashes()(settings);
     // Every seed's folder is checked before any trains: a run of other settings or another cache is refused (or, --force, trained anew).
     const other = runs.map((r) => ({ r, d: runStatus({ ...settings, ...r }, hash).differences })).filter((x) => x.d.length);
     if (other.length && !o.force) throw new Error(other.map((x) => otherRunError(x.r.out, x.d).message).join('\n'));

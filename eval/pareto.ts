@@ -28,6 +28,7 @@ import { evaluatePolicy } from './policyEval.ts';
 import { plot, rows, type MethodGroup } from './report.ts';
 import { staticMask, trainStaticMask } from './staticMask.ts';
 import { tInterval, type Estimate } from '../src/significance.ts';
+import { withLock } from '../src/lock.ts';
 
 export interface ParetoOptions {
   cache: string;
@@ -42,11 +43,18 @@ export interface ParetoOptions {
   /** Folder of the runs (one per budget and seed) and of the report (report/). */
   out: string;
   compute: ComputeSettings;
+  /** Train anew the runs whose folders hold runs of other settings or another cache (else an error naming each difference). */
+  force?: boolean;
 }
 
 const budgetName = (b: number) => `target ${(100 * b).toFixed(0)}%`;
 
-export async function paretoJob(o: ParetoOptions): Promise<string> {
+/** The Pareto job, with its folder locked (a second job into it is refused, naming this one). */
+export function paretoJob(o: ParetoOptions): Promise<string> {
+  return withLock(o.out, 'a Pareto job', () => paretoLocked(o));
+}
+
+async function paretoLocked(o: ParetoOptions): Promise<string> {
   ensureDefaultCache(o.cache);
   // The runs train the team the comparison debates (--agents), with the config's other settings.
   // (A config file read through the schema holds every setting: the grid sets cache, seed and out itself.)
@@ -62,7 +70,7 @@ export async function paretoJob(o: ParetoOptions): Promise<string> {
 
   // CPP at each budget: a grid with one variant per budget.
   const grid = GridFile.parse({ name: 'pareto', base, seeds: o.seeds, caches: [o.cache], variants: o.budgets.map((b) => ({ name: budgetName(b), settings: { targetCost: b } })) });
-  const outcomes = await runGrid(expandGrid(grid, o.out, o.compute), o.workers);
+  const outcomes = await runGrid(expandGrid(grid, o.out, o.compute), o.workers, undefined, o.force);
   const failed = outcomes.filter((x) => x.status === 'failed');
   if (failed.length) throw new Error(failed.map((f) => `${f.cell.id}: ${f.error}`).join('\n'));
 

@@ -5,6 +5,8 @@ import { z } from 'zod';
 
 /** What a value must be, from a zod issue (zod's own message where no plainer one fits). */
 export function issueSentence(i: z.core.$ZodIssue): string {
+  // A schema's own message (a range with its reason) is already a sentence; zod's defaults are not.
+  if (!/^(Too (small|big)|Invalid|Expected|Unrecognized)/.test(i.message)) return i.message;
   switch (i.code) {
     case 'too_small':
       if (i.origin === 'number' || i.origin === 'bigint') return `must be ${i.inclusive ? 'at least' : 'more than'} ${i.minimum}`;
@@ -20,7 +22,7 @@ export function issueSentence(i: z.core.$ZodIssue): string {
     case 'invalid_value':
       return `must be ${i.values.length === 1 ? JSON.stringify(i.values[0]) : `one of ${i.values.map((v) => JSON.stringify(v)).join(', ')}`}`;
     case 'unrecognized_keys':
-      return `unknown setting${i.keys.length === 1 ? '' : 's'} ${i.keys.join(', ')}`;
+      return 'unknown setting';
     default:
       return i.message;
   }
@@ -42,9 +44,11 @@ export function parseSettings<T extends z.ZodType>(schema: T, input: unknown, na
   if (parsed.success) return parsed.data;
   throw new Error(
     parsed.error.issues
-      .map((i) => {
+      .flatMap((i) => {
+        // An unknown key is named itself, one line each.
+        if (i.code === 'unrecognized_keys') return i.keys.map((k) => `${name([...i.path, k].join('.'))}: ${issueSentence(i)}`);
         const found = valueAt(input, i.path);
-        return `${name(i.path.join('.'))}: ${issueSentence(i)}${found !== undefined && i.code !== 'unrecognized_keys' ? ` (found ${typeof found === 'number' ? String(found) : JSON.stringify(found)})` : ''}`;
+        return [`${name(i.path.join('.'))}: ${issueSentence(i)}${found !== undefined ? ` (found ${typeof found === 'number' ? String(found) : JSON.stringify(found)})` : ''}`];
       })
       .join('\n'),
   );

@@ -8,8 +8,8 @@ import { z } from 'zod';
 import { readJsonFile } from '../src/jsonFile.ts';
 import { progress } from '../src/progress.ts';
 import { TrainConfig, resolveConfig } from './config.ts';
+import { runContentHashes } from './identity.ts';
 import { checkRun, otherRunError, pool, runStatus, runTraining } from './runs.ts';
-import { cacheHash } from '../src/cache/hash.ts';
 import { ensureDefaultCache } from '../src/sim/generate.ts';
 
 // Setting overrides, checked against TrainConfig but kept as written: a variant must override only
@@ -25,7 +25,7 @@ export const GridFile = z.strictObject({
   /** Settings every variant starts from. */
   base: Settings.default({}),
   /** Seeds 0..n-1, or a list. */
-  seeds: z.union([z.number().int().positive(), z.array(z.number().int())]).default(3),
+  seeds: z.union([z.number().int().positive(), z.array(z.number().int().nonnegative()).min(1, 'needs at least one seed: a grid without seeds trains nothing')]).default(3),
   caches: z.array(z.string()).min(1).default(['cache/default']),
   variants: z.array(z.strictObject({ name: z.string().min(1), settings: Settings.default({}) })).min(1),
   /** Variant the others are compared with. */
@@ -78,12 +78,10 @@ export interface CellOutcome {
  * `force` those cells are trained anew.
  */
 export async function runGrid(cells: Cell[], workers: number, log: (line: string) => void = console.error, force = false): Promise<CellOutcome[]> {
-  const hashes = new Map<string, string>();
-  for (const cache of new Set(cells.map((c) => c.cache))) {
-    ensureDefaultCache(cache);
-    hashes.set(cache, await cacheHash(cache));
-  }
-  const status = cells.map((c) => runStatus(c.settings, hashes.get(c.cache)!));
+  for (const cache of new Set(cells.map((c) => c.cache))) ensureDefaultCache(cache);
+  const contentOf = runContentHashes();
+  const hashes = await Promise.all(cells.map((c) => contentOf(c.settings)));
+  const status = cells.map((c, i) => runStatus(c.settings, hashes[i]));
   const other = cells.map((c, i) => ({ c, d: status[i].differences })).filter((x) => x.d.length);
   if (other.length && !force) throw new Error(other.map((x) => otherRunError(x.c.settings.out, x.d).message).join('\n'));
   const total = cells.reduce((s, c) => s + c.epochs, 0);
@@ -95,12 +93,12 @@ export async function runGrid(cells: Cell[], workers: number, log: (line: string
   const said = () => `cells: ${done} done, ${running} running, ${cells.length - done - running} left`;
   log(`${cells.length} cells (${done} finished already${other.length ? `, ${other.length} of other settings or another cache trained anew (--force)` : ''}), ${workers} at a time`);
   bar.update(epochs, undefined, said());
-  const results = await pool(cells, workers, async (cell) => {
-    if (checkRun(cell.settings, hashes.get(cell.cache)!, force).action === 'reuse') return 'reused' as const;
+  const results = await pool(cells.map((cell, i) => ({ cell, hash: hashes[i] })), workers, async ({ cell, hash }) => {
+    if (checkRun(cell.settings, hash, force).action === 'reuse') return 'reused' as const;
     running++;
     bar.update(epochs, undefined, said());
     try {
-      return await runTraining(cell.settings, hashes.get(cell.cache)!, () => bar.update(++epochs, undefined, said()));
+      return await runTraining(cell.settings, hash, () => bar.update(++epochs, undefined, said()));
     } finally {
       running--;
       done++;

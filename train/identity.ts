@@ -3,6 +3,9 @@
 // both match what they ask for, and otherwise name each difference; a grid on a queue names its
 // cells by the same hash.
 import { createHash } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { cacheHash, sha256File } from '../src/cache/hash.ts';
+import { cacheFilePath } from '../src/cache/load.ts';
 import { COMPUTE_SETTINGS, resolveConfig, type TrainConfig } from './config.ts';
 
 /**
@@ -37,4 +40,20 @@ export function identityDifferences(saved: { config: Partial<TrainConfig>; cache
   if (saved.cacheHash === undefined) differ.push(`the content of the cache it trained on is not recorded (saved before runs recorded it), so it cannot be told from ${cache}'s`);
   else if (saved.cacheHash !== asked.cacheHash) differ.push(`cache content sha256 ${saved.cacheHash.slice(0, 12)} there, ${asked.cacheHash.slice(0, 12)} in ${cache} now`);
   return differ;
+}
+
+/**
+ * The content hash of the cache a run of `settings` is identified by: cache.jsonl and its record
+ * journal (src/cache/hash.ts), except for a run that records (miss = record), whose journal grows
+ * with what the run itself asks: cache.jsonl alone. Memoized per cache by the function returned,
+ * so a grid hashes each cache once. '' for a cache not there yet (a plan of a cache to generate).
+ */
+export function runContentHashes(): (settings: Partial<TrainConfig>) => Promise<string> {
+  const memo = new Map<string, Promise<string>>();
+  return (settings) => {
+    const { cache, miss } = resolveConfig(settings);
+    const key = `${miss === 'record'}\0${cache}`;
+    if (!memo.has(key)) memo.set(key, !existsSync(cacheFilePath(cache)) ? Promise.resolve('') : miss === 'record' ? sha256File(cacheFilePath(cache)) : cacheHash(cache));
+    return memo.get(key)!;
+  };
 }

@@ -3,13 +3,13 @@
 // worked out without writing anything.
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { cacheHash } from '../src/cache/hash.ts';
 import { cacheFilePath } from '../src/cache/load.ts';
 import { loadCheckpoint, type Checkpoint } from '../src/policy/artifact.ts';
 import type { ComputeSettings } from '../src/policy/backends.ts';
 import { DEFAULT_CACHE } from '../src/sim/generate.ts';
 import { resolveConfig, type TrainConfig } from './config.ts';
 import { runFiles } from './runFolder.ts';
+import { runContentHashes } from './identity.ts';
 import { runStatus } from './runs.ts';
 
 /** A job's resolved settings (printed as JSON) and its plan (printed as lines). */
@@ -32,8 +32,6 @@ export function runSettings(config: TrainConfig, resumed: Checkpoint | undefined
   }
 }
 
-/** The content hash of a cache for a plan: none yet (a cache to generate, or missing: the plan says so). */
-export const planCacheHash = async (dir: string) => (existsSync(cacheFilePath(dir)) ? cacheHash(dir) : '');
 
 /** What `--resume` of a folder without a checkpoint should say, with what to run instead. */
 export function noCheckpoint(out: string): string {
@@ -79,7 +77,7 @@ async function trainPlan(config: TrainConfig, resume: boolean, force: boolean): 
     !held && resume ? `refuse: ${noCheckpoint(config.out)}`
     : held && !resume && !force ? `refuse: ${config.out} already holds a run (pass --resume to continue it, --force to train it anew, or choose another --out)`
     : held && force ? `train anew ${config.out} (--force): ${config.epochs} epochs, replacing the run there`
-    : runPlan(config, await planCacheHash(config.cache));
+    : runPlan(config, await runContentHashes()(config));
   return [
     cachePlan(config.cache),
     `embeddings: ${config.encoder} encoder, stored in ${config.cache}/embeddings/ (texts without one are embedded first)`,

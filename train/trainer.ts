@@ -19,7 +19,6 @@ import { addTiers, emptyTiers } from '../src/env/tiers.ts';
 import { keepAll, playDebates, type DebateResult, type KeepRule } from '../src/env/debate.ts';
 import { makeEnvironment, splitQuestions, type Environment } from '../src/env/environment.ts';
 import { saveCheckpoint, loadCheckpoint, type Checkpoint, type TrainingState } from '../src/policy/artifact.ts';
-import { cacheHash } from '../src/cache/hash.ts';
 import { lockFolder } from '../src/lock.ts';
 import { zeroMoments } from '../src/policy/engine.ts';
 import { initWeights, type PolicyShape, type Weights } from '../src/policy/model.ts';
@@ -32,7 +31,7 @@ import { ensureDefaultCache } from '../src/sim/generate.ts';
 import { closeRecording, openRecording, recordingSummary } from '../src/recording.ts';
 import { influenceWeights, meanResponseTokens } from '../src/reward.ts';
 import { advantagesOf, baselineSize, dualStep } from './advantage.ts';
-import { identityDifferences } from './identity.ts';
+import { identityDifferences, runContentHashes } from './identity.ts';
 import { noCheckpoint, runSettings } from './plan.ts';
 import { clearRun, openRunLog, round4, runFiles, tierShares, truncateLog } from './runFolder.ts';
 import { checkTrainingData } from './smallData.ts';
@@ -122,7 +121,7 @@ async function trainLocked(config: TrainConfig, o: TrainOptions): Promise<{ chec
   config = runSettings(config, resumed, o.compute);
   ensureDefaultCache(config.cache);
   // A run is its settings and its cache's content (train/identity.ts): a resumed run goes on only on the data it started with.
-  const contentHash = await cacheHash(config.cache);
+  const contentHash = await runContentHashes()(config);
   if (resumed) {
     const differ = identityDifferences({ config: resumed.config as Partial<TrainConfig>, cacheHash: resumed.cacheHash }, { settings: config, cacheHash: contentHash });
     if (differ.length)

@@ -11,7 +11,9 @@ export type Split = (typeof SPLITS)[number];
 
 const id = z.string().min(1, 'must be a non-empty id');
 const tokens = z.number().int().nonnegative();
-const price = z.number().nonnegative();
+/** A price per token: at most 1000 (a billion per million tokens, far above any model), so that sums of costs stay finite numbers. */
+export const MAX_PRICE = 1000;
+const price = z.number().nonnegative().max(MAX_PRICE, `must be at most ${MAX_PRICE} per token (prices are per token, not per million)`);
 /** Free-form producer data (simulator latents, import provenance); the environment never reads it. */
 const meta = z.looseObject({}).optional(); // (a loose object checks faster than a record)
 

@@ -14,13 +14,14 @@ import { basename, extname } from 'node:path';
 import seedrandom from 'seedrandom';
 import { z } from 'zod';
 import { extractAnswer, normalizeAnswer, questionOptions, type AnswerType } from '../answer.ts';
-import { CACHE_FORMAT, CACHE_VERSION, SPLITS, type CacheLine, type ExternalRecord, type QuestionRecord, type ResponseRecord, type Split } from './format.ts';
+import { CACHE_FORMAT, CACHE_VERSION, MAX_PRICE, SPLITS, type CacheLine, type ExternalRecord, type QuestionRecord, type ResponseRecord, type Split } from './format.ts';
 import { zodProblems } from './load.ts';
 import { assignSplits } from './splits.ts';
 import { tokenCounter, type Encoding } from './tokens.ts';
 
-/** Price per million tokens of one model. */
-export const ModelPrice = z.strictObject({ in: z.number().nonnegative(), out: z.number().nonnegative() });
+/** Price per million tokens of one model (at most a million: the cache's bound of 1 per token). */
+const perMillion = z.number().nonnegative().max(MAX_PRICE * 1e6);
+export const ModelPrice = z.strictObject({ in: perMillion, out: perMillion });
 export const PriceFile = z.record(z.string(), ModelPrice);
 
 export interface DuImportOptions {

@@ -205,6 +205,12 @@ export function parseCache(lines: Iterable<string>, file: string): { cache?: Cac
   // Responses are indexed as they stream in (so parsed records die young), except those whose
   // question or agent comes later in the file: those wait for the end.
   const deferred: { rec: ResponseRecord; line: number }[] = [];
+  /** `agent:<id>`, `question:<id>` and `record:<id>` (responses, externals) of lines refused or left out: their problem is reported once, on their line. */
+  const rejected = new Set<string>();
+  const reject = (json: unknown) => {
+    const r = json as { type?: unknown; id?: unknown } | null;
+    if (r && typeof r === 'object' && typeof r.type === 'string' && typeof r.id === 'string') rejected.add(`${r.type === 'question' || r.type === 'agent' ? r.type : 'record'}:${r.id}`);
+  };
   const pendingExternals: { rec: ExternalRecord | SummaryRecord; line: number }[] = [];
   const addResponse = (rec: ResponseRecord, line: number, final: boolean) => {
     if (isDuplicate('response', cache.responseIndex, responseLine, rec.id, line)) return;
@@ -213,9 +219,11 @@ export function parseCache(lines: Iterable<string>, file: string): { cache?: Cac
     if (!final && (q === undefined || a === undefined)) return void deferred.push({ rec, line });
     if (rec.round === 1 && (rec.context.length > 0 || rec.prev !== null))
       problem(line, rec.prev !== null ? 'prev' : 'context', 'a round-1 response has no context and no previous response');
-    if (q === undefined) problem(line, 'question', `unknown question '${rec.question}'`);
-    if (a === undefined) problem(line, 'agent', `unknown agent '${rec.agent}'`);
-    if (q === undefined || a === undefined) return;
+    // A record of a question or agent whose own line was refused is left out without a problem of
+    // its own: that line's problem says it (one bad price is one problem, not one per response).
+    if (q === undefined && !rejected.has(`question:${rec.question}`)) problem(line, 'question', `unknown question '${rec.question}'`);
+    if (a === undefined && !rejected.has(`agent:${rec.agent}`)) problem(line, 'agent', `unknown agent '${rec.agent}'`);
+    if (q === undefined || a === undefined) return void rejected.add(`record:${rec.id}`);
     cache.responseIndex.set(rec.id, cache.responses.length);
     responseLine.push(line);
     cache.responses.push(indexResponse(cache, rec, q, a));
@@ -237,6 +245,7 @@ export function parseCache(lines: Iterable<string>, file: string): { cache?: Cac
     const parsed = CacheLine.safeParse(json);
     if (!parsed.success) {
       problems.push(...zodProblems(parsed.error.issues, file, line));
+      reject(json);
       continue;
     }
     // The schemas are strict and add no defaults, so a valid line's parsed JSON *is* the record.
@@ -257,6 +266,7 @@ export function parseCache(lines: Iterable<string>, file: string): { cache?: Cac
       const gold = normalizeAnswer(rec.gold, rec.answerType);
       if (gold === null) {
         problem(line, 'gold', `gold answer '${rec.gold}' cannot be read as a ${rec.answerType} answer`);
+        reject(rec);
         continue;
       }
       questionLine.push(line);
@@ -273,7 +283,8 @@ export function parseCache(lines: Iterable<string>, file: string): { cache?: Cac
     if (isDuplicate(rec.type, cache.externalIndex, externalLine, rec.id, line)) continue;
     const q = cache.questionIndex.get(rec.question);
     if (q === undefined) {
-      problem(line, 'question', `unknown question '${rec.question}'`);
+      if (!rejected.has(`question:${rec.question}`)) problem(line, 'question', `unknown question '${rec.question}'`);
+      rejected.add(`record:${rec.id}`);
       continue;
     }
     if (cache.responseIndex.has(rec.id)) problem(line, 'id', `id '${rec.id}' is also a response id`);
@@ -289,7 +300,7 @@ export function parseCache(lines: Iterable<string>, file: string): { cache?: Cac
   // References are resolved after all ids are known: records may come in any order.
   cache.responses.forEach((r, i) => {
     const refProblem = resolveReferences(cache, r);
-    if (refProblem) problem(responseLine[i], refProblem.field, refProblem.message);
+    if (refProblem && !(refProblem.id !== undefined && rejected.has(`record:${refProblem.id}`))) problem(responseLine[i], refProblem.field, refProblem.message);
   });
 
   return problems.length ? { problems } : { cache, problems };
@@ -321,13 +332,13 @@ function indexResponse(cache: Cache, rec: ResponseRecord, q: number, a: number):
 }
 
 /** Fill `ctx` and `prevIndex`; return the first broken reference, if any. */
-function resolveReferences(cache: Cache, r: Response): { field: string; message: string } | undefined {
+function resolveReferences(cache: Cache, r: Response): { field: string; message: string; id?: string } | undefined {
   for (let j = 0; j < r.context.length; j++) {
     const c = cache.responseIndex.get(r.context[j]);
     const field = `context.${j}`;
     if (c === undefined) {
       const e = cache.externalIndex.get(r.context[j]);
-      if (e === undefined) return { field, message: `unknown response, external or summary id '${r.context[j]}'` };
+      if (e === undefined) return { field, message: `unknown response, external or summary id '${r.context[j]}'`, id: r.context[j] };
       if (cache.externals[e].q !== r.q) return { field, message: `${cache.externals[e].type} '${r.context[j]}' belongs to another question (${cache.externals[e].question})` };
       r.ext.push(e);
       continue;
@@ -341,7 +352,7 @@ function resolveReferences(cache: Cache, r: Response): { field: string; message:
   }
   if (r.prev !== null) {
     const p = cache.responseIndex.get(r.prev);
-    if (p === undefined) return { field: 'prev', message: `unknown response id '${r.prev}'` };
+    if (p === undefined) return { field: 'prev', message: `unknown response id '${r.prev}'`, id: r.prev };
     const other = cache.responses[p];
     if (other.q !== r.q || other.a !== r.a || other.round !== r.round - 1)
       return { field: 'prev', message: `response '${other.id}' is not this agent's round-${r.round - 1} response to this question` };

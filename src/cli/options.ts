@@ -4,6 +4,8 @@
 //   --config FILE  a training-settings file           --split S     the questions it replays
 //   --seed N       the one seed of what it does       --seeds N     seeded runs 0..N-1
 import type { Argv } from 'yargs';
+import { z } from 'zod';
+import { parseSettings } from '../issues.ts';
 import { SPLITS, type Split } from '../cache/format.ts';
 import { parseDebateSettings } from '../env/environment.ts';
 import { RESPONSE_MODELS } from '../env/responseModel.ts';
@@ -19,9 +21,17 @@ export const cacheOption = <T>(y: Argv<T>) => y.option('cache', { type: 'string'
 
 export const splitOption = <T>(y: Argv<T>, describe = 'questions to evaluate on') => y.option('split', { choices: SPLITS, default: 'test' as Split, describe });
 
-export const seedsOption = <T>(y: Argv<T>, describe: string, fallback = 3) => y.option('seeds', { type: 'number', default: fallback, describe: `${describe} (seeds 0..N-1)` });
+/** A count of work (seeds, workers): at least 1, since none would do nothing and report an empty table as if it were a result. */
+const count = (flag: string, what: string) => (v: number): number =>
+  v === undefined ? v : parseSettings(z.number({ error: 'must be a number' }).int().min(1, `must be at least 1 (${what})`), v, () => `--${flag}`);
 
-export const workersOption = <T>(y: Argv<T>, describe: string) => y.option('workers', { type: 'number', default: 2, describe });
+export const seedsOption = <T>(y: Argv<T>, describe: string, fallback = 3) =>
+  y.option('seeds', { type: 'number', default: fallback, describe: `${describe} (seeds 0..N-1)`, coerce: count('seeds', 'with no seed nothing is run') });
+
+/** A keep rate (random pruning): a probability, 0 to 1. */
+export const keepRateCoerce = (v: number): number => (v === undefined ? v : parseSettings(z.number({ error: 'must be a number' }).min(0, 'must be at least 0 (a probability: 0 keeps no edge)').max(1, 'must be at most 1 (a probability: 1 keeps every edge)'), v, () => '--keep-rate'));
+
+export const workersOption = <T>(y: Argv<T>, describe: string) => y.option('workers', { type: 'number', default: 2, describe, coerce: count('workers', 'with no worker nothing is trained') });
 
 const DEBATE = 'Debate (SPEC §1, §3):';
 const ENGINE = 'Policy engine:';

@@ -4,9 +4,9 @@
 // metadata), and `tfjs/model.json` + `tfjs/weights.bin`, the weights in TF.js's own format (load
 // them with tf.io.loadWeights / tf.io.decodeWeights). TF.js is loaded only to write the latter, so
 // the inference API (inference.ts), which builds its model here, never loads it.
-import { join } from 'node:path';
-import { writeFileSync, mkdirSync, renameSync, rmSync } from 'node:fs';
-import { writeFileAtomic } from '../cache/write.ts';
+import { dirname, join, resolve } from 'node:path';
+import { existsSync, renameSync, rmSync } from 'node:fs';
+import { syncFolder, writeFileAtomic } from '../cache/write.ts';
 import { artifactOf, savePolicy, type Checkpoint, type PolicyArtifact } from './artifact.ts';
 import { inferenceGraph } from './onnx/fuseGluGraph.ts';
 
@@ -74,31 +74,45 @@ export function onnxModel(a: PolicyArtifact): Uint8Array {
   });
 }
 
+/**
+ * Write the export into `dir`. Every file goes into a temporary folder beside it first, which
+ * replaces `dir` only when complete: a failed or interrupted export leaves no half folder (a
+ * leftover temporary folder is removed by the next writer of the run folder, src/lock.ts).
+ */
 export async function exportPolicy(checkpoint: Checkpoint, dir: string): Promise<{ policy: string; onnx: string; spec: string; tfjs: string }> {
+  const tmp = `${dir.replace(/\/+$/, '')}.${process.pid}.tmp`;
+  rmSync(tmp, { recursive: true, force: true });
+  try {
+    await writeExport(checkpoint, tmp);
+    syncFolder(tmp);
+  } catch (e) {
+    rmSync(tmp, { recursive: true, force: true });
+    throw e;
+  }
+  // The previous export goes aside before the new one is renamed into place, and only then is removed.
+  const old = `${dir.replace(/\/+$/, '')}.${process.pid}.old.tmp`;
+  if (existsSync(dir)) renameSync(dir, old);
+  renameSync(tmp, dir);
+  syncFolder(dirname(resolve(dir)));
+  rmSync(old, { recursive: true, force: true });
+  return { policy: join(dir, 'policy.json'), onnx: join(dir, 'policy.onnx'), spec: join(dir, 'policy.spec.md'), tfjs: join(dir, 'tfjs') };
+}
+
+async function writeExport(checkpoint: Checkpoint, dir: string): Promise<void> {
   const tf = await import('@tensorflow/tfjs');
   const artifact = artifactOf(checkpoint);
-  const policy = join(dir, 'policy.json');
-  savePolicy(policy, artifact);
-  const onnx = join(dir, 'policy.onnx');
-  writeFileAtomic(onnx, [onnxModel(artifact)]);
-  const spec = join(dir, 'policy.spec.md');
-  writeFileAtomic(spec, [policySpec(artifact)]);
+  savePolicy(join(dir, 'policy.json'), artifact);
+  writeFileAtomic(join(dir, 'policy.onnx'), [onnxModel(artifact)]);
+  writeFileAtomic(join(dir, 'policy.spec.md'), [policySpec(artifact)]);
   const named = Object.fromEntries(Object.entries(artifact.weights).map(([k, t]) => [k, tf.tensor(t.data, t.shape)]));
   const { data, specs } = await tf.io.encodeWeights(named);
   tf.dispose(Object.values(named));
-  // Both files of the TF.js model go in together: written to a temporary folder, then renamed.
-  const tfjs = join(dir, 'tfjs');
-  const tmp = `${tfjs}.${process.pid}.tmp`;
-  mkdirSync(tmp, { recursive: true });
-  writeFileSync(join(tmp, 'weights.bin'), Buffer.from(data));
   const model = {
     format: 'cpp-fuseglu-weights',
     generatedBy: `TensorFlow.js tfjs-core v${tf.version_core}`,
     weightsManifest: [{ paths: ['weights.bin'], weights: specs }],
     userDefinedMetadata: { policyFormat: artifact.format, version: artifact.version, shape: artifact.shape, team: artifact.team, encoder: artifact.encoder },
   };
-  writeFileSync(join(tmp, 'model.json'), JSON.stringify(model, null, 2));
-  rmSync(tfjs, { recursive: true, force: true });
-  renameSync(tmp, tfjs);
-  return { policy, onnx, spec, tfjs };
+  writeFileAtomic(join(dir, 'tfjs', 'weights.bin'), [Buffer.from(data)]);
+  writeFileAtomic(join(dir, 'tfjs', 'model.json'), [JSON.stringify(model, null, 2)]);
 }

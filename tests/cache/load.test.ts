@@ -147,3 +147,18 @@ describe('the documented example cache', () => {
   });
 });
 
+
+describe('a refused line is one problem, not one per record that names it', () => {
+  it('a negative price is one problem (was: one more for every response of the agent and every context that names one)', () => {
+    expect(problemsOf(withLine(2, (r) => ({ ...r, priceIn: -1 }))).messages).toEqual(['2|priceIn|Too small: expected number to be >=0']);
+  });
+
+  it('prices are bounded: a price of 1e308 is refused, so that no cost sums to Infinity or NaN', () => {
+    expect(problemsOf(withLine(2, (r) => ({ ...r, priceOut: 1e308 }))).messages).toEqual(['2|priceOut|must be at most 1000 per token (prices are per token, not per million)']);
+  });
+
+  it('a question whose gold answer cannot be read is one problem', () => {
+    const { messages } = problemsOf(withLine(5, (r) => ({ ...r, gold: 'no letter here' })));
+    expect(messages).toEqual([expect.stringMatching(/^5\|gold\|gold answer 'no letter here' cannot be read as a mcq answer/)]);
+  });
+});

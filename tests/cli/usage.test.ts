@@ -1,7 +1,7 @@
 // The command line as a user meets it: the bin entry, one-line usage errors, and no cache made
 // behind the user's back at a mistyped path.
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -29,4 +29,31 @@ describe('cpp-workbench', () => {
     expect(r.stderr).toContain(`${dir}/cache.jsonl: file not found`);
     expect(existsSync(dir)).toBe(false);
   }, 60_000);
+
+  it('train --resume refuses the setting flags it would not use, naming each, and creates nothing', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'cpp-cli-'));
+    const r = cli('train', '--resume', '--out', join(dir, 'run'), '--epochs', '4', '--lr', '0.01');
+    expect(r.status).toBe(1);
+    expect(r.stderr).toContain('--epochs is not used by --resume: the run goes on with the settings it was started with');
+    expect(r.stderr).toContain('--lr is not used by --resume');
+    expect(existsSync(join(dir, 'run'))).toBe(false);
+  }, 60_000);
+
+  it('empty work and out-of-range settings are one sentence each, exit 1, and create nothing', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'cpp-cli-'));
+    const cases: [string[], string][] = [
+      [['ablate', '--workers', '0', '--out', join(dir, 'a')], '--workers: must be at least 1 (with no worker nothing is trained) (found 0)'],
+      [['main', '--seeds', '0', '--out', join(dir, 'm')], '--seeds: must be at least 1 (with no seed nothing is run) (found 0)'],
+      [['eval', '--methods', 'random', '--keep-rate', '2', '--out', join(dir, 'e')], '--keep-rate: must be at most 1 (a probability: 1 keeps every edge) (found 2)'],
+      [['eval', '--methods', 'random', '--keep-rate', '-0.5', '--out', join(dir, 'e')], '--keep-rate: must be at least 0 (a probability: 0 keeps no edge) (found -0.5)'],
+      [['cache', 'gen', '--questions', '-5', '--out', join(dir, 'g')], '--questions: must be more than 0 (found -5)'],
+      [['train', '--rounds', '1', '--out', join(dir, 't')], 'setting rounds: a debate needs at least 2 rounds'],
+    ];
+    for (const [args, message] of cases) {
+      const r = cli(...args);
+      expect(r.status, args.join(' ')).toBe(1);
+      expect(r.stderr.trim().split('\n')[0]).toContain(message);
+    }
+    expect(readdirSync(dir)).toEqual([]);
+  }, 120_000);
 });

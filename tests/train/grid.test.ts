@@ -1,10 +1,10 @@
-import { mkdtempSync, statSync } from 'node:fs';
+import { mkdtempSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadCheckpoint } from '../../src/policy/artifact.ts';
 import { resolveConfig } from '../../train/config.ts';
-import { expandGrid, GridFile, runGrid } from '../../train/grid.ts';
+import { expandGrid, GridFile, readGrid, runGrid } from '../../train/grid.ts';
 import { readProvenance } from '../../src/provenance.ts';
 import { runFiles } from '../../train/runFolder.ts';
 import { train } from '../../train/trainer.ts';
@@ -62,4 +62,12 @@ describe('ablation grids', () => {
     expect(second.filter((o) => o.status === 'reused').length).toBe(4);
     expect(statSync(done).mtimeMs).toBe(before);
   }, 180_000);
+
+  it('a grid with no seeds is an error naming the file and field (was: an empty table, exit 0)', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'cpp-grid-'));
+    const file = join(dir, 'grid.json');
+    writeFileSync(file, JSON.stringify({ name: 'g', seeds: [], variants: [{ name: 'v' }] }));
+    expect(() => readGrid(file)).toThrow(`${file}`);
+    expect(() => readGrid(file)).toThrow('seeds: needs at least one seed: a grid without seeds trains nothing');
+  });
 });

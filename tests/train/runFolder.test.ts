@@ -4,7 +4,7 @@
 import CRC32C from 'crc-32/crc32c';
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -14,6 +14,7 @@ import { Event } from '../../src/tensorboard.ts';
 import { resolveConfig } from '../../train/config.ts';
 import { readLog, runFiles } from '../../train/runFolder.ts';
 import { train } from '../../train/trainer.ts';
+import { killHolder, lockHolder } from '../lockHolder.ts';
 import { writeTinyCache } from './tinyWorld.ts';
 
 const repo = resolve(import.meta.dirname, '../..');
@@ -98,4 +99,91 @@ describe('a run folder', () => {
         expect(value[`${prefix}/${key}`]).toBeCloseTo(line[key as keyof typeof line] as number, 5); // float32
     });
   });
+});
+
+/** Every file under `dir` with its sha256, to tell whether anything there changed. */
+function snapshot(dir: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const name of readdirSync(dir, { recursive: true }) as string[]) {
+    const path = join(dir, name);
+    if (statSync(path).isFile()) out[name] = createHash('sha256').update(readFileSync(path)).digest('hex');
+  }
+  return out;
+}
+
+describe('a run folder is self-contained and survives a kill at any point', () => {
+  const setup = () => {
+    const dir = mkdtempSync(join(tmpdir(), 'cpp-run-'));
+    writeTinyCache(join(dir, 'cache'));
+    const settings = { cache: join(dir, 'cache'), rounds: 2, miss: 'error' as const, batchSize: 6, hidden: 16, epochs: 2, evalEvery: 1 };
+    return { dir, settings, config: (out: string) => resolveConfig({ ...settings, out: join(dir, out) }) };
+  };
+  const quiet = { log: () => {} };
+
+  it('resuming a copied folder writes only into the copy; a moved folder resumes where it is now', async () => {
+    const { dir, config } = setup();
+    await train(config('run'), { ...quiet, stopAfterEpochs: 1 });
+    const before = snapshot(join(dir, 'run'));
+    cpSync(join(dir, 'run'), join(dir, 'copy'), { recursive: true });
+    // The resumed settings come from the copy's checkpoint, which was saved in the original folder.
+    await train(config('copy'), { ...quiet, resume: true });
+    expect(snapshot(join(dir, 'run'))).toEqual(before);
+    expect(readLog(join(dir, 'copy')).map((l) => `${l.type} ${l.epoch}`)).toEqual(['step 1', 'step 1', 'step 1', 'eval 1', 'step 2', 'step 2', 'step 2', 'eval 2']);
+    expect(JSON.parse(readFileSync(runFiles(join(dir, 'copy')).config, 'utf8')).out).toBe(join(dir, 'copy'));
+    renameSync(join(dir, 'run'), join(dir, 'moved'));
+    await train(config('moved'), { ...quiet, resume: true });
+    expect(existsSync(join(dir, 'run'))).toBe(false);
+    expect(readLog(join(dir, 'moved'))).toHaveLength(8);
+  }, 120_000);
+
+  it('the first checkpoint is on disk before the first log line; a folder killed before it starts anew, once', async () => {
+    const { config } = setup();
+    const c = config('run');
+    const files = runFiles(c.out);
+    let checkpointFirst: boolean | undefined;
+    // The trainer says "training on ..." once the log is open, before its first line.
+    await train(c, { log: (line) => void (line.startsWith('training on') && (checkpointFirst = existsSync(files.checkpoint) && !existsSync(files.jsonl))), stopAfterEpochs: 1 });
+    expect(checkpointFirst).toBe(true);
+    // A run killed after its first log lines but before any checkpoint (as runs were before): a log and no checkpoint.
+    rmSync(files.checkpoint);
+    await expect(train(c, { ...quiet, resume: true })).rejects.toThrow(`${c.out} holds no checkpoint to resume: the run was stopped before its first checkpoint; start it again without --resume (its settings: --config ${files.config})`);
+    await train(c, quiet);
+    expect(readLog(c.out).map((l) => `${l.type} ${l.epoch}`)).toEqual(['step 1', 'step 1', 'step 1', 'eval 1', 'step 2', 'step 2', 'step 2', 'eval 2']);
+    expect(readFileSync(files.csv, 'utf8').split('\n').filter((l) => l.startsWith('type,')).length).toBe(1);
+  }, 120_000);
+
+  it('temporary files of killed writes are removed by the next run there', async () => {
+    const { dir, config } = setup();
+    const c = config('run');
+    await train(c, { ...quiet, stopAfterEpochs: 1 });
+    // pid 2^22 + 1 is above Linux's pid_max: the writer is gone.
+    writeFileSync(`${runFiles(c.out).checkpoint}.4194305.tmp`, '{"format":"cpp-check');
+    mkdirSync(join(c.out, 'export.4194305.tmp'));
+    await train(c, { ...quiet, resume: true });
+    expect(readdirSync(c.out).filter((f) => f.endsWith('.tmp'))).toEqual([]);
+    expect(readdirSync(dir).filter((f) => f.endsWith('.tmp'))).toEqual([]);
+  }, 120_000);
+
+  it('a second writer of a run folder is refused, naming the holder', async () => {
+    const { config } = setup();
+    const c = config('run');
+    const holder = await lockHolder(c.out);
+    try {
+      await expect(train(c, quiet)).rejects.toThrow(`${c.out} is being written by another process (a test holder: pid ${holder.pid} on `);
+      expect(readdirSync(c.out)).toEqual(['.lock']);
+    } finally {
+      await killHolder(holder);
+    }
+  }, 60_000);
+
+  it('a refused run creates nothing; a folder holding a run is replaced only with force', async () => {
+    const { dir, settings, config } = setup();
+    await expect(train(resolveConfig({ ...settings, out: join(dir, 'bad'), agents: ['a1', 'nobody'] }), quiet)).rejects.toThrow(/nobody/);
+    expect(existsSync(join(dir, 'bad'))).toBe(false);
+    const c = config('run');
+    await train(c, { ...quiet, stopAfterEpochs: 1 });
+    await expect(train(c, quiet)).rejects.toThrow(`${c.out} already holds a run: pass --resume to continue it, --force to train it anew (its files are replaced), or choose another --out`);
+    await train(c, { ...quiet, force: true });
+    expect(readLog(c.out)).toHaveLength(8);
+  }, 120_000);
 });

@@ -12,6 +12,7 @@ import { progress } from '../../src/progress.ts';
 import type { Cell, CellOutcome } from '../grid.ts';
 import { cellIdentity } from '../identity.ts';
 import { runFiles } from '../runFolder.ts';
+import { runStatus } from '../runs.ts';
 import { CellProgress, CellResult, cellJob, collectRun, filesKey, jobIdOf, readCellRecord, type CellJob } from './cellJob.ts';
 import { QUEUE, connect, type QueueUrl } from './redis.ts';
 
@@ -58,16 +59,24 @@ async function coordinate(cells: Cell[], o: QueuedGridOptions): Promise<CellOutc
   });
 
   // A run folder is this cell's result only if its record names the same identity.
+  // Another run is named with what differs (train/identity.ts), never reused or overwritten.
   const foreign: string[] = [];
   for (const t of tracked) {
     const out = t.cell.settings.out;
     if (!existsSync(out)) continue;
     const record = readCellRecord(out);
     if (record?.identity === t.job.identity && existsSync(runFiles(out).best)) t.state = 'reused';
-    else foreign.push(out);
+    else {
+      const differences = existsSync(runFiles(out).checkpoint) ? runStatus(t.cell.settings, t.job.cacheHash).differences : [];
+      const what =
+        differences.length ? `a run of other settings or another cache (${differences.join('; ')})`
+        : record && record.identity !== t.job.identity ? `the cell ${record.identity.slice(0, 12)}, of other settings or another cache`
+        : record ? 'a cell without its best.json'
+        : 'a run made without --queue';
+      foreign.push(`${out}: ${what}`);
+    }
   }
-  if (foreign.length)
-    throw new Error(`${foreign.join(', ')}: ${foreign.length === 1 ? 'holds a run' : 'hold runs'} made without --queue, or of other settings or another cache: remove ${foreign.length === 1 ? 'it' : 'them'} or choose another --out`);
+  if (foreign.length) throw new Error(`the results folder holds cells that are not these cells' runs:\n${foreign.join('\n')}\nremove ${foreign.length === 1 ? 'that folder' : 'those folders'}, or choose another --out`);
 
   const redis = connect(o.queue, say);
   const queue = new Queue(QUEUE, { connection: redis });

@@ -17,12 +17,14 @@ export const ablateCommand = <T>(y: Argv<T>) =>
         .option('grid', { type: 'string', default: 'train/grids/table6.json', describe: 'grid file: name, base settings, seeds, caches, variants' })
         .option('out', { type: 'string', describe: 'results folder to write (default results/<grid name>)' })
         .option('rounds', { type: 'number', describe: "debate rounds R >= 2 of every cell and of the table's Full-Debate (overrides the grid's, and says so) [default: the grid's, else 3]" })
+        .option('force', { type: 'boolean', describe: 'train anew the cells whose folders hold runs of other settings or another cache (else an error naming each difference)' })
+        .conflicts('force', 'queue')
         .example('$0 ablate --grid train/grids/table6.json --dry-run', 'which cells would start, resume or be reused')
         .example('$0 ablate --grid train/grids/table6.json --workers 2', 'train the grid and print its table'),
     async (a) => {
       refuseUnused(a, computeRules(a));
       const { ablateDescription, ablateJob } = await import('../../../eval/ablate.ts');
-      const o = { grid: a.grid, out: a.out, workers: a.workers ?? 2, queue: a.queue, split: a.split, compute: computeOf(a), endpoints: a.endpoints, rounds: a.rounds };
+      const o = { grid: a.grid, out: a.out, workers: a.workers ?? 2, queue: a.queue, split: a.split, compute: computeOf(a), endpoints: a.endpoints, rounds: a.rounds, force: a.force };
       await runOrPlan(a, () => ablateDescription(o), async () => {
         const { text, failed } = await ablateJob(o);
         console.log(text);

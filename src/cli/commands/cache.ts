@@ -22,10 +22,11 @@ const gen = <T>(y: Argv<T>) =>
         .option('questions', { type: 'number', describe: 'number of questions (default 1200)' })
         .option('seed', { type: 'number', describe: 'world seed (default 7)' })
         .option('adversary', { type: 'boolean', describe: 'add one adversarial agent that always argues for the distractor' })
-        .option('name', { type: 'string', default: 'default-sim', describe: 'cache name recorded in its header' }),
+        .option('name', { type: 'string', default: 'default-sim', describe: 'cache name recorded in its header' })
+        .option('force', { type: 'boolean', default: false, describe: 'replace the cache --out holds (with its record journal and import report; embeddings stay, matched by text)' }),
     async (a) => {
       const { genJob } = await import('../../../eval/cacheJobs.ts');
-      console.log(genJob({ out: a.out, world: a.world, questions: a.questions, seed: a.seed, adversary: a.adversary, name: a.name }));
+      console.log(genJob({ out: a.out, world: a.world, questions: a.questions, seed: a.seed, adversary: a.adversary, name: a.name, force: a.force }));
     },
   );
 
@@ -72,7 +73,8 @@ const importCommand = <T>(y: Argv<T>) =>
       y
         .positional('files', { type: 'string', array: true, demandOption: true, describe: 'files of recorded debates' })
         .option('format', { choices: ['du'] as const, demandOption: true, describe: 'layout of the files' })
-        .option('out', { type: 'string', demandOption: true, describe: 'cache directory to write (must not hold a cache yet)' })
+        .option('out', { type: 'string', demandOption: true, describe: 'cache directory to write (must not hold a cache yet, unless --force)' })
+        .option('force', { type: 'boolean', default: false, describe: 'replace the cache --out holds (its journal and import report go with it)' })
         .option('name', { type: 'string', describe: 'cache name recorded in its header (default: the folder name)' })
         .option('model', { type: 'string', array: true, demandOption: true, describe: 'model of each transcript position, in order; the last one serves every later position' })
         .option('price-in', { type: 'number', describe: 'price per million input tokens, for every --model not in --prices' })
@@ -102,7 +104,7 @@ const importCommand = <T>(y: Argv<T>) =>
       console.log(importJob({
         files: a.files, out: a.out, name: a.name ?? basename(a.out), models: a.model, prices: pricesOf(a.model, a.prices, a.priceIn, a.priceOut), encoding: a.encoding, benchmark: a.benchmark, answerType: a.answerType,
         splitSeed: a.splitSeed, trainFraction: a.trainFraction, validationFraction: a.validationFraction, splits: a.splits ? readJsonFile(a.splits, SplitFile) : undefined,
-        peerMarker: a.peerMarker, allowNoPeers: a.allowNoPeers,
+        peerMarker: a.peerMarker, allowNoPeers: a.allowNoPeers, force: a.force,
       }));
     },
   );

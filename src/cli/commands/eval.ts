@@ -1,7 +1,7 @@
 // `eval`: every comparison of SPEC §8-9 on one cache and split (eval/compare.ts).
 import type { Argv } from 'yargs';
 import { computeOf } from '../../../train/config.ts';
-import { cacheOption, computeOptions, computeRules, debateOptions, debateSettings, endpointsOption, planOptions, refuseUnused, runOrPlan, seedsOption, splitOption } from '../options.ts';
+import { cacheOption, computeOptions, computeRules, debateOptions, debateSettings, endpointsOption, planOptions, refuseUnused, runOrPlan, seedsOption, splitOption, keepRateCoerce } from '../options.ts';
 
 export const evalCommand = <T>(y: Argv<T>) =>
   y.command(
@@ -13,7 +13,7 @@ export const evalCommand = <T>(y: Argv<T>) =>
         .option('w-collapse', { type: 'number', default: 1, describe: 'signed utility: weight of a collapse prevented' })
         .option('w-correction', { type: 'number', default: 1, describe: 'signed utility: weight of a correction lost' })
         .option('methods', { type: 'string', default: 'full,none,single,consistency,freeze,random,mask', describe: 'comma-separated: full, none, single, consistency, freeze, random, mask' })
-        .option('keep-rate', { type: 'number', describe: "keep rate of random pruning (default: the policies' mean keep rate, 0.5 without policies)" })
+        .option('keep-rate', { type: 'number', describe: "keep rate of random pruning (default: the policies' mean keep rate, 0.5 without policies)", coerce: keepRateCoerce })
         .option('config', { type: 'string', describe: 'training settings (reward, return, epochs, ...) of the static mask' })
         .option('reference', { type: 'string', default: 'Full-Debate', describe: 'method (name prefix) for cost % and signed utility' })
         .option('out', { type: 'string', describe: 'folder to write comparison.md, comparison.csv, accuracy-cost.svg, provenance.json' })

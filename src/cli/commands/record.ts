@@ -2,7 +2,7 @@
 // (eval/recordJob.ts).
 import type { Argv } from 'yargs';
 import { computeOf } from '../../../train/config.ts';
-import { cacheOption, computeOptions, computeRules, debateOptions, debateSettings, endpointsOption, refuseUnused, splitOption } from '../options.ts';
+import { cacheOption, computeOptions, computeRules, debateOptions, debateSettings, endpointsOption, refuseUnused, splitOption, keepRateCoerce } from '../options.ts';
 
 export const recordCommand = <T>(y: Argv<T>) =>
   y.command(
@@ -11,7 +11,7 @@ export const recordCommand = <T>(y: Argv<T>) =>
     (y) =>
       endpointsOption(splitOption(cacheOption(computeOptions(debateOptions(y))), 'questions to replay'))
         .option('method', { choices: ['full', 'none', 'random'] as const, describe: 'fixed rule to replay (default full; not with --policy)' })
-        .option('keep-rate', { type: 'number', describe: 'keep rate of --method random (default 0.5)' })
+        .option('keep-rate', { type: 'number', describe: 'keep rate of --method random (default 0.5)', coerce: keepRateCoerce })
         .option('policy', { type: 'string', describe: 'trained policy (checkpoint or policy.json) to replay instead of a rule' })
         .option('max-calls', { type: 'number', describe: "stop before a call that would exceed this many (with --endpoints: the team's call cap)" })
         .option('budget-usd', { type: 'number', describe: "stop once the replies received cost this much (prices x tokens; the cache's prices are taken as USD); with --endpoints: the team's hard dollar cap" })

@@ -1,0 +1,82 @@
+// Embeddings are keyed by the hash of their text under their encoder: an edited or regenerated text
+// gets a vector of its own, never a stale one; `cache validate` checks the stored vectors.
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it, vi } from 'vitest';
+import { embedJob, genJob } from '../../eval/cacheJobs.ts';
+import { embeddingsPath, ensureEmbeddings, textKey } from '../../src/cache/embeddings.ts';
+import type { CacheLine } from '../../src/cache/format.ts';
+import { loadCache } from '../../src/cache/load.ts';
+import { formatIssue, validateCache } from '../../src/cache/validate.ts';
+import { writeCacheRecords } from '../../src/cache/write.ts';
+import { makeEncoder } from '../../src/encoders/index.ts';
+import { tinyRecords } from '../train/tinyWorld.ts';
+
+/** The tiny cache with `edit` applied, written to a new folder. */
+function cacheOf(edit: (r: CacheLine[]) => void = () => {}): string {
+  const dir = mkdtempSync(join(tmpdir(), 'cpp-emb-'));
+  const records = tinyRecords(4);
+  edit(records);
+  writeCacheRecords(dir, records);
+  return dir;
+}
+
+describe('embeddings', () => {
+  it('an edited text gets its own vector; the stale one is dropped, the others kept', async () => {
+    const bof = await makeEncoder('bof');
+    const dir = cacheOf();
+    const first = await ensureEmbeddings(dir, loadCache(dir), bof);
+    const edited = 'Tiny question 0, now asked about something else?';
+    writeCacheRecords(dir, tinyRecords(4).map((r) => (r.type === 'question' && r.id === 'q0' ? { ...r, text: edited } : r)));
+    const encode = vi.spyOn(bof, 'encode');
+    const second = await ensureEmbeddings(dir, loadCache(dir), bof);
+    expect(encode.mock.calls.map((c) => c[0])).toEqual([[edited]]);
+    expect(second.questions[0]).toEqual((await bof.encode([edited]))[0]);
+    expect(second.questions[0]).not.toEqual(first.questions[0]);
+    expect(second.questions.slice(1)).toEqual(first.questions.slice(1));
+    const stored = readFileSync(embeddingsPath(dir, bof.id), 'utf8');
+    expect(stored).toContain(textKey(edited));
+    expect(stored).not.toContain(textKey('Tiny question 0 about tiny things?'));
+  });
+
+  it('a cache regenerated over an embedded folder gets its vectors recomputed by cache embed', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'cpp-emb-'));
+    genJob({ out: dir, questions: 12, seed: 1, name: 'w' });
+    await embedJob(dir, 'bof');
+    genJob({ out: dir, questions: 12, seed: 2, name: 'w', force: true });
+    const bof = await makeEncoder('bof');
+    const cache = loadCache(dir);
+    const texts = [...cache.questions.map((q) => q.text), ...cache.responses.map((r) => r.text)];
+    const fresh = new Set(texts.map(textKey));
+    const stored = () => readFileSync(embeddingsPath(dir, bof.id), 'utf8').trim().split('\n').slice(1).map((l) => JSON.parse(l).sha256 as string);
+    expect(stored().filter((k) => fresh.has(k)).length).toBeLessThan(fresh.size); // most texts changed
+    expect(validateCache(dir).issues.map(formatIssue).join('\n')).toMatch(/texts have no vector yet: computed at the next use \(cache embed\)/);
+    await embedJob(dir, 'bof');
+    expect(new Set(stored())).toEqual(fresh);
+    const e = await ensureEmbeddings(dir, cache, bof);
+    expect(e.responses[5]).toEqual((await bof.encode([cache.responses[5].text]))[0]);
+  }, 60_000);
+
+  it('cache validate reads the embeddings: wrong dimension, a value that is not finite, two vectors for one text', async () => {
+    const bof = await makeEncoder('bof');
+    const dir = cacheOf();
+    await ensureEmbeddings(dir, loadCache(dir), bof);
+    const file = embeddingsPath(dir, bof.id);
+    const lines = readFileSync(file, 'utf8').trim().split('\n');
+    const vector = (values: number[]) => Buffer.from(new Float32Array(values).buffer).toString('base64');
+    const at = (i: number) => JSON.parse(lines[i]) as { sha256: string; v: string };
+    lines[2] = JSON.stringify({ ...at(2), v: vector(new Array(bof.dim - 1).fill(0.1)) });
+    lines[3] = JSON.stringify({ ...at(3), v: vector([NaN, ...new Array(bof.dim - 1).fill(0.1)]) });
+    lines.push(JSON.stringify(at(4)));
+    writeFileSync(file, lines.join('\n') + '\n');
+    const issues = validateCache(dir).issues.filter((i) => i.severity === 'error').map(formatIssue);
+    expect(issues).toEqual([
+      `${file}:3: v: 255 float32 values, the header's dim is 256`,
+      `${file}:4: v: value 0 is NaN: vectors hold finite numbers only`,
+      `${file}:${lines.length}: sha256: a second vector for the same text (first on line 5): one vector per text`,
+    ]);
+    // Training and evaluation read them through the same checks: a NaN vector never trains.
+    await expect(ensureEmbeddings(dir, loadCache(dir), bof)).rejects.toThrow(`${file}:4: v: value 0 is NaN`);
+  });
+});

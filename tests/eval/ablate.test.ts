@@ -1,0 +1,33 @@
+// One job at a time writes a grid's results folder or a main job's folder: a second is refused,
+// naming the holder, before it trains or writes anything.
+import { mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { ablateJob } from '../../eval/ablate.ts';
+import { mainJob } from '../../eval/mainJob.ts';
+import { defaultCompute } from '../../train/config.ts';
+import { killHolder, lockHolder } from '../lockHolder.ts';
+import { writeTinyCache } from '../train/tinyWorld.ts';
+
+describe('jobs writing one folder', () => {
+  it('a second ablate or main into a folder being written is refused, naming the holder', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'cpp-ablate-'));
+    writeTinyCache(join(dir, 'cache'));
+    const grid = join(dir, 'grid.json');
+    writeFileSync(grid, JSON.stringify({ name: 'g', base: { rounds: 2, miss: 'error', epochs: 1, batchSize: 6, hidden: 8 }, seeds: 1, caches: [join(dir, 'cache')], variants: [{ name: 'v', settings: {} }] }));
+    const config = join(dir, 'main.json');
+    writeFileSync(config, JSON.stringify({ rounds: 2, miss: 'error', epochs: 1, batchSize: 6, hidden: 8 }));
+    const out = join(dir, 'out');
+    const holder = await lockHolder(out);
+    const compute = { ...defaultCompute(), backend: 'cpu' as const };
+    try {
+      const named = `${out} is being written by another process (a test holder: pid ${holder.pid} on `;
+      await expect(ablateJob({ grid, out, workers: 1, split: 'validation', compute, log: () => {} })).rejects.toThrow(named);
+      await expect(mainJob({ cache: join(dir, 'cache'), split: 'validation', settings: {}, config, seeds: 1, out, workers: 1, compute })).rejects.toThrow(named);
+      expect(readdirSync(out)).toEqual(['.lock']);
+    } finally {
+      await killHolder(holder);
+    }
+  }, 60_000);
+});
