@@ -325,7 +325,7 @@ export const casePassed = (r: CorpusResult) => r.codeOk && r.named && !r.stackTr
 /** Run one case in a fresh copy of the inputs. */
 export async function runCase(c: CorpusCase, inputs: string): Promise<CorpusResult> {
   const ws = freshDir('corpus', slug(c.id));
-  copyTree(inputs, ws, [INPUT.plain]); // (no case reads it)
+  copyTree(inputs, ws, [INPUT.plain, INPUT.sparse]); // (no case reads them)
   const vars = c.setup?.(ws) ?? {};
   const before = snapshot(ws, c.writes);
   const run = await cli(c.args, { cwd: ws, timeoutMs: 180_000 });

@@ -169,13 +169,15 @@ function unparseableReason(name: string, bytes: Buffer): string | null {
   return null;
 }
 
-/** Files under `dir` that do not parse as their kind (JSON, JSON lines, CSV, SVG; UTF-8 for text), with why. */
-export function unparseable(dir: string): string[] {
+/** Files under `path` (or the file `path`) that do not parse as their kind (JSON, JSON lines, CSV, SVG; UTF-8 for text), with why. */
+export function unparseable(path: string): string[] {
+  const files = lstatSync(path).isDirectory() ? [...snapshot(path)].filter(([, h]) => h !== 'dir').map(([rel]) => rel) : [''];
   const bad: string[] = [];
-  for (const [rel, h] of snapshot(dir)) {
-    if (h === 'dir' || !/\.(json|jsonl|csv|svg|md|log)$/.test(rel) || /\.tmp$/.test(rel)) continue;
-    const why = unparseableReason(rel, readFileSync(join(dir, rel)));
-    if (why) bad.push(`${rel}: ${why}`);
+  for (const rel of files) {
+    const file = rel ? join(path, rel) : path;
+    if (!/\.(json|jsonl|csv|svg|md|log)$/.test(file) || /\.tmp$/.test(file)) continue;
+    const why = unparseableReason(file, readFileSync(file));
+    if (why) bad.push(`${rel || file.split('/').pop()}: ${why}`);
   }
   return bad;
 }

@@ -19,6 +19,8 @@ export const INPUT = {
   cache: 'cache',
   /** 200 questions, no embeddings: what `cache embed` fills. */
   plain: 'plain',
+  /** 200 questions whose recorded debates are Full-Debate and No-communication only, embedded: what `record` records into. */
+  sparse: 'sparse',
   config: 'small.json',
   grid: 'grid.json',
   /** A finished `train` run on `cache` with SMALL_CONFIG: checkpoint.json, best.json. */
@@ -38,7 +40,10 @@ export async function makeInputs(log: (line: string) => void = () => {}): Promis
     ['cache', 'gen', '--out', INPUT.cache, '--questions', '60', '--seed', '11', '--name', 'reliability'],
     ['cache', 'embed', INPUT.cache],
     ['cache', 'gen', '--out', INPUT.plain, '--questions', '200', '--seed', '12', '--name', 'plain'],
+    ['cache', 'gen', '--out', INPUT.sparse, '--world', 'sparse-world.json', '--seed', '13', '--name', 'sparse'],
+    ['cache', 'embed', INPUT.sparse],
   ];
+  writeFileSync(join(dir, 'sparse-world.json'), JSON.stringify({ randomTrajectories: 0, questions: 200 }) + '\n');
   writeFileSync(join(dir, INPUT.config), JSON.stringify(SMALL_CONFIG, null, 2) + '\n');
   writeFileSync(join(dir, INPUT.grid), JSON.stringify(GRID, null, 2) + '\n');
   writeFileSync(join(dir, INPUT.prices), JSON.stringify({ 'gpt-3.5-turbo': { in: 0.5, out: 1.5 } }) + '\n');

@@ -31,7 +31,7 @@ const genArgs = ['cache', 'gen', '--out', 'generated', '--questions', '300', '--
 const importArgs = ['cache', 'import', '--format', 'du', INPUT.dylan, '--out', 'imported', '--model', 'gpt-3.5-turbo', '--prices', INPUT.prices];
 const mainArgs = ['main', '--cache', INPUT.cache, '--seeds', '2', '--config', INPUT.config, '--out', 'job'];
 const ablateArgs = ['ablate', '--grid', INPUT.grid, '--out', 'grid-out', '--workers', '2'];
-const recordArgs = ['record', '--cache', INPUT.cache, '--method', 'random', '--keep-rate', '0.5', '--split', 'train'];
+const recordArgs = ['record', '--cache', INPUT.sparse, '--method', 'random', '--keep-rate', '0.5', '--split', 'train'];
 
 export const KILL_COMMANDS: KillCommand[] = [
   { name: 'train', args: trainArgs, writes: ['killed-run'], rerun: [['train', '--resume', '--out', 'killed-run'], trainArgs, force(trainArgs)], copy: { from: 'killed-run', to: 'moved-run' } },
@@ -40,7 +40,7 @@ export const KILL_COMMANDS: KillCommand[] = [
   { name: 'cache gen', args: genArgs, writes: ['generated'], rerun: [genArgs, force(genArgs)] },
   { name: 'cache import', args: importArgs, writes: ['imported'], rerun: [importArgs, force(importArgs)], available: () => existsSync(DYLAN) },
   { name: 'cache embed', args: ['cache', 'embed', INPUT.plain], writes: [`${INPUT.plain}/embeddings`], rerun: [['cache', 'embed', INPUT.plain]] },
-  { name: 'record', args: recordArgs, writes: [`${INPUT.cache}/journal.jsonl`], rerun: [recordArgs] },
+  { name: 'record', args: recordArgs, writes: [`${INPUT.sparse}/journal.jsonl`], rerun: [recordArgs] },
 ];
 
 /** What a command wrote, keyed `#<i of writes>/<path>`, normalised (so that a copy compares with the original). */
