@@ -256,3 +256,9 @@ export function copyTree(from: string, to: string, leave: string[] = []): void {
 
 /** The last lines of a command's output, for a report (long outputs cut). */
 export const tail = (out: string, lines = 3) => out.trim().split('\n').slice(-lines).join(' | ').slice(0, 400);
+
+/** The first two lines and the last of a command's output (where errors and verdicts are), for a report. */
+export function excerpt(out: string): string {
+  const lines = out.trim().split('\n');
+  return (lines.length <= 3 ? lines : [...lines.slice(0, 2), '...', lines[lines.length - 1]]).map((l) => l.slice(0, 200)).join(' | ');
+}

@@ -53,7 +53,7 @@ const corpus: CorpusResult[] = [];
 if (parts.includes('corpus'))
   for (const c of CORPUS.filter((c) => (c.available?.() ?? true) && (!o.cases || new RegExp(o.cases).test(c.id)))) {
     const r = await runCase(c, inputs);
-    log(`${r.id}: ${casePassed(r) ? 'ok' : `FAILED: exit ${r.code}${r.codeOk ? '' : ' (unexpected)'}${r.named ? '' : ', error not named'}${r.stackTrace ? ', stack trace' : ''}${r.changed.length ? `, changed ${r.changed.join(' ')}` : ''}: ${r.said}`}`);
+    log(`${r.id}: ${casePassed(r) ? 'ok' : `FAILED: ${describeCase(r)}`}`);
     corpus.push(r);
   }
 
@@ -98,12 +98,12 @@ if (kill.length) {
 }
 if (corpus.length) {
   const kinds = [...new Set(corpus.map((r) => r.kind))];
-  const row = (kind: string, rs: CorpusResult[]) => [kind, rs.length, count(rs, (r) => r.codeOk), count(rs, (r) => r.named), count(rs, (r) => !r.stackTrace), count(rs, (r) => r.changed.length === 0), count(rs, casePassed)];
+  const row = (kind: string, rs: CorpusResult[]) => [kind, rs.length, count(rs, (r) => r.codeOk), count(rs, (r) => r.named), count(rs, (r) => !r.stackTrace), count(rs, (r) => !r.rawSchema), count(rs, (r) => r.changed.length === 0), count(rs, casePassed)];
   sections.push(
-    `### Malformed-input corpus\n\n${markdownTable(['kind', 'cases', 'expected exit code', 'error names file/line/field or flag', 'no stack trace', 'no file created or changed', 'passed'], [...kinds.map((k) => row(k, corpus.filter((r) => r.kind === k))), row('all', corpus)])}`,
+    `### Malformed-input corpus\n\n${markdownTable(['kind', 'cases', 'expected exit code', 'error names file/line/field or flag', 'no stack trace', 'a sentence, not zod\'s wording', 'no file created or changed', 'passed'], [...kinds.map((k) => row(k, corpus.filter((r) => r.kind === k))), row('all', corpus)])}`,
   );
   const failed = corpus.filter((r) => !casePassed(r));
-  if (failed.length) sections.push(`Failed cases:\n\n${failed.map((r) => `- ${r.id}: exit ${r.code}${r.codeOk ? '' : ' (unexpected)'}${r.named ? '' : ', error not named'}${r.stackTrace ? ', stack trace' : ''}${r.changed.length ? `, changed ${r.changed.slice(0, 5).join(' ')}` : ''}${r.hung ? ', hung' : ''}: "${r.said}"`).join('\n')}`);
+  if (failed.length) sections.push(`Failed cases:\n\n${failed.map((r) => `- ${r.id}: ${describeCase(r)}`).join('\n')}`);
 }
 if (concurrency.length) {
   const rows: (string | number)[][] = concurrency.map((r) => [r.case, r.beside ? (r.refused ? 'yes' : 'no') : 'not beside', r.namesPid ? 'yes' : 'no', String(r.firstCode), String(r.secondCode), r.stackTrace ? 'yes' : 'no', concurrencyPassed(r) ? 'yes' : 'no']);
@@ -111,6 +111,11 @@ if (concurrency.length) {
   sections.push(`### Concurrency\n\n${markdownTable(['case', 'second refused', 'names the holder pid', 'first exit', 'second exit', 'stack trace', 'passed'], rows)}`);
   const failed = [...concurrency.filter((r) => !concurrencyPassed(r)).map((r) => `- ${r.case}: "${r.said}"`), ...(takeover && !takeoverPassed(takeover) ? [`- ${takeover.case}: lock left ${JSON.stringify(takeover.lockLeft)}, after ${JSON.stringify(takeover.lockAfter)}: "${takeover.said}"`] : [])];
   if (failed.length) sections.push(`Failed concurrency cases:\n\n${failed.join('\n')}`);
+}
+
+function describeCase(r: CorpusResult): string {
+  const changed = r.changed.length ? `, changed ${r.changed.slice(0, 5).join(' ')}${r.changed.length > 5 ? ` (${r.changed.length} in all)` : ''}` : '';
+  return `exit ${r.code}${r.codeOk ? '' : ' (unexpected)'}${r.named ? '' : ', error not named'}${r.stackTrace ? ', stack trace' : ''}${r.rawSchema ? ", zod's raw wording" : ''}${changed}${r.hung ? ', hung' : ''}: "${r.said}"`;
 }
 
 function describeTrial(t: KillTrial): string {
