@@ -4,7 +4,7 @@
 // must be taken over by the next writer.
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { cli, copyTree, freshDir, groupPids, killGroup, STACK_TRACE, tail, unparseable } from './harness.ts';
+import { cli, copyTree, excerpt, freshDir, groupPids, killGroup, STACK_TRACE, tail, unparseable } from './harness.ts';
 import { INPUT } from './inputs.ts';
 import { slug } from './kill.ts';
 
@@ -33,7 +33,6 @@ export const CONCURRENCY_CASES: ConcurrencyCase[] = [
   { name: 'two main into one folder', first: job, second: job, folder: 'job' },
   { name: 'two --resume of one run', prepare: { args: trainTwice, until: 'run/checkpoint.json' }, first: ['train', '--resume', '--out', 'run'], second: ['train', '--resume', '--out', 'run'], folder: 'run' },
   { name: 'cache gen while another writes the cache', first: gen, second: gen, folder: 'generated' },
-  { name: 'cache embed while cache gen writes the cache', first: gen, second: ['cache', 'embed', 'generated'], folder: 'generated' },
 ];
 
 export interface ConcurrencyResult {
@@ -46,16 +45,27 @@ export interface ConcurrencyResult {
   namesPid: boolean;
   firstCode: number | null;
   secondCode: number | null;
+  /** What the second said (and the first, when it failed). */
   said: string;
+  firstSaid: string;
   stackTrace: boolean;
   unparseable: string[];
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-/** Wait until `path` exists (inside a folder: the first writer has begun), or `ms` pass. */
+/** Wait until `path` exists, or `ms` pass. */
 async function until(path: string, ms: number): Promise<void> {
-  for (const end = Date.now() + ms; Date.now() < end; await sleep(100)) if (existsSync(path) && (!statSync(path).isDirectory() || readdirSync(path).length > 0)) return;
+  for (const end = Date.now() + ms; Date.now() < end; await sleep(100)) if (existsSync(path)) return;
+}
+
+/** Names and modification times of what `dir` holds. */
+const listing = (dir: string) => (existsSync(dir) ? readdirSync(dir).map((f) => `${f}@${statSync(join(dir, f), { throwIfNoEntry: false })?.mtimeMs}`).sort().join('\n') : '');
+
+/** Wait until what `dir` holds changes (the first writer has begun: its lock, its first file), or `ms` pass. */
+async function untilChanged(dir: string, ms: number): Promise<void> {
+  const before = listing(dir);
+  for (const end = Date.now() + ms; Date.now() < end; await sleep(100)) if (listing(dir) !== before) return;
 }
 
 /** Run `args` in `ws` and kill it with SIGKILL once `path` exists. */
@@ -74,8 +84,9 @@ export async function concurrencyCase(c: ConcurrencyCase, inputs: string): Promi
   if (c.prepare) await killedRun(ws, c.prepare.args, c.prepare.until);
   let firstPid = 0;
   let firstEnded = false;
+  const folder = join(ws, c.folder);
   const first = cli(c.first, { cwd: ws, started: (pid) => (firstPid = pid) }).finally(() => (firstEnded = true));
-  await until(join(ws, c.folder), 60_000);
+  await untilChanged(folder, 60_000);
   // The first writer's processes while it runs: any of them may hold the lock (a job's training child).
   const pids = groupPids(firstPid);
   const second = await cli(c.second, { cwd: ws });
@@ -88,9 +99,10 @@ export async function concurrencyCase(c: ConcurrencyCase, inputs: string): Promi
     namesPid: pids.some((p) => new RegExp(`\\b${p}\\b`).test(second.out)),
     firstCode: done.code,
     secondCode: second.code,
-    said: tail(second.out, 3),
+    said: excerpt(second.out),
+    firstSaid: done.code === 0 ? '' : excerpt(done.out),
     stackTrace: STACK_TRACE.test(second.out) || STACK_TRACE.test(done.out),
-    unparseable: existsSync(join(ws, c.folder)) ? unparseable(join(ws, c.folder)) : [],
+    unparseable: existsSync(folder) ? unparseable(folder) : [],
   };
 }
 

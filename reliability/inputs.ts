@@ -1,4 +1,4 @@
-// The inputs every trial starts from, made once per suite run in WORK/inputs by the command line
+// The inputs every trial starts from, made once per suite run in WORK/inputs* by the command line
 // itself: a small simulated cache with its embeddings, a larger one without, a finished training
 // run (checkpoints for the corpus), small training settings and a small grid, and a few DyLAN
 // MATH debates (a slice of ../shared/data/dylan-math, never copied into the repository).
@@ -33,9 +33,9 @@ export const INPUT = {
 /** The small grid: two variants, one seed, the small settings, on the inputs' cache. */
 const GRID = { name: 'small', base: SMALL_CONFIG, seeds: 1, caches: [INPUT.cache], reference: 'full', variants: [{ name: 'full', settings: {} }, { name: 'k = 1', settings: { k: 1 } }] };
 
-/** Make WORK/inputs; returns its path. Each step is a command a user would run. */
-export async function makeInputs(log: (line: string) => void = () => {}): Promise<string> {
-  const dir = freshDir('inputs');
+/** Make WORK/<name>; returns its path. Each step is a command a user would run. */
+export async function makeInputs(log: (line: string) => void = () => {}, name = 'inputs'): Promise<string> {
+  const dir = freshDir(name);
   const steps: string[][] = [
     ['cache', 'gen', '--out', INPUT.cache, '--questions', '60', '--seed', '11', '--name', 'reliability'],
     ['cache', 'embed', INPUT.cache],
