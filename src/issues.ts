@@ -4,7 +4,7 @@
 import { z } from 'zod';
 
 /** What a value must be, from a zod issue (zod's own message where no plainer one fits). */
-export function issueSentence(i: z.core.$ZodIssue): string {
+function issueSentence(i: z.core.$ZodIssue): string {
   // A schema's own message (a range with its reason) is already a sentence; zod's defaults are not.
   if (!/^(Too (small|big)|Invalid|Expected|Unrecognized)/.test(i.message)) return i.message;
   switch (i.code) {

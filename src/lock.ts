@@ -41,7 +41,7 @@ function startTicks(pid: number): string | null {
 }
 
 /** Whether process `pid` runs (on this host). */
-export function isRunning(pid: number): boolean {
+function isRunning(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;
@@ -91,15 +91,19 @@ function releaseLock(l: Held): void {
   } catch {
     // already gone
   }
-  // Folders made only to be locked, and left empty (the write was refused), are removed again.
-  if (l.created === null) return;
-  for (let d = l.dir; ; d = dirname(d)) {
+  removeEmpty(l.dir, l.created);
+}
+
+/** Folders made only to be locked (`dir` up to `created`), left empty (the write was refused), are removed again. */
+function removeEmpty(dir: string, created: string | null): void {
+  if (created === null) return;
+  for (let d = dir; ; d = dirname(d)) {
     try {
       rmdirSync(d);
     } catch {
-      return; // not empty: the write made something
+      return; // not empty: a write made something there (or another process holds it)
     }
-    if (d === l.created) return;
+    if (d === created) return;
   }
 }
 
@@ -121,15 +125,28 @@ export function lockFolder(dir: string, what: string): () => void {
   return attempt.release!;
 }
 
+/** The lock's release, or undefined while another process holds it (until `deadline`, then its error). */
+function lockBy(dir: string, what: string, deadline: number): (() => void) | undefined {
+  const attempt = attemptLock(dir, what);
+  if (!attempt.holder) return attempt.release!;
+  if (Date.now() >= deadline) throw attempt.error();
+  return undefined;
+}
+
 /** `lockFolder`, waiting up to `seconds` for a live holder to finish (a short write of another process). */
 export async function lockFolderWaiting(dir: string, what: string, seconds: number): Promise<() => void> {
   const deadline = Date.now() + seconds * 1000;
-  for (;;) {
-    const attempt = attemptLock(dir, what);
-    if (!attempt.holder) return attempt.release!;
-    if (Date.now() >= deadline) throw attempt.error();
-    await new Promise((r) => setTimeout(r, 200));
-  }
+  let release: (() => void) | undefined;
+  while (!(release = lockBy(dir, what, deadline))) await new Promise((r) => setTimeout(r, 200));
+  return release;
+}
+
+/** `lockFolderWaiting` for synchronous writers (it blocks the thread while it waits). */
+export function lockFolderWaitingSync(dir: string, what: string, seconds: number): () => void {
+  const deadline = Date.now() + seconds * 1000;
+  let release: (() => void) | undefined;
+  while (!(release = lockBy(dir, what, deadline))) Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 200);
+  return release;
 }
 
 function attemptLock(dir: string, what: string): { holder?: Holder; error: () => Error; release?: () => void } {
@@ -141,7 +158,8 @@ function attemptLock(dir: string, what: string): { holder?: Holder; error: () =>
   const content = JSON.stringify({ ...me(), dir: real, what } satisfies Holder);
   const holder = tryLock(file, content, real);
   if (holder) {
-    if (created) rmSync(created, { recursive: true, force: true });
+    // Only empty folders: another process that made the same folder at the same moment may hold it.
+    removeEmpty(resolve(dir), created && resolve(created));
     const error = () =>
       new Error(`${dir} is being written by another process (${holder.what}: ${describe(holder)}): wait for it to finish, or stop it${holder.host !== hostname() ? `; if it is gone, delete ${file}` : ''}`);
     return { holder, error };
@@ -235,10 +253,12 @@ const TEMP = /\.(\d+)(?:\.stale)?\.tmp$/;
 
 /**
  * Remove the temporary files (and folders) of interrupted writes under `dir` whose process no
- * longer runs; returns their paths. Those of live processes (writing now) are left alone.
+ * longer runs; returns their paths. Those of live processes (writing now) are left alone. Only
+ * `depth` levels down: what a writer writes (a grid's cell folders, a cache's embeddings/), not a
+ * whole tree handed as --out by mistake.
  */
-export function cleanTemp(dir: string): string[] {
-  if (!existsSync(dir) || !statSync(dir).isDirectory()) return [];
+export function cleanTemp(dir: string, depth = 4): string[] {
+  if (depth < 0 || !existsSync(dir) || !statSync(dir).isDirectory()) return [];
   const removed: string[] = [];
   for (const name of readdirSync(dir)) {
     const path = join(dir, name);
@@ -246,7 +266,7 @@ export function cleanTemp(dir: string): string[] {
     if (m && Number(m[1]) !== process.pid && !isRunning(Number(m[1]))) {
       rmSync(path, { recursive: true, force: true });
       removed.push(path);
-    } else if (!m && statSync(path, { throwIfNoEntry: false })?.isDirectory()) removed.push(...cleanTemp(path));
+    } else if (!m && name !== 'node_modules' && statSync(path, { throwIfNoEntry: false })?.isDirectory()) removed.push(...cleanTemp(path, depth - 1));
   }
   return removed;
 }

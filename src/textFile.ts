@@ -8,7 +8,7 @@ const BOM = '\uFEFF';
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 
 /** The path as a file to read: found, and not a folder; otherwise an error naming it. */
-export function checkReadable(file: string): void {
+function checkReadable(file: string): void {
   if (!existsSync(file)) throw new Error(`${file}: file not found`);
   if (statSync(file).isDirectory()) throw new Error(`${file}: is a folder, not a file`);
 }
@@ -29,7 +29,9 @@ function decode(bytes: Uint8Array, file: string, firstLine: number): string {
       try {
         utf8.decode(bytes.subarray(start, i));
       } catch {
-        throw new Error(`${file}:${line}: not valid UTF-8 text (byte ${start + 1}-${i} of the line's chunk); save the file as UTF-8`);
+        // The column of the first byte that is not UTF-8: where a lenient decoder puts its first U+FFFD.
+        const column = new TextDecoder().decode(bytes.subarray(start, i)).indexOf('\uFFFD') + 1;
+        throw new Error(`${file}:${line}: not valid UTF-8 text (column ${column}); save the file as UTF-8`);
       }
       line++;
       start = i + 1;

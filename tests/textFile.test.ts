@@ -25,7 +25,7 @@ describe('reading text files', () => {
     const dir = mkdtempSync(join(tmpdir(), 'cpp-text-'));
     const file = join(dir, 'config.json');
     writeFileSync(file, Buffer.concat([Buffer.from('{\n  "epochs": 3,\n  "out": "caf'), Buffer.from([0xe9]), Buffer.from('"\n}\n')]));
-    expect(() => readTextFile(file)).toThrow(`${file}:3: not valid UTF-8 text`);
+    expect(() => readTextFile(file)).toThrow(`${file}:3: not valid UTF-8 text (column 14); save the file as UTF-8`);
     expect(() => readConfigFile(file)).toThrow(`${file}:3: not valid UTF-8 text`);
     const lines = records4WithBadByte(dir);
     expect(() => loadCache(dir)).toThrow(`${cacheFilePath(dir)}:${lines}: not valid UTF-8 text`);

@@ -47,7 +47,7 @@ const toBase64 = (v: Float32Array) => Buffer.from(v.buffer, v.byteOffset, v.byte
 /** A stored vector, or why it is not one. */
 function fromBase64(s: string, dim: number): Float32Array | string {
   const bytes = Buffer.from(s, 'base64');
-  if (bytes.length !== dim * 4) return `${bytes.length / 4} float32 values, the header's dim is ${dim}`;
+  if (bytes.length !== dim * 4) return bytes.length % 4 ? `${bytes.length} bytes, not float32 values (the header's dim is ${dim}: ${dim * 4} bytes)` : `${bytes.length / 4} float32 values, the header's dim is ${dim}`;
   const v = new Float32Array(dim);
   new Uint8Array(v.buffer).set(bytes);
   const bad = v.findIndex((x) => !Number.isFinite(x));

@@ -9,13 +9,13 @@
 // team) becomes an `external` entry. How many revision prompts showed no recognised peer answer is
 // counted; when none does at all, the import stops (unless allowed): the markers do not fit.
 // A malformed problem is reported (file, problem, field) and skipped or trimmed; the rest imports.
-import { readFileSync } from 'node:fs';
 import { basename, extname } from 'node:path';
 import seedrandom from 'seedrandom';
 import { z } from 'zod';
 import { extractAnswer, normalizeAnswer, questionOptions, type AnswerType } from '../answer.ts';
 import { CACHE_FORMAT, CACHE_VERSION, MAX_PRICE, SPLITS, type CacheLine, type ExternalRecord, type QuestionRecord, type ResponseRecord, type Split } from './format.ts';
 import { zodProblems } from './load.ts';
+import { readTextFile } from '../textFile.ts';
 import { assignSplits } from './splits.ts';
 import { tokenCounter, type Encoding } from './tokens.ts';
 
@@ -157,10 +157,17 @@ export function importDu(files: string[], o: DuImportOptions): DuImport {
     const stem = basename(file, extname(file));
     let json: unknown;
     try {
-      json = JSON.parse(readFileSync(file, 'utf8'));
+      // Read as every text file is (src/textFile.ts): a folder, a missing file or bytes that are not UTF-8 are errors naming it.
+      const text = readTextFile(file);
+      try {
+        json = JSON.parse(text);
+      } catch (e) {
+        throw new Error(`${file}: invalid JSON: ${(e as Error).message}`);
+      }
     } catch (e) {
-      const err = e as NodeJS.ErrnoException;
-      problems.push({ file, problem: 0, field: '', message: err.code === 'ENOENT' ? 'file not found' : `invalid JSON: ${err.message}` });
+      // The message names the file (and line) itself: the problem says them once.
+      const message = (e as Error).message;
+      problems.push({ file, problem: 0, field: '', message: message.startsWith(file) ? message.slice(file.length).replace(/^:(\d+): /, 'line $1: ').replace(/^: /, '') : message });
       continue;
     }
     if (typeof json !== 'object' || json === null || Array.isArray(json)) {

@@ -92,15 +92,15 @@ function readJson(path: string): Record<string, unknown> {
   return json as Record<string, unknown>;
 }
 
-function parsed<T extends z.ZodType>(path: string, schema: T, json: unknown): z.infer<T> {
+/** `json` as a file of `format` (`what` it is, for the error): parsed by `schema`, its team checked against its shape. */
+function readAs<T extends typeof CheckpointFile | typeof PolicyFile>(path: string, json: Record<string, unknown>, format: string, what: string, schema: T): z.infer<T> {
+  if (json.format !== format) throw new Error(`${path}: format: expected '${format}' (${what}), found ${JSON.stringify(json.format)}`);
   const r = schema.safeParse(json);
   if (!r.success) throw new Error(zodProblems(r.error.issues, path, 0).slice(0, 10).map(formatProblem).join('\n'));
-  return r.data;
-}
-
-function checkTeam(path: string, shape: PolicyShape, team: string[]): void {
+  const { shape, team } = r.data;
   if (team.length !== shape.agents) throw new Error(`${path}: team: ${team.length} agents, but shape.agents is ${shape.agents}`);
   if (new Set(team).size !== team.length) throw new Error(`${path}: team: an agent named twice (${team.join(', ')})`);
+  return r.data as z.infer<T>;
 }
 
 /** What an exported policy holds. */
@@ -150,10 +150,8 @@ export function loadCheckpoint(path: string): Checkpoint {
 }
 
 function checkpointOf(path: string, json: Record<string, unknown>): Checkpoint {
-  if (json.format !== CHECKPOINT_FORMAT) throw new Error(`${path}: format: expected '${CHECKPOINT_FORMAT}' (a training checkpoint), found ${JSON.stringify(json.format)}`);
-  const c = parsed(path, CheckpointFile, json);
+  const c = readAs(path, json, CHECKPOINT_FORMAT, 'a training checkpoint', CheckpointFile);
   const shape = c.shape as PolicyShape;
-  checkTeam(path, shape, c.team);
   if (c.best && c.best.epoch > c.epoch) throw new Error(`${path}: best.epoch: ${c.best.epoch}, after the checkpoint's epoch ${c.epoch}`);
   const e = c.engine;
   const engine = { step: e.step, weights: decodeWeights(e.weights, shape, path, 'engine.weights'), m: decodeWeights(e.m, shape, path, 'engine.m'), v: decodeWeights(e.v, shape, path, 'engine.v') };
@@ -182,10 +180,8 @@ export function loadPolicy(path: string): PolicyArtifact {
 }
 
 function policyOf(path: string, json: Record<string, unknown>): PolicyArtifact {
-  if (json.format !== POLICY_FORMAT) throw new Error(`${path}: format: expected '${POLICY_FORMAT}' (an exported policy), found ${JSON.stringify(json.format)}`);
-  const p = parsed(path, PolicyFile, json);
+  const p = readAs(path, json, POLICY_FORMAT, 'an exported policy', PolicyFile);
   const shape = p.shape as PolicyShape;
-  checkTeam(path, shape, p.team);
   return { ...p, format: POLICY_FORMAT, shape, weights: decodeWeights(p.weights, shape, path, 'weights') };
 }
 

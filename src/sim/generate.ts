@@ -8,7 +8,7 @@ import { CACHE_FORMAT, CACHE_VERSION, type CacheLine, type QuestionRecord, type 
 import { cacheFilePath } from '../cache/load.ts';
 import { fileLines } from '../textFile.ts';
 import { replacedWithCache, writeCacheRecords } from '../cache/write.ts';
-import { withLockSync } from '../lock.ts';
+import { lockFolderWaitingSync, withLockSync } from '../lock.ts';
 import { candidateOrder } from '../env/actions.ts';
 import { progress } from '../progress.ts';
 import { assignSplits } from '../cache/splits.ts';
@@ -98,10 +98,15 @@ export function generateCache(dir: string, world: Partial<WorldConfig>, name: st
   withLockSync(dir, 'a cache (cache gen)', () => {
     if (existsSync(cacheFilePath(dir)) && !force) throw new Error(`${dir} already holds a cache (${cacheFilePath(dir)}): pass --force to replace it, or choose another --out`);
     if (force) for (const f of replacedWithCache(dir)) rmSync(f, { force: true });
-    const bar = progress(`generate ${name}`, world.questions ?? WorldConfig.shape.questions.parse(undefined));
-    writeCacheRecords(dir, generateWorld(world, name, (done, total) => bar.update(done, total)));
-    bar.stop();
+    writeWorld(dir, world, name);
   });
+}
+
+/** Write the world's cache.jsonl (the caller holds the folder's lock). */
+function writeWorld(dir: string, world: Partial<WorldConfig>, name: string): void {
+  const bar = progress(`generate ${name}`, world.questions ?? WorldConfig.shape.questions.parse(undefined));
+  writeCacheRecords(dir, generateWorld(world, name, (done, total) => bar.update(done, total)));
+  bar.stop();
 }
 
 /** Where the default simulated world lives. */
@@ -128,8 +133,15 @@ export function ensureDefaultCache(dir: string): void {
       console.error(`warning: ${dir} holds another world than today's ${known.name} world (an earlier simulator, or other settings): delete it to regenerate it`);
     return;
   }
-  console.error(`no cache at ${dir}: generating the ${known.name === 'default-sim' ? 'default simulated world' : 'simulated world with the adversary'} there`);
-  generateCache(dir, known.world, known.name);
+  // Two jobs started at once on a fresh checkout: one generates, the other waits for it.
+  const unlock = lockFolderWaitingSync(dir, 'a cache (made on first use)', 600);
+  try {
+    if (existsSync(cacheFilePath(dir))) return;
+    console.error(`no cache at ${dir}: generating the ${known.name === 'default-sim' ? 'default simulated world' : 'simulated world with the adversary'} there`);
+    writeWorld(dir, known.world, known.name);
+  } finally {
+    unlock();
+  }
 }
 
 /** Whether the cache in `dir` was generated with today's settings of `world` (read from its header). */

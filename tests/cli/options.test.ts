@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { writeCacheRecords } from '../../src/cache/write.ts';
+import { keepRateCoerce } from '../../src/cli/options.ts';
 import { handRecords } from '../handCache.ts';
 import { writeTinyCache } from '../train/tinyWorld.ts';
 
@@ -96,4 +97,13 @@ describe('a flag over a config file', () => {
     expect(errors(r).split('\n')[0]).toBe(`--epochs 1 overrides epochs 2 of ${config}`); // --batch-size 6 equals the file's: nothing to say
     expect(r.stdout).toMatch(/^done: /);
   }, 120_000);
+});
+
+describe('ranges of the shared flags', () => {
+  it('a keep rate is a probability: outside 0..1 a sentence naming the flag (was: keep 200% accepted)', () => {
+    expect(keepRateCoerce(0.25)).toBe(0.25);
+    expect(() => keepRateCoerce(-0.5)).toThrow('--keep-rate: must be at least 0 (a probability: 0 keeps no edge) (found -0.5)');
+    expect(() => keepRateCoerce(2)).toThrow('--keep-rate: must be at most 1 (a probability: 1 keeps every edge) (found 2)');
+    expect(() => keepRateCoerce(Number('x'))).toThrow('--keep-rate: must be a number (found NaN)');
+  });
 });

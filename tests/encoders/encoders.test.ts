@@ -42,10 +42,12 @@ describe('embeddings stored beside the cache', () => {
     const inner = bofEncoder(32);
     const counting: Encoder = { ...inner, encode: async (t) => ((encoded += t.length), inner.encode(t)) };
     const first = await ensureEmbeddings(dir, cache, counting);
-    expect(encoded).toBe(cache.questions.length + cache.responses.length);
+    // One vector per distinct text (vectors are keyed by their text's hash).
+    const texts = new Set([...cache.questions.map((q) => q.text), ...cache.responses.map((r) => r.text)]).size;
+    expect(encoded).toBe(texts);
     expect(first.responses[3]).toEqual(encodeBof(cache.responses[3].text, 32));
     const again = await ensureEmbeddings(dir, cache, counting);
-    expect(encoded).toBe(cache.questions.length + cache.responses.length);
+    expect(encoded).toBe(texts);
     expect(again.questions).toEqual(first.questions);
     // A second encoder lives in its own file.
     await ensureEmbeddings(dir, cache, bofEncoder(16));
@@ -60,7 +62,7 @@ describe('embeddings stored beside the cache', () => {
     const lines = readFileSync(file, 'utf8').split('\n');
     lines[3] = JSON.stringify({ ...JSON.parse(lines[3]), v: 'AAAA' });
     writeFileSync(file, lines.join('\n'));
-    await expect(ensureEmbeddings(dir, cache, bofEncoder(8))).rejects.toThrow(`${file}:4: v: not 8 base64 float32 values`);
+    await expect(ensureEmbeddings(dir, cache, bofEncoder(8))).rejects.toThrow(`${file}:4: v: 3 bytes, not float32 values (the header's dim is 8: 32 bytes)`);
   });
 });
 

@@ -11,13 +11,14 @@ import { join, resolve } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ablationReport } from '../../eval/table6.ts';
 import { cacheHash } from '../../src/cache/hash.ts';
-import { defaultCompute } from '../../train/config.ts';
+import { defaultCompute, resolveConfig } from '../../train/config.ts';
 import { expandGrid, GridFile, runGrid } from '../../train/grid.ts';
 import { cellIdentity } from '../../train/identity.ts';
 import { runQueuedGrid } from '../../train/queue/coordinator.ts';
 import { parseQueueUrl } from '../../train/queue/redis.ts';
 import { startWorker } from '../../train/queue/worker.ts';
 import { runFiles, readLog } from '../../train/runFolder.ts';
+import { train } from '../../train/trainer.ts';
 import { writeTinyCache } from './tinyWorld.ts';
 
 const ROOT = resolve(import.meta.dirname, '../..');
@@ -333,4 +334,14 @@ describe('a grid on a queue', () => {
     for (const f of [...filesUnder(results), ...filesUnder(join(dir, 'work-a')), ...filesUnder(join(dir, 'work-b')), log]) expect(readFileSync(f, 'latin1').includes(PASSWORD), f).toBe(false);
     expect(outputs.includes(PASSWORD)).toBe(false);
   }, 900_000);
+
+  it('a cell folder holding a run of other settings is refused naming what differs, never overwritten', async () => {
+    const dir = tempDir();
+    const { grid } = tinyGrid(dir);
+    const cells = expandGrid(grid, join(dir, 'results'));
+    await train(resolveConfig({ ...cells[0].settings, k: 1, epochs: 1 }), { log: () => {} });
+    const before = readFileSync(runFiles(cells[0].settings.out).checkpoint);
+    await expect(runQueuedGrid(cells, { queue: parseQueueUrl('redis://127.0.0.1:1/0'), log: () => {} })).rejects.toThrow(`${cells[0].settings.out}: a run of other settings or another cache (epochs 1 there, 4 asked; k 1 there, 0 asked)`);
+    expect(readFileSync(runFiles(cells[0].settings.out).checkpoint)).toEqual(before);
+  }, 60_000);
 });

@@ -10,7 +10,7 @@ import { Queue, type Job } from 'bullmq';
 import { cacheHash } from '../../src/cache/hash.ts';
 import { progress } from '../../src/progress.ts';
 import type { Cell, CellOutcome } from '../grid.ts';
-import { cellIdentity } from '../identity.ts';
+import { cellIdentity, runContentHashes } from '../identity.ts';
 import { runFiles } from '../runFolder.ts';
 import { runStatus } from '../runs.ts';
 import { CellProgress, CellResult, cellJob, collectRun, filesKey, jobIdOf, readCellRecord, type CellJob } from './cellJob.ts';
@@ -61,13 +61,14 @@ async function coordinate(cells: Cell[], o: QueuedGridOptions): Promise<CellOutc
   // A run folder is this cell's result only if its record names the same identity.
   // Another run is named with what differs (train/identity.ts), never reused or overwritten.
   const foreign: string[] = [];
+  const contentOf = runContentHashes();
   for (const t of tracked) {
     const out = t.cell.settings.out;
     if (!existsSync(out)) continue;
     const record = readCellRecord(out);
     if (record?.identity === t.job.identity && existsSync(runFiles(out).best)) t.state = 'reused';
     else {
-      const differences = existsSync(runFiles(out).checkpoint) ? runStatus(t.cell.settings, t.job.cacheHash).differences : [];
+      const differences = existsSync(runFiles(out).checkpoint) ? runStatus(t.cell.settings, await contentOf(t.cell.settings)).differences : [];
       const what =
         differences.length ? `a run of other settings or another cache (${differences.join('; ')})`
         : record && record.identity !== t.job.identity ? `the cell ${record.identity.slice(0, 12)}, of other settings or another cache`
