@@ -321,7 +321,7 @@ export interface CorpusResult {
   /** The output says what `error` asks (file, line, field, or flag). */
   named: boolean;
   stackTrace: boolean;
-  /** zod's own wording or issue list instead of a sentence (issue 16, point 9). */
+  /** zod's issue list, or for a setting zod's own wording, instead of a sentence (issue 16, point 9). */
   rawSchema: boolean;
   /** Files created, changed or removed in the case's folder (+, ~, -). */
   changed: string[];
@@ -331,8 +331,12 @@ export interface CorpusResult {
 
 export const casePassed = (r: CorpusResult) => r.codeOk && r.named && !r.stackTrace && !r.rawSchema && r.changed.length === 0 && !r.hung;
 
-/** zod's raw wording ("Too small: expected number to be >0") or its issue list printed as JSON. */
-const RAW_SCHEMA = /Too (small|big): expected|Invalid input: expected|"code": "(too_small|too_big|invalid_type|custom)"/;
+/**
+ * zod's issue list printed as JSON, anywhere; and for settings (config, grid, flags, import flags)
+ * zod's own wording ("Too small: expected number to be >0") where a sentence should say it.
+ */
+const rawSchema = (kind: CorpusCase['kind'], out: string) =>
+  /"code": "(too_small|too_big|invalid_type|invalid_value|custom)"/.test(out) || (['config', 'grid', 'flags', 'import'].includes(kind) && /Too (small|big): expected|Invalid input: expected/.test(out));
 
 /** Run one case in a fresh copy of the inputs. */
 export async function runCase(c: CorpusCase, inputs: string): Promise<CorpusResult> {
@@ -349,7 +353,7 @@ export async function runCase(c: CorpusCase, inputs: string): Promise<CorpusResu
     codeOk: c.code === 'nonzero' ? run.code !== 0 && run.code !== null : run.code === c.code,
     named: new RegExp(error, 'i').test(run.out),
     stackTrace: STACK_TRACE.test(run.out),
-    rawSchema: RAW_SCHEMA.test(run.out),
+    rawSchema: rawSchema(c.kind, run.out),
     changed: changes(before, snapshot(ws, c.writes)),
     said: excerpt(run.out),
     hung: run.hung,

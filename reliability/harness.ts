@@ -215,9 +215,10 @@ function csvWithoutWallTimes(text: string): string {
 
 /**
  * The files under `dir` (a run's output), each as the SHA-256 of its normalised content; files the
- * rules skip are listed as 'skipped'. `outPath`: the run folder's path as the command named it.
+ * rules skip are listed as 'skipped'. `outPaths`: the run folder's path as the command named it (and
+ * the folder it was copied from: a copy holds the files the original wrote).
  */
-export function normalisedTree(dir: string, outPath: string): Snapshot {
+export function normalisedTree(dir: string, outPaths: string[]): Snapshot {
   const tree: Snapshot = new Map();
   for (const [rel, h] of snapshot(dir)) {
     if (h === 'dir') continue;
@@ -232,7 +233,7 @@ export function normalisedTree(dir: string, outPath: string): Snapshot {
       tree.set(rel, sha256(bytes));
       continue;
     }
-    let text = bytes.toString('utf8').split(outPath).join('<OUT>');
+    let text = outPaths.reduce((t, p) => t.split(p).join('<OUT>'), bytes.toString('utf8'));
     if (rule) text = rule.apply(text);
     tree.set(rel, sha256(text));
   }

@@ -43,13 +43,17 @@ export const KILL_COMMANDS: KillCommand[] = [
   { name: 'record', args: recordArgs, writes: [`${INPUT.sparse}/journal.jsonl`], rerun: [recordArgs] },
 ];
 
-/** What a command wrote, keyed `#<i of writes>/<path>`, normalised (so that a copy compares with the original). */
-function output(ws: string, writes: string[]): Snapshot {
+/**
+ * What a command wrote, keyed `#<i of writes>/<path>`, normalised (so that a copy compares with the
+ * original); `copiedFrom`: the folder a written one was copied from.
+ */
+function output(ws: string, writes: string[], copiedFrom?: string): Snapshot {
   const out: Snapshot = new Map();
   writes.forEach((w, i) => {
     const path = join(ws, w);
     if (!existsSync(path)) return;
-    const tree = w.endsWith('.jsonl') ? new Map([...normalisedTree(join(path, '..'), w)].filter(([k]) => k === w.split('/').pop())) : normalisedTree(path, w);
+    const names = copiedFrom ? [copiedFrom, w] : [w];
+    const tree = w.endsWith('.jsonl') ? new Map([...normalisedTree(join(path, '..'), names)].filter(([k]) => k === w.split('/').pop())) : normalisedTree(path, names);
     for (const [k, h] of tree) out.set(`#${i}/${k}`, h);
   });
   return out;
@@ -135,7 +139,7 @@ export async function killTrial(ref: Reference, inputs: string, trial: number, k
     }
     refusals.push({ args: args.join(' '), code: run.code, said: tail(run.out, 2) });
   }
-  const out = output(ws, writes);
+  const out = output(ws, writes, copied ? command.copy!.from : undefined);
   const result: KillTrial = {
     command: command.name,
     trial,

@@ -1,7 +1,7 @@
 // `npm run reliability [-- --trials 20 --parts kill,corpus,concurrency --commands train,main --seed S --control]`:
 // the reliability suite of issue 16. Kill -9 trials of every writing command (kill.ts), the
 // malformed-input corpus (corpus.ts), the concurrency cases (concurrency.ts); prints the figures as
-// tables and writes them to results/reliability/report.{json,md}. Exits 1 when any trial or case fails.
+// tables and writes them to results/reliability/report.{json,md} (report-<parts>.* for some parts). Exits 1 when any trial or case fails.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
@@ -37,8 +37,9 @@ const log = (line: string) => console.error(`[${((performance.now() - t0) / 1000
 const seconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
 
 log(`reliability suite, ${started.toISOString()}, ${cpus().length} cores, load average ${load()} (1 / 5 / 15 min)`);
-// Inputs of their own, so that runs of different parts may go side by side.
-const inputs = await makeInputs(log, `inputs-${parts.join('+')}`);
+// The report's name, and inputs of its own, so that runs of different parts or commands may go side by side.
+const name = parts.length === 3 && !o.commands ? 'report' : `report-${parts.join('+')}${o.commands ? `-${o.commands.replace(/\W+/g, '-')}` : ''}`;
+const inputs = await makeInputs(log, `inputs-${name}`);
 
 const kill: { command: string; referenceMs: number; unstable: string[]; trials: KillTrial[]; ms: number }[] = [];
 if (parts.includes('kill'))
@@ -142,7 +143,7 @@ const markdown = [head, ...sections, notes].join('\n\n') + '\n';
 console.log(markdown);
 const dir = join(REPO, 'results', 'reliability');
 mkdirSync(dir, { recursive: true });
-writeFileSync(join(dir, 'report.md'), markdown);
-writeFileSync(join(dir, 'report.json'), JSON.stringify({ started: started.toISOString(), args: process.argv.slice(2), wallSeconds: wall / 1000, load: loadavg(), kill, corpus, concurrency, takeover }, null, 2) + '\n');
+writeFileSync(join(dir, `${name}.md`), markdown);
+writeFileSync(join(dir, `${name}.json`), JSON.stringify({ started: started.toISOString(), args: process.argv.slice(2), wallSeconds: wall / 1000, load: loadavg(), kill, corpus, concurrency, takeover }, null, 2) + '\n');
 const passed = kill.every((k) => k.trials.every(trialPassed)) && corpus.every(casePassed) && concurrency.every(concurrencyPassed) && (!takeover || takeoverPassed(takeover));
 process.exitCode = passed ? 0 : 1;
