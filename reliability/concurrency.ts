@@ -31,7 +31,7 @@ export const CONCURRENCY_CASES: ConcurrencyCase[] = [
   { name: 'two train into one --out', first: trainTwice, second: trainTwice, folder: 'run' },
   { name: 'two ablate into one folder', first: grid, second: grid, folder: 'grid-out' },
   { name: 'two main into one folder', first: job, second: job, folder: 'job' },
-  { name: 'two --resume of one run', prepare: { args: trainTwice, until: 'run/checkpoint.json' }, first: ['train', '--resume', '--out', 'run'], second: ['train', '--resume', '--out', 'run'], folder: 'run' },
+  { name: 'two --resume of one run', prepare: { args: trainTwice.map((a) => (a === LONG[1] ? '40' : a)), until: 'run/checkpoint.json' }, first: ['train', '--resume', '--out', 'run'], second: ['train', '--resume', '--out', 'run'], folder: 'run' },
   { name: 'cache gen while another writes the cache', first: gen, second: gen, folder: 'generated' },
 ];
 
