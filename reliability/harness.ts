@@ -3,7 +3,7 @@
 // changed, the files a kill may leave behind (`*.tmp`, files that do not parse), and the rules that
 // say which bytes of a run may differ between an interrupted and an uninterrupted run (wall times,
 // timestamps) and why. The trials themselves are in kill.ts, corpus.ts and concurrency.ts.
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { cpSync, existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
@@ -92,6 +92,23 @@ export function groupPids(pgid: number): number[] {
   }
   return pids;
 }
+
+/**
+ * The repository's git index lock: commands run `git status` for their provenance, and a kill
+ * during it leaves this file, which blocks every later git command that writes the index. Null
+ * outside a git checkout.
+ */
+export const GIT_INDEX_LOCK = (() => {
+  try {
+    return resolve(REPO, execFileSync('git', ['rev-parse', '--git-path', 'index.lock'], { cwd: REPO, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim());
+  } catch {
+    return null;
+  }
+})();
+
+/** The git index lock, if a command left it since `since` (ms since the epoch). */
+export const gitLockLeft = (since: number): string[] =>
+  GIT_INDEX_LOCK && existsSync(GIT_INDEX_LOCK) && lstatSync(GIT_INDEX_LOCK).mtimeMs >= since ? [`+${GIT_INDEX_LOCK} (the repository's git index lock)`] : [];
 
 /** A JavaScript stack trace in a command's output: what a user must never see. */
 export const STACK_TRACE = /^\s+at .+[(\s]\S+:\d+:\d+\)?$/m;

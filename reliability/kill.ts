@@ -8,7 +8,7 @@
 import { existsSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import seedrandom from 'seedrandom';
-import { changes, cli, copyTree, freshDir, leftoverTemp, normalisedTree, snapshot, STACK_TRACE, tail, unparseable, type CliRun, type Snapshot } from './harness.ts';
+import { changes, cli, copyTree, freshDir, gitLockLeft, leftoverTemp, normalisedTree, snapshot, STACK_TRACE, tail, unparseable, type CliRun, type Snapshot } from './harness.ts';
 import { DYLAN, INPUT } from './inputs.ts';
 
 export interface KillCommand {
@@ -96,7 +96,7 @@ export interface KillTrial {
   identical: boolean;
   /** Files that differ from the uninterrupted run (+ only here, - only there, ~ content). */
   differing: string[];
-  /** Files outside what the command writes that were created, changed or removed. */
+  /** Files outside what the command writes that were created, changed or removed (the repository's git index lock too). */
   outside: string[];
   unparseableAfterKill: string[];
   unparseable: string[];
@@ -112,6 +112,7 @@ export const slug = (s: string) => s.replace(/\W+/g, '-');
 export async function killTrial(ref: Reference, inputs: string, trial: number, killAtMs: number): Promise<KillTrial> {
   const command = ref.command;
   const start = performance.now();
+  const began = Date.now();
   const ws = freshDir('kill', slug(command.name), `trial-${trial}`);
   copyTree(inputs, ws);
   let writes = command.writes;
@@ -150,7 +151,7 @@ export async function killTrial(ref: Reference, inputs: string, trial: number, k
     finished,
     differing: differing(ref.output, out).filter((f) => !ref.unstable.includes(f)),
     identical: false,
-    outside: changes(before, snapshot(ws, writes)),
+    outside: [...changes(before, snapshot(ws, writes)), ...gitLockLeft(began)],
     unparseableAfterKill,
     unparseable: writes.flatMap((w) => (existsSync(join(ws, w)) ? unparseable(join(ws, w)).map((f) => `${w}/${f}`) : [])),
     leftoverTemp: leftoverTemp(ws),
