@@ -1,0 +1,62 @@
+// The reliability suite of issue 16, shortened for `npm test` (the whole suite: `npm run
+// reliability`, reliability/run.ts): 2 kill -9 trials each of `train` and `cache gen`, every twelfth
+// case of the malformed-input corpus (16, of every kind) and the 5 inputs that must be accepted, and
+// one concurrency case, through the same modules.
+import { beforeAll, describe, expect, it } from 'vitest';
+import { CONCURRENCY_CASES, concurrencyCase } from '../../reliability/concurrency.ts';
+import { CORPUS, runCase } from '../../reliability/corpus.ts';
+import { makeInputs } from '../../reliability/inputs.ts';
+import { KILL_COMMANDS, killTrials, slug } from '../../reliability/kill.ts';
+
+// Each command starts Node, tsx and often ONNX Runtime (2-5 s on a loaded 2-core machine).
+const LONG = 600_000;
+let inputs = '';
+beforeAll(async () => {
+  inputs = await makeInputs();
+}, LONG);
+
+describe('kill -9 trials', () => {
+  for (const name of ['train', 'cache gen'])
+    it(`${name}: killed at 2 random moments, the rerun gives the uninterrupted run's files; nothing else changes, nothing is left half-written`, async () => {
+      const { trials } = await killTrials(KILL_COMMANDS.find((c) => c.name === name)!, inputs, 2, 'npm test');
+      for (const t of trials) {
+        expect(t.finished, JSON.stringify(t.refusals)).toBe(true);
+        expect(t.differing).toEqual([]);
+        expect(t.outside).toEqual([]);
+        expect([...t.unparseableAfterKill, ...t.unparseable]).toEqual([]);
+        expect(t.leftoverTemp).toEqual([]);
+        expect(t.stackTrace).toBe(false);
+        // A refusal (a kill before the first checkpoint: nothing to resume) says what to run instead.
+        for (const r of t.refusals) expect(r.said).toMatch(/--force|--resume|again|start/i);
+      }
+    }, LONG);
+});
+
+describe('malformed-input corpus', () => {
+  it('has at least 120 cases refusing bad input, of every kind, with unique folders', () => {
+    const refusing = CORPUS.filter((c) => c.code !== 0);
+    expect(refusing.length).toBeGreaterThanOrEqual(120);
+    expect(new Set(CORPUS.map((c) => c.kind))).toEqual(new Set(['cache', 'embeddings', 'config', 'grid', 'checkpoint', 'flags', 'import']));
+    expect(new Set(CORPUS.map((c) => slug(c.id))).size).toBe(CORPUS.length);
+  });
+
+  // Every twelfth case and each accepted input (pretty-printed checkpoints, byte-order marks).
+  const sample = CORPUS.filter((c, i) => (i % 12 === 0 || c.code === 0) && (c.available?.() ?? true));
+  it.each(sample.map((c) => [c.id, c] as const))('%s', async (_, c) => {
+    const r = await runCase(c, inputs);
+    expect({ code: r.code, codeOk: r.codeOk, named: r.named, said: r.said }).toMatchObject({ codeOk: true, named: true });
+    expect(r.stackTrace).toBe(false);
+    expect(r.changed).toEqual([]);
+  }, LONG);
+});
+
+describe('concurrency', () => {
+  it('a second train into the same --out, started while the first writes, is refused naming its pid; the first finishes', async () => {
+    const r = await concurrencyCase(CONCURRENCY_CASES[0], inputs);
+    expect(r.beside).toBe(true);
+    expect({ refused: r.refused, namesPid: r.namesPid, said: r.said }).toMatchObject({ refused: true, namesPid: true });
+    expect(r.firstCode).toBe(0);
+    expect(r.stackTrace).toBe(false);
+    expect(r.unparseable).toEqual([]);
+  }, LONG);
+});
