@@ -68,6 +68,8 @@ export async function hashFile(path: string): Promise<FileHash> {
   return { path, bytes: statSync(path).size, sha256: await sha256File(path) };
 }
 
+// `status` with --no-optional-locks: it must not take the repository's index.lock, which a process
+// killed during it would leave behind for the user's next git command.
 const git = (...args: string[]) => execFileSync('git', args, { cwd: CODE_ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
 
 /** Commit and dirty flag of the code's checkout; both null when the code is not in one (an installed package). */
@@ -75,7 +77,7 @@ function codeState(): Session['code'] {
   const pkg = require(join(CODE_ROOT, 'package.json')) as { name: string; version: string };
   try {
     if (relative(git('rev-parse', '--show-toplevel'), CODE_ROOT) !== '') throw new Error('not the checkout root');
-    return { package: `${pkg.name}@${pkg.version}`, commit: git('rev-parse', 'HEAD'), dirty: git('status', '--porcelain') !== '' };
+    return { package: `${pkg.name}@${pkg.version}`, commit: git('rev-parse', 'HEAD'), dirty: git('--no-optional-locks', 'status', '--porcelain') !== '' };
   } catch {
     return { package: `${pkg.name}@${pkg.version}`, commit: null, dirty: null };
   }

@@ -36,7 +36,9 @@ export function runSettings(config: TrainConfig, resumed: Checkpoint | undefined
 /** What `--resume` of a folder without a checkpoint should say, with what to run instead. */
 export function noCheckpoint(out: string): string {
   const started = existsSync(runFiles(out).config);
-  return `${out} holds no checkpoint to resume${started ? `: the run was stopped before its first checkpoint; start it again without --resume (its settings: --config ${runFiles(out).config})` : ''}`;
+  return started
+    ? `${out} holds no checkpoint to resume: the run was stopped before its first checkpoint; start it again without --resume (its settings: --config ${runFiles(out).config})`
+    : `${out} holds no checkpoint to resume: no run was started there (or it was stopped before writing anything); start it without --resume`;
 }
 
 export function cachePlan(dir: string): string {
