@@ -94,7 +94,8 @@ export async function runGrid(cells: Cell[], workers: number, log: (line: string
   log(`${cells.length} cells (${done} finished already${other.length ? `, ${other.length} of other settings or another cache trained anew (--force)` : ''}), ${workers} at a time`);
   bar.update(epochs, undefined, said());
   const results = await pool(cells.map((cell, i) => ({ cell, hash: hashes[i] })), workers, async ({ cell, hash }) => {
-    if (checkRun(cell.settings, hash, force).action === 'reuse') return 'reused' as const;
+    // A finished cell is reused by runTraining, which completes its end-of-run files.
+    if (checkRun(cell.settings, hash, force).action === 'reuse') return runTraining(cell.settings, hash, () => {});
     running++;
     bar.update(epochs, undefined, said());
     try {
