@@ -4,6 +4,7 @@
 import { z } from 'zod';
 import { ENCODERS } from '../src/encoders/index.ts';
 import { readJsonFile } from '../src/jsonFile.ts';
+import { parseSettings } from '../src/issues.ts';
 import { DebateSettings, MISS_TIERS } from '../src/env/settings.ts';
 import { BACKENDS, ENGINES, type ComputeSettings } from '../src/policy/backends.ts';
 import { PolicyArchitecture } from '../src/policy/model.ts';
@@ -77,10 +78,9 @@ export function readConfigFile(file: string): Partial<TrainConfig> {
 
 export function resolveConfig(...layers: Partial<TrainConfig>[]): TrainConfig {
   const merged = Object.assign({}, ...layers.map((l) => Object.fromEntries(Object.entries(l).filter(([, v]) => v !== undefined))));
-  const parsed = TrainConfig.safeParse(merged);
-  if (!parsed.success) throw new Error(parsed.error.issues.map((i) => `setting ${i.path.join('.')}: ${i.message}`).join('\n'));
-  if (parsed.data.baseline === 'rloo' && parsed.data.rollouts < 2) throw new Error(`setting baseline: rloo needs rollouts >= 2 (found ${parsed.data.rollouts}): the other rollouts of a question are its baseline`);
-  return parsed.data;
+  const config = parseSettings(TrainConfig, merged, (path) => `setting ${path}`);
+  if (config.baseline === 'rloo' && config.rollouts < 2) throw new Error(`setting baseline: rloo needs rollouts >= 2 (found ${config.rollouts}): the other rollouts of a question are its baseline`);
+  return config;
 }
 
 export const debateSettingsOf = (c: TrainConfig, split: 'train' | 'eval'): Partial<DebateSettings> => ({
