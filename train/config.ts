@@ -73,13 +73,24 @@ export type TrainConfig = z.infer<typeof TrainConfig>;
 export function readConfigFile(file: string): Partial<TrainConfig> {
   const parsed: Record<string, unknown> = readJsonFile(file, TrainConfig.partial());
   const named = Object.keys(readJsonFile(file, z.looseObject({})));
-  return Object.fromEntries(named.map((k) => [k, parsed[k]])) as Partial<TrainConfig>;
+  const settings = Object.fromEntries(named.map((k) => [k, parsed[k]])) as Partial<TrainConfig>;
+  // Both set by the file: its own contradiction, named by it (a flag may yet set rollouts otherwise).
+  if (settings.baseline !== undefined && settings.rollouts !== undefined) {
+    const problem = rlooProblem(settings as TrainConfig);
+    if (problem) throw new Error(`${file}: ${problem}`);
+  }
+  return settings;
 }
+
+/** RLOO's baseline is the other rollouts of a question: with fewer than two there is none. */
+const rlooProblem = (c: Pick<TrainConfig, 'baseline' | 'rollouts'>) =>
+  c.baseline === 'rloo' && c.rollouts < 2 ? `baseline: rloo needs rollouts >= 2 (found ${c.rollouts}): the other rollouts of a question are its baseline` : undefined;
 
 export function resolveConfig(...layers: Partial<TrainConfig>[]): TrainConfig {
   const merged = Object.assign({}, ...layers.map((l) => Object.fromEntries(Object.entries(l).filter(([, v]) => v !== undefined))));
   const config = parseSettings(TrainConfig, merged, (path) => `setting ${path}`);
-  if (config.baseline === 'rloo' && config.rollouts < 2) throw new Error(`setting baseline: rloo needs rollouts >= 2 (found ${config.rollouts}): the other rollouts of a question are its baseline`);
+  const rloo = rlooProblem(config);
+  if (rloo) throw new Error(`setting ${rloo}`);
   return config;
 }
 

@@ -21,4 +21,11 @@ describe('training settings out of range', () => {
     expect(() => flagSettings({ batchSize: 0 })).toThrow('--batch-size: must be more than 0 (found 0)');
     expect(() => resolveConfig({ epochs: 1.5 })).toThrow('setting epochs: must be a whole number (found 1.5)');
   });
+
+  it('rloo with one rollout in a config file is an error naming the file (was: "setting baseline")', () => {
+    const config = file('rloo.json', { baseline: 'rloo', rollouts: 1 });
+    expect(() => readConfigFile(config)).toThrow(`${config}: baseline: rloo needs rollouts >= 2 (found 1)`);
+    expect(readConfigFile(file('rloo.json', { baseline: 'rloo' }))).toEqual({ baseline: 'rloo' }); // a flag may give the rollouts
+    expect(() => resolveConfig({ baseline: 'rloo' })).toThrow('setting baseline: rloo needs rollouts >= 2 (found 1)');
+  });
 });
