@@ -1,6 +1,7 @@
 // `ablate`: train every cell of a grid (train/grid.ts) with local worker processes, or with the
 // workers of a Redis queue (train/queue/), and report the Table 6 style table (eval/table6.ts), with
 // the wall time.
+import { existsSync } from 'node:fs';
 import type { Split } from '../src/cache/format.ts';
 import type { ComputeSettings } from '../src/policy/backends.ts';
 import { embeddingsPath } from '../src/cache/embeddings.ts';
@@ -52,12 +53,17 @@ export async function ablateJob(o: AblateOptions): Promise<{ text: string; faile
   const grid = withRounds(readGrid(o.grid), o.grid, o.rounds, o.log ?? ((line) => console.error(line)));
   const results = o.out ?? `results/${grid.name}`;
   if (o.queue !== undefined && o.force) throw new Error('--force with --queue: a queued grid reuses only the cells its results folder holds under their identity; remove the folders of cells to train anew');
+  // A grid's caches are there (the default one made on first use) before its results folder is made
+  // (a queue's workers may find theirs elsewhere: worker --cache-map).
+  grid.caches.forEach((cache, i) => {
+    ensureDefaultCache(cache);
+    if (o.queue === undefined && !existsSync(cacheFilePath(cache))) throw new Error(`${o.grid}: caches.${i}: no cache at ${cache} (${cacheFilePath(cache)} not found)`);
+  });
   return withLock(results, `an ablation grid (${grid.name})`, () => ablateLocked(o, grid, results));
 }
 
 async function ablateLocked(o: AblateOptions, grid: GridFile, results: string): Promise<{ text: string; failed: number }> {
   const started = Date.now();
-  for (const cache of grid.caches) ensureDefaultCache(cache);
   const session = await startSession({ caches: grid.caches.map(cacheFilePath), compute: await computeRan(o.compute) });
   const queue = o.queue === undefined ? undefined : parseQueueUrl(o.queue);
   // Workers of a queue compute with their own engine settings where the grid is silent.

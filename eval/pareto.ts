@@ -21,6 +21,7 @@ import { ensureDefaultCache } from '../src/sim/generate.ts';
 import { markdownTable } from '../src/table.ts';
 import { readConfigFile, resolveConfig, rewardSettingsOf } from '../train/config.ts';
 import { expandGrid, GridFile, runGrid } from '../train/grid.ts';
+import { parseSettings } from '../src/issues.ts';
 import { runFiles } from '../train/runFolder.ts';
 import { costFloor } from '../train/trainer.ts';
 import { fullDebate, randomPruning, type MethodResult } from './baselines.ts';
@@ -71,7 +72,7 @@ async function paretoLocked(o: ParetoOptions): Promise<string> {
   if (infeasible.length) throw new Error(`--budgets: ${infeasible.join(', ')} below ${floor.toFixed(3)}, the cost of pruning every edge on the train split of ${cache.file}`);
 
   // CPP at each budget: a grid with one variant per budget.
-  const grid = GridFile.parse({ name: 'pareto', base, seeds: o.seeds, caches: [o.cache], variants: o.budgets.map((b) => ({ name: budgetName(b), settings: { targetCost: b } })) });
+  const grid = parseSettings(GridFile, { name: 'pareto', base, seeds: o.seeds, caches: [o.cache], variants: o.budgets.map((b) => ({ name: budgetName(b), settings: { targetCost: b } })) }, (path) => `--budgets (pareto grid ${path})`);
   const outcomes = await runGrid(expandGrid(grid, o.out, o.compute), o.workers, undefined, o.force);
   const failed = outcomes.filter((x) => x.status === 'failed');
   if (failed.length) throw new Error(failed.map((f) => `${f.cell.id}: ${f.error}`).join('\n'));

@@ -4,7 +4,7 @@
 import { z } from 'zod';
 
 /** What a value must be, from a zod issue (zod's own message where no plainer one fits). */
-function issueSentence(i: z.core.$ZodIssue): string {
+export function issueSentence(i: z.core.$ZodIssue): string {
   // A schema's own message (a range with its reason) is already a sentence; zod's defaults are not.
   if (!/^(Too (small|big)|Invalid|Expected|Unrecognized)/.test(i.message)) return i.message;
   switch (i.code) {
@@ -22,7 +22,7 @@ function issueSentence(i: z.core.$ZodIssue): string {
     case 'invalid_value':
       return `must be ${i.values.length === 1 ? JSON.stringify(i.values[0]) : `one of ${i.values.map((v) => JSON.stringify(v)).join(', ')}`}`;
     case 'unrecognized_keys':
-      return 'unknown setting';
+      return 'unknown field';
     default:
       return i.message;
   }

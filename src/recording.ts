@@ -2,12 +2,20 @@
 // journal its replies go into (src/env/record.ts asks, src/cache/journal.ts keeps). The endpoint is
 // the team file's (`--endpoints FILE`: OpenAI-compatible servers, src/endpoints/) when one is given,
 // else the simulator of a simulated cache.
+import { z } from 'zod';
 import { closeJournal, openJournal } from './cache/journal.ts';
 import type { Cache } from './cache/load.ts';
 import { loadTeamEndpoints, type TeamEndpoint } from './endpoints/teamEndpoints.ts';
 import type { Endpoint } from './env/endpoint.ts';
 import { newRecording, type RecordLimits, type Recording } from './env/record.ts';
 import { simulatorEndpoint } from './sim/simulator.ts';
+
+/** A recording's own settings (flags of record and active), each with its range. */
+export const RecordingSettings = z.strictObject({
+  concurrency: z.number().int().min(1, 'must be at least 1 (with no call in flight nothing is recorded)'),
+  maxCalls: z.number().int().nonnegative().optional(),
+  budgetUsd: z.number().nonnegative().optional(),
+});
 
 export interface RecordingOptions {
   /** Calls in flight at once (default 8; with a team file, at most its `concurrency`). */

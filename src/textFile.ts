@@ -8,7 +8,7 @@ const BOM = '\uFEFF';
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 
 /** The path as a file to read: found, and not a folder; otherwise an error naming it. */
-function checkReadable(file: string): void {
+export function checkReadable(file: string): void {
   if (!existsSync(file)) throw new Error(`${file}: file not found`);
   if (statSync(file).isDirectory()) throw new Error(`${file}: is a folder, not a file`);
 }

@@ -4,6 +4,7 @@
 import { z } from 'zod';
 import { ENCODERS } from '../src/encoders/index.ts';
 import { readJsonFile } from '../src/jsonFile.ts';
+import { parseSettings } from '../src/issues.ts';
 import { DebateSettings, MISS_TIERS } from '../src/env/settings.ts';
 import { BACKENDS, ENGINES, type ComputeSettings } from '../src/policy/backends.ts';
 import { PolicyArchitecture } from '../src/policy/model.ts';
@@ -72,15 +73,25 @@ export type TrainConfig = z.infer<typeof TrainConfig>;
 export function readConfigFile(file: string): Partial<TrainConfig> {
   const parsed: Record<string, unknown> = readJsonFile(file, TrainConfig.partial());
   const named = Object.keys(readJsonFile(file, z.looseObject({})));
-  return Object.fromEntries(named.map((k) => [k, parsed[k]])) as Partial<TrainConfig>;
+  const settings = Object.fromEntries(named.map((k) => [k, parsed[k]])) as Partial<TrainConfig>;
+  // Both set by the file: its own contradiction, named by it (a flag may yet set rollouts otherwise).
+  if (settings.baseline !== undefined && settings.rollouts !== undefined) {
+    const problem = rlooProblem(settings as TrainConfig);
+    if (problem) throw new Error(`${file}: ${problem}`);
+  }
+  return settings;
 }
+
+/** RLOO's baseline is the other rollouts of a question: with fewer than two there is none. */
+const rlooProblem = (c: Pick<TrainConfig, 'baseline' | 'rollouts'>) =>
+  c.baseline === 'rloo' && c.rollouts < 2 ? `baseline: rloo needs rollouts >= 2 (found ${c.rollouts}): the other rollouts of a question are its baseline` : undefined;
 
 export function resolveConfig(...layers: Partial<TrainConfig>[]): TrainConfig {
   const merged = Object.assign({}, ...layers.map((l) => Object.fromEntries(Object.entries(l).filter(([, v]) => v !== undefined))));
-  const parsed = TrainConfig.safeParse(merged);
-  if (!parsed.success) throw new Error(parsed.error.issues.map((i) => `setting ${i.path.join('.')}: ${i.message}`).join('\n'));
-  if (parsed.data.baseline === 'rloo' && parsed.data.rollouts < 2) throw new Error(`setting baseline: rloo needs rollouts >= 2 (found ${parsed.data.rollouts}): the other rollouts of a question are its baseline`);
-  return parsed.data;
+  const config = parseSettings(TrainConfig, merged, (path) => `setting ${path}`);
+  const rloo = rlooProblem(config);
+  if (rloo) throw new Error(`setting ${rloo}`);
+  return config;
 }
 
 export const debateSettingsOf = (c: TrainConfig, split: 'train' | 'eval'): Partial<DebateSettings> => ({

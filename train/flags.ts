@@ -3,6 +3,7 @@
 import type { Argv, Options } from 'yargs';
 import type { z } from 'zod';
 import { TrainConfig } from './config.ts';
+import { parseSettings } from '../src/issues.ts';
 
 /** A setting's flag name: batchSize -> batch-size. */
 export const kebab = (s: string) => s.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
@@ -44,7 +45,10 @@ export function trainFlags<T>(y: Argv<T>): Argv<T> {
 
 /** The settings given as flags (yargs camel-cases them), without anything left unset. */
 export function flagSettings(argv: Record<string, unknown>): Partial<TrainConfig> {
-  return Object.fromEntries(Object.keys(TrainConfig.shape).filter((k) => argv[k] !== undefined).map((k) => [k, argv[k]])) as Partial<TrainConfig>;
+  const given = Object.fromEntries(Object.keys(TrainConfig.shape).filter((k) => argv[k] !== undefined).map((k) => [k, argv[k]]));
+  // Each flag is checked by its setting's schema and named as the flag it is.
+  parseSettings(TrainConfig.partial(), given, (path) => `--${kebab(path.split('.')[0])}`);
+  return given as Partial<TrainConfig>;
 }
 
 /** Each setting a flag gives another value than the config file `name` does: the flag wins, and these lines say so. */

@@ -20,6 +20,9 @@ const Settings = z.record(z.string(), z.unknown()).superRefine((value, ctx) => {
   if (!r.success) for (const issue of r.error.issues) ctx.addIssue({ ...issue, message: issue.message } as never);
 }) as unknown as z.ZodType<Partial<TrainConfig>>;
 
+/** Folder name of a variant or cache ("k = -1" -> "k-minus1"). */
+const slug = (s: string) => s.toLowerCase().replace(/-(?=\d)/g, 'minus').replace(/[^a-z0-9.]+/g, '-').replace(/^-|-$/g, '');
+
 export const GridFile = z.strictObject({
   name: z.string().min(1),
   /** Settings every variant starts from. */
@@ -30,6 +33,16 @@ export const GridFile = z.strictObject({
   variants: z.array(z.strictObject({ name: z.string().min(1), settings: Settings.default({}) })).min(1),
   /** Variant the others are compared with. */
   reference: z.string().optional(),
+}).superRefine((grid, ctx) => {
+  // Each variant trains in the folder of its name's slug: two names of one slug would share it.
+  const names = new Map<string, string>();
+  grid.variants.forEach((v, i) => {
+    const other = names.get(slug(v.name));
+    if (other !== undefined) ctx.addIssue({ code: 'custom', path: ['variants', i, 'name'], message: `two variants named '${other}' and '${v.name}' (one folder, ${slug(v.name)}): name them apart` });
+    names.set(slug(v.name), v.name);
+  });
+  if (grid.reference !== undefined && !grid.variants.some((v) => v.name === grid.reference))
+    ctx.addIssue({ code: 'custom', path: ['reference'], message: `'${grid.reference}' is not a variant of this grid (${grid.variants.map((v) => `'${v.name}'`).join(', ')})` });
 });
 export type GridFile = z.infer<typeof GridFile>;
 
@@ -42,17 +55,9 @@ export interface Cell {
   epochs: number;
 }
 
-/** Folder name of a variant or cache ("k = -1" -> "k-minus1"). */
-const slug = (s: string) => s.toLowerCase().replace(/-(?=\d)/g, 'minus').replace(/[^a-z0-9.]+/g, '-').replace(/^-|-$/g, '');
-
 /** Cells of a grid; `defaults` (engine, threads, ...) apply where the grid's settings are silent. */
 export function expandGrid(grid: GridFile, results: string, defaults: Partial<TrainConfig> = {}): Cell[] {
   const seeds = typeof grid.seeds === 'number' ? Array.from({ length: grid.seeds }, (_, s) => s) : grid.seeds;
-  const names = new Set<string>();
-  for (const v of grid.variants) {
-    if (names.has(slug(v.name))) throw new Error(`grid ${grid.name}: two variants named '${v.name}'`);
-    names.add(slug(v.name));
-  }
   return grid.variants.flatMap((v) =>
     grid.caches.flatMap((cache) =>
       seeds.map((seed) => {
@@ -94,7 +99,8 @@ export async function runGrid(cells: Cell[], workers: number, log: (line: string
   log(`${cells.length} cells (${done} finished already${other.length ? `, ${other.length} of other settings or another cache trained anew (--force)` : ''}), ${workers} at a time`);
   bar.update(epochs, undefined, said());
   const results = await pool(cells.map((cell, i) => ({ cell, hash: hashes[i] })), workers, async ({ cell, hash }) => {
-    if (checkRun(cell.settings, hash, force).action === 'reuse') return 'reused' as const;
+    // A finished cell is reused by runTraining, which completes its end-of-run files.
+    if (checkRun(cell.settings, hash, force).action === 'reuse') return runTraining(cell.settings, hash, () => {});
     running++;
     bar.update(epochs, undefined, said());
     try {

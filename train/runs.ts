@@ -1,11 +1,11 @@
 // Training runs in child processes (so two cores train two runs at once): a finished run is
 // reused, an interrupted one resumed, a failed one reported with the end of its log.
 import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { writeFileAtomic } from '../src/cache/write.ts';
-import { withLockSync } from '../src/lock.ts';
+import { withLock, withLockSync } from '../src/lock.ts';
 import { loadCheckpoint } from '../src/policy/artifact.ts';
 import { LAUNCHED_BY } from '../src/provenance.ts';
 import { resolveConfig, type TrainConfig } from './config.ts';
@@ -58,14 +58,20 @@ export function checkRun(settings: Partial<TrainConfig> & { out: string }, cache
  * child's stderr goes to `<out>/train.log`; `onEpoch` is called at every validation line.
  * `cacheHash`: the content of the settings' cache (a run of another is not reused, see checkRun).
  */
-export function runTraining(settings: Partial<TrainConfig> & { out: string }, cacheHash: string, onEpoch: () => void, force = false): Promise<'reused' | 'trained'> {
+export async function runTraining(settings: Partial<TrainConfig> & { out: string }, cacheHash: string, onEpoch: () => void, force = false): Promise<'reused' | 'trained'> {
   const out = settings.out;
-  if (checkRun(settings, cacheHash, force).action === 'reuse') return Promise.resolve('reused');
+  if (checkRun(settings, cacheHash, force).action === 'reuse') {
+    await completeFinished(out);
+    return 'reused';
+  }
   mkdirSync(out, { recursive: true });
   const settingsFile = join(out, 'settings.json');
   writeFileAtomic(settingsFile, [JSON.stringify(settings, null, 2) + '\n']);
-  const args = ['--import', 'tsx', fileURLToPath(new URL('./trainChild.ts', import.meta.url)), settingsFile];
+  const args = ['--import', TSX_LOADER, fileURLToPath(new URL('./trainChild.ts', import.meta.url)), settingsFile];
   if (existsSync(runFiles(out).checkpoint)) args.push('--resume');
+  // train.log is the child's stderr as it comes: a kill of this job keeps what the child said so far.
+  const logFile = join(out, 'train.log');
+  writeFileSync(logFile, '');
   return new Promise((resolve, reject) => {
     // The child's provenance names the job (main, ablate) that started it.
     const child = spawn(process.execPath, args, { stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, [LAUNCHED_BY]: JSON.stringify(process.argv.slice(1)) } });
@@ -73,14 +79,38 @@ export function runTraining(settings: Partial<TrainConfig> & { out: string }, ca
     child.stderr.on('data', (chunk: Buffer) => {
       const text = chunk.toString();
       log += text;
+      appendFileSync(logFile, text);
       for (const _ of text.matchAll(/^epoch \d+:/gm)) onEpoch();
     });
     child.on('exit', (code, signal) => {
-      writeFileSync(join(out, 'train.log'), log);
       if (code === 0) resolve('trained');
       // exitCode 1: the training raised an error (trainChild.ts); a signal or another code: a crash.
-      else reject(Object.assign(new Error(`training in ${out} failed (exit ${code ?? signal}): ${log.trim().split('\n').slice(-3).join(' | ')}`), { exitCode: code }));
+      else reject(Object.assign(new Error(`training in ${out} failed (exit ${code ?? signal}): ${lastWords(log)} (all of it in ${logFile})`), { exitCode: code }));
     });
+  });
+}
+
+/**
+ * tsx's loader by its absolute location (this package's own tsx): `--import tsx` would be resolved
+ * from the working folder, where a job run from outside the package finds none.
+ */
+const TSX_LOADER = import.meta.resolve('tsx');
+
+/** The end of a failed child's stderr that says why: its last lines, less the stack frames and Node's version line. */
+export function lastWords(log: string): string {
+  const lines = log.split('\n').map((l) => l.trim()).filter((l) => l !== '' && !l.startsWith('at ') && !/^Node\.js v\d/.test(l));
+  // An uncaught error ends with its stack and properties: its message is the line naming the error.
+  return lines.filter((l) => /^[\w.]*(Error|Exception)\b.*:/.test(l)).at(-1) ?? lines.slice(-3).join(' | ');
+}
+
+/**
+ * A finished run reused: the files a run writes at its end, missing when its process was killed
+ * between the last checkpoint and its exit, are written now (learning-curves.svg from log.jsonl),
+ * under the run folder's lock (a lock left by the killed process is taken over, see src/lock.ts).
+ */
+async function completeFinished(out: string): Promise<void> {
+  await withLock(out, 'a finished training run (its end-of-run files)', async () => {
+    if (!existsSync(runFiles(out).curves)) await (await import('./curves.ts')).writeRunCurves(out);
   });
 }
 

@@ -6,23 +6,22 @@ import { createHash, type Hash } from 'node:crypto';
 import { createReadStream, existsSync } from 'node:fs';
 import { journalPath } from './journal.ts';
 import { cacheFilePath } from './load.ts';
+import { checkReadable } from '../textFile.ts';
 
 async function feed(hash: Hash, file: string): Promise<Hash> {
+  checkReadable(file);
   for await (const chunk of createReadStream(file, { highWaterMark: 1 << 20 })) hash.update(chunk as Buffer);
   return hash;
 }
 
 /** sha256 of one file. */
 export async function sha256File(file: string): Promise<string> {
-  if (!existsSync(file)) throw new Error(`${file}: file not found`);
   return (await feed(createHash('sha256'), file)).digest('hex');
 }
 
 /** sha256 of a cache's content: cache.jsonl, then journal.jsonl when present. */
 export async function cacheHash(dir: string): Promise<string> {
-  const file = cacheFilePath(dir);
-  if (!existsSync(file)) throw new Error(`${file}: file not found`);
-  const hash = await feed(createHash('sha256'), file);
+  const hash = await feed(createHash('sha256'), cacheFilePath(dir));
   if (existsSync(journalPath(dir))) await feed(hash, journalPath(dir));
   return hash.digest('hex');
 }

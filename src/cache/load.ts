@@ -17,6 +17,7 @@ import {
 } from './format.ts';
 import { JournalLine, journalPath, journalTail } from './journal.ts';
 import { fileLines } from '../textFile.ts';
+import { issueSentence } from '../issues.ts';
 
 export interface Problem {
   file: string;
@@ -34,7 +35,7 @@ export function zodProblems(issues: z.core.$ZodIssue[], file: string, line: numb
     file,
     line,
     field: i.code === 'unrecognized_keys' ? [...i.path, i.keys.join(',')].join('.') : i.path.join('.') || 'type',
-    message: i.message,
+    message: issueSentence(i),
   }));
 }
 

@@ -31,12 +31,31 @@ function unknownFlags(msg: string): string | undefined {
   return `unknown flag${flags.length === 1 ? '' : 's'} ${flags.join(', ')}`;
 }
 
+/**
+ * A flag given twice (`--epochs 12 --epochs 40`): yargs would make an array of it, refused later
+ * as "expected number"; this names the flag. Flags declared repeatable (`array`) may repeat.
+ */
+function refuseRepeated(_argv: unknown, y: { getOptions(): { array: string[] } }): void {
+  const args = hideBin(process.argv);
+  const end = args.indexOf('--');
+  const seen = new Set<string>();
+  const camel = (s: string) => s.replace(/-([a-z])/g, (_, c: string) => c.toUpperCase());
+  for (const a of end < 0 ? args : args.slice(0, end)) {
+    const m = /^--(?:no-)?([^=]+)/.exec(a);
+    if (!m) continue;
+    const name = m[1];
+    if (seen.has(name) && !y.getOptions().array.some((o) => o === name || o === camel(name))) throw new Error(`--${name} given twice: give it once`);
+    seen.add(name);
+  }
+}
+
 const commands = [mainCommand, baselinesCommand, cacheCommand, trainCommand, evalCommand, ablateCommand, paretoCommand, exportCommand, serveCommand, debateCommand, recordCommand, activeCommand, workerCommand, fidelityCommand];
 
 const cli = commands
   .reduce((y, command) => command(y), yargs(hideBin(process.argv)))
   .scriptName(BIN)
   .usage('$0 <command> [options]\n\nWorkbench for learned communication pruning in multi-agent debate (CPP), replayed offline from cached responses.')
+  .middleware(refuseRepeated as never, true)
   .middleware(rememberDefaults)
   .demandCommand(1, 'name a command')
   .strict()

@@ -6,6 +6,7 @@
 import type { Argv } from 'yargs';
 import { z } from 'zod';
 import { parseSettings } from '../issues.ts';
+import { RecordingSettings, type RecordingOptions } from '../recording.ts';
 import { SPLITS, type Split } from '../cache/format.ts';
 import { parseDebateSettings } from '../env/environment.ts';
 import { RESPONSE_MODELS } from '../env/responseModel.ts';
@@ -30,6 +31,12 @@ export const seedsOption = <T>(y: Argv<T>, describe: string, fallback = 3) =>
 
 /** A keep rate (random pruning): a probability, 0 to 1. */
 export const keepRateCoerce = (v: number): number => (v === undefined ? v : parseSettings(z.number({ error: 'must be a number' }).min(0, 'must be at least 0 (a probability: 0 keeps no edge)').max(1, 'must be at most 1 (a probability: 1 keeps every edge)'), v, () => '--keep-rate'));
+
+/** The recording flags (--concurrency, --max-calls, --budget-usd), checked by their schema before anything is written. */
+export function recordingFlags(a: { concurrency: number; maxCalls?: number; budgetUsd?: number }): Pick<RecordingOptions, 'concurrency' | 'limits'> {
+  const s = parseSettings(RecordingSettings, { concurrency: a.concurrency, maxCalls: a.maxCalls, budgetUsd: a.budgetUsd }, (path) => `--${kebab(path)}`);
+  return { concurrency: s.concurrency, limits: { maxCalls: s.maxCalls, budget: s.budgetUsd } };
+}
 
 export const workersOption = <T>(y: Argv<T>, describe: string) => y.option('workers', { type: 'number', default: 2, describe, coerce: count('workers', 'with no worker nothing is trained') });
 

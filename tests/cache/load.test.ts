@@ -60,7 +60,7 @@ describe('each kind of bad cache gets its error, naming file, line and field, an
     ['missing field', withLine(7, (r) => ({ ...r, outTokens: undefined })), /^7\|outTokens\|/],
     ['mistyped field', withLine(7, (r) => ({ ...r, round: 'two' })), /^7\|round\|.*number/],
     ['unknown record type', withLine(7, (r) => ({ ...r, type: 'answer' })), /^7\|type\|/],
-    ['unknown field', withLine(7, (r) => ({ ...r, colour: 'red' })), /^7\|colour\|Unrecognized key/],
+    ['unknown field', withLine(7, (r) => ({ ...r, colour: 'red' })), /^7\|colour\|unknown field/],
     ['unknown agent', withLine(7, (r) => ({ ...r, agent: 'a9' })), /^7\|agent\|unknown agent 'a9'/],
     ['unknown question', withLine(7, (r) => ({ ...r, question: 'q9' })), /^7\|question\|unknown question 'q9'/],
     ['context id that does not exist', withLine(11, (r) => ({ ...r, context: ['q1a1', 'nope'] })), /^11\|context\.1\|unknown response, external or summary id 'nope'/],
@@ -150,7 +150,7 @@ describe('the documented example cache', () => {
 
 describe('a refused line is one problem, not one per record that names it', () => {
   it('a negative price is one problem (was: one more for every response of the agent and every context that names one)', () => {
-    expect(problemsOf(withLine(2, (r) => ({ ...r, priceIn: -1 }))).messages).toEqual(['2|priceIn|Too small: expected number to be >=0']);
+    expect(problemsOf(withLine(2, (r) => ({ ...r, priceIn: -1 }))).messages).toEqual(['2|priceIn|must be at least 0']);
   });
 
   it('prices are bounded: a price of 1e308 is refused, so that no cost sums to Infinity or NaN', () => {

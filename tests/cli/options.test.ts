@@ -2,7 +2,7 @@
 // what the cache recorded, flags a command would not use in this invocation, a flag over a config
 // file's setting (the flag wins, and it is said).
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -106,4 +106,15 @@ describe('ranges of the shared flags', () => {
     expect(() => keepRateCoerce(2)).toThrow('--keep-rate: must be at most 1 (a probability: 1 keeps every edge) (found 2)');
     expect(() => keepRateCoerce(Number('x'))).toThrow('--keep-rate: must be a number (found NaN)');
   });
+
+  it('record refuses --max-calls -1 and --concurrency 0 by their schema, before any journal is written', () => {
+    const cache = join(dir, 'record-cache');
+    writeTinyCache(cache);
+    const before = readdirSync(cache);
+    for (const [flag, value, said] of [['--max-calls', '-1', '--max-calls: must be at least 0 (found -1)'], ['--concurrency', '0', '--concurrency: must be at least 1 (with no call in flight nothing is recorded) (found 0)']]) {
+      const r = cli('record', '--cache', cache, '--split', 'validation', flag, value);
+      expect([r.status, errors(r)]).toEqual([1, said]);
+    }
+    expect(readdirSync(cache)).toEqual(before);
+  }, T);
 });

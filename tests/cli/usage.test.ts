@@ -22,6 +22,12 @@ describe('cpp-workbench', () => {
     expect(lines).toEqual(['cpp-workbench: unknown flag --learning-rate', "Run 'cpp-workbench train --help' for usage."]);
   }, 60_000);
 
+  it('a flag given twice is one line naming it (was: expected number, received array); a repeatable flag may repeat', () => {
+    const r = cli('train', '--epochs', '12', '--epochs=40', '--dry-run');
+    expect([r.status, r.stderr.trim()]).toEqual([1, '--epochs given twice: give it once']);
+    expect(cli('eval', '--policy', 'a', '--policy', 'b', '--cache', '/nonexistent/c').stderr).not.toContain('given twice');
+  }, 60_000);
+
   it('a missing --cache other than the default path is an error naming it, and nothing is created', () => {
     const dir = join(mkdtempSync(join(tmpdir(), 'cpp-cli-')), 'cahce', 'mine');
     const r = cli('baselines', '--cache', dir);

@@ -34,4 +34,13 @@ describe('jobs writing one folder', () => {
     expect(done.failed).toBe(0);
     expect(done.text).toMatch(/wall time [\d.]+ min for 1 cells, [\d.]+ s a cell \(1 trained, 0 reused, 0 failed\)/);
   }, 180_000);
+
+  it("a grid's missing cache is an error naming the grid file, before any folder is made", async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'cpp-ablate-'));
+    const grid = join(dir, 'grid.json');
+    writeFileSync(grid, JSON.stringify({ name: 'g', caches: [join(dir, 'nocache')], variants: [{ name: 'v' }] }));
+    const out = join(dir, 'out');
+    await expect(ablateJob({ grid, out, workers: 1, split: 'validation', compute: defaultCompute(), log: () => {} })).rejects.toThrow(`${grid}: caches.0: no cache at ${join(dir, 'nocache')} (${join(dir, 'nocache', 'cache.jsonl')} not found)`);
+    expect(readdirSync(dir)).toEqual(['grid.json']);
+  });
 });

@@ -37,7 +37,15 @@ describe('ablation grids', () => {
     const c = cells.find((x) => x.variant === 'no conditioning' && x.seed === 1)!;
     expect(c.settings).toMatchObject({ conditioning: false, k: -1, seed: 1, epochs: 2 });
     expect(c.settings.out).toBe(join(results, 'no-conditioning', 'tiny', 'seed-1'));
-    expect(() => expandGrid({ ...grid, variants: [...grid.variants, { name: 'Full  method!', settings: {} }] }, results)).toThrow(/two variants named/);
+  });
+
+  it("a grid file's duplicate variant names and unknown reference are errors naming the file", () => {
+    const dir = mkdtempSync(join(tmpdir(), 'cpp-grid-'));
+    const file = join(dir, 'grid.json');
+    writeFileSync(file, JSON.stringify({ name: 'g', variants: [{ name: 'full method' }, { name: 'Full  method!' }] }));
+    expect(() => readGrid(file)).toThrow(`${file}: variants.1.name: two variants named 'full method' and 'Full  method!' (one folder, full-method): name them apart`);
+    writeFileSync(file, JSON.stringify({ name: 'g', reference: 'ful', variants: [{ name: 'full' }, { name: 'no k' }] }));
+    expect(() => readGrid(file)).toThrow(`${file}: reference: 'ful' is not a variant of this grid ('full', 'no k')`);
   });
 
   it('isolate a failing cell, skip finished cells on rerun and resume an interrupted one', async () => {

@@ -3,7 +3,7 @@
 import type { Argv } from 'yargs';
 import { readConfigFile, resolveConfig } from '../../../train/config.ts';
 import { flagSettings, overrideNotes, trainFlags } from '../../../train/flags.ts';
-import { computeRules, refuseUnused } from '../options.ts';
+import { computeRules, recordingFlags, refuseUnused } from '../options.ts';
 
 export const activeCommand = <T>(y: Argv<T>) =>
   y.command(
@@ -20,6 +20,7 @@ export const activeCommand = <T>(y: Argv<T>) =>
         .option('eval-record', { type: 'boolean', default: true, describe: 'also measure validation accuracy under miss = record (asks the endpoint on a copy of the cache; nothing is kept)' }),
     async (a) => {
       const flags = flagSettings(a);
+      const recording = recordingFlags(a);
       const file = a.config ? readConfigFile(a.config) : {};
       const config = resolveConfig(file, flags);
       refuseUnused(a, computeRules(config));
@@ -27,7 +28,7 @@ export const activeCommand = <T>(y: Argv<T>) =>
       const { activeJob } = await import('../../../eval/activeJob.ts');
       const out = await activeJob({
         config, out: flags.out ?? 'checkpoints/active', rounds: a.activeRounds, passes: a.passes, evalRecord: a.evalRecord,
-        recording: { concurrency: a.concurrency, limits: { maxCalls: a.maxCalls, budget: a.budgetUsd }, endpoints: config.endpoints },
+        recording: { ...recording, endpoints: config.endpoints },
       });
       console.log(out.text);
     },

@@ -2,7 +2,7 @@
 // (eval/recordJob.ts).
 import type { Argv } from 'yargs';
 import { computeOf } from '../../../train/config.ts';
-import { cacheOption, computeOptions, computeRules, debateOptions, debateSettings, endpointsOption, refuseUnused, splitOption, keepRateCoerce } from '../options.ts';
+import { cacheOption, computeOptions, computeRules, debateOptions, debateSettings, endpointsOption, recordingFlags, refuseUnused, splitOption, keepRateCoerce } from '../options.ts';
 
 export const recordCommand = <T>(y: Argv<T>) =>
   y.command(
@@ -24,10 +24,11 @@ export const recordCommand = <T>(y: Argv<T>) =>
         ['allow-unrecorded-rounds', true, "is not record's to set: its replays at miss = model draw rounds the cache lacks from the tier-3 model and show that share"],
         ...computeRules(a, a.policy !== undefined, 'sets how policy math is computed, and no --policy is replayed'),
       ]);
+      const recording = recordingFlags(a);
       const { recordJob } = await import('../../../eval/recordJob.ts');
       const out = await recordJob({
         cache: a.cache, split: a.split, settings: debateSettings(a), method: a.method ?? 'full', keepRate: a.keepRate ?? 0.5, policy: a.policy, compute: computeOf(a),
-        recording: { concurrency: a.concurrency, limits: { maxCalls: a.maxCalls, budget: a.budgetUsd }, endpoints: a.endpoints },
+        recording: { ...recording, endpoints: a.endpoints },
       });
       console.log(out.text);
     },
