@@ -149,10 +149,13 @@ async function coordinate(cells: Cell[], o: QueuedGridOptions): Promise<CellOutc
       return setState(t, 'running');
     }
     if (state === 'completed') {
-      const result = CellResult.parse(job.returnvalue);
+      // The job object was read before its state: if it completed in between, that object has no
+      // return value yet (seen on a loaded machine), so read the completed job again.
+      const finished = job.returnvalue == null ? (((await queue.getJob(t.jobId)) as Job | undefined) ?? job) : job;
+      const result = CellResult.parse(finished.returnvalue);
       const record = {
-        identity: t.job.identity, label: t.cell.id, cacheHash: t.job.cacheHash, worker: result.worker, attempts: job.attemptsStarted, stalls: job.stalledCounter,
-        enqueued: job.timestamp, started: job.processedOn ?? job.timestamp, finished: job.finishedOn ?? Date.now(), collected: Date.now(), trainSeconds: result.trainSeconds,
+        identity: t.job.identity, label: t.cell.id, cacheHash: t.job.cacheHash, worker: result.worker, attempts: finished.attemptsStarted, stalls: finished.stalledCounter,
+        enqueued: finished.timestamp, started: finished.processedOn ?? finished.timestamp, finished: finished.finishedOn ?? Date.now(), collected: Date.now(), trainSeconds: result.trainSeconds,
       };
       if (!(await collectRun(redis, t.jobId, t.cell, record))) {
         say(`${t.cell.id}: finished, but its files are gone from Redis (collected by another coordinator into its folder): queued again`);
