@@ -31,7 +31,7 @@ import { freezeGate, fullDebate, noCommunication, randomPruning, runRule, single
 import { consistency, consistencyBest, consistencyFuse } from './consistency.ts';
 import { policyGroups } from './compare.ts';
 import { evaluatePolicy } from './policyEval.ts';
-import { csvTable, interval, perQuestion, type MethodGroup } from './report.ts';
+import { csvTable, interval, perQuestion, signed, type MethodGroup } from './report.ts';
 import { kendallTauB, pairedBootstrap, pairedDifference, type Estimate } from '../src/significance.ts';
 import { staticMask, trainStaticMask } from './staticMask.ts';
 
@@ -225,7 +225,6 @@ export async function contextBias(env: Environment, endpoint: Endpoint, models: 
   });
 }
 
-const signed = (x: number) => `${x >= 0 ? '+' : ''}${x.toFixed(1)}`;
 
 export function fidelityMarkdown(rows: FidelityRow[], tau: { accuracy: number; cost: number }): string {
   const within = rows.filter((r) => Math.abs(r.delta.accuracy.estimate) <= 1).length;

@@ -27,7 +27,7 @@ import { costFloor } from '../train/trainer.ts';
 import { fullDebate, randomPruning, type MethodResult } from './baselines.ts';
 import { consistencyBest, consistencyFuse } from './consistency.ts';
 import { evaluatePolicy } from './policyEval.ts';
-import { csvTable, interval, num, perQuestion, plot, rows, tierText, type MethodGroup } from './report.ts';
+import { csvTable, interval, num, perQuestion, plot, rows, signed, tierText, type MethodGroup } from './report.ts';
 import { TIERS } from '../src/env/tiers.ts';
 import { staticMask, trainStaticMask } from './staticMask.ts';
 import { excludesZero, pairedDifference, tInterval, type Estimate } from '../src/significance.ts';
@@ -125,7 +125,6 @@ async function paretoLocked(o: ParetoOptions): Promise<string> {
     acc: tInterval(g.runs.map((r) => (100 * r.correct) / r.questions)), cost: tInterval(g.runs.map((r) => (100 * r.cost) / full.cost)), row: rs[i], paired: paired[i],
   }));
   const ci = (m: Estimate) => (Number.isNaN(m.low) ? m.estimate.toFixed(1) : `${m.estimate.toFixed(1)} ± ${((m.high - m.low) / 2).toFixed(1)}`);
-  const signed = (x: number) => `${x >= 0 ? '+' : ''}${x.toFixed(1)}`;
   const header = ['budget', 'method', 'n', 'accuracy % (mean ± 95% t-interval over seeds)', 'cost % (mean ± 95% t-interval)', 'kept edges %', 'CPP minus it, pp (95% paired bootstrap)', 'tiers (revisions)'];
   const lines = table.map((r) => [
     r.budget, r.g.method, r.g.runs.length, ci(r.acc), ci(r.cost), r.row.keptPct.toFixed(1),

@@ -168,7 +168,8 @@ export function pairedTests(groups: MethodGroup[], reference: MethodResult): Pai
 }
 
 const fmt = (x: number) => (Number.isInteger(x) ? String(x) : x.toFixed(1));
-const signed = (x: number) => `${x >= 0 ? '+' : ''}${x.toFixed(1)}`;
+/** A difference in points with its sign: "+2.0", "-0.5". */
+export const signed = (x: number) => `${x >= 0 ? '+' : ''}${x.toFixed(1)}`;
 /** "[low, high]" of an interval, "-" when it has none. */
 export const interval = (low: number, high: number, show = (x: number) => x.toFixed(1)) => (Number.isNaN(low) ? '-' : `[${show(low)}, ${show(high)}]`);
 /** "mean ± sd (n = k)", or "mean (n = 1)". */

@@ -21,7 +21,7 @@ import { runFiles } from '../train/runFolder.ts';
 import { fullDebate, type MethodResult } from './baselines.ts';
 import { evaluatePolicy } from './policyEval.ts';
 import { learningCurvesPlot, readRunCurves, type CurvePoint } from '../train/curves.ts';
-import { csvTable, interval, meanSd, num, perQuestion, plot, pricingNote, rows, tierText, type MethodGroup, type Row } from './report.ts';
+import { csvTable, interval, meanSd, num, perQuestion, plot, pricingNote, rows, signed, tierText, type MethodGroup, type Row } from './report.ts';
 import { TIERS } from '../src/env/tiers.ts';
 import { excludesZero, formatP, pairedDifference, welch, type Estimate } from '../src/significance.ts';
 import { fewQuestionsNote } from '../train/smallData.ts';
@@ -99,7 +99,6 @@ export async function ablationReport(grid: GridFile, outcomes: CellOutcome[], re
       });
     });
   }
-  const signed = (x: number) => `${x >= 0 ? '+' : ''}${x.toFixed(1)}`;
   const header = [
     'variant', 'accuracy % (mean ± sd, n)', '95% CI', 'cost % (mean ± sd)', 'kept edges %', 'collapse', 'correction', 'utility vs Full-Debate',
     `Δ accuracy vs ${referenceName}`, '95% CI (paired bootstrap)', 'Welch p', 'differs', 'tiers (revisions)',
