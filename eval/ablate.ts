@@ -74,12 +74,11 @@ async function ablateLocked(o: AblateOptions, grid: GridFile, results: string): 
     for (const c of recording) c.settings.endpoints ??= o.endpoints;
   }
   const outcomes = queue ? await runQueuedGrid(cells, { queue }) : await runGrid(cells, o.workers, undefined, o.force);
-  const toEvaluate = outcomes.filter((x) => x.status !== 'failed').length;
-  const evaluating = progress(`evaluating ${toEvaluate} cells on ${o.split}`, toEvaluate);
+  const evaluated = outcomes.filter((x) => x.status !== 'failed');
+  const evaluating = progress(`evaluating ${evaluated.length} cells on ${o.split}`, evaluated.length);
   let evaluatedCells = 0;
   const { markdown, files } = await ablationReport(grid, outcomes, results, o.split, o.compute, () => evaluating.update(++evaluatedCells));
   evaluating.stop();
-  const evaluated = outcomes.filter((x) => x.status !== 'failed');
   session.inputs = await Promise.all(evaluated.map((x) => hashFile(runFiles(x.cell.settings.out).best)));
   const embeddings = new Set(evaluated.map((x) => embeddingsPath(x.cell.cache, loadAnyPolicy(runFiles(x.cell.settings.out).best).encoder)));
   session.embeddings = await Promise.all([...embeddings].map(hashFile));
