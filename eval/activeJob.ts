@@ -159,7 +159,7 @@ export async function activeJob(o: ActiveOptions): Promise<{ text: string; round
       round, modelShareTrain: modelShare(onTrain), firstPolicyShareTrain: modelShare(firstOnTrain), modelShareValidation: modelShare(onValidation),
       accuracyModel: onValidation.correct / onValidation.questions, visited: 0, askable: 0, calls: 0, cost: 0,
     };
-    if (o.evalRecord) row.accuracyRecord = await accuracyUnderRecord(dir, o, engine, settings, encoder);
+    if (o.evalRecord) row.accuracyRecord = await accuracyUnderRecord(dir, o, engine, settings, encoder, split('validation').map((q) => q.id));
     if (round < o.rounds) {
       const v = await visits(engine, env, emb, split('train').map((q) => q.index), o.passes, `${config.seed}|active ${round}`);
       row.visited = v.all;
@@ -195,13 +195,18 @@ export async function activeJob(o: ActiveOptions): Promise<{ text: string; round
   return { text, rounds: rows };
 }
 
-/** Validation accuracy with the endpoint's real answers, on a copy of the cache in memory (nothing journaled). */
-async function accuracyUnderRecord(dir: string, o: ActiveOptions, engine: PolicyEngine, settings: { agents: string[]; rounds: number; seed: number }, encoder: Awaited<ReturnType<typeof encoderFor>>): Promise<number> {
+/**
+ * Validation accuracy with the endpoint's real answers, on a copy of the cache in memory (nothing
+ * journaled), on the questions the miss = model replay covered: the record tier could also replay
+ * questions an agent of the team never answered (asking its round 1), which would compare two
+ * different sets of questions.
+ */
+async function accuracyUnderRecord(dir: string, o: ActiveOptions, engine: PolicyEngine, settings: { agents: string[]; rounds: number; seed: number }, encoder: Awaited<ReturnType<typeof encoderFor>>, questionIds: string[]): Promise<number> {
   const copy: Cache = loadCache(dir, () => {});
   // A team file's endpoints here are capped by the team file alone (the round's limits are the recording's).
   const endpoint = o.endpoint ?? cacheEndpoint(copy, { endpoints: o.recording.endpoints });
   const env = makeEnvironment(copy, { ...settings, miss: 'record' }, newRecording(endpoint, { concurrency: o.recording.concurrency }));
   const emb = await ensureEmbeddings(dir, copy, encoder);
-  const r = await evaluatePolicy(engine, env, emb, splitQuestions(env, 'validation').questions, 'policy');
+  const r = await evaluatePolicy(engine, env, emb, questionIds.map((id) => copy.questions[copy.questionIndex.get(id)!]), 'policy');
   return r.correct / r.questions;
 }

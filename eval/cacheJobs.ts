@@ -1,4 +1,4 @@
-// The jobs of `cache gen | validate | stats | embed | compact` (`cache import` is importJob.ts): each takes
+// The jobs of `cache gen | validate | stats | embed | compact | fit` (`cache import` is importJob.ts): each takes
 // plain options and returns the text the command prints.
 import { ensureEmbeddings } from '../src/cache/embeddings.ts';
 import { cacheFilePath, loadCache } from '../src/cache/load.ts';
@@ -9,7 +9,10 @@ import { fidelityTable } from '../src/env/modelFidelity.ts';
 import { makeEncoder, type EncoderName } from '../src/encoders/index.ts';
 import { readJsonFile } from '../src/jsonFile.ts';
 import { parseSettings } from '../src/issues.ts';
+import { fitPath, fitSimulator, saveFit } from '../src/sim/fitted.ts';
 import { generateCache } from '../src/sim/generate.ts';
+import { markdownTable, pct } from '../src/table.ts';
+import { existsSync } from 'node:fs';
 import { WorldConfig } from '../src/sim/world.ts';
 
 export interface GenOptions {
@@ -70,4 +73,42 @@ export function compactJob(dir: string): string {
   return r.journalKept
     ? `${dir}: folded ${r.responses} journaled responses into cache.jsonl; the journal grew meanwhile (a run is recording) and was left whole`
     : `${dir}: folded ${r.responses} journaled responses into cache.jsonl${r.unanswered ? `; the journal keeps ${r.unanswered} intents without replies` : '; journal removed'}`;
+}
+
+/**
+ * Fit a simulator to a recorded cache's records (src/sim/fitted.ts) and write it beside the cache,
+ * where the record tier finds it as the cache's live endpoint; prints the fitted knobs and how the
+ * fitted world's revisions compare with the recorded ones.
+ */
+export function fitJob(dir: string, o: { seed: number; force?: boolean }): string {
+  const file = fitPath(dir);
+  if (existsSync(file) && !o.force) throw new Error(`${file} exists: pass --force to fit again (the endpoint's answers to contexts not yet recorded change with it)`);
+  const cache = loadCache(dir);
+  const { fit, calibration } = fitSimulator(cache, { seed: o.seed, log: (line) => console.error(line) });
+  saveFit(dir, fit);
+  const k = fit.knobs;
+  const knobs = markdownTable(
+    ['knob', 'fitted', 'default world (atlas / sage / brisk)'],
+    [
+      ['latentSd (one offset per question, shared by the agents)', k.latentSd.toFixed(2), '3.2 (one per agent and question)'],
+      ['wrongFocus', k.wrongFocus.toFixed(3), '0.6'],
+      ['knowledge', k.knowledge.toFixed(3), '0.25'],
+      ['slip', k.slip.toFixed(3), '0.08'],
+      ['stubbornness + ownBoost (split 1 : 0.67, assumed)', `${k.stubbornness.toFixed(2)} + ${k.ownBoost.toFixed(2)}`, '2.6 + 1.8 / 2.3 + 1.5 / 1.8 + 1.2'],
+      ['swayRight', k.swayRight.toFixed(2), '4.3 / 5.8 / 6.8'],
+      ['swayWrong', k.swayWrong.toFixed(2), '4.3 / 5.4 / 6.8'],
+    ],
+  );
+  const skill = markdownTable(['subject', 'skill (P right at level 3, offset 0)'], Object.entries(fit.skill).map(([s, p]) => [s, pct(p)]));
+  const rows = markdownTable(
+    ['previous answer', 'peers agreeing with it', 'revisions', 'right afterwards: recorded', 'fitted world'],
+    calibration.map((r) => [r.fromRight ? 'right' : 'wrong', `${r.agreeing} of ${r.peers}`, String(r.n), pct(r.recorded), pct(r.fitted)]),
+  );
+  return [
+    `wrote ${file}: a simulator fitted to the ${fit.fit.round1Answers} round-1 answers and ${fit.fit.revisions} revisions of ${cache.file} (seed ${fit.seed})`,
+    'It is now the live endpoint of this cache (miss = record, `record`, `active`, `fidelity`): a model of the recorded agents; what it answers for contexts nobody recorded is its assumption.',
+    '', knobs, '', skill, '',
+    `Revision log-likelihood per recorded revision: fitted world ${fit.fit.logLik.toFixed(3)}; "state the previous answer again at its recorded share, else any other answer alike" ${fit.fit.keepPreviousLogLik.toFixed(3)}.`,
+    '', rows,
+  ].join('\n');
 }

@@ -1,5 +1,5 @@
 // `fidelity` (SPEC §3, last paragraph): does a replay with the tier-3 response model tell what the
-// debate would have done? On a cache whose endpoint answers every context (a simulated cache),
+// debate would have done? On a cache whose endpoint answers every context (a simulated cache's simulator, or a recorded cache's fitted simulator),
 // every method runs on the same questions and seeds twice: with the fitted model answering what the
 // cache lacks (miss = model) and with the endpoint answering it (miss = record). Per method:
 // accuracy and cost under both, the difference with a paired 95% interval over questions, and

@@ -1,13 +1,15 @@
 // The record tier's live side, attached to a cache directory: the endpoint that answers it and the
 // journal its replies go into (src/env/record.ts asks, src/cache/journal.ts keeps). The endpoint is
 // the team file's (`--endpoints FILE`: OpenAI-compatible servers, src/endpoints/) when one is given,
-// else the simulator of a simulated cache.
+// else the simulator of a simulated cache, else the simulator fitted to a recorded cache (`cache fit`).
+import { dirname } from 'node:path';
 import { z } from 'zod';
 import { closeJournal, openJournal } from './cache/journal.ts';
 import type { Cache } from './cache/load.ts';
 import { loadTeamEndpoints, type TeamEndpoint } from './endpoints/teamEndpoints.ts';
 import type { Endpoint } from './env/endpoint.ts';
 import { newRecording, type RecordLimits, type Recording } from './env/record.ts';
+import { fittedEndpoint, fitPath, hasFit } from './sim/fitted.ts';
 import { simulatorEndpoint } from './sim/simulator.ts';
 
 /** A recording's own settings (flags of record and active), each with its range. */
@@ -37,9 +39,15 @@ export function cacheEndpoint(cache: Cache, o: RecordingOptions = {}): Endpoint 
     return loadTeamEndpoints(o.endpoints, cache, { ...(maxCalls !== undefined && { maxCalls }), ...(budget !== undefined && { maxUsd: budget }) });
   }
   if (cache.header.source === 'simulator' && cache.header.simulator) return simulatorEndpoint(cache);
+  const dir = dirname(cache.file);
+  if (hasFit(dir)) {
+    const endpoint = fittedEndpoint(cache);
+    console.error(`${cache.file}: the record tier asks ${endpoint.name}, read from ${fitPath(dir)} (a model of the recorded agents, not the agents)`);
+    return endpoint;
+  }
   throw new Error(
     `cache ${cache.file} (source ${cache.header.source}) has no live endpoint for miss = record: only a simulated cache (cache gen) is answered by its simulator; ` +
-      'pass --endpoints FILE, a team file naming the OpenAI-compatible endpoint of each agent (README: Live endpoints)',
+      `pass --endpoints FILE, a team file naming the OpenAI-compatible endpoint of each agent (README: Live endpoints), or fit a simulator to its records with \`cache fit ${dir}\``,
   );
 }
 

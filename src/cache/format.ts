@@ -121,4 +121,6 @@ export type SummaryRecord = z.infer<typeof SummaryRecord>;
 export type CacheLine = z.infer<typeof CacheLine>;
 
 export const CACHE_FILE = 'cache.jsonl';
+/** A simulator fitted to the cache's records (`cache fit`, src/sim/fitted.ts): the live endpoint of a recorded cache. */
+export const FIT_FILE = 'simulator-fit.json';
 export const EMBEDDINGS_DIR = 'embeddings';

@@ -3,7 +3,7 @@
 // interrupted write, a power loss or a failed check never leaves a half-written or invalid file.
 import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, renameSync, rmSync, statSync, writeSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { AgentRecord, ExternalRecord, QuestionRecord, ResponseRecord, SummaryRecord, type CacheLine } from './format.ts';
+import { AgentRecord, FIT_FILE, ExternalRecord, QuestionRecord, ResponseRecord, SummaryRecord, type CacheLine } from './format.ts';
 import { journalPath } from './journal.ts';
 import { CacheError, cacheFilePath, loadCache, parseCache, type Cache } from './load.ts';
 import { fileLines } from '../textFile.ts';
@@ -91,8 +91,8 @@ export function writeCacheRecords(dir: string, records: Iterable<CacheLine>): vo
   });
 }
 
-/** Files that belong to the cache in `dir` and go when it is replaced (--force): its record journal and import report. */
-export const replacedWithCache = (dir: string) => [journalPath(dir), join(dir, 'import-report.md')];
+/** Files that belong to the cache in `dir` and go when it is replaced (--force): its record journal, import report and fitted simulator. */
+export const replacedWithCache = (dir: string) => [journalPath(dir), join(dir, 'import-report.md'), join(dir, FIT_FILE)];
 
 export function saveCache(dir: string, cache: Cache): void {
   writeCacheRecords(dir, cacheRecords(cache));

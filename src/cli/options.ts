@@ -47,7 +47,7 @@ const PLAN = 'Before running:';
 /** Debate settings of the replaying commands (SPEC §1, §3). */
 export function debateOptions<T>(y: Argv<T>) {
   return y
-    .option('miss', { choices: MISS_TIERS, default: 'model' as const, describe: 'deepest lookup tier on a cache miss: error | signature | model | record (record asks the live endpoint; simulator caches have one)', group: DEBATE })
+    .option('miss', { choices: MISS_TIERS, default: 'model' as const, describe: 'deepest lookup tier on a cache miss: error | signature | model | record (record asks the live endpoint: the simulator of a simulated cache, a fitted simulator (cache fit) or --endpoints)', group: DEBATE })
     .option('response-model', { choices: RESPONSE_MODELS, default: DebateSettings.shape.responseModel.parse(undefined), describe: 'tier-3 response model: full (own response kept or pruned, agreeing / disagreeing peers, peer accuracy) or base (SPEC §3 base form)', group: DEBATE })
     .option('rounds', { type: 'number', describe: "debate rounds R >= 2 (round 1 = independent answers); at most the deepest round the cache recorded [default: 3, or the rounds of the policy or training config]", group: DEBATE })
     .option('allow-unrecorded-rounds', { type: 'boolean', default: false, describe: 'with --miss model: replay rounds beyond the deepest round the cache recorded, the tier-3 model drawing every answer there', group: DEBATE })
@@ -119,7 +119,7 @@ export const computeRules = (a: ComputeSettings, policyMath = true, why = ''): [
 export const endpointsOption = <T>(y: Argv<T>) =>
   y.option('endpoints', {
     type: 'string',
-    describe: "team file: the OpenAI-compatible endpoint of each agent, asked by the record tier (miss = record); default: a simulated cache's simulator (README: Live endpoints)",
+    describe: "team file: the OpenAI-compatible endpoint of each agent, asked by the record tier (miss = record); default: a simulated cache's simulator, or the simulator fitted to a recorded cache by `cache fit` (README: Live endpoints)",
   });
 
 /** How policy math is computed (engine, threads, TF.js backend). */

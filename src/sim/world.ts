@@ -129,6 +129,8 @@ export interface QuestionLatent {
   difficulty: number; // 0 easy .. 1 hard
   gold: number; // option index
   distractor: number; // option index of the tempting wrong answer
+  /** Number of answer options (default OPTIONS.length; a world fitted to open answers has its own per question). */
+  options?: number;
 }
 
 /** What one agent brings to one question, drawn once (see `agentLatent`). */
@@ -147,8 +149,17 @@ export function independentAnswer(world: Pick<WorldConfig, 'wrongFocus'>, agent:
   const skill = agent.skill[q.subject] ?? 0.5;
   const pCorrect = sigmoid(logit(skill) + 5 * (0.5 - q.difficulty) + latent.offset);
   const wrong = 1 - pCorrect;
-  const others = (wrong * (1 - world.wrongFocus)) / (OPTIONS.length - 2);
-  return OPTIONS.map((_, o) => (o === q.gold ? pCorrect : o === latent.wrong ? wrong * world.wrongFocus : others));
+  const n = q.options ?? OPTIONS.length;
+  // With no third option the preferred wrong answer takes every wrong draw.
+  const focus = n > 2 ? world.wrongFocus : 1;
+  const others = n > 2 ? (wrong * (1 - focus)) / (n - 2) : 0;
+  return Array.from({ length: n }, (_, o) => (o === q.gold ? pCorrect : o === latent.wrong ? wrong * focus : others));
+}
+
+/** A draw from the distribution `p` with the uniform `u` (inverse CDF; the last option takes rounding). */
+export function drawOption(p: number[], u: number): number {
+  for (let o = 0; o < p.length; o++) if ((u -= p[o]) < 0) return o;
+  return p.length - 1;
 }
 
 export interface ShownArgument {

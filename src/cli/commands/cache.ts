@@ -1,4 +1,4 @@
-// `cache gen | validate | stats | embed | import | compact`: create, check and inspect response caches
+// `cache gen | validate | stats | embed | import | compact | fit`: create, check and inspect response caches
 // (the jobs: eval/cacheJobs.ts, eval/importJob.ts).
 import { basename } from 'node:path';
 import type { Argv } from 'yargs';
@@ -65,6 +65,18 @@ const embed = <T>(y: Argv<T>) =>
     async (a) => console.log(await (await import('../../../eval/cacheJobs.ts')).embedJob(a.dir, a.encoder)),
   );
 
+const fit = <T>(y: Argv<T>) =>
+  y.command(
+    'fit <dir>',
+    "fit a simulator to a recorded cache's round-1 answers and revisions (src/sim/fitted.ts) and write it beside the cache as its live endpoint (miss = record, record, active, fidelity); prints the knobs and recorded vs fitted revision rates",
+    (y) =>
+      y
+        .positional('dir', { type: 'string', demandOption: true, describe: 'cache directory (an imported or hand-written cache; a simulated one has its own simulator)' })
+        .option('seed', { type: 'number', default: 0, describe: 'seed of the per-question ability offsets drawn from their posteriors' })
+        .option('force', { type: 'boolean', default: false, describe: 'replace the fit the folder holds' }),
+    async (a) => console.log((await import('../../../eval/cacheJobs.ts')).fitJob(a.dir, { seed: a.seed, force: a.force })),
+  );
+
 const importCommand = <T>(y: Argv<T>) =>
   y.command(
     'import <files..>',
@@ -119,5 +131,5 @@ const compact = <T>(y: Argv<T>) =>
 
 export const cacheCommand = <T>(y: Argv<T>) =>
   y.command('cache', 'create, check and inspect response caches', (y) =>
-    [gen, validate, stats, embed, importCommand, compact].reduce((y, c) => c(y), y).demandCommand(1, 'name a cache command: gen, validate, stats, embed, import or compact'),
+    [gen, validate, stats, embed, importCommand, compact, fit].reduce((y, c) => c(y), y).demandCommand(1, 'name a cache command: gen, validate, stats, embed, import, compact or fit'),
   );

@@ -7,7 +7,7 @@ import { cacheOption, computeOptions, debateOptions, debateSettings, endpointsOp
 export const fidelityCommand = <T>(y: Argv<T>) =>
   y.command(
     'fidelity',
-    'run every method under miss = model and under miss = record on a cache whose endpoint answers every context (a simulated cache): accuracy and cost under both, the differences with 95% intervals, Kendall\'s tau of the rankings, and the response model\'s bias on round-2 contexts',
+    'run every method under miss = model and under miss = record on a cache whose endpoint answers every context (a simulated cache, or a recorded one with a fitted simulator: cache fit): accuracy and cost under both, the differences with 95% intervals, Kendall\'s tau of the rankings, and the response model\'s bias on round-2 contexts',
     (y) =>
       seedsOption(splitOption(cacheOption(computeOptions(endpointsOption(debateOptions(y)))), 'questions to replay'), 'seeded runs of random pruning and the static mask')
         // Both tiers are run: a --miss would be unused.
