@@ -5,7 +5,11 @@
 // accuracy and cost under both, the difference with a paired 95% interval over questions, and
 // Kendall's tau-b of the two rankings of the methods. Beside it, the model's bias on every round-2
 // context (each subset of candidates a recipient may keep, on each question): the endpoint's
-// answers against the model's expected accuracy, for the response-model forms.
+// answers against the model's expected accuracy, for the response-model forms. And per method, the
+// same comparison where the method itself went: at the lookups the model answered in its
+// miss = model replay. A learned method can read differently under the two tiers with the model
+// right where it went (the debate then unfolds differently) or because it went where the model is
+// wrong: this column tells the two apart.
 import type { Split } from '../src/cache/format.ts';
 import { ensureEmbeddings, type Embeddings } from '../src/cache/embeddings.ts';
 import { internAnswer, loadCache, type Cache, type Question } from '../src/cache/load.ts';
@@ -15,7 +19,7 @@ import { startDebate, type KeepRule } from '../src/env/debate.ts';
 import type { Endpoint } from '../src/env/endpoint.ts';
 import { makeEnvironment, splitQuestions, teamIds, type Environment } from '../src/env/environment.ts';
 import { newRecording } from '../src/env/record.ts';
-import { answerProbabilities, fitResponseModel, type ResponseModel } from '../src/env/responseModel.ts';
+import { answerProbabilities, fitResponseModel, type ResponseModel, type RevisionContext } from '../src/env/responseModel.ts';
 import type { DebateSettings } from '../src/env/settings.ts';
 import { normalizeAnswer } from '../src/answer.ts';
 import { loadAnyPolicy } from '../src/policy/artifact.ts';
@@ -49,8 +53,10 @@ export interface FidelityOptions {
   seeds: number;
   /** Training settings (reward, return, epochs) of the static mask. */
   config?: string;
-  /** Endpoint samples per round-2 context in the bias table. */
+  /** Endpoint samples per context in the bias tables. */
   samples: number;
+  /** Per method, at most this many of the lookups the model answered in its miss = model replay are asked of the endpoint (0: none). */
+  visited: number;
   /** Team file of the endpoints (default: a simulated cache's simulator). */
   endpoints?: string;
   /** Folder for fidelity.md, fidelity.csv and context-bias.csv; none: print only. */
@@ -87,10 +93,14 @@ interface Plan {
   policies: { label: string; runs: PolicyRun[] }[];
 }
 
-/** Every method of the plan on one replay, in a fixed order. Runners may be synchronous or not. */
-async function runMethods(env: Environment, embeddings: Map<string, Embeddings>, p: Plan): Promise<MethodGroup[]> {
+/** Every method of the plan on one replay, in a fixed order (`done` is told each method as it ends). Runners may be synchronous or not. */
+async function runMethods(env: Environment, embeddings: Map<string, Embeddings>, p: Plan, done?: (method: string) => void): Promise<MethodGroup[]> {
   const groups: MethodGroup[] = [];
-  const one = (r: MethodResult) => groups.push({ method: r.method, runs: [r] });
+  const push = (g: MethodGroup) => {
+    groups.push(g);
+    done?.(g.method);
+  };
+  const one = (r: MethodResult) => push({ method: r.method, runs: [r] });
   const { questions } = p;
   const members = env.team.map((_, m) => m);
   const full = await fullDebate(env, questions);
@@ -104,18 +114,18 @@ async function runMethods(env: Environment, embeddings: Map<string, Embeddings>,
   for (const rate of p.keepRates) {
     const runs: MethodResult[] = [];
     for (const s of p.seeds) runs.push(await randomPruning(env, questions, rate, s));
-    groups.push({ method: `Random pruning (keep ${(100 * rate).toFixed(0)}%)`, runs });
+    push({ method: `Random pruning (keep ${(100 * rate).toFixed(0)}%)`, runs });
   }
   one(await runRule(env, questions, ORACLE, oracleRule(env)));
   if (p.masks.length) {
     const runs: MethodResult[] = [];
     for (const theta of p.masks) runs.push(await staticMask(env, questions, theta));
-    groups.push({ method: 'Static learned mask', runs });
+    push({ method: 'Static learned mask', runs });
   }
   for (const g of p.policies) {
     const runs: MethodResult[] = [];
     for (const r of g.runs) runs.push(await evaluatePolicy(r.engine, env, embeddings.get(r.encoder)!, questions, r.path));
-    groups.push({ method: g.label, runs, policy: true });
+    push({ method: g.label, runs, policy: true });
   }
   return groups;
 }
@@ -131,6 +141,8 @@ export interface FidelityRow {
   delta: { accuracy: Estimate; cost: Estimate };
   /** Share (%) of revision lookups under miss = model that the response model answered. */
   modelShare: number;
+  /** Where the method went: model − endpoint probability of the gold answer (pp) at the lookups the model answered (visitedBias). */
+  visited?: VisitedBias;
 }
 
 export function fidelityRows(model: MethodGroup[], record: MethodGroup[]): FidelityRow[] {
@@ -151,6 +163,49 @@ export function fidelityRows(model: MethodGroup[], record: MethodGroup[]): Fidel
       modelShare: lookups ? (100 * m.runs.reduce((s, x) => s + x.tiers.model, 0)) / lookups : 0,
     };
   });
+}
+
+/** A lookup the tier-3 model answered in a miss = model replay: what it was asked. */
+interface ModelLookup {
+  round: number;
+  /** Response indices shown: the recipient's own previous response and the kept ones (a stand-in by its text source, as the replay showed it). */
+  own: number;
+  kept: number[];
+  context: RevisionContext;
+}
+
+export interface VisitedBias extends Estimate {
+  /** Lookups the model answered in the method's replay, and of them those asked of the endpoint. */
+  lookups: number;
+  asked: number;
+}
+
+/**
+ * The model's answers where a method went: of the lookups the model answered in the method's
+ * miss = model replay, at most `cap` (evenly spaced), each asked of the endpoint `samples` times
+ * with the same context, against the model's probability of the gold answer there. Bias = model −
+ * endpoint (pp), 95% bootstrap over questions; undefined when the model answered nothing.
+ */
+async function visitedBias(env: Environment, endpoint: Endpoint, lookups: ModelLookup[], questions: Question[], samples: number, cap: number, seed: string): Promise<VisitedBias | undefined> {
+  if (!lookups.length || cap <= 0) return undefined;
+  const { cache } = env;
+  const asked = lookups.length <= cap ? lookups : Array.from({ length: cap }, (_, i) => lookups[Math.floor((i * lookups.length) / cap)]);
+  const slot = new Map(questions.map((q, i) => [q.index, i]));
+  const num = new Array<number>(questions.length).fill(0), den = new Array<number>(questions.length).fill(0);
+  for (const l of asked) {
+    const question = cache.questions[l.context.q];
+    let right = 0;
+    for (let sample = 0; sample < samples; sample++) {
+      const reply = await endpoint.respond({ cache, question, agent: cache.agents[l.context.agent], round: l.round, context: l.kept.map((i) => cache.responses[i]), prev: cache.responses[l.own], sample });
+      right += +(internAnswer(cache, normalizeAnswer(reply.answer, question.answerType), question.index) === question.goldKey);
+    }
+    const { answers, p } = answerProbabilities(env.responseModel, l.context);
+    const g = answers.indexOf(question.goldKey);
+    const i = slot.get(question.index)!;
+    num[i] += 100 * ((g < 0 ? 0 : p[g]) - right / samples);
+    den[i]++;
+  }
+  return { ...pairedBootstrap([{ num, den }], { seed: `visited ${seed}` })[0], lookups: lookups.length, asked: asked.length };
 }
 
 export interface BiasCell {
@@ -230,15 +285,17 @@ export function fidelityMarkdown(rows: FidelityRow[], tau: { accuracy: number; c
   const within = rows.filter((r) => Math.abs(r.delta.accuracy.estimate) <= 1).length;
   return [
     markdownTable(
-      ['method', 'runs', 'accuracy % model', 'accuracy % record', 'Δ accuracy pp', '95% CI', 'cost % model', 'cost % record', 'Δ cost pp', '95% CI', 'tier-3 share % (model)'],
+      ['method', 'runs', 'accuracy % model', 'accuracy % record', 'Δ accuracy pp', '95% CI', 'cost % model', 'cost % record', 'Δ cost pp', '95% CI', 'tier-3 share % (model)', 'where it went: model bias pp (asked)', '95% CI'],
       rows.map((r) => [
         r.method, r.runs, r.accuracy.model.toFixed(1), r.accuracy.record.toFixed(1), signed(r.delta.accuracy.estimate), interval(r.delta.accuracy.low, r.delta.accuracy.high, signed),
         r.cost.model.toFixed(1), r.cost.record.toFixed(1), signed(r.delta.cost.estimate), interval(r.delta.cost.low, r.delta.cost.high, signed), r.modelShare.toFixed(0),
+        r.visited ? `${signed(r.visited.estimate)} (${r.visited.asked} of ${r.visited.lookups})` : '-', r.visited ? interval(r.visited.low, r.visited.high, signed) : '-',
       ]),
     ),
     '',
     `Kendall's tau-b of the ${rows.length} methods ranked by accuracy under model and under record: ${tau.accuracy.toFixed(3)}; by cost: ${tau.cost.toFixed(3)}. Methods within 1 pp: ${within} of ${rows.length}.`,
     'Δ = model − record on the same questions and seeds; 95% percentile bootstrap over questions (5000 resamples), a method\'s runs averaged per question. Cost % and Δ cost are of Full-Debate\'s cost under record on the same questions.',
+    'Where it went: at the lookups the tier-3 model answered in the method\'s miss = model replay (asked: how many of them, evenly spaced, were put to the endpoint, each as often as the bias table\'s samples), the model\'s probability of the gold answer minus the endpoint\'s share of right answers, pp, 95% bootstrap over questions. Near 0 with a large Δ: the model answers right where the method goes, and the gap comes from how the debate unfolds from there (other texts, other decisions); not near 0: the method goes where the model is wrong.',
   ].join('\n');
 }
 
@@ -304,9 +361,15 @@ export async function fidelityJob(o: FidelityOptions): Promise<{ text: string; r
   })));
   const plan: Plan = { questions, validation: splitQuestions(modelEnv, 'validation').questions, keepRates: o.keepRates, seeds, masks, policies };
   try {
-    const modelGroups = await runMethods(modelEnv, modelEmbeddings, plan);
+    // What the model answered in each method's replay: the lookups since the previous method ended.
+    const lookups: ModelLookup[] = [];
+    const visited = new Map<string, ModelLookup[]>();
+    modelEnv.onModelAnswer = (d, own, kept, context) => lookups.push({ round: d.round + 1, own: own.source, kept: kept.map((k) => k.source), context });
+    const modelGroups = await runMethods(modelEnv, modelEmbeddings, plan, (method) => visited.set(method, lookups.splice(0)));
+    modelEnv.onModelAnswer = undefined;
     const recordGroups = await runMethods(recordEnv, recordEmbeddings, plan);
     const rows = fidelityRows(modelGroups, recordGroups);
+    for (const row of rows) row.visited = await visitedBias(modelEnv, endpoint, visited.get(row.method) ?? [], questions, o.samples, o.visited, row.method);
     const tau = {
       accuracy: kendallTauB(rows.map((r) => r.accuracy.model), rows.map((r) => r.accuracy.record)),
       cost: kendallTauB(rows.map((r) => r.cost.model), rows.map((r) => r.cost.record)),
@@ -325,8 +388,8 @@ function writeFidelity(dir: string, text: string, rows: FidelityRow[], bias: Bia
   const files = [`${dir}/fidelity.md`, `${dir}/fidelity.csv`, `${dir}/context-bias.csv`];
   writeFileAtomic(files[0], [`${text}\n`]);
   writeFileAtomic(files[1], [csvTable(
-    ['method', 'runs', 'accuracy_model', 'accuracy_record', 'delta_accuracy_pp', 'delta_accuracy_ci_low', 'delta_accuracy_ci_high', 'cost_pct_model', 'cost_pct_record', 'delta_cost_pp', 'delta_cost_ci_low', 'delta_cost_ci_high', 'tier_model_pct'],
-    rows.map((r) => [r.method, r.runs, r.accuracy.model, r.accuracy.record, r.delta.accuracy.estimate, r.delta.accuracy.low, r.delta.accuracy.high, r.cost.model, r.cost.record, r.delta.cost.estimate, r.delta.cost.low, r.delta.cost.high, r.modelShare]),
+    ['method', 'runs', 'accuracy_model', 'accuracy_record', 'delta_accuracy_pp', 'delta_accuracy_ci_low', 'delta_accuracy_ci_high', 'cost_pct_model', 'cost_pct_record', 'delta_cost_pp', 'delta_cost_ci_low', 'delta_cost_ci_high', 'tier_model_pct', 'visited_bias_pp', 'visited_bias_ci_low', 'visited_bias_ci_high', 'visited_asked', 'visited_lookups'],
+    rows.map((r) => [r.method, r.runs, r.accuracy.model, r.accuracy.record, r.delta.accuracy.estimate, r.delta.accuracy.low, r.delta.accuracy.high, r.cost.model, r.cost.record, r.delta.cost.estimate, r.delta.cost.low, r.delta.cost.high, r.modelShare, r.visited?.estimate ?? '', r.visited?.low ?? '', r.visited?.high ?? '', r.visited?.asked ?? 0, r.visited?.lookups ?? 0]),
   )]);
   writeFileAtomic(files[2], [csvTable(
     ['cell', 'contexts', 'endpoint_accuracy', 'model', 'expected_accuracy', 'bias_pp', 'bias_ci_low', 'bias_ci_high'],

@@ -6,7 +6,7 @@ import type { Cache, Question } from '../cache/load.ts';
 import { emptyIndex, indexResponse, type LookupIndex } from './lookupIndex.ts';
 import type { Debate, DebateResponse } from './debate.ts';
 import type { Recording } from './record.ts';
-import { fitResponseModel, type ResponseModel } from './responseModel.ts';
+import { fitResponseModel, type ResponseModel, type RevisionContext } from './responseModel.ts';
 import { tokenLimits } from './tokenLimit.ts';
 import { DebateSettings } from './settings.ts';
 import { emptyTiers, type TierCounts } from './tiers.ts';
@@ -29,6 +29,8 @@ export interface Environment extends LookupIndex {
   limits: Float64Array;
   /** Called at each lookup no cached response answers exactly: where a debate goes that the cache lacks (active recording). */
   onExactMiss?: (d: Debate, agent: number, own: DebateResponse, kept: DebateResponse[]) => void;
+  /** Called at each lookup the tier-3 model answers, with what it was asked (`fidelity` measures its answers there). */
+  onModelAnswer?: (d: Debate, own: DebateResponse, kept: DebateResponse[], context: RevisionContext) => void;
 }
 
 /** Debate settings checked against their schema; a problem names the setting. */

@@ -61,7 +61,9 @@ export function lookup(env: Environment, d: Debate, agent: number, own: DebateRe
   // A reply cut at its token limit shows no answer; the agent still remembers what it argued for.
   const peers = kept.filter((k) => k.agent !== agent && k.cutAnswer === undefined).map((k) => ({ agent: k.agent, ans: k.ans }));
   const prevShown = kept.some((k) => k.agent === agent);
-  const { ans, source } = standIn(env, t, { q: d.q, agent, prev: own.cutAnswer ?? own.ans, prevShown, peers }, d.random);
+  const context = { q: d.q, agent, prev: own.cutAnswer ?? own.ans, prevShown, peers };
+  env.onModelAnswer?.(d, own, kept, context);
+  const { ans, source } = standIn(env, t, context, d.random);
   return { response: { agent, ans, source, cached: false }, tier: 'model' };
 }
 

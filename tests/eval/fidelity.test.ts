@@ -77,7 +77,14 @@ describe('fidelity', () => {
       expect(value(m, 'tier_model_pct'), m).toBeGreaterThan(0);
       expect(value(m, 'delta_accuracy_ci_low')).toBeLessThanOrEqual(value(m, 'delta_accuracy_pp'));
       expect(value(m, 'delta_accuracy_ci_high')).toBeGreaterThanOrEqual(value(m, 'delta_accuracy_pp'));
+      // Where it went: the endpoint asked at (at most 400 of) the lookups the model answered in its replay.
+      expect(value(m, 'visited_lookups'), m).toBeGreaterThan(0);
+      expect(value(m, 'visited_asked')).toBe(Math.min(400, value(m, 'visited_lookups')));
+      expect(value(m, 'visited_bias_ci_low')).toBeLessThanOrEqual(value(m, 'visited_bias_pp'));
+      expect(value(m, 'visited_bias_ci_high')).toBeGreaterThanOrEqual(value(m, 'visited_bias_pp'));
+      expect(Math.abs(value(m, 'visited_bias_pp'))).toBeLessThan(15); // the model fitted to this world answers near it
     }
+    expect(value('Full-Debate', 'visited_lookups')).toBe(0); // recorded debates: nothing for the model to answer
     expect(value('Random pruning (keep 25%)', 'runs')).toBe(2);
     expect(value('CPP FuseGLU', 'accuracy_record')).toBeGreaterThan(0); // a policy after one epoch: it may still keep every edge
     const bias = readFileSync(join(out, 'context-bias.csv'), 'utf8').trim().split('\n');
