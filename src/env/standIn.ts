@@ -4,17 +4,27 @@ import type { Environment } from './environment.ts';
 import { drawAnswer, type RevisionContext } from './responseModel.ts';
 
 /**
- * Text source for a tier-3 answer: the recipient's own response with that answer (nearest round,
- * earlier first), else another agent's. Every answer the response model can draw is stated by some
- * cached response to the question (previous, peers', round-1), so SPEC §3's "model-bare" fallback
- * cannot arise here and is not counted.
+ * Text source for a tier-3 answer: a cached response to the question stating that answer, the
+ * recipient's own first, then the one whose context showed what this one shows (the same agents
+ * with the same answers, own response included or not), then the nearest round, earlier first. A
+ * revision's text discusses what its agent was shown, so a policy reading the stand-in reads a text
+ * written after a context like this one, not after another (issue 12: with the nearest round alone,
+ * a learned policy read its debates 1-2 points better than with the real replies). Every answer the
+ * response model can draw is stated by some cached response to the question (previous, peers',
+ * round-1), so SPEC §3's "model-bare" fallback cannot arise here and is not counted.
  */
-function textSource(env: Environment, q: number, agent: number, round: number, ans: number): number {
+function textSource(env: Environment, c: RevisionContext, round: number, ans: number): number {
+  const { cache } = env;
+  const shown = new Set(c.peers.map((p) => `${p.agent}:${p.ans}`));
+  if (c.prevShown) shown.add(`${c.agent}:${c.prev}`);
   let best = -1;
   let bestScore = Infinity;
-  for (const idx of env.byAnswer.get(`${q}|${ans}`)!) {
-    const r = env.cache.responses[idx];
-    const score = (r.a === agent ? 0 : 1000) + Math.abs(r.round - round) * 10 + (r.round < round ? 0 : 1);
+  for (const idx of env.byAnswer.get(`${c.q}|${ans}`)!) {
+    const r = cache.responses[idx];
+    const theirs = [...r.ctx.map((i) => `${cache.responses[i].a}:${cache.responses[i].ans}`), ...r.ext.map((e) => `${cache.agents.length}:${cache.externals[e].ans}`)];
+    const common = theirs.filter((s) => shown.has(s)).length;
+    const mismatch = theirs.length - common + (shown.size - common);
+    const score = (r.a === c.agent ? 0 : 100000) + mismatch * 100 + Math.abs(r.round - round) * 10 + (r.round < round ? 0 : 1);
     if (score < bestScore) [best, bestScore] = [idx, score];
   }
   return best;
@@ -23,5 +33,5 @@ function textSource(env: Environment, q: number, agent: number, round: number, a
 /** The model tier's answer for a revision (recipient, previous answer, what is kept); `source` states it. */
 export function standIn(env: Environment, t: number, c: RevisionContext, random: () => number): { ans: number; source: number } {
   const ans = drawAnswer(env.responseModel, c, random);
-  return { ans, source: textSource(env, c.q, c.agent, t, ans) };
+  return { ans, source: textSource(env, c, t, ans) };
 }
