@@ -97,7 +97,7 @@ async function visits(engine: PolicyEngine, env: Environment, emb: Awaited<Retur
     const batchOf = new Map(questions.map((q, b) => [q, b]));
     for (const m of missed) {
       // (a stand-in is keyed by its text source, negated)
-      const key = `${m.q}|${m.i}|${m.t}|${[...m.kept].sort((x, y) => x - y).join(',')}`;
+      const key = `${m.q}|${m.i}|${m.t}|${m.own}|${[...m.kept].sort((x, y) => x - y).join(',')}`;
       seen.add(key);
       if (!m.askable) continue; // shows a stand-in, or its own history is one: askable a round later
       let u = 0;

@@ -85,7 +85,7 @@ export async function recordJob(o: RecordOptions): Promise<{ text: string; recor
   const after = await atModel();
   method.dispose();
 
-  const contexts = new Set(recording.recorded.map((r) => exactKey(r.q, r.a, r.round, r.ctx))).size;
+  const contexts = new Set(recording.recorded.map((r) => exactKey(r.q, r.a, r.round, r.prevIndex, r.ctx))).size;
   const row = (name: string, r: MethodResult) => {
     const total = TIERS.reduce((s, k) => s + r.tiers[k], 0) || 1;
     return [name, r.questions, pct(r.correct / Math.max(1, r.questions)), ...TIERS.map((k) => pct(r.tiers[k] / total))];

@@ -1,4 +1,5 @@
-// The indexes the lookup tiers search (SPEC §3): exact keys (question, agent, round, context ids),
+// The indexes the lookup tiers search (SPEC §3): exact keys (question, agent, round, the agent's own
+// previous response, context ids),
 // signature keys (the context's (source agent, parsed answer) multiset), round-1 samples, and the
 // responses stating each answer (text for tier-3 answers).
 import type { Cache, Response } from '../cache/load.ts';
@@ -14,7 +15,22 @@ export interface LookupIndex {
 
 export const emptyIndex = (): LookupIndex => ({ exact: new Map(), signature: new Map(), round1: new Map(), byAnswer: new Map() });
 
-export const exactKey = (q: number, a: number, t: number, ctx: number[]) => `${q}|${a}|${t}|${[...ctx].sort((x, y) => x - y).join(',')}`;
+/**
+ * A response answers exactly the request it was recorded for: the question, agent, round, the
+ * agent's own previous response (it is in the agent's history whether shown or not, and an agent
+ * holds on to it: the same shown responses after another previous answer are another request) and
+ * the shown responses. `prev` is -1 for a revision whose record does not say which previous
+ * response its agent had.
+ */
+export const exactKey = (q: number, a: number, t: number, prev: number, ctx: number[]) => `${q}|${a}|${t}|${prev}|${[...ctx].sort((x, y) => x - y).join(',')}`;
+
+/**
+ * The cached responses that answer a revision exactly: recorded after the same previous response
+ * and the same shown responses; else, from a cache that does not say which previous response its
+ * agent had, after the same shown responses.
+ */
+export const exactHits = (index: Pick<LookupIndex, 'exact'>, q: number, a: number, t: number, prev: number, ctx: number[]): number[] | undefined =>
+  index.exact.get(exactKey(q, a, t, prev, ctx)) ?? index.exact.get(exactKey(q, a, t, -1, ctx));
 
 /** Key of a context's (source agent, parsed answer) multiset; an external entry's source is agent `A`. */
 export function signatureKey(q: number, a: number, t: number, agents: number[], answers: number[]): string {
@@ -33,7 +49,7 @@ export function indexResponse(index: LookupIndex, cache: Cache, r: Response) {
   if (r.round === 1) push(index.round1, r.q * A + r.a, r.index);
   else {
     // A context with external entries is one no debate here can rebuild: no exact key for it.
-    if (r.ext.length === 0) push(index.exact, exactKey(r.q, r.a, r.round, r.ctx), r.index);
+    if (r.ext.length === 0) push(index.exact, exactKey(r.q, r.a, r.round, r.prevIndex, r.ctx), r.index);
     const ctx = r.ctx.map((c) => cache.responses[c]);
     const ext = r.ext.map((e) => cache.externals[e]);
     const agents = [...ctx.map((c) => c.a), ...ext.map(() => A)];

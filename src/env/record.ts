@@ -18,7 +18,7 @@ import { callCost } from './cost.ts';
 import type { Debate } from './debate.ts';
 import { EndpointCapReached, type Endpoint } from './endpoint.ts';
 import type { Environment } from './environment.ts';
-import { exactKey, indexResponse } from './lookupIndex.ts';
+import { exactHits, indexResponse } from './lookupIndex.ts';
 import { recordedResponseId, requestKey, type RequestIds } from './requestKey.ts';
 
 export interface RecordLimits {
@@ -231,7 +231,8 @@ export async function recordRound(env: Environment, debates: Debate[], keeps: bo
     if (d.missed) return;
     for (let i = 0; i < n; i++) {
       const kept = candidateOrder(n, i).filter((_, j) => keeps[k][i][j]).map((c) => d.current[c]);
-      if (kept.every((c) => c.cached) && env.exact.has(exactKey(d.q, env.team[i], d.round + 1, kept.map((c) => c.source)))) continue;
+      const own = d.current[i];
+      if (own.cached && kept.every((c) => c.cached) && exactHits(env, d.q, env.team[i], d.round + 1, own.source, kept.map((c) => c.source))) continue;
       requests.push({ q: d.q, agent: env.team[i], round: d.round + 1, context: kept.map((c) => cache.responses[c.source]), prev: cache.responses[d.current[i].source], sample: 0 });
       at.push([k, i]);
     }

@@ -6,7 +6,7 @@ import type { Cache } from '../cache/load.ts';
 import { pick } from '../shuffle.ts';
 import type { Debate, DebateResponse } from './debate.ts';
 import type { Environment } from './environment.ts';
-import { exactKey, signatureKey } from './lookupIndex.ts';
+import { exactHits, signatureKey } from './lookupIndex.ts';
 import type { MissTier } from './settings.ts';
 import { standIn } from './standIn.ts';
 
@@ -43,8 +43,9 @@ export function lookup(env: Environment, d: Debate, agent: number, own: DebateRe
   const t = d.round + 1;
   const miss: MissTier = env.settings.miss;
   if (recorded >= 0) return { response: fromCache(cache, recorded), tier: 'record' };
-  if (kept.every((k) => k.cached)) {
-    const hit = env.exact.get(exactKey(d.q, agent, t, kept.map((k) => k.source)));
+  // A recorded response answers only after the same history: a stand-in own response is none.
+  if (own.cached && kept.every((k) => k.cached)) {
+    const hit = exactHits(env, d.q, agent, t, own.source, kept.map((k) => k.source));
     if (hit) return { response: fromCache(cache, pick(hit, d.random)), tier: 'exact' };
   }
   env.onExactMiss?.(d, agent, own, kept);

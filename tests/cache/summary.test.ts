@@ -65,7 +65,7 @@ describe('summary entries in a context', () => {
     const [a1, A] = [cache.agentIndex.get('a1')!, cache.agents.length];
     const key = (s: string) => cache.answerIndex.get(s)!;
     // The replay's "own only" context of a1 is [q1a1]: the recorded one showed the summary too.
-    expect(env.exact.get(exactKey(0, a1, 2, [cache.responseIndex.get('q1a1')!]))!.map((i) => cache.responses[i].id)).toEqual(['q1o1']);
+    expect(env.exact.get(exactKey(0, a1, 2, cache.responseIndex.get('q1a1')!, [cache.responseIndex.get('q1a1')!]))!.map((i) => cache.responses[i].id)).toEqual(['q1o1']);
     expect([...env.exact.values()].flat()).not.toContain(index);
     expect(env.signature.get(signatureKey(0, a1, 2, [a1, A], [key('A'), key('B')]))).toEqual([index]);
     const [revision] = revisions(cache, modelInputs(cache, 0.5, () => true), (r) => r.id === 'q1s1');

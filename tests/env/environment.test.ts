@@ -210,3 +210,27 @@ describe('team and settings', () => {
   });
 });
 
+
+describe('exact tier: the same shown responses after another previous response are another request', () => {
+  it("a response answers after its own recorded previous response only; one whose record names none answers after any", async () => {
+    const { exactHits } = await import('../../src/env/lookupIndex.ts');
+    const records = handRecords();
+    records.push(
+      // a1 in round 3, shown only a2's round-2 reply, after two different round-2 answers of its own.
+      response('q1t1', 'q1', 'a1', 3, 'B', 4, ['q1f2'], 'q1f1'),
+      response('q1t2', 'q1', 'a1', 3, 'A', 4, ['q1f2'], 'q1o1'),
+      // a3 in round 3 with no previous response on record.
+      response('q1t3', 'q1', 'a3', 3, 'A', 2, ['q1f2']),
+    );
+    const cache = cacheFromRecords(records, 'hand3.jsonl');
+    const env = makeEnvironment(cache, { rounds: 3, miss: 'error' });
+    const idx = (id: string) => cache.responseIndex.get(id)!;
+    const ids = (hits: number[] | undefined) => (hits ?? []).map((i) => cache.responses[i].id);
+    const [a1, a3] = [cache.agentIndex.get('a1')!, cache.agentIndex.get('a3')!];
+    expect(ids(exactHits(env, 0, a1, 3, idx('q1f1'), [idx('q1f2')]))).toEqual(['q1t1']);
+    expect(ids(exactHits(env, 0, a1, 3, idx('q1o1'), [idx('q1f2')]))).toEqual(['q1t2']);
+    expect(ids(exactHits(env, 0, a1, 3, idx('q1a1'), [idx('q1f2')]))).toEqual([]); // another history: no exact answer
+    expect(ids(exactHits(env, 0, a3, 3, idx('q1f3'), [idx('q1f2')]))).toEqual(['q1t3']);
+    expect(ids(exactHits(env, 0, a3, 3, idx('q1o3'), [idx('q1f2')]))).toEqual(['q1t3']);
+  });
+});
