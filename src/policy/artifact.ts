@@ -9,7 +9,7 @@ import { formatProblem, zodProblems } from '../cache/load.ts';
 import { writeFileAtomic } from '../cache/write.ts';
 import { readTextFile } from '../textFile.ts';
 import type { EngineState } from './engine.ts';
-import { parameterShapes, PolicyArchitecture, type PolicyShape, type Weights } from './model.ts';
+import { isTrainable, parameterShapes, PolicyArchitecture, type PolicyShape, type Weights } from './model.ts';
 
 export const POLICY_FORMAT = 'cpp-policy';
 export const CHECKPOINT_FORMAT = 'cpp-checkpoint';
@@ -55,9 +55,14 @@ const PolicyFile = z.strictObject({
 });
 
 /** Tensors of a policy of `shape`: exactly its parameters, each of its shape, every value finite; else an error naming file and field. */
-function decodeWeights(e: Encoded, shape: PolicyShape, file: string, field: string): Weights {
-  const expected = parameterShapes(shape);
-  const names = new Set(expected.map(([name]) => name));
+/**
+ * Decode a checkpoint's tensors: every parameter of the shape; with `trainableOnly` (the optimizer's
+ * moments) those the optimizer updates, a frozen one (a `none` behavior embedding) allowed and left out.
+ */
+function decodeWeights(e: Encoded, shape: PolicyShape, file: string, field: string, trainableOnly = false): Weights {
+  const all = parameterShapes(shape);
+  const expected = all.filter(([name]) => !trainableOnly || isTrainable(shape, name));
+  const names = new Set(all.map(([name]) => name));
   const where = `dim ${shape.dim}, hidden ${shape.hidden}, ${shape.agents} agents, ${shape.rounds} rounds`;
   const extra = Object.keys(e).filter((k) => !names.has(k));
   if (extra.length) throw new Error(`${file}: ${field}: tensors ${extra.join(', ')} are not parameters of this policy (${where})`);
@@ -154,7 +159,7 @@ function checkpointOf(path: string, json: Record<string, unknown>): Checkpoint {
   const shape = c.shape as PolicyShape;
   if (c.best && c.best.epoch > c.epoch) throw new Error(`${path}: best.epoch: ${c.best.epoch}, after the checkpoint's epoch ${c.epoch}`);
   const e = c.engine;
-  const engine = { step: e.step, weights: decodeWeights(e.weights, shape, path, 'engine.weights'), m: decodeWeights(e.m, shape, path, 'engine.m'), v: decodeWeights(e.v, shape, path, 'engine.v') };
+  const engine = { step: e.step, weights: decodeWeights(e.weights, shape, path, 'engine.weights'), m: decodeWeights(e.m, shape, path, 'engine.m', true), v: decodeWeights(e.v, shape, path, 'engine.v', true) };
   return { ...c, shape, engine };
 }
 

@@ -100,3 +100,22 @@ describe('reading checkpoints and policies', () => {
     expect(existsSync(join(dir, 'export', 'tfjs', 'weights.bin'))).toBe(true);
   }, 60_000);
 });
+
+describe('a policy without a behavior embedding', () => {
+  it("reads back from a checkpoint whose optimizer moments leave the frozen embedding out, as the engines write them (was: engine.m.behavior: missing)", () => {
+    const dir = mkdtempSync(join(tmpdir(), 'cpp-artifact-none-'));
+    const none: PolicyShape = { ...shape, behavior: 'none' };
+    const weights = initWeights(none, '0');
+    const { behavior: _frozen, ...trainable } = zeroMoments(weights);
+    const c: Checkpoint = { ...checkpoint(), shape: none, engine: { step: 6, weights, m: trainable, v: trainable } };
+    saveCheckpoint(join(dir, 'c.json'), c);
+    const back = loadCheckpoint(join(dir, 'c.json'));
+    expect(back.engine.weights).toEqual(weights);
+    expect(Object.keys(back.engine.m).sort()).toEqual(Object.keys(trainable).sort());
+    expect(loadAnyPolicy(join(dir, 'c.json')).weights).toEqual(weights);
+    // A trainable tensor's moment is still required.
+    const { 'head.w': _head, ...short } = trainable;
+    saveCheckpoint(join(dir, 'short.json'), { ...c, engine: { ...c.engine, m: short } });
+    expect(() => loadCheckpoint(join(dir, 'short.json'))).toThrow(`${join(dir, 'short.json')}: engine.m.head.w: missing`);
+  });
+});
