@@ -20,8 +20,9 @@ export interface ConcurrencyCase {
   prepare?: { args: string[]; until: string };
 }
 
-// Long enough for a second writer to start (Node, tsx, ONNX Runtime: seconds) while the first trains.
-const LONG = ['--epochs', '12'];
+// Long enough for a second writer to start (Node, tsx, ONNX Runtime: seconds, many more on a loaded
+// 2-core CI machine, where 12 epochs (~4 s) sometimes ended first) while the first trains.
+const LONG = ['--epochs', '60'];
 const trainTwice = ['train', '--cache', INPUT.cache, '--config', INPUT.config, ...LONG, '--out', 'run'];
 const grid = ['ablate', '--grid', INPUT.grid, '--out', 'grid-out', '--workers', '1'];
 const job = ['main', '--cache', INPUT.cache, '--seeds', '2', '--config', INPUT.config, '--out', 'job'];

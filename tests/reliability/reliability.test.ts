@@ -54,7 +54,7 @@ describe('concurrency', () => {
   it('a second train into the same --out, started while the first writes, is refused naming its pid; the first finishes', async () => {
     const r = await concurrencyCase(CONCURRENCY_CASES[0], inputs);
     expect(r.beside).toBe(true);
-    expect({ refused: r.refused, namesPid: r.namesPid, said: r.said }).toMatchObject({ refused: true, namesPid: true });
+    expect({ refused: r.refused, namesPid: r.namesPid }, `the second train said: ${r.said}`).toEqual({ refused: true, namesPid: true });
     expect(r.firstCode).toBe(0);
     expect(r.stackTrace).toBe(false);
     expect(r.unparseable).toEqual([]);
