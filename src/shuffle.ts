@@ -7,5 +7,11 @@ export function shuffle<T>(items: T[], random: () => number): T[] {
   return items;
 }
 
+/** An index drawn from the distribution `p` with the uniform `u` (inverse CDF; the last index takes rounding). */
+export function drawIndex(p: ArrayLike<number>, u: number): number {
+  for (let i = 0; i < p.length; i++) if ((u -= p[i]) < 0) return i;
+  return p.length - 1;
+}
+
 /** One element of a non-empty list, drawing from `random` only when there is a choice. */
 export const pick = <T>(list: T[], random: () => number): T => (list.length === 1 ? list[0] : list[Math.floor(random() * list.length)]);

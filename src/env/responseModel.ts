@@ -23,6 +23,7 @@
 // answers} plus that OTHER bucket; drawing leaves OTHER out, since it names no answer. Agent accuracy
 // is the smoothed share of right round-1 answers on the train split (external solutions: the team's).
 import type { Cache, Response } from '../cache/load.ts';
+import { drawIndex } from '../shuffle.ts';
 import type { DebateSettings } from './settings.ts';
 
 export const FEATURES = ['prev', 'prevShown', 'alone', 'peers', 'peerAccuracy', 'peersRight', 'agreeing', 'disagreeing', 'prior'] as const;
@@ -198,9 +199,7 @@ export function answerProbabilities(model: ResponseModel, c: RevisionContext): {
 /** Draw the recipient's answer. */
 export function drawAnswer(model: ResponseModel, c: RevisionContext, random: () => number): number {
   const { answers, p } = answerProbabilities(model, c);
-  let u = random();
-  for (let i = 0; i < p.length; i++) if ((u -= p[i]) < 0) return answers[i];
-  return answers[answers.length - 1]; // rounding
+  return answers[drawIndex(p, random())];
 }
 
 export interface Revision {

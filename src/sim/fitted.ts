@@ -34,7 +34,8 @@ import { writeFileAtomic } from '../cache/write.ts';
 import type { Endpoint, EndpointRequest } from '../env/endpoint.ts';
 import { requestIds, sameRequest } from '../env/requestKey.ts';
 import { readJsonFile } from '../jsonFile.ts';
-import { drawOption, independentAnswer, revisedAnswer, type AgentProfile, type QuestionLatent, type ShownArgument } from './world.ts';
+import { drawIndex } from '../shuffle.ts';
+import { independentAnswer, logit, revisedAnswer, sigmoid, type AgentProfile, type QuestionLatent, type ShownArgument } from './world.ts';
 
 export const fitPath = (dir: string) => join(dir, FIT_FILE);
 
@@ -89,11 +90,10 @@ export const SimulatorFit = z.strictObject({
 });
 export type SimulatorFit = z.infer<typeof SimulatorFit>;
 
-const sigmoid = (x: number) => 1 / (1 + Math.exp(-x));
-const logit = (p: number) => Math.log(p / (1 - p));
 
 /** Standard normal grid the offset is integrated over (weights sum to 1). */
-const GRID = Array.from({ length: 25 }, (_, g) => -4 + (8 * g) / 24);
+const GRID_STEP = 8 / 24;
+const GRID = Array.from({ length: 25 }, (_, g) => -4 + (8 * g) / 24); // spaced GRID_STEP apart
 const GRID_W = (() => {
   const w = GRID.map((z) => Math.exp(-z * z / 2));
   const s = w.reduce((a, b) => a + b, 0);
@@ -301,10 +301,12 @@ export function fitSimulator(cache: Cache, o: FitOptions): { fit: SimulatorFit; 
     return ll / revisions.length;
   };
   const x = SEARCH.map((s) => s.start);
+  let fitted = logLik(x);
   for (let sweep = 0; sweep < (o.sweeps ?? 3); sweep++) {
     for (let i = 0; i < SEARCH.length; i++)
       x[i] = goldenMax((xi) => logLik(x.map((v, j) => (j === i ? xi : v))), SEARCH[i].lo, SEARCH[i].hi, 22);
-    log(`cache fit: sweep ${sweep + 1}: revision log-likelihood ${logLik(x).toFixed(4)} per revision (${revisions.length} revisions)`);
+    fitted = logLik(x);
+    log(`cache fit: sweep ${sweep + 1}: revision log-likelihood ${fitted.toFixed(4)} per revision (${revisions.length} revisions)`);
   }
   const knobs = knobsOf(x, best.sd);
   // The baseline: state the previous answer again with its recorded share, else any other option alike.
@@ -315,14 +317,14 @@ export function fitSimulator(cache: Cache, o: FitOptions): { fit: SimulatorFit; 
   const questions: SimulatorFit['questions'] = {};
   for (const d of data) {
     const random = seedrandom(`${o.seed}|offset|${d.q.id}`);
-    const g = drawOption(posteriors[d.q.index], random());
-    const offset = best.sd * (GRID[g] + ((8 / 24) * (random() - 0.5))); // jitter within the grid cell
+    const g = drawIndex(posteriors[d.q.index], random());
+    const offset = best.sd * (GRID[g] + GRID_STEP * (random() - 0.5)); // jitter within the grid cell
     const wrong = Object.fromEntries(d.round1.filter((r) => !r.right).map((r) => [r.agent, r.option]));
     questions[d.q.id] = { subject: d.subject, difficulty: d.difficulty, offset: round4(offset), options: d.options, distractor: d.distractor, wrong };
   }
   const fit: SimulatorFit = {
     format: 'cpp-simulator-fit', version: 1, cache: cache.header.name, seed: o.seed, knobs: mapValues(knobs, round4), skill: mapValues(best.skill, round4),
-    fit: { round1Answers: withRound1.reduce((s, d) => s + d.round1.length, 0), revisions: revisions.length, logLik: round4(logLik(x)), keepPreviousLogLik: round4(keepPreviousLogLik) },
+    fit: { round1Answers: withRound1.reduce((s, d) => s + d.round1.length, 0), revisions: revisions.length, logLik: round4(fitted), keepPreviousLogLik: round4(keepPreviousLogLik) },
     questions,
   };
   return { fit, calibration: calibration(revisions, knobs, profileOf(knobs, best.skill)) };
@@ -411,7 +413,7 @@ export function fittedEndpoint(cache: Cache, fit: SimulatorFit = loadFit(cache))
       const p = round === 1 || !prev
         ? independentAnswer(fit.knobs, profile, latent, { offset: qf.offset, wrong })
         : revisedAnswer(fit.knobs, profile, latent, { offset: qf.offset, wrong }, option(prev), shown);
-      const o = drawOption(p, random());
+      const o = drawIndex(p, random());
       const { answer, source } = qf.options[o];
       const recorded = sourceOf(cache, source);
       const text = recorded?.text ?? (answer === null ? 'I could not settle on a final answer.' : `The answer is $\\boxed{${answer}}$.`);

@@ -7,7 +7,8 @@ import seedrandom from 'seedrandom';
 import { normalizeAnswer } from '../answer.ts';
 import type { Cache, Question, Response } from '../cache/load.ts';
 import type { Endpoint } from '../env/endpoint.ts';
-import { OPTIONS, WorldConfig, distractorPull, drawOption, missingSettings, independentAnswer, revisedAnswer, worldAgents, type AgentLatent, type AgentProfile, type QuestionLatent, type ShownArgument } from './world.ts';
+import { drawIndex } from '../shuffle.ts';
+import { OPTIONS, WorldConfig, distractorPull, missingSettings, independentAnswer, revisedAnswer, worldAgents, type AgentLatent, type AgentProfile, type QuestionLatent, type ShownArgument } from './world.ts';
 
 export const VOCAB: Record<string, string[]> = {
   algebra: ['polynomial', 'coefficient', 'factor', 'equation', 'root', 'variable', 'quadratic', 'identity'],
@@ -69,7 +70,7 @@ function simulateReply(world: WorldConfig, agent: AgentProfile, q: QuestionLaten
   else {
     const latent = agentLatent(world, agent, q);
     const p = round === 1 ? independentAnswer(world, agent, q, latent) : revisedAnswer(world, agent, q, latent, previous, shown);
-    answer = drawOption(p, random());
+    answer = drawIndex(p, random());
   }
   const correct = answer === q.gold;
   const quality = Math.min(1, Math.max(0, (correct || agent.adversarial ? 0.7 : 0.3) + agent.eloquence + 0.18 * gaussian(random)));

@@ -120,8 +120,8 @@ export function worldAgents(world: WorldConfig): AgentProfile[] {
   return world.adversary ? [...world.agents, world.adversaryProfile] : world.agents;
 }
 
-const sigmoid = (x: number) => 1 / (1 + Math.exp(-x));
-const logit = (p: number) => Math.log(p / (1 - p));
+export const sigmoid = (x: number) => 1 / (1 + Math.exp(-x));
+export const logit = (p: number) => Math.log(p / (1 - p));
 
 export interface QuestionLatent {
   id: string;
@@ -154,12 +154,6 @@ export function independentAnswer(world: Pick<WorldConfig, 'wrongFocus'>, agent:
   const focus = n > 2 ? world.wrongFocus : 1;
   const others = n > 2 ? (wrong * (1 - focus)) / (n - 2) : 0;
   return Array.from({ length: n }, (_, o) => (o === q.gold ? pCorrect : o === latent.wrong ? wrong * focus : others));
-}
-
-/** A draw from the distribution `p` with the uniform `u` (inverse CDF; the last option takes rounding). */
-export function drawOption(p: number[], u: number): number {
-  for (let o = 0; o < p.length; o++) if ((u -= p[o]) < 0) return o;
-  return p.length - 1;
 }
 
 export interface ShownArgument {
