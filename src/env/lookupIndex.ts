@@ -24,17 +24,30 @@ export const emptyIndex = (): LookupIndex => ({ exact: new Map(), signature: new
  */
 export const exactKey = (q: number, a: number, t: number, prev: number, ctx: number[]) => `${q}|${a}|${t}|${prev}|${[...ctx].sort((x, y) => x - y).join(',')}`;
 
+/** A response in a debate as the exact tier reads it: a cached response (`source`), or a stand-in (`cached` false). */
+interface Held {
+  cached: boolean;
+  source: number;
+}
+
 /**
  * The cached responses that answer a revision exactly: recorded after the same previous response
  * and the same shown responses; else, from a cache that does not say which previous response its
- * agent had, after the same shown responses.
+ * agent had, after the same shown responses. None when the recipient's history or a shown response
+ * is a stand-in: no recorded response came after it.
  */
-export const exactHits = (index: Pick<LookupIndex, 'exact'>, q: number, a: number, t: number, prev: number, ctx: number[]): number[] | undefined =>
-  index.exact.get(exactKey(q, a, t, prev, ctx)) ?? index.exact.get(exactKey(q, a, t, -1, ctx));
+export function exactHits(index: Pick<LookupIndex, 'exact'>, q: number, a: number, t: number, own: Held, kept: Held[]): number[] | undefined {
+  if (!own.cached || !kept.every((k) => k.cached)) return undefined;
+  const ctx = kept.map((k) => k.source);
+  return index.exact.get(exactKey(q, a, t, own.source, ctx)) ?? index.exact.get(exactKey(q, a, t, -1, ctx));
+}
+
+/** One shown (source agent, parsed answer) pair as a number (answer keys from -1, unparsed). */
+export const shownCode = (agent: number, ans: number) => agent * 1048576 + ans + 1;
 
 /** Key of a context's (source agent, parsed answer) multiset; an external entry's source is agent `A`. */
 export function signatureKey(q: number, a: number, t: number, agents: number[], answers: number[]): string {
-  const codes = agents.map((s, i) => s * 1048576 + answers[i] + 1).sort((x, y) => x - y);
+  const codes = agents.map((s, i) => shownCode(s, answers[i])).sort((x, y) => x - y);
   return `${q}|${a}|${t}|${codes.join(',')}`;
 }
 

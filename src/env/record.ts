@@ -232,8 +232,8 @@ export async function recordRound(env: Environment, debates: Debate[], keeps: bo
     for (let i = 0; i < n; i++) {
       const kept = candidateOrder(n, i).filter((_, j) => keeps[k][i][j]).map((c) => d.current[c]);
       const own = d.current[i];
-      if (own.cached && kept.every((c) => c.cached) && exactHits(env, d.q, env.team[i], d.round + 1, own.source, kept.map((c) => c.source))) continue;
-      requests.push({ q: d.q, agent: env.team[i], round: d.round + 1, context: kept.map((c) => cache.responses[c.source]), prev: cache.responses[d.current[i].source], sample: 0 });
+      if (exactHits(env, d.q, env.team[i], d.round + 1, own, kept)) continue;
+      requests.push({ q: d.q, agent: env.team[i], round: d.round + 1, context: kept.map((c) => cache.responses[c.source]), prev: cache.responses[own.source], sample: 0 });
       at.push([k, i]);
     }
   });

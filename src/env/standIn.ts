@@ -1,6 +1,7 @@
 // The tier-3 stand-in (SPEC §3): the fitted response model draws the recipient's answer; its text,
 // tokens and embedding come from a cached response stating that answer.
 import type { Environment } from './environment.ts';
+import { shownCode } from './lookupIndex.ts';
 import { drawAnswer, type RevisionContext } from './responseModel.ts';
 
 /**
@@ -15,13 +16,13 @@ import { drawAnswer, type RevisionContext } from './responseModel.ts';
  */
 function textSource(env: Environment, c: RevisionContext, round: number, ans: number): number {
   const { cache } = env;
-  const shown = new Set(c.peers.map((p) => `${p.agent}:${p.ans}`));
-  if (c.prevShown) shown.add(`${c.agent}:${c.prev}`);
+  const shown = new Set(c.peers.map((p) => shownCode(p.agent, p.ans)));
+  if (c.prevShown) shown.add(shownCode(c.agent, c.prev));
   let best = -1;
   let bestScore = Infinity;
   for (const idx of env.byAnswer.get(`${c.q}|${ans}`)!) {
     const r = cache.responses[idx];
-    const theirs = [...r.ctx.map((i) => `${cache.responses[i].a}:${cache.responses[i].ans}`), ...r.ext.map((e) => `${cache.agents.length}:${cache.externals[e].ans}`)];
+    const theirs = [...r.ctx.map((i) => shownCode(cache.responses[i].a, cache.responses[i].ans)), ...r.ext.map((e) => shownCode(cache.agents.length, cache.externals[e].ans))];
     const common = theirs.filter((s) => shown.has(s)).length;
     const mismatch = theirs.length - common + (shown.size - common);
     const score = (r.a === c.agent ? 0 : 100000) + mismatch * 100 + Math.abs(r.round - round) * 10 + (r.round < round ? 0 : 1);

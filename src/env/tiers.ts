@@ -43,11 +43,8 @@ export function lookup(env: Environment, d: Debate, agent: number, own: DebateRe
   const t = d.round + 1;
   const miss: MissTier = env.settings.miss;
   if (recorded >= 0) return { response: fromCache(cache, recorded), tier: 'record' };
-  // A recorded response answers only after the same history: a stand-in own response is none.
-  if (own.cached && kept.every((k) => k.cached)) {
-    const hit = exactHits(env, d.q, agent, t, own.source, kept.map((k) => k.source));
-    if (hit) return { response: fromCache(cache, pick(hit, d.random)), tier: 'exact' };
-  }
+  const hit = exactHits(env, d.q, agent, t, own, kept);
+  if (hit) return { response: fromCache(cache, pick(hit, d.random)), tier: 'exact' };
   env.onExactMiss?.(d, agent, own, kept);
   // With a live endpoint, every context the cache lacks was recorded before the round: the
   // approximate tiers (signature, model) never stand in for a real answer.

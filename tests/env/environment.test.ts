@@ -225,12 +225,13 @@ describe('exact tier: the same shown responses after another previous response a
     const cache = cacheFromRecords(records, 'hand3.jsonl');
     const env = makeEnvironment(cache, { rounds: 3, miss: 'error' });
     const idx = (id: string) => cache.responseIndex.get(id)!;
+    const held = (id: string) => ({ cached: true, source: idx(id) });
     const ids = (hits: number[] | undefined) => (hits ?? []).map((i) => cache.responses[i].id);
     const [a1, a3] = [cache.agentIndex.get('a1')!, cache.agentIndex.get('a3')!];
-    expect(ids(exactHits(env, 0, a1, 3, idx('q1f1'), [idx('q1f2')]))).toEqual(['q1t1']);
-    expect(ids(exactHits(env, 0, a1, 3, idx('q1o1'), [idx('q1f2')]))).toEqual(['q1t2']);
-    expect(ids(exactHits(env, 0, a1, 3, idx('q1a1'), [idx('q1f2')]))).toEqual([]); // another history: no exact answer
-    expect(ids(exactHits(env, 0, a3, 3, idx('q1f3'), [idx('q1f2')]))).toEqual(['q1t3']);
-    expect(ids(exactHits(env, 0, a3, 3, idx('q1o3'), [idx('q1f2')]))).toEqual(['q1t3']);
+    expect(ids(exactHits(env, 0, a1, 3, held('q1f1'), [held('q1f2')]))).toEqual(['q1t1']);
+    expect(ids(exactHits(env, 0, a1, 3, held('q1o1'), [held('q1f2')]))).toEqual(['q1t2']);
+    expect(ids(exactHits(env, 0, a1, 3, held('q1a1'), [held('q1f2')]))).toEqual([]); // another history: no exact answer
+    expect(ids(exactHits(env, 0, a3, 3, held('q1f3'), [held('q1f2')]))).toEqual(['q1t3']);
+    expect(ids(exactHits(env, 0, a3, 3, held('q1o3'), [held('q1f2')]))).toEqual(['q1t3']);
   });
 });
