@@ -16,7 +16,7 @@ import { internAnswer, loadCache, type Cache, type Question } from '../src/cache
 import { writeFileAtomic } from '../src/cache/write.ts';
 import { candidateOrder } from '../src/env/actions.ts';
 import { startDebate, type KeepRule } from '../src/env/debate.ts';
-import type { Endpoint } from '../src/env/endpoint.ts';
+import type { Endpoint, EndpointRequest } from '../src/env/endpoint.ts';
 import { makeEnvironment, splitQuestions, teamIds, type Environment } from '../src/env/environment.ts';
 import { newRecording } from '../src/env/record.ts';
 import { answerProbabilities, fitResponseModel, type ResponseModel, type RevisionContext } from '../src/env/responseModel.ts';
@@ -165,6 +165,24 @@ export function fidelityRows(model: MethodGroup[], record: MethodGroup[]): Fidel
   });
 }
 
+/** Share of `samples` endpoint replies to a request (samples 0..samples-1) that state the gold answer. */
+async function endpointRight(endpoint: Endpoint, request: Omit<EndpointRequest, 'sample'>, samples: number): Promise<number> {
+  const { cache, question } = request;
+  let right = 0;
+  for (let sample = 0; sample < samples; sample++) {
+    const reply = await endpoint.respond({ ...request, sample });
+    right += +(internAnswer(cache, normalizeAnswer(reply.answer, question.answerType), question.index) === question.goldKey);
+  }
+  return right / samples;
+}
+
+/** A response model's probability of the gold answer in a revision context. */
+function modelRight(model: ResponseModel, context: RevisionContext, goldKey: number): number {
+  const { answers, p } = answerProbabilities(model, context);
+  const g = answers.indexOf(goldKey);
+  return g < 0 ? 0 : p[g];
+}
+
 /** A lookup the tier-3 model answered in a miss = model replay: what it was asked. */
 interface ModelLookup {
   round: number;
@@ -194,15 +212,9 @@ async function visitedBias(env: Environment, endpoint: Endpoint, lookups: ModelL
   const num = new Array<number>(questions.length).fill(0), den = new Array<number>(questions.length).fill(0);
   for (const l of asked) {
     const question = cache.questions[l.context.q];
-    let right = 0;
-    for (let sample = 0; sample < samples; sample++) {
-      const reply = await endpoint.respond({ cache, question, agent: cache.agents[l.context.agent], round: l.round, context: l.kept.map((i) => cache.responses[i]), prev: cache.responses[l.own], sample });
-      right += +(internAnswer(cache, normalizeAnswer(reply.answer, question.answerType), question.index) === question.goldKey);
-    }
-    const { answers, p } = answerProbabilities(env.responseModel, l.context);
-    const g = answers.indexOf(question.goldKey);
+    const right = await endpointRight(endpoint, { cache, question, agent: cache.agents[l.context.agent], round: l.round, context: l.kept.map((i) => cache.responses[i]), prev: cache.responses[l.own] }, samples);
     const i = slot.get(question.index)!;
-    num[i] += 100 * ((g < 0 ? 0 : p[g]) - right / samples);
+    num[i] += 100 * (modelRight(env.responseModel, l.context, question.goldKey) - right);
     den[i]++;
   }
   return { ...pairedBootstrap([{ num, den }], { seed: `visited ${seed}` })[0], lookups: lookups.length, asked: asked.length };
@@ -243,18 +255,10 @@ export async function contextBias(env: Environment, endpoint: Endpoint, models: 
       const prev = cache.responses[d.current[i].source];
       for (let mask = 0; mask < 1 << n; mask++) {
         const kept = order.filter((_, j) => mask & (1 << j)).map((c) => cache.responses[d.current[c].source]);
-        let right = 0;
-        for (let sample = 0; sample < samples; sample++) {
-          const reply = await endpoint.respond({ cache, question, agent: cache.agents[agent], round: 2, context: kept, prev, sample });
-          right += +(internAnswer(cache, normalizeAnswer(reply.answer, question.answerType), question.index) === question.goldKey);
-        }
+        const right = await endpointRight(endpoint, { cache, question, agent: cache.agents[agent], round: 2, context: kept, prev }, samples);
         const context = { q: question.index, agent, prev: prev.ans, prevShown: (mask & 1) === 1, peers: kept.filter((r) => r.a !== agent).map((r) => ({ agent: r.a, ans: r.ans })) };
-        const expected = models.map(({ model }) => {
-          const { answers, p } = answerProbabilities(model, context);
-          const g = answers.indexOf(question.goldKey);
-          return g < 0 ? 0 : p[g];
-        });
-        contexts.push({ qi, prevRight: prev.correct, ownKept: (mask & 1) === 1, endpoint: right / samples, expected });
+        const expected = models.map(({ model }) => modelRight(model, context, question.goldKey));
+        contexts.push({ qi, prevRight: prev.correct, ownKept: (mask & 1) === 1, endpoint: right, expected });
       }
     }
   }
