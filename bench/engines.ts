@@ -4,7 +4,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { randomBatch } from '../tests/policy/randomBatch.ts';
+import { randomBatch } from './randomBatch.ts';
 import { readConfigFile, resolveConfig } from '../train/config.ts';
 import { readLog } from '../train/runFolder.ts';
 import { initialWeights, setup, train } from '../train/trainer.ts';

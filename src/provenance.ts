@@ -11,7 +11,7 @@ import { join, relative, resolve } from 'node:path';
 import { z } from 'zod';
 import { sha256File } from './cache/hash.ts';
 import { writeFileAtomic } from './cache/write.ts';
-import { readJsonFile } from './jsonFile.ts';
+import { readJsonFile } from './io/jsonFile.ts';
 
 /** The repository (or installed package) root: where the code that runs lives. */
 const CODE_ROOT = resolve(import.meta.dirname, '..');

@@ -3,8 +3,8 @@
 // saved with each run.
 import { z } from 'zod';
 import { ENCODERS } from '../src/encoders/index.ts';
-import { readJsonFile } from '../src/jsonFile.ts';
-import { parseSettings } from '../src/issues.ts';
+import { readJsonFile } from '../src/io/jsonFile.ts';
+import { parseSettings } from '../src/io/problems.ts';
 import { DebateSettings, MISS_TIERS } from '../src/env/settings.ts';
 import { BACKENDS, ENGINES, type ComputeSettings } from '../src/policy/backends.ts';
 import { PolicyArchitecture } from '../src/policy/model.ts';

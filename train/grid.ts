@@ -2,10 +2,10 @@
 // seeds and caches; every (variant, cache, seed) is a cell, trained in its own folder under the
 // results folder by worker processes. Rerunning a grid skips finished cells and resumes the others
 // (each only if it is the same run: train/identity.ts); a failing cell is reported and the rest go
-// on. train/queue/ runs the same cells on other machines.
+// on. jobs/queue/ runs the same cells on other machines.
 import { basename, join } from 'node:path';
 import { z } from 'zod';
-import { readJsonFile } from '../src/jsonFile.ts';
+import { readJsonFile } from '../src/io/jsonFile.ts';
 import { progress } from '../src/progress.ts';
 import { TrainConfig, resolveConfig } from './config.ts';
 import { runContentHashes } from './identity.ts';

@@ -8,7 +8,7 @@ import { z } from 'zod';
 import { writeFileAtomic } from '../src/cache/write.ts';
 import { TIERS, type TierCounts } from '../src/env/tiers.ts';
 import { eventWriter } from '../src/tensorboard.ts';
-import { readTextFile } from '../src/textFile.ts';
+import { readTextFile } from '../src/io/textFile.ts';
 
 const num = z.number().optional();
 /** One line of `log.jsonl`: a training step or a validation evaluation, with its wall time. */

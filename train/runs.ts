@@ -5,7 +5,7 @@ import { appendFileSync, existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { writeFileAtomic } from '../src/cache/write.ts';
-import { withLock, withLockSync } from '../src/lock.ts';
+import { withLock, withLockSync } from '../src/io/lock.ts';
 import { loadCheckpoint } from '../src/policy/artifact.ts';
 import { LAUNCHED_BY } from '../src/provenance.ts';
 import { resolveConfig, type TrainConfig } from './config.ts';
@@ -106,7 +106,7 @@ export function lastWords(log: string): string {
 /**
  * A finished run reused: the files a run writes at its end, missing when its process was killed
  * between the last checkpoint and its exit, are written now (learning-curves.svg from log.jsonl),
- * under the run folder's lock (a lock left by the killed process is taken over, see src/lock.ts).
+ * under the run folder's lock (a lock left by the killed process is taken over, see src/io/lock.ts).
  */
 async function completeFinished(out: string): Promise<void> {
   await withLock(out, 'a finished training run (its end-of-run files)', async () => {

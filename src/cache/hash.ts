@@ -6,7 +6,7 @@ import { createHash, type Hash } from 'node:crypto';
 import { createReadStream, existsSync } from 'node:fs';
 import { journalPath } from './journal.ts';
 import { cacheFilePath } from './load.ts';
-import { checkReadable } from '../textFile.ts';
+import { checkReadable } from '../io/textFile.ts';
 
 async function feed(hash: Hash, file: string): Promise<Hash> {
   checkReadable(file);

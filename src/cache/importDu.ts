@@ -15,7 +15,7 @@ import { z } from 'zod';
 import { extractAnswer, normalizeAnswer, questionOptions, type AnswerType } from '../answer.ts';
 import { CACHE_FORMAT, CACHE_VERSION, MAX_PRICE, SPLITS, type CacheLine, type ExternalRecord, type QuestionRecord, type ResponseRecord, type Split } from './format.ts';
 import { zodProblems } from './load.ts';
-import { readTextFile } from '../textFile.ts';
+import { readTextFile } from '../io/textFile.ts';
 import { assignSplits } from './splits.ts';
 import { tokenCounter, type Encoding } from './tokens.ts';
 
@@ -157,7 +157,7 @@ export function importDu(files: string[], o: DuImportOptions): DuImport {
     const stem = basename(file, extname(file));
     let json: unknown;
     try {
-      // Read as every text file is (src/textFile.ts): a folder, a missing file or bytes that are not UTF-8 are errors naming it.
+      // Read as every text file is (src/io/textFile.ts): a folder, a missing file or bytes that are not UTF-8 are errors naming it.
       const text = readTextFile(file);
       try {
         json = JSON.parse(text);

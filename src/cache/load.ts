@@ -16,8 +16,8 @@ import {
   type SummaryRecord,
 } from './format.ts';
 import { JournalLine, journalPath, journalTail } from './journal.ts';
-import { fileLines } from '../textFile.ts';
-import { issueSentence } from '../issues.ts';
+import { fileLines } from '../io/textFile.ts';
+import { issueSentence } from '../io/problems.ts';
 
 export interface Problem {
   file: string;

@@ -18,7 +18,7 @@ import type { CacheLine } from './format.ts';
 import { checkEmbeddings } from './embeddings.ts';
 import { journalPath } from './journal.ts';
 import { applyJournal, cacheFilePath, formatProblem, parseCache, type Cache, type Problem } from './load.ts';
-import { fileLines } from '../textFile.ts';
+import { fileLines } from '../io/textFile.ts';
 import { tokenCounter } from './tokens.ts';
 
 export interface Issue extends Problem {

@@ -6,8 +6,8 @@ import { dirname, join } from 'node:path';
 import { AgentRecord, FIT_FILE, ExternalRecord, QuestionRecord, ResponseRecord, SummaryRecord, type CacheLine } from './format.ts';
 import { journalPath } from './journal.ts';
 import { CacheError, cacheFilePath, loadCache, parseCache, type Cache } from './load.ts';
-import { fileLines } from '../textFile.ts';
-import { withLockSync } from '../lock.ts';
+import { fileLines } from '../io/textFile.ts';
+import { withLockSync } from '../io/lock.ts';
 
 /**
  * Write `chunks` to a temporary file beside `path` (`<path>.<pid>.tmp`), fsync it, run `check` on

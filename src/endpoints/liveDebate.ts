@@ -20,7 +20,7 @@ import { tokenCounter } from '../cache/tokens.ts';
 import { cacheRecords, writeCacheRecords } from '../cache/write.ts';
 import { majority } from '../env/debate.ts';
 import { recordedResponseId, requestIds, sameRequest } from '../env/requestKey.ts';
-import { readJsonLines } from '../jsonFile.ts';
+import { readJsonLines } from '../io/jsonFile.ts';
 import { loadDeployedPolicy, type Text } from '../policy/inference.ts';
 import { BudgetExceededError, type BudgetState } from './budget.ts';
 import { limiter } from './limiter.ts';

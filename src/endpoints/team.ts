@@ -7,7 +7,7 @@ import { z } from 'zod';
 import { ANSWER_TYPES } from '../answer.ts';
 import { ModelPrice } from '../cache/importDu.ts';
 import { ENCODINGS } from '../cache/tokens.ts';
-import { readJsonFile } from '../jsonFile.ts';
+import { readJsonFile } from '../io/jsonFile.ts';
 
 export const Endpoint = z.strictObject({
   /** Base URL of an OpenAI-compatible API, e.g. https://api.openai.com/v1 or http://127.0.0.1:8000/v1. */

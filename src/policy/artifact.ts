@@ -7,7 +7,7 @@
 import { z } from 'zod';
 import { formatProblem, zodProblems } from '../cache/load.ts';
 import { writeFileAtomic } from '../cache/write.ts';
-import { readTextFile } from '../textFile.ts';
+import { readTextFile } from '../io/textFile.ts';
 import type { EngineState } from './engine.ts';
 import { isTrainable, parameterShapes, PolicyArchitecture, type PolicyShape, type Weights } from './model.ts';
 

@@ -77,7 +77,7 @@ export function onnxModel(a: PolicyArtifact): Uint8Array {
 /**
  * Write the export into `dir`. Every file goes into a temporary folder beside it first, which
  * replaces `dir` only when complete: a failed or interrupted export leaves no half folder (a
- * leftover temporary folder is removed by the next writer of the run folder, src/lock.ts).
+ * leftover temporary folder is removed by the next writer of the run folder, src/io/lock.ts).
  */
 export async function exportPolicy(checkpoint: Checkpoint, dir: string): Promise<{ policy: string; onnx: string; spec: string; tfjs: string }> {
   const tmp = `${dir.replace(/\/+$/, '')}.${process.pid}.tmp`;

@@ -33,7 +33,7 @@ import { tokenCounter } from '../cache/tokens.ts';
 import { writeFileAtomic } from '../cache/write.ts';
 import type { Endpoint, EndpointRequest } from '../env/endpoint.ts';
 import { requestIds, sameRequest } from '../env/requestKey.ts';
-import { readJsonFile } from '../jsonFile.ts';
+import { readJsonFile } from '../io/jsonFile.ts';
 import { drawIndex } from '../shuffle.ts';
 import { independentAnswer, logit, revisedAnswer, sigmoid, type AgentProfile, type QuestionLatent, type ShownArgument } from './world.ts';
 

@@ -3,7 +3,7 @@ import { debateStatistics, debateStatsTables } from '../../src/cache/debateStats
 import type { CacheLine } from '../../src/cache/format.ts';
 import { cacheFromRecords } from '../../src/cache/load.ts';
 import { cacheStats } from '../../src/cache/stats.ts';
-import { handRecords, response } from '../handCache.ts';
+import { handRecords, response } from '../fixtures/handCache.ts';
 
 // Two agents of one model (x1, x2) and one of another (y); several round-1 samples; one revision
 // that was shown an external solution and not its own previous response, one whose previous answer

@@ -4,14 +4,14 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
-import { embedJob, genJob } from '../../eval/cacheJobs.ts';
+import { embedJob, genJob } from '../../jobs/cache.ts';
 import { embeddingsPath, ensureEmbeddings, textKey } from '../../src/cache/embeddings.ts';
 import type { CacheLine } from '../../src/cache/format.ts';
 import { loadCache } from '../../src/cache/load.ts';
 import { formatIssue, validateCache } from '../../src/cache/validate.ts';
 import { writeCacheRecords } from '../../src/cache/write.ts';
 import { makeEncoder } from '../../src/encoders/index.ts';
-import { tinyRecords } from '../train/tinyWorld.ts';
+import { tinyRecords } from '../fixtures/tinyWorld.ts';
 
 /** The tiny cache with `edit` applied, written to a new folder. */
 function cacheOf(edit: (r: CacheLine[]) => void = () => {}): string {

@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { formatImportProblem, importDu, shownSolutions, type DuImportOptions } from '../../src/cache/importDu.ts';
 import { cacheFromRecords, type Cache } from '../../src/cache/load.ts';
 import { writeCacheRecords } from '../../src/cache/write.ts';
-import { evalJob } from '../../eval/compare.ts';
+import { evalJob } from '../../jobs/eval.ts';
 import { resolveConfig } from '../../train/config.ts';
 import { runFiles } from '../../train/runFolder.ts';
 import { train } from '../../train/trainer.ts';

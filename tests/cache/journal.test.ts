@@ -4,15 +4,15 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { appendJournal, journalPath, openJournal, closeJournal } from '../../src/cache/journal.ts';
 import { applyJournal, CacheError, cacheFilePath, loadCache, parseCache } from '../../src/cache/load.ts';
-import { fileLines } from '../../src/textFile.ts';
+import { fileLines } from '../../src/io/textFile.ts';
 import { compactCache, writeCacheRecords } from '../../src/cache/write.ts';
 import { playDebates, type KeepRule } from '../../src/env/debate.ts';
 import { makeEnvironment } from '../../src/env/environment.ts';
 import { newRecording, recordRequestIds } from '../../src/env/record.ts';
 import { requestKey } from '../../src/env/requestKey.ts';
 import { openRecording } from '../../src/recording.ts';
-import { handRecords, response } from '../handCache.ts';
-import { countingSimulator, sparseWorld } from '../sparseWorld.ts';
+import { handRecords, response } from '../fixtures/handCache.ts';
+import { countingSimulator, sparseWorld } from '../fixtures/sparseWorld.ts';
 
 const handDir = () => {
   const dir = mkdtempSync(join(tmpdir(), 'cpp-journal-'));

@@ -1,5 +1,5 @@
 // Summary contexts: a prompt that showed a text of its own (a summary of the other agents' answers)
-// instead of their verbatim responses. The hand-built cache of tests/handCache.ts plus one summary
+// instead of their verbatim responses. The hand-built cache of tests/fixtures/handCache.ts plus one summary
 // on q1 ("two agents answered B") and a round-2 response of a1 that was shown its own answer and
 // that summary.
 import { mkdtempSync, readFileSync } from 'node:fs';
@@ -14,7 +14,7 @@ import { finishDebate, replay, startDebate, stepRound } from '../../src/env/deba
 import { makeEnvironment } from '../../src/env/environment.ts';
 import { exactKey, signatureKey } from '../../src/env/lookupIndex.ts';
 import { FEATURES, modelInputs, revisions } from '../../src/env/responseModel.ts';
-import { handRecords, response } from '../handCache.ts';
+import { handRecords, response } from '../fixtures/handCache.ts';
 
 const SUMMARY: SummaryRecord = { type: 'summary', id: 'q1sum', question: 'q1', text: 'Two of the other agents answered B; none answered A.', of: ['q1a2', 'q1a3'], answer: 'B', tokens: 8 };
 // a1 was shown its own round-1 answer (5 tokens) and the summary (8) after the 10-token prompt.

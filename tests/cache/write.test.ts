@@ -17,7 +17,7 @@ vi.mock('node:fs', async (original) => {
 });
 const { writeFileAtomic, writeCacheRecords } = await import('../../src/cache/write.ts');
 const { cacheFilePath } = await import('../../src/cache/load.ts');
-const { tinyRecords } = await import('../train/tinyWorld.ts');
+const { tinyRecords } = await import('../fixtures/tinyWorld.ts');
 
 describe('atomic writes', () => {
   it('flush the file before the rename, and the folder after it', () => {

@@ -7,9 +7,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { writeCacheRecords } from '../../src/cache/write.ts';
-import { keepRateCoerce } from '../../src/cli/options.ts';
-import { handRecords } from '../handCache.ts';
-import { writeTinyCache } from '../train/tinyWorld.ts';
+import { keepRateCoerce } from '../../cli/options.ts';
+import { handRecords } from '../fixtures/handCache.ts';
+import { writeTinyCache } from '../fixtures/tinyWorld.ts';
 
 const cli = (...args: string[]) => spawnSync(process.execPath, ['bin/cpp-workbench.mjs', ...args], { encoding: 'utf8' });
 const errors = (r: ReturnType<typeof cli>) => r.stderr.split('\n').filter((l) => l && !l.startsWith('npm warn')).join('\n');

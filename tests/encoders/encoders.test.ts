@@ -7,7 +7,7 @@ import { cacheFromRecords } from '../../src/cache/load.ts';
 import { bofEncoder, encodeBof, words } from '../../src/encoders/bof.ts';
 import { useEncoder } from '../../src/encoders/use.ts';
 import type { Encoder } from '../../src/encoders/index.ts';
-import { handRecords } from '../handCache.ts';
+import { handRecords } from '../fixtures/handCache.ts';
 
 describe('bag-of-features encoder', () => {
   it('is deterministic, and a token-weighted sum of parts is the encoding of the concatenation (but the seam bigram)', () => {

@@ -16,7 +16,7 @@ import { CHECKPOINT_FORMAT, FORMAT_VERSION, type Checkpoint } from '../../src/po
 import { zeroMoments } from '../../src/policy/engine.ts';
 import { exportPolicy } from '../../src/policy/export.ts';
 import { initWeights, type PolicyShape } from '../../src/policy/model.ts';
-import { essence, inProcess, KEY, KEY_ENV, worldRecords, writeTeam } from './fixtures.ts';
+import { essence, inProcess, KEY, KEY_ENV, worldRecords, writeTeam } from '../fixtures/endpoints.ts';
 
 const root = resolve(import.meta.dirname, '../..');
 let dir: string;
@@ -25,7 +25,7 @@ let sim: Cache;
 let policy: string;
 
 function start(args: string[]): { child: ChildProcess; done: Promise<{ code: number | null; out: string; err: string }> } {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/index.ts', ...args], { cwd: root, env: { ...process.env, [KEY_ENV]: KEY } });
+  const child = spawn(process.execPath, ['--import', 'tsx', 'cli/index.ts', ...args], { cwd: root, env: { ...process.env, [KEY_ENV]: KEY } });
   let out = '';
   let err = '';
   child.stdout!.on('data', (d) => (out += d));

@@ -14,7 +14,7 @@ import { NO_FAULTS, serveSimulator, type Outcome } from '../../src/endpoints/sim
 import { DU_PROMPTS } from '../../src/endpoints/team.ts';
 import { loadTeamEndpoints } from '../../src/endpoints/teamEndpoints.ts';
 import type { EndpointRequest } from '../../src/env/endpoint.ts';
-import { essence, inProcess, KEY, KEY_ENV, worldCache, writeTeam } from './fixtures.ts';
+import { essence, inProcess, KEY, KEY_ENV, worldCache, writeTeam } from '../fixtures/endpoints.ts';
 
 const env = { [KEY_ENV]: KEY };
 let cache: Cache;

@@ -10,7 +10,7 @@ import { recordedResponseId, sameRequest } from '../../src/env/requestKey.ts';
 import { NO_FAULTS, serveSimulator, type SimServer } from '../../src/endpoints/simServer.ts';
 import { loadTeamEndpoints } from '../../src/endpoints/teamEndpoints.ts';
 import type { EndpointRequest } from '../../src/env/endpoint.ts';
-import { essence, inProcess, KEY, KEY_ENV, worldCache, writeTeam } from './fixtures.ts';
+import { essence, inProcess, KEY, KEY_ENV, worldCache, writeTeam } from '../fixtures/endpoints.ts';
 
 let cache: Cache;
 let server: SimServer;

@@ -9,7 +9,7 @@ import { chatMessages } from '../../src/endpoints/prompt.ts';
 import { backoffMs, retryAfterMs, retryCause, MalformedReplyError } from '../../src/endpoints/retry.ts';
 import { DU_PROMPTS, promptsFor, RetrySettings, TeamAgent } from '../../src/endpoints/team.ts';
 import { loadTeamEndpoints } from '../../src/endpoints/teamEndpoints.ts';
-import { KEY, KEY_ENV, worldCache, writeTeam } from './fixtures.ts';
+import { KEY, KEY_ENV, worldCache, writeTeam } from '../fixtures/endpoints.ts';
 
 const cache = worldCache(4);
 const env = { [KEY_ENV]: KEY };

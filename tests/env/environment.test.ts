@@ -8,7 +8,7 @@ import type { Endpoint } from '../../src/env/endpoint.ts';
 import { makeEnvironment, splitQuestions } from '../../src/env/environment.ts';
 import { newRecording } from '../../src/env/record.ts';
 import { fullDebate, noCommunication, singleAgent } from '../../eval/baselines.ts';
-import { handRecords, response } from '../handCache.ts';
+import { handRecords, response } from '../fixtures/handCache.ts';
 
 const hand = () => cacheFromRecords(handRecords(), 'hand.jsonl');
 const key = (c: Cache, s: string) => c.answerIndex.get(s)!;

@@ -4,7 +4,7 @@ import type { CacheLine, ResponseRecord } from '../../src/cache/format.ts';
 import { cacheFromRecords } from '../../src/cache/load.ts';
 import { answerProbabilities, drawAnswer, FEATURES, fitResponseModel, fitWeights, formFeatures, outcomes, responseModelFidelity, type ModelInputs, type ResponseModel, type Revision, type RevisionContext } from '../../src/env/responseModel.ts';
 import { generateWorld } from '../../src/sim/generate.ts';
-import { response } from '../handCache.ts';
+import { response } from '../fixtures/handCache.ts';
 
 const inputs = (): ModelInputs => ({
   agents: 3,

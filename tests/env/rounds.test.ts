@@ -7,7 +7,7 @@ import { keepAll, playDebates, replay } from '../../src/env/debate.ts';
 import type { Endpoint } from '../../src/env/endpoint.ts';
 import { deepestRounds, makeEnvironment } from '../../src/env/environment.ts';
 import { newRecording } from '../../src/env/record.ts';
-import { handRecords } from '../handCache.ts';
+import { handRecords } from '../fixtures/handCache.ts';
 
 // The hand-built cache (2 rounds on q1 and q2) and a third question answered in round 1 only.
 const records = (): CacheLine[] => [

@@ -6,7 +6,7 @@ import { makeEnvironment } from '../../src/env/environment.ts';
 import { limitedSample, tokenLimits } from '../../src/env/tokenLimit.ts';
 import { fitResponseModel } from '../../src/env/responseModel.ts';
 import { consistency } from '../../eval/consistency.ts';
-import { response, withInTokens } from '../handCache.ts';
+import { response, withInTokens } from '../fixtures/handCache.ts';
 
 // One question (gold A). a2's first round-1 reply (100 tokens, B) is far longer than its others
 // (10 tokens each): its q85 limit is 10 + 0.4 * 90 = 46 tokens, its q95 limit 10 + 0.8 * 90 = 82.

@@ -6,7 +6,7 @@ import { freezeGate, fullDebate, randomPruning, singleAgent, type MethodResult }
 import { consistency, consistencyBest, consistencyFuse } from '../../eval/consistency.ts';
 import { paretoFront } from '../../eval/plots.ts';
 import { rows } from '../../eval/report.ts';
-import { response, withInTokens } from '../handCache.ts';
+import { response, withInTokens } from '../fixtures/handCache.ts';
 
 // Two agents: x pays 1 per input and output token, y only 1 per output token. Question q (gold A,
 // 10 prompt tokens): x's samples A B B A (10 tokens each: 20 a call), y's samples B A A (5 tokens:
@@ -110,7 +110,7 @@ describe('consistency votes and freeze gates, worked by hand', () => {
 
 describe('policy groups of eval --policy', () => {
   it('plain paths are the runs of one method; label=a,b entries are methods of their own', async () => {
-    const { policyGroups } = await import('../../eval/compare.ts');
+    const { policyGroups } = await import('../../jobs/eval.ts');
     expect(policyGroups(['s0.json', 's1.json', 'k-1=a.json,b.json'])).toEqual([
       { label: 'CPP FuseGLU (2 runs)', paths: ['s0.json', 's1.json'] },
       { label: 'k-1', paths: ['a.json', 'b.json'] },

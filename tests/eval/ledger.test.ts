@@ -4,7 +4,7 @@ import { ledgerEntry, signedUtility, summarize, type LedgerEntry } from '../../e
 import { cacheFromRecords } from '../../src/cache/load.ts';
 import { makeEnvironment } from '../../src/env/environment.ts';
 import { fullDebate, noCommunication } from '../../eval/baselines.ts';
-import { handRecords } from '../handCache.ts';
+import { handRecords } from '../fixtures/handCache.ts';
 
 // Answers as letters per round; gold is A (key 0); '-' is unparsed.
 const key = (c: string) => (c === '-' ? -1 : c.charCodeAt(0) - 65);

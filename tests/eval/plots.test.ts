@@ -6,7 +6,7 @@ import { accuracyCostPlot, type CostPoint } from '../../eval/plots.ts';
 import { learningCurvesPlot, readRunCurves } from '../../train/curves.ts';
 import { resolveConfig } from '../../train/config.ts';
 import { train } from '../../train/trainer.ts';
-import { writeTinyCache } from '../train/tinyWorld.ts';
+import { writeTinyCache } from '../fixtures/tinyWorld.ts';
 
 /** The texts an SVG shows (axis labels, titles, legend entries). */
 const texts = (svg: string) => [...svg.matchAll(/<text[^>]*>([^<]*)<\/text>/g)].map((m) => m[1].replace(/&amp;/g, '&'));

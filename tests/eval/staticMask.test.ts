@@ -4,7 +4,7 @@ import { makeEnvironment } from '../../src/env/environment.ts';
 import { RewardSettings } from '../../src/reward.ts';
 import { staticMask, trainStaticMask } from '../../eval/staticMask.ts';
 import { resolveConfig } from '../../train/config.ts';
-import { tinyRecords } from '../train/tinyWorld.ts';
+import { tinyRecords } from '../fixtures/tinyWorld.ts';
 
 describe('static learned mask', () => {
   it('learns one logit per edge position: keeps the helping edge, prunes the harmful ones', async () => {

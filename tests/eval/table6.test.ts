@@ -6,7 +6,7 @@ import { ablationReport, differs, type AblationRow } from '../../eval/table6.ts'
 import { expandGrid, GridFile, type CellOutcome } from '../../train/grid.ts';
 import { resolveConfig } from '../../train/config.ts';
 import { train } from '../../train/trainer.ts';
-import { writeTinyCache } from '../train/tinyWorld.ts';
+import { writeTinyCache } from '../fixtures/tinyWorld.ts';
 
 describe('Table 6', () => {
   it('says which test finds a difference from the reference variant', () => {

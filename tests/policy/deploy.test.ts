@@ -90,7 +90,7 @@ describe('the deployable export', () => {
     mkdirSync(join(dir, 'node_modules'), { recursive: true });
     symlinkSync(repo, join(dir, 'node_modules', 'cpp-workbench'));
     const tsx = createRequire(join(repo, 'package.json')).resolve('tsx');
-    const forbid = join(repo, 'tests/policy/forbidTfjs.mjs');
+    const forbid = join(repo, 'tests/fixtures/forbidTfjs.mjs');
     const out = execFileSync(process.execPath, ['--import', tsx, '--import', forbid, 'deploy.ts'], { cwd: dir, encoding: 'utf8' });
     expect(out.trim().split('\n')).toEqual([
       'team atlas, sage, brisk, encoder bof-256',

@@ -2,12 +2,12 @@ import * as ort from 'onnxruntime-node';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { zeroMoments, type EngineState, type PolicyEngine } from '../../src/policy/engine.ts';
 import { onnxModel } from '../../src/policy/export.ts';
-import { forwardLogits } from './referenceForward.ts';
+import { forwardLogits } from '../fixtures/referenceForward.ts';
 import { initWeights, sigmoid, type PolicyShape, type Weights } from '../../src/policy/model.ts';
 import { onnxEngine } from '../../src/policy/onnxEngine.ts';
 import { loadBackend, tfjsEngine } from '../../src/policy/tfjsEngine.ts';
-import { gradientCheck, OPT, TINY } from './gradientCheck.ts';
-import { randomBatch } from './randomBatch.ts';
+import { gradientCheck, OPT, TINY } from '../fixtures/gradientCheck.ts';
+import { randomBatch } from '../../bench/randomBatch.ts';
 
 const TOLERANCE = 1e-4;
 const worst = (errors: Record<string, number>) => Math.max(...Object.values(errors));

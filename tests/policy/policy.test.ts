@@ -10,13 +10,13 @@ import { makeEnvironment } from '../../src/env/environment.ts';
 import { artifactOf, loadCheckpoint, loadPolicy, saveCheckpoint, type Checkpoint } from '../../src/policy/artifact.ts';
 import { zeroMoments, type PolicyEngine } from '../../src/policy/engine.ts';
 import { exportPolicy } from '../../src/policy/export.ts';
-import { forwardLogits } from './referenceForward.ts';
+import { forwardLogits } from '../fixtures/referenceForward.ts';
 import { deployPolicy } from '../../src/policy/inference.ts';
 import { initWeights, sigmoid, type DecisionBatch, type PolicyShape } from '../../src/policy/model.ts';
 import { normalizeInto, rollout } from '../../src/policy/rollout.ts';
 import { loadBackend, tfjsEngine } from '../../src/policy/tfjsEngine.ts';
-import { tinyRecords } from '../train/tinyWorld.ts';
-import { randomBatch as sharedRandomBatch } from './randomBatch.ts';
+import { tinyRecords } from '../fixtures/tinyWorld.ts';
+import { randomBatch as sharedRandomBatch } from '../../bench/randomBatch.ts';
 
 const shape: PolicyShape = { dim: 12, hidden: 6, agents: 3, rounds: 3, behavior: 'random', initSamples: null, conditioning: true, ownFeature: true, sourceFeature: true, roundFeature: true };
 const opt = { lr: 1e-2, beta1: 0.9, beta2: 0.999, epsilon: 1e-8, entropyBonus: 0.01 };

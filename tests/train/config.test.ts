@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { readConfigFile, resolveConfig } from '../../train/config.ts';
-import { flagSettings } from '../../train/flags.ts';
+import { flagSettings } from '../../cli/flags.ts';
 import { readGrid } from '../../train/grid.ts';
 
 const file = (name: string, json: unknown) => {

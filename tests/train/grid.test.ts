@@ -8,7 +8,7 @@ import { expandGrid, GridFile, readGrid, runGrid } from '../../train/grid.ts';
 import { readProvenance } from '../../src/provenance.ts';
 import { runFiles } from '../../train/runFolder.ts';
 import { train } from '../../train/trainer.ts';
-import { writeTinyCache } from './tinyWorld.ts';
+import { writeTinyCache } from '../fixtures/tinyWorld.ts';
 
 function tinyGrid() {
   const dir = mkdtempSync(join(tmpdir(), 'cpp-grid-'));

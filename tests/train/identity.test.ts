@@ -4,7 +4,7 @@ import { appendFileSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { mainDescription, mainJob } from '../../eval/mainJob.ts';
+import { mainDescription, mainJob } from '../../jobs/main.ts';
 import { cacheHash } from '../../src/cache/hash.ts';
 import { cacheFilePath } from '../../src/cache/load.ts';
 import { loadCheckpoint } from '../../src/policy/artifact.ts';
@@ -13,7 +13,7 @@ import { expandGrid, GridFile, reuseNote, runGrid } from '../../train/grid.ts';
 import { identityDifferences } from '../../train/identity.ts';
 import { runFiles } from '../../train/runFolder.ts';
 import { train } from '../../train/trainer.ts';
-import { writeTinyCache } from './tinyWorld.ts';
+import { writeTinyCache } from '../fixtures/tinyWorld.ts';
 
 const quiet = { log: () => {} };
 const base = { rounds: 2, miss: 'error' as const, k: -1, batchSize: 6, hidden: 8, backend: 'cpu' as const, epochs: 1 };

@@ -7,7 +7,7 @@ import { loadCache } from '../../src/cache/load.ts';
 import { resolveConfig } from '../../train/config.ts';
 import { readLog, runFiles, type LogLine } from '../../train/runFolder.ts';
 import { train } from '../../train/trainer.ts';
-import { sparseWorld } from '../sparseWorld.ts';
+import { sparseWorld } from '../fixtures/sparseWorld.ts';
 
 describe('training with miss = record (small simulated world, sparse recorded debates)', () => {
   it('asks the simulator for every context the policy visits, embeds the replies as they arrive; a rerun asks nothing', async () => {

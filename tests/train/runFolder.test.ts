@@ -14,8 +14,8 @@ import { Event } from '../../src/tensorboard.ts';
 import { resolveConfig } from '../../train/config.ts';
 import { readLog, runFiles } from '../../train/runFolder.ts';
 import { train } from '../../train/trainer.ts';
-import { killHolder, lockHolder } from '../lockHolder.ts';
-import { writeTinyCache } from './tinyWorld.ts';
+import { killHolder, lockHolder } from '../fixtures/lockHolder.ts';
+import { writeTinyCache } from '../fixtures/tinyWorld.ts';
 
 const repo = resolve(import.meta.dirname, '../..');
 const git = (...args: string[]) => execFileSync('git', args, { cwd: repo, encoding: 'utf8' }).trim();

@@ -4,12 +4,12 @@ import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { cacheHash } from '../../src/cache/hash.ts';
-import { LOCK_FILE } from '../../src/lock.ts';
+import { LOCK_FILE } from '../../src/io/lock.ts';
 import { resolveConfig } from '../../train/config.ts';
 import { runFiles } from '../../train/runFolder.ts';
 import { lastWords, runTraining } from '../../train/runs.ts';
 import { train } from '../../train/trainer.ts';
-import { writeTinyCache } from './tinyWorld.ts';
+import { writeTinyCache } from '../fixtures/tinyWorld.ts';
 
 describe('training runs of a job', () => {
   it('a finished run whose process was killed before its end-of-run files gets them, and its dead lock is taken over', async () => {

@@ -4,14 +4,14 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { evalJob } from '../../eval/compare.ts';
+import { evalJob } from '../../jobs/eval.ts';
 import { wilson } from '../../src/significance.ts';
 import { writeCacheRecords } from '../../src/cache/write.ts';
 import { defaultCompute, resolveConfig } from '../../train/config.ts';
 import { checkSplitSizes, fewQuestionsNote, halfWidthPoints } from '../../train/smallData.ts';
 import { setup } from '../../train/trainer.ts';
-import { handRecords } from '../handCache.ts';
-import { writeTinyCache } from './tinyWorld.ts';
+import { handRecords } from '../fixtures/handCache.ts';
+import { writeTinyCache } from '../fixtures/tinyWorld.ts';
 
 afterEach(() => vi.restoreAllMocks());
 

@@ -9,7 +9,7 @@ import { train } from '../../train/trainer.ts';
 import { inferenceEngine } from '../../src/policy/createEngine.ts';
 import { rollout } from '../../src/policy/rollout.ts';
 import { artifactOf } from '../../src/policy/artifact.ts';
-import { writeTinyCache } from './tinyWorld.ts';
+import { writeTinyCache } from '../fixtures/tinyWorld.ts';
 
 function tinySetup() {
   const dir = mkdtempSync(join(tmpdir(), 'cpp-train-'));

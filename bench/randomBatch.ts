@@ -1,0 +1,14 @@
+// Seeded random decisions (and actions, advantages) for engine tests and the bench.
+import seedrandom from 'seedrandom';
+import type { DecisionBatch, PolicyShape } from '../src/policy/model.ts';
+
+export function randomBatch(s: PolicyShape, n: number, seed: string): { batch: DecisionBatch; actions: Uint8Array; advantages: Float32Array } {
+  const random = seedrandom(seed);
+  const vec = (k: number) => Float32Array.from({ length: k }, () => 2 * random() - 1);
+  const ints = (k: number, max: number) => Int32Array.from({ length: k }, () => Math.floor(random() * max));
+  return {
+    batch: { n, query: vec(n * s.dim), candidate: vec(n * s.dim), recipient: ints(n, s.agents), own: ints(n, 2), source: ints(n, s.agents), round: ints(n, Math.max(1, s.rounds - 1)) },
+    actions: Uint8Array.from({ length: n }, () => (random() < 0.5 ? 1 : 0)),
+    advantages: vec(n),
+  };
+}

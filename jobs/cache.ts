@@ -1,0 +1,114 @@
+// The jobs of `cache gen | validate | stats | embed | compact | fit` (`cache import` is importJob.ts): each takes
+// plain options and returns the text the command prints.
+import { ensureEmbeddings } from '../src/cache/embeddings.ts';
+import { cacheFilePath, loadCache } from '../src/cache/load.ts';
+import { cacheStats } from '../src/cache/stats.ts';
+import { compactCache } from '../src/cache/write.ts';
+import { formatIssue, validateCache } from '../src/cache/validate.ts';
+import { fidelityTable } from '../src/env/modelFidelity.ts';
+import { makeEncoder, type EncoderName } from '../src/encoders/index.ts';
+import { readJsonFile } from '../src/io/jsonFile.ts';
+import { parseSettings } from '../src/io/problems.ts';
+import { fitPath, fitSimulator, saveFit } from '../src/sim/fitted.ts';
+import { generateCache } from '../src/sim/generate.ts';
+import { markdownTable, pct } from '../src/table.ts';
+import { existsSync } from 'node:fs';
+import { WorldConfig } from '../src/sim/world.ts';
+
+export interface GenOptions {
+  out: string;
+  /** JSON file of world settings; the fields below override it. */
+  world?: string;
+  questions?: number;
+  seed?: number;
+  adversary?: boolean;
+  name: string;
+  /** Replace a cache the folder holds already (else an error). */
+  force?: boolean;
+}
+
+export function genJob(o: GenOptions): string {
+  const file: Partial<WorldConfig> = o.world ? readJsonFile(o.world, WorldConfig.partial()) : {};
+  const flags = {
+    ...(o.questions !== undefined && { questions: o.questions }),
+    ...(o.seed !== undefined && { seed: o.seed }),
+    ...(o.adversary !== undefined && { adversary: o.adversary }),
+  };
+  // A flag over the world file wins, and says so.
+  for (const [k, v] of Object.entries(flags))
+    if (file[k as keyof typeof flags] !== undefined && file[k as keyof typeof flags] !== v) console.error(`--${k} ${v} overrides ${k} ${file[k as keyof typeof flags]} of ${o.world}`);
+  const world = parseSettings(WorldConfig, { ...file, ...flags }, (field) => (field in flags ? `--${field}` : `${o.world ?? 'world settings'}: ${field}`));
+  generateCache(o.out, world, o.name, o.force);
+  return `wrote ${cacheFilePath(o.out)}`;
+}
+
+/** Every error and warning of a cache and its journal (`file:line: field: problem`), and a one-line summary. */
+export function validateJob(dir: string): { text: string; valid: boolean } {
+  const { cache, issues } = validateCache(dir);
+  const lines = issues.map(formatIssue);
+  const errors = issues.filter((i) => i.severity === 'error').length;
+  const warnings = issues.length - errors;
+  const plural = (k: number, w: string) => `${k} ${w}${k === 1 ? '' : 's'}`;
+  if (errors) return { text: [...lines, `${plural(errors, 'problem')}${warnings ? `, ${plural(warnings, 'warning')}` : ''}: ${cacheFilePath(dir)} is not a valid cache`].join('\n'), valid: false };
+  const j = cache!.journal;
+  const journaled = j ? `; journal ${j.file}: ${j.responses} recorded responses, ${j.unanswered.size} calls without a journaled reply` : '';
+  lines.push(`${cacheFilePath(dir)}: valid (${cache!.questions.length} questions, ${cache!.agents.length} agents, ${cache!.responses.length} responses${journaled})${warnings ? `, ${plural(warnings, 'warning')}` : ''}`);
+  return { text: lines.join('\n'), valid: true };
+}
+
+/** What a cache holds (src/cache/stats.ts), then the tier-3 response model's fidelity on it. */
+export function statsJob(dir: string, priorSmoothing: number): string {
+  const cache = loadCache(dir);
+  return `${cacheStats(cache)}\n\n${fidelityTable(cache, priorSmoothing)}`;
+}
+
+export async function embedJob(dir: string, encoder: EncoderName): Promise<string> {
+  const e = await ensureEmbeddings(dir, loadCache(dir), await makeEncoder(encoder));
+  return `${dir}: ${e.questions.length} question and ${e.responses.length} response embeddings under ${e.encoder} (dim ${e.dim})`;
+}
+
+/** Fold the record tier's journal into cache.jsonl (src/cache/write.ts compactCache). */
+export function compactJob(dir: string): string {
+  const r = compactCache(dir);
+  return r.journalKept
+    ? `${dir}: folded ${r.responses} journaled responses into cache.jsonl; the journal grew meanwhile (a run is recording) and was left whole`
+    : `${dir}: folded ${r.responses} journaled responses into cache.jsonl${r.unanswered ? `; the journal keeps ${r.unanswered} intents without replies` : '; journal removed'}`;
+}
+
+/**
+ * Fit a simulator to a recorded cache's records (src/sim/fitted.ts) and write it beside the cache,
+ * where the record tier finds it as the cache's live endpoint; prints the fitted knobs and how the
+ * fitted world's revisions compare with the recorded ones.
+ */
+export function fitJob(dir: string, o: { seed: number; force?: boolean }): string {
+  const file = fitPath(dir);
+  if (existsSync(file) && !o.force) throw new Error(`${file} exists: pass --force to fit again (the endpoint's answers to contexts not yet recorded change with it)`);
+  const cache = loadCache(dir);
+  const { fit, calibration } = fitSimulator(cache, { seed: o.seed, log: (line) => console.error(line) });
+  saveFit(dir, fit);
+  const k = fit.knobs;
+  const knobs = markdownTable(
+    ['knob', 'fitted', 'default world (atlas / sage / brisk)'],
+    [
+      ['latentSd (one offset per question, shared by the agents)', k.latentSd.toFixed(2), '3.2 (one per agent and question)'],
+      ['wrongFocus', k.wrongFocus.toFixed(3), '0.6'],
+      ['knowledge', k.knowledge.toFixed(3), '0.25'],
+      ['slip', k.slip.toFixed(3), '0.08'],
+      ['stubbornness + ownBoost (split 1 : 0.67, assumed)', `${k.stubbornness.toFixed(2)} + ${k.ownBoost.toFixed(2)}`, '2.6 + 1.8 / 2.3 + 1.5 / 1.8 + 1.2'],
+      ['swayRight', k.swayRight.toFixed(2), '4.3 / 5.8 / 6.8'],
+      ['swayWrong', k.swayWrong.toFixed(2), '4.3 / 5.4 / 6.8'],
+    ],
+  );
+  const skill = markdownTable(['subject', 'skill (P right at level 3, offset 0)'], Object.entries(fit.skill).map(([s, p]) => [s, pct(p)]));
+  const rows = markdownTable(
+    ['previous answer', 'peers agreeing with it', 'revisions', 'right afterwards: recorded', 'fitted world'],
+    calibration.map((r) => [r.fromRight ? 'right' : 'wrong', `${r.agreeing} of ${r.peers}`, String(r.n), pct(r.recorded), pct(r.fitted)]),
+  );
+  return [
+    `wrote ${file}: a simulator fitted to the ${fit.fit.round1Answers} round-1 answers and ${fit.fit.revisions} revisions of ${cache.file} (seed ${fit.seed})`,
+    'It is now the live endpoint of this cache (miss = record, `record`, `active`, `fidelity`): a model of the recorded agents; what it answers for contexts nobody recorded is its assumption.',
+    '', knobs, '', skill, '',
+    `Revision log-likelihood per recorded revision: fitted world ${fit.fit.logLik.toFixed(3)}; "state the previous answer again at its recorded share, else any other answer alike" ${fit.fit.keepPreviousLogLik.toFixed(3)}.`,
+    '', rows,
+  ].join('\n');
+}

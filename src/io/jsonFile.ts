@@ -1,0 +1,26 @@
+// Reading a JSON settings file, or a JSONL file, against a zod schema; every problem names the file, line and field.
+import type { z } from 'zod';
+import { checkedLines, formatProblem, zodProblems, type Problem } from '../cache/load.ts';
+import { fileLines, readTextFile } from './textFile.ts';
+
+export function readJsonFile<T extends z.ZodType>(file: string, schema: T): z.infer<T> {
+  const text = readTextFile(file);
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch (e) {
+    throw new Error(`${file}: invalid JSON: ${(e as Error).message}`);
+  }
+  const parsed = schema.safeParse(json);
+  if (!parsed.success) throw new Error(zodProblems(parsed.error.issues, file, 0).map(formatProblem).join('\n'));
+  return parsed.data;
+}
+
+/** A JSONL file read against a zod schema, one record a line (blank lines skipped); every problem names file and line. */
+export function readJsonLines<T extends z.ZodType>(file: string, schema: T): z.infer<T>[] {
+  const problems: Problem[] = [];
+  // checkedLines yields each line's JSON as read; the schema's defaults come from parsing it once more.
+  const records = [...checkedLines(fileLines(file), file, () => schema, problems)].map(({ rec }) => schema.parse(rec) as z.infer<T>);
+  if (problems.length) throw new Error(problems.map(formatProblem).join('\n'));
+  return records;
+}

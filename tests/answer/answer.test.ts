@@ -1,0 +1,101 @@
+import { describe, expect, it } from 'vitest';
+import { extractAnswer, lastBoxed, normalizeAnswer, questionOptions } from '../../src/answer.ts';
+
+describe('answers', () => {
+  it('takes the last boxed answer, nested braces included', () => {
+    expect(lastBoxed('x \\boxed{1} then \\boxed{\\frac{9\\pi}{2}} end')).toBe('\\frac{9\\pi}{2}');
+    expect(lastBoxed('no box')).toBeNull();
+    expect(lastBoxed('\\boxed{unclosed')).toBeNull();
+  });
+
+  it('falls back to the last "The answer is"', () => {
+    expect(extractAnswer('First the answer is 3. Then The answer is (B).', 'math')).toBe('(B)');
+    expect(extractAnswer('The answer is $12$.', 'math')).toBe('12');
+    expect(extractAnswer('I do not know', 'math')).toBeNull();
+  });
+
+  it('normalizes per answer type, and never guesses', () => {
+    expect(normalizeAnswer('(b)', 'mcq')).toBe('B');
+    expect(normalizeAnswer('C) the cell', 'mcq')).toBe('C');
+    expect(normalizeAnswer('maybe', 'mcq')).toBeNull();
+    expect(normalizeAnswer('1,000', 'numeric')).toBe('1000');
+    expect(normalizeAnswer('2.50', 'numeric')).toBe('2.5');
+    expect(normalizeAnswer('x', 'numeric')).toBeNull();
+    expect(normalizeAnswer('\\dfrac{1}{2}', 'math')).toBe(normalizeAnswer('\\frac{1}{2}', 'math'));
+    expect(normalizeAnswer('\\left( 1, 2 \\right)', 'math')).toBe('(1,2)');
+    expect(normalizeAnswer('90^\\circ', 'math')).toBe('90');
+    expect(normalizeAnswer(null, 'math')).toBeNull();
+  });
+
+  it('makes equal MATH answers compare equal, and keeps different ones apart', () => {
+    const same = (a: string, b: string) => expect(normalizeAnswer(a, 'math'), `${a} vs ${b}`).toBe(normalizeAnswer(b, 'math'));
+    same('\\left( 1, 4 \\right)', '(1,4)');
+    same('\\dfrac{1}{2}', '\\tfrac12');
+    same('\\frac{1}{2}', '0.5');
+    same('1/2', '.5');
+    same('\\frac{-3}{4}', '-0.75');
+    same('15,000', '15000');
+    same('2.50', '2.5');
+    same('3.0', '3');
+    same('12\\!000', '12000');
+    same('90^\\circ', '90');
+    same('90^{\\circ}', '90°');
+    same('12 inches', '12');
+    same('5\\text{ cm}^2', '5');
+    same('10 square units', '10');
+    same('\\$18.90', '18.9');
+    same('50\\%', '50');
+    same('x = 5', '5');
+    same('\\sqrt3', '\\sqrt{3}');
+    expect(normalizeAnswer('7,9,12,13', 'math')).toBe('7,9,12,13'); // a list, not a thousands separator
+    expect(normalizeAnswer('\\frac{1}{3}', 'math')).toBe('1/3');
+    expect(normalizeAnswer('\\frac{1}{3}', 'math')).not.toBe(normalizeAnswer('0.333', 'math'));
+    expect(normalizeAnswer('\\frac{9\\pi}{2}', 'math')).toBe('\\frac{9\\pi}{2}');
+    expect(normalizeAnswer('\\text{Monday}', 'math')).toBe('Monday');
+  });
+
+  it('reads a concluding statement only when it states a value', () => {
+    expect(extractAnswer('Therefore, the value of $n$ is $11$.', 'math')).toBe('11');
+    expect(extractAnswer('Adding 6 to both sides gives $n = 11$. Therefore, the value of $n$ is 11.', 'math')).toBe('11');
+    expect(extractAnswer('Therefore, the integers in increasing order are:\n\n$2, 11, 14, 15$', 'math')).toBe('2, 11, 14, 15');
+    expect(extractAnswer('Therefore, there are 34,650 ways to arrange the letters.', 'math')).toBe('34,650');
+    expect(extractAnswer('Therefore, $x = \\frac{21}{31}$.', 'math')).toBe('\\frac{21}{31}');
+    expect(extractAnswer('So the son is currently 6 years old.', 'math')).toBe('6');
+    expect(extractAnswer('Therefore, the probability is 1/12, or approximately 0.0833.', 'math')).toBe('1/12');
+    // Wordy or hedged conclusions are not answers.
+    expect(extractAnswer('Therefore, the measure is between 0 and 36 degrees.', 'math')).toBeNull();
+    expect(extractAnswer('Therefore, the maximum is either $\\frac{1}{4}$ or $\\frac{1}{16},$ depending on the approach.', 'math')).toBeNull();
+    expect(extractAnswer('It is important to double-check the final answer.', 'math')).toBeNull();
+    // A point followed by the condition it holds under states the point.
+    expect(extractAnswer('Thus, the curve passes through the point $(15,-29)$ at $t=2$.', 'math')).toBe('(15,-29)');
+    // "The answer is" statements: a verdict on another answer is none; a later conclusion wins.
+    expect(extractAnswer('Their answer is 12. Therefore, the correct answer is that there is no solution.', 'math')).toBeNull();
+    expect(extractAnswer('The answer is correct.', 'math')).toBeNull();
+    expect(extractAnswer('The answer is 4. Checking again, so the total is 5.', 'math')).toBe('5');
+    expect(extractAnswer('My updated answer is the same as theirs: 371146600.', 'math')).toBe('371146600');
+    expect(extractAnswer('The updated answer is that there are four primes: 13, 23, 43, and 73.', 'math')).toBe('4');
+    // An answer sentence naming exactly one number states it; with two it states none.
+    expect(extractAnswer('The answer is: the car travels 137.5 feet from the time the brakes are applied to the stop.', 'math')).toBe('137.5');
+    expect(extractAnswer('The answer is either 12 or 28, depending on the form of n.', 'math')).toBeNull();
+    expect(normalizeAnswer('6 3/4', 'math')).toBe(normalizeAnswer('6\\frac{3}{4}', 'math'));
+    expect(normalizeAnswer('\\frac{-1}{32x}', 'math')).toBe(normalizeAnswer('-\\frac{1}{32x}', 'math'));
+  });
+
+  it('reads the options a question lists, in the layouts debate code bases use', () => {
+    const texts = (q: string) => questionOptions(q).map((o) => `${o.letter}=${o.text}`);
+    expect(texts('Can you answer the following question as accurately as possible? Which is a prime?: A) 4, B) 6, C) 7, D) 9 Explain your answer, putting the answer in the form (X) at the end of your response.')).toEqual(['A=4', 'B=6', 'C=7', 'D=9']);
+    expect(texts('Which organelle makes ATP?\n(A) Ribosome\n(B) Mitochondrion\n(C) Nucleus\nAnswer:')).toEqual(['A=Ribosome', 'B=Mitochondrion', 'C=Nucleus']);
+    expect(texts('Pick one.\nA. It rises\nB. It falls\nC: It stays')).toEqual(['A=It rises', 'B=It falls', 'C=It stays']);
+    expect(texts('Example: (A) x (B) y\n\nQuestion: which? (A) cat (B) dog (C) cow')).toEqual(['A=cat', 'B=dog', 'C=cow']); // the longest run, the last on a tie
+    expect(texts('What is 2+2? Show your work.')).toEqual([]);
+    expect(texts('Option (A) only.')).toEqual([]); // one marker is no list
+  });
+
+  it('reads a multiple-choice answer by letter, or by text when the options are known', () => {
+    const options = questionOptions('Capital of Australia? A) Sydney, B) Melbourne, C) Canberra, D) Perth');
+    expect(extractAnswer('The answer is Canberra.', 'mcq', options)).toBe('C');
+    expect(extractAnswer('The answer is Canberra.', 'mcq')).toBeNull();
+    expect(extractAnswer('I first said (A). The answer is (C).', 'mcq')).toBe('C');
+    expect(normalizeAnswer('**C**', 'mcq')).toBeNull(); // a stored answer must be the parsed form
+  });
+});
