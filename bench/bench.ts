@@ -61,13 +61,24 @@ if (wanted('replay')) {
 if (wanted('load')) {
   ensure(BIG, 10000);
   // Load in a fresh process, as a user's run would.
-  const out = execFileSync(process.execPath, ['--import', 'tsx', '-e', `
+  const out = execFileSync(
+    process.execPath,
+    [
+      '--import',
+      'tsx',
+      '-e',
+      `
     const { loadCache } = await import('./src/cache/load.ts');
     const t = performance.now(); const c = loadCache('${BIG}');
     console.log(JSON.stringify({ ms: performance.now() - t, questions: c.questions.length, responses: c.responses.length }));
-  `], { encoding: 'utf8' });
+  `,
+    ],
+    { encoding: 'utf8' },
+  );
   const load = JSON.parse(out.trim().split('\n').at(-1)!);
-  console.log(`\nLoad ${BIG}: ${load.questions} questions, ${load.responses.toLocaleString('en-US')} responses in ${(load.ms / 1000).toFixed(2)} s (goal <= 5 s -> ${load.ms <= 5000 ? 'met' : 'NOT met'})`);
+  console.log(
+    `\nLoad ${BIG}: ${load.questions} questions, ${load.responses.toLocaleString('en-US')} responses in ${(load.ms / 1000).toFixed(2)} s (goal <= 5 s -> ${load.ms <= 5000 ? 'met' : 'NOT met'})`,
+  );
 }
 
 if (wanted('engines')) await benchEngines();

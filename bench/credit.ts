@@ -23,10 +23,18 @@ const random = seedrandom('credit');
 const questions = splitQuestions(env, 'train').questions.flatMap((q) => new Array(K).fill(q.index) as number[]);
 const tokens = new Float32Array(questions.length * N);
 const results = questions.map((q, k) =>
-  replay(env, q, (d, n) => Array.from({ length: n }, (_, i) => candidateOrder(n, i).map((c, j) => {
-    tokens[k * N + actionIndex(n, d.round + 1, i, j)] = shownTokens(env, d.current[c]);
-    return random() < 0.5;
-  })), `rollout ${k % K}`),
+  replay(
+    env,
+    q,
+    (d, n) =>
+      Array.from({ length: n }, (_, i) =>
+        candidateOrder(n, i).map((c, j) => {
+          tokens[k * N + actionIndex(n, d.round + 1, i, j)] = shownTokens(env, d.current[c]);
+          return random() < 0.5;
+        }),
+      ),
+    `rollout ${k % K}`,
+  ),
 );
 const played = { results, tokens };
 const reward = RewardSettings.parse({});
@@ -34,18 +42,25 @@ const rewards = batchRewards(played, { reward, meanTokens: meanResponseTokens(ca
 const recipient = (x: number) => actionOf(A, x).i;
 const round = (x: number) => actionOf(A, x).t - 2;
 
-for (const [beta, gamma] of [[0.5, 0.9], [0.5, 0], [0, 0]]) {
+for (const [beta, gamma] of [
+  [0.5, 0.9],
+  [0.5, 0],
+  [0, 0],
+]) {
   const W = influenceWeights(A, env.rounds, beta, gamma);
   const parts = [0, 0, 0, 0]; // own, same recipient and round, same recipient later, other recipients
   const byContext = new Map<string, { sum: number[]; n: number[]; squares: number }>();
-  let varG = 0, meanG = 0;
+  let varG = 0,
+    meanG = 0;
   results.forEach((d, k) => {
     const r = rewards.subarray(k * N, (k + 1) * N);
     const G = returns(W, r);
     for (let x = 0; x < N; x++) {
       parts[0] += Math.abs(r[x]);
       for (let y = x + 1; y < N; y++) parts[recipient(y) !== recipient(x) ? 3 : round(y) === round(x) ? 1 : 2] += Math.abs(W[x * N + y] * r[y]);
-      const t = round(x), i = recipient(x), j = x % A;
+      const t = round(x),
+        i = recipient(x),
+        j = x % A;
       const key = `${x}|${d.correct[t][i]}|${d.correct[t][candidateOrder(A, i)[j]]}`;
       const c = byContext.get(key) ?? { sum: [0, 0], n: [0, 0], squares: 0 };
       const a = +d.keeps[t][i][j];
@@ -59,7 +74,8 @@ for (const [beta, gamma] of [[0.5, 0.9], [0.5, 0], [0, 0]]) {
   });
   meanG /= rewards.length;
   varG = varG / rewards.length - meanG ** 2;
-  let snr = 0, weight = 0;
+  let snr = 0,
+    weight = 0;
   for (const c of byContext.values()) {
     const n = c.n[0] + c.n[1];
     const sd = Math.sqrt(c.squares / n - ((c.sum[0] + c.sum[1]) / n) ** 2);
@@ -69,9 +85,22 @@ for (const [beta, gamma] of [[0.5, 0.9], [0.5, 0], [0, 0]]) {
   }
   const total = parts.reduce((a, b) => a + b, 0);
   const residual = BASELINES.map((baseline) => {
-    const adv = advantagesOf(played, { reward, W, meanTokens: meanResponseTokens(cache), agents: A, baseline, rollouts: K, normalize: false, state: new Array(baselineSize(baseline, A, env.rounds)).fill(0), momentum: 0.9, step: 0 }).advantages;
+    const adv = advantagesOf(played, {
+      reward,
+      W,
+      meanTokens: meanResponseTokens(cache),
+      agents: A,
+      baseline,
+      rollouts: K,
+      normalize: false,
+      state: new Array(baselineSize(baseline, A, env.rounds)).fill(0),
+      momentum: 0.9,
+      step: 0,
+    }).advantages;
     return `${baseline} ${(adv.reduce((s, a) => s + a * a, 0) / adv.length).toFixed(2)}`;
   });
-  console.log(`beta ${beta}, gamma ${gamma}: shares own / same transition / same recipient later / other recipients ${parts.map((p) => (p / total).toFixed(2)).join(' / ')}; ` +
-    `mean |E[G|keep] - E[G|prune]| / sd(G) ${(snr / weight).toFixed(2)}; var G ${varG.toFixed(2)}; mean squared advantage: ${residual.join(', ')}`);
+  console.log(
+    `beta ${beta}, gamma ${gamma}: shares own / same transition / same recipient later / other recipients ${parts.map((p) => (p / total).toFixed(2)).join(' / ')}; ` +
+      `mean |E[G|keep] - E[G|prune]| / sd(G) ${(snr / weight).toFixed(2)}; var G ${varG.toFixed(2)}; mean squared advantage: ${residual.join(', ')}`,
+  );
 }

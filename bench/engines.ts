@@ -17,7 +17,18 @@ import { torchReference } from './torch.ts';
 import { interleaved, rateOf, type Contender, type Spread, type TrialSettings } from './trials.ts';
 
 export const TRIALS: TrialSettings = { warmup: 2, seconds: 1.5, trials: 5 };
-const SHAPE: PolicyShape = { dim: 512, hidden: 256, agents: 3, rounds: 3, behavior: 'mean', initSamples: null, conditioning: true, ownFeature: true, sourceFeature: true, roundFeature: true };
+const SHAPE: PolicyShape = {
+  dim: 512,
+  hidden: 256,
+  agents: 3,
+  rounds: 3,
+  behavior: 'mean',
+  initSamples: null,
+  conditioning: true,
+  ownFeature: true,
+  sourceFeature: true,
+  roundFeature: true,
+};
 const OPT: OptimizerSettings = { lr: 3e-4, beta1: 0.9, beta2: 0.999, epsilon: 1e-8, entropyBonus: 1 };
 const BATCHES = [256, 1024];
 const GEMM_SIZE = 1024;
@@ -57,19 +68,37 @@ async function ortGemm(threads: number, size: number): Promise<Contender & { rel
   const ort = await import('onnxruntime-node');
   const g = graphBuilder('float32', 'gemm');
   g.output(g.op('MatMul', [g.input('a', [size, size]), g.input('b', [size, size])]), 'c', [size, size]);
-  const session = await ort.InferenceSession.create(g.bytes(), { intraOpNumThreads: threads, interOpNumThreads: 1, executionMode: 'sequential', graphOptimizationLevel: 'all' });
-  const matrix = () => new ort.Tensor('float32', Float32Array.from({ length: size * size }, () => Math.random() - 0.5), [size, size]);
+  const session = await ort.InferenceSession.create(g.bytes(), {
+    intraOpNumThreads: threads,
+    interOpNumThreads: 1,
+    executionMode: 'sequential',
+    graphOptimizationLevel: 'all',
+  });
+  const matrix = () =>
+    new ort.Tensor(
+      'float32',
+      Float32Array.from({ length: size * size }, () => Math.random() - 0.5),
+      [size, size],
+    );
   const feeds = { a: matrix(), b: matrix() };
   const out = { c: new ort.Tensor('float32', new Float32Array(size * size), [size, size]) };
-  return { name: 'gemm onnxruntime', run: (seconds) => rateOf(() => session.run(feeds, out), (2 * size ** 3) / 1e9, seconds), release: () => session.release() };
+  return {
+    name: 'gemm onnxruntime',
+    run: (seconds) => rateOf(() => session.run(feeds, out), (2 * size ** 3) / 1e9, seconds),
+    release: () => session.release(),
+  };
 }
 
 /** The engines beside PyTorch and the matmul bound, at 1 and 2 threads. */
 export async function benchEngines(): Promise<void> {
   const flops = stepFlops(SHAPE);
   console.log(`\nPolicy engines: one REINFORCE step (forward, backward, Adam), FuseGLU width ${SHAPE.dim}, hidden ${SHAPE.hidden}, random decisions.`);
-  console.log(`  Each figure: min / median / max of ${TRIALS.trials} trials of ${TRIALS.seconds} s, after ${TRIALS.warmup} s of warm-up in the same process, trials interleaved in rotating order.`);
-  console.log(`  Matmul bound: the best float32 GEMM rate (${GEMM_SIZE}^3) measured in the same rounds / ${(flops / 1e6).toFixed(2)} MFLOP per decision (the step's matmuls, as PyTorch computes them).`);
+  console.log(
+    `  Each figure: min / median / max of ${TRIALS.trials} trials of ${TRIALS.seconds} s, after ${TRIALS.warmup} s of warm-up in the same process, trials interleaved in rotating order.`,
+  );
+  console.log(
+    `  Matmul bound: the best float32 GEMM rate (${GEMM_SIZE}^3) measured in the same rounds / ${(flops / 1e6).toFixed(2)} MFLOP per decision (the step's matmuls, as PyTorch computes them).`,
+  );
   if (await onnxAvailable()) console.log(`  onnx: onnxruntime-node ${(await import('onnxruntime-node')).env.versions.node} (CPU execution provider)`);
   else return console.log('  onnx: onnxruntime-node does not load here (npm ci installs it)');
   const { loadBackend, tfjsEngine } = await import('../src/policy/tfjsEngine.ts');
@@ -78,7 +107,8 @@ export async function benchEngines(): Promise<void> {
   const goals: { vsTorch: number[]; bound1024: number[] } = { vsTorch: [], bound1024: [] };
   for (const threads of [1, 2]) {
     const torch = await torchReference(threads, SHAPE.dim, SHAPE.hidden);
-    if ('missing' in torch) console.log(`  PyTorch: not available (${torch.missing}); install Debian's python3-torch (apt-get install python3-torch libopenblas0-openmp)`);
+    if ('missing' in torch)
+      console.log(`  PyTorch: not available (${torch.missing}); install Debian's python3-torch (apt-get install python3-torch libopenblas0-openmp)`);
     const gemm = await ortGemm(threads, GEMM_SIZE);
     const contenders: Contender[] = [gemm];
     if (!('missing' in torch)) contenders.push({ name: 'gemm PyTorch', run: (s) => torch.gemm(GEMM_SIZE, s) });
@@ -102,7 +132,9 @@ export async function benchEngines(): Promise<void> {
 
     const gemms = [...r].filter(([name]) => name.startsWith('gemm'));
     const bound = Math.max(...gemms.map(([, s]) => s.median));
-    console.log(`\n  ${threads} thread${threads > 1 ? 's' : ''}: GEMM ${gemms.map(([name, s]) => `${name.slice(5)} ${s.min.toFixed(0)} / ${s.median.toFixed(0)} / ${s.max.toFixed(0)} GFLOP/s`).join(', ')}; bound ${int((bound * 1e9) / flops)} decisions/s`);
+    console.log(
+      `\n  ${threads} thread${threads > 1 ? 's' : ''}: GEMM ${gemms.map(([name, s]) => `${name.slice(5)} ${s.min.toFixed(0)} / ${s.median.toFixed(0)} / ${s.max.toFixed(0)} GFLOP/s`).join(', ')}; bound ${int((bound * 1e9) / flops)} decisions/s`,
+    );
     if (!('missing' in torch)) console.log(`  PyTorch ${torch.version} (${torch.python} bench/torch_step.py); TF.js on ${tfjsBackend}`);
     console.log('  batch  engine      min  median     max   of bound   vs PyTorch');
     for (const n of BATCHES)
@@ -114,13 +146,20 @@ export async function benchEngines(): Promise<void> {
         const ratio = torchMedian ? s.median / torchMedian : undefined;
         if (name === 'onnx' && ratio !== undefined) goals.vsTorch.push(ratio);
         if (name === 'onnx' && n === 1024) goals.bound1024.push(share);
-        console.log(`  ${String(n).padStart(5)}  ${name.padEnd(8)} ${cells(s)}   ${`${(100 * share).toFixed(0)}%`.padStart(8)}   ${ratio === undefined ? '-' : `${ratio.toFixed(2)}x`}`);
+        console.log(
+          `  ${String(n).padStart(5)}  ${name.padEnd(8)} ${cells(s)}   ${`${(100 * share).toFixed(0)}%`.padStart(8)}   ${ratio === undefined ? '-' : `${ratio.toFixed(2)}x`}`,
+        );
       }
   }
   console.log('');
-  if (goals.vsTorch.length) console.log(`  goal: onnx >= PyTorch's steady state at equal threads and batch -> ${goals.vsTorch.every((x) => x >= 1) ? 'met' : 'NOT met'} (lowest ${Math.min(...goals.vsTorch).toFixed(2)}x)`);
+  if (goals.vsTorch.length)
+    console.log(
+      `  goal: onnx >= PyTorch's steady state at equal threads and batch -> ${goals.vsTorch.every((x) => x >= 1) ? 'met' : 'NOT met'} (lowest ${Math.min(...goals.vsTorch).toFixed(2)}x)`,
+    );
   else console.log("  goal: onnx >= PyTorch's steady state -> not measured (no PyTorch here)");
-  console.log(`  goal: onnx >= 60% of the matmul bound at batch 1024 -> ${goals.bound1024.every((x) => x >= 0.6) ? 'met' : 'NOT met'} (${goals.bound1024.map((x) => `${(100 * x).toFixed(0)}%`).join(', ')} at 1, 2 threads)`);
+  console.log(
+    `  goal: onnx >= 60% of the matmul bound at batch 1024 -> ${goals.bound1024.every((x) => x >= 0.6) ? 'met' : 'NOT met'} (${goals.bound1024.map((x) => `${(100 * x).toFixed(0)}%`).join(', ')} at 1, 2 threads)`,
+  );
 }
 
 /**
@@ -155,11 +194,17 @@ export async function benchLoop(cache: string): Promise<void> {
   try {
     const r = await interleaved([stepContender('raw', engine, s.shape, n), loop], TRIALS);
     const [raw, perStep] = [r.get('raw')!, r.get('loop')!];
-    console.log(`\nTraining loop: train/configs/main.json on ${cache} (${base.batchSize} debates = ${int(n)} decisions a step, width ${s.shape.dim}, hidden ${s.shape.hidden}), onnx, 1 thread; decisions/s, min / median / max of ${TRIALS.trials} interleaved trials:`);
+    console.log(
+      `\nTraining loop: train/configs/main.json on ${cache} (${base.batchSize} debates = ${int(n)} decisions a step, width ${s.shape.dim}, hidden ${s.shape.hidden}), onnx, 1 thread; decisions/s, min / median / max of ${TRIALS.trials} interleaved trials:`,
+    );
     console.log(`  engine step alone (random decisions, same shape and batch) ${cells(raw)}`);
-    console.log(`  training loop, per step (train's decisionsPerSecond)     ${cells(perStep)}   ${(100 * perStep.median / raw.median).toFixed(0)}% of the engine (goal >= 80% -> ${perStep.median >= 0.8 * raw.median ? 'met' : 'NOT met'})`);
+    console.log(
+      `  training loop, per step (train's decisionsPerSecond)     ${cells(perStep)}   ${((100 * perStep.median) / raw.median).toFixed(0)}% of the engine (goal >= 80% -> ${perStep.median >= 0.8 * raw.median ? 'met' : 'NOT met'})`,
+    );
     const whole = [...wall.slice(1)].sort((a, b) => a - b); // the first run was the warm-up
-    console.log(`  whole train() run (setup, ${epochs} epochs, validation, checkpoints)    ${int(whole[0]).padStart(7)} ${int(whole[whole.length >> 1]).padStart(7)} ${int(whole.at(-1)!).padStart(7)}`);
+    console.log(
+      `  whole train() run (setup, ${epochs} epochs, validation, checkpoints)    ${int(whole[0]).padStart(7)} ${int(whole[whole.length >> 1]).padStart(7)} ${int(whole.at(-1)!).padStart(7)}`,
+    );
   } finally {
     engine.dispose();
     rmSync(dir, { recursive: true, force: true });

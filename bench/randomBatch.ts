@@ -7,7 +7,15 @@ export function randomBatch(s: PolicyShape, n: number, seed: string): { batch: D
   const vec = (k: number) => Float32Array.from({ length: k }, () => 2 * random() - 1);
   const ints = (k: number, max: number) => Int32Array.from({ length: k }, () => Math.floor(random() * max));
   return {
-    batch: { n, query: vec(n * s.dim), candidate: vec(n * s.dim), recipient: ints(n, s.agents), own: ints(n, 2), source: ints(n, s.agents), round: ints(n, Math.max(1, s.rounds - 1)) },
+    batch: {
+      n,
+      query: vec(n * s.dim),
+      candidate: vec(n * s.dim),
+      recipient: ints(n, s.agents),
+      own: ints(n, 2),
+      source: ints(n, s.agents),
+      round: ints(n, Math.max(1, s.rounds - 1)),
+    },
     actions: Uint8Array.from({ length: n }, () => (random() < 0.5 ? 1 : 0)),
     advantages: vec(n),
   };

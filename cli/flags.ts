@@ -3,10 +3,9 @@
 import type { Argv, Options } from 'yargs';
 import type { z } from 'zod';
 import { TrainConfig } from '../train/config.ts';
-import { parseSettings } from '../src/io/problems.ts';
+import { kebab, parseSettings } from '../src/io/problems.ts';
 
-/** A setting's flag name: batchSize -> batch-size. */
-export const kebab = (s: string) => s.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
+export { kebab };
 
 /** The schema under default/optional/nullable wrappers. */
 function inner(schema: z.ZodType): z.ZodType {
@@ -45,16 +44,12 @@ export function trainFlags<T>(y: Argv<T>): Argv<T> {
 
 /** The settings given as flags (yargs camel-cases them), without anything left unset. */
 export function flagSettings(argv: Record<string, unknown>): Partial<TrainConfig> {
-  const given = Object.fromEntries(Object.keys(TrainConfig.shape).filter((k) => argv[k] !== undefined).map((k) => [k, argv[k]]));
+  const given = Object.fromEntries(
+    Object.keys(TrainConfig.shape)
+      .filter((k) => argv[k] !== undefined)
+      .map((k) => [k, argv[k]]),
+  );
   // Each flag is checked by its setting's schema and named as the flag it is.
   parseSettings(TrainConfig.partial(), given, (path) => `--${kebab(path.split('.')[0])}`);
   return given as Partial<TrainConfig>;
-}
-
-/** Each setting a flag gives another value than the config file `name` does: the flag wins, and these lines say so. */
-export function overrideNotes(file: Partial<TrainConfig>, flags: Partial<TrainConfig>, name: string | undefined): string[] {
-  const f = file as Record<string, unknown>;
-  return Object.entries(flags)
-    .filter(([k, v]) => f[k] !== undefined && JSON.stringify(f[k]) !== JSON.stringify(v))
-    .map(([k, v]) => `--${kebab(k)} ${JSON.stringify(v)} overrides ${k} ${JSON.stringify(f[k])} of ${name}`);
 }

@@ -49,7 +49,22 @@ function refuseRepeated(_argv: unknown, y: { getOptions(): { array: string[] } }
   }
 }
 
-const commands = [mainCommand, baselinesCommand, cacheCommand, trainCommand, evalCommand, ablateCommand, paretoCommand, exportCommand, serveCommand, debateCommand, recordCommand, activeCommand, workerCommand, fidelityCommand];
+const commands = [
+  mainCommand,
+  baselinesCommand,
+  cacheCommand,
+  trainCommand,
+  evalCommand,
+  ablateCommand,
+  paretoCommand,
+  exportCommand,
+  serveCommand,
+  debateCommand,
+  recordCommand,
+  activeCommand,
+  workerCommand,
+  fidelityCommand,
+];
 
 const cli = commands
   .reduce((y, command) => command(y), yargs(hideBin(process.argv)))

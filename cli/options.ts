@@ -9,8 +9,7 @@ import { parseSettings } from '../src/io/problems.ts';
 import { RecordingSettings, type RecordingOptions } from '../src/recording.ts';
 import { SPLITS, type Split } from '../src/cache/format.ts';
 import { parseDebateSettings } from '../src/env/environment.ts';
-import { RESPONSE_MODELS } from '../src/env/responseModel.ts';
-import { DebateSettings, MISS_TIERS } from '../src/env/settings.ts';
+import { DebateSettings, MISS_TIERS, RESPONSE_MODELS } from '../src/env/settings.ts';
 import { BACKENDS, ENGINES, type ComputeSettings } from '../src/policy/backends.ts';
 import { defaultCompute } from '../train/config.ts';
 import { kebab } from './flags.ts';
@@ -23,14 +22,26 @@ export const cacheOption = <T>(y: Argv<T>) => y.option('cache', { type: 'string'
 export const splitOption = <T>(y: Argv<T>, describe = 'questions to evaluate on') => y.option('split', { choices: SPLITS, default: 'test' as Split, describe });
 
 /** A count of work (seeds, workers): at least 1, since none would do nothing and report an empty table as if it were a result. */
-const count = (flag: string, what: string) => (v: number): number =>
-  v === undefined ? v : parseSettings(z.number({ error: 'must be a number' }).int().min(1, `must be at least 1 (${what})`), v, () => `--${flag}`);
+const count =
+  (flag: string, what: string) =>
+  (v: number): number =>
+    v === undefined ? v : parseSettings(z.number({ error: 'must be a number' }).int().min(1, `must be at least 1 (${what})`), v, () => `--${flag}`);
 
 export const seedsOption = <T>(y: Argv<T>, describe: string, fallback = 3) =>
   y.option('seeds', { type: 'number', default: fallback, describe: `${describe} (seeds 0..N-1)`, coerce: count('seeds', 'with no seed nothing is run') });
 
 /** A keep rate (random pruning): a probability, 0 to 1. */
-export const keepRateCoerce = (v: number): number => (v === undefined ? v : parseSettings(z.number({ error: 'must be a number' }).min(0, 'must be at least 0 (a probability: 0 keeps no edge)').max(1, 'must be at most 1 (a probability: 1 keeps every edge)'), v, () => '--keep-rate'));
+export const keepRateCoerce = (v: number): number =>
+  v === undefined
+    ? v
+    : parseSettings(
+        z
+          .number({ error: 'must be a number' })
+          .min(0, 'must be at least 0 (a probability: 0 keeps no edge)')
+          .max(1, 'must be at most 1 (a probability: 1 keeps every edge)'),
+        v,
+        () => '--keep-rate',
+      );
 
 /** The recording flags (--concurrency, --max-calls, --budget-usd), checked by their schema before anything is written. */
 export function recordingFlags(a: { concurrency: number; maxCalls?: number; budgetUsd?: number }): Pick<RecordingOptions, 'concurrency' | 'limits'> {
@@ -38,7 +49,8 @@ export function recordingFlags(a: { concurrency: number; maxCalls?: number; budg
   return { concurrency: s.concurrency, limits: { maxCalls: s.maxCalls, budget: s.budgetUsd } };
 }
 
-export const workersOption = <T>(y: Argv<T>, describe: string) => y.option('workers', { type: 'number', default: 2, describe, coerce: count('workers', 'with no worker nothing is trained') });
+export const workersOption = <T>(y: Argv<T>, describe: string) =>
+  y.option('workers', { type: 'number', default: 2, describe, coerce: count('workers', 'with no worker nothing is trained') });
 
 const DEBATE = 'Debate (SPEC §1, §3):';
 const ENGINE = 'Policy engine:';
@@ -47,14 +59,45 @@ const PLAN = 'Before running:';
 /** Debate settings of the replaying commands (SPEC §1, §3). */
 export function debateOptions<T>(y: Argv<T>) {
   return y
-    .option('miss', { choices: MISS_TIERS, default: 'model' as const, describe: 'deepest lookup tier on a cache miss: error | signature | model | record (record asks the live endpoint: the simulator of a simulated cache, a fitted simulator (cache fit) or --endpoints)', group: DEBATE })
-    .option('response-model', { choices: RESPONSE_MODELS, default: DebateSettings.shape.responseModel.parse(undefined), describe: 'tier-3 response model: full (own response kept or pruned, agreeing / disagreeing peers, peer accuracy) or base (SPEC §3 base form)', group: DEBATE })
-    .option('rounds', { type: 'number', describe: "debate rounds R >= 2 (round 1 = independent answers); at most the deepest round the cache recorded [default: 3, or the rounds of the policy or training config]", group: DEBATE })
-    .option('allow-unrecorded-rounds', { type: 'boolean', default: false, describe: 'with --miss model: replay rounds beyond the deepest round the cache recorded, the tier-3 model drawing every answer there', group: DEBATE })
+    .option('miss', {
+      choices: MISS_TIERS,
+      default: 'model' as const,
+      describe:
+        'deepest lookup tier on a cache miss: error | signature | model | record (record asks the live endpoint: the simulator of a simulated cache, a fitted simulator (cache fit) or --endpoints)',
+      group: DEBATE,
+    })
+    .option('response-model', {
+      choices: RESPONSE_MODELS,
+      default: DebateSettings.shape.responseModel.parse(undefined),
+      describe: 'tier-3 response model: full (own response kept or pruned, agreeing / disagreeing peers, peer accuracy) or base (SPEC §3 base form)',
+      group: DEBATE,
+    })
+    .option('rounds', {
+      type: 'number',
+      describe:
+        'debate rounds R >= 2 (round 1 = independent answers); at most the deepest round the cache recorded [default: 3, or the rounds of the policy or training config]',
+      group: DEBATE,
+    })
+    .option('allow-unrecorded-rounds', {
+      type: 'boolean',
+      default: false,
+      describe: 'with --miss model: replay rounds beyond the deepest round the cache recorded, the tier-3 model drawing every answer there',
+      group: DEBATE,
+    })
     .option('agents', { type: 'string', describe: 'team as comma-separated agent ids (default: every agent of the cache)', group: DEBATE })
-    .option('round1-sample', { choices: ['first', 'random'] as const, default: 'first' as const, describe: 'round-1 sample a debate starts from', group: DEBATE })
+    .option('round1-sample', {
+      choices: ['first', 'random'] as const,
+      default: 'first' as const,
+      describe: 'round-1 sample a debate starts from',
+      group: DEBATE,
+    })
     .option('tie-break', { choices: ['lowest-agent', 'random'] as const, default: 'lowest-agent' as const, describe: 'majority tie rule', group: DEBATE })
-    .option('token-limit', { choices: ['none', 'q85', 'q95'] as const, default: 'none' as const, describe: "per-agent output-token limit (the agent's q85 / q95 recorded length); a longer reply is cut and loses its answer", group: DEBATE })
+    .option('token-limit', {
+      choices: ['none', 'q85', 'q95'] as const,
+      default: 'none' as const,
+      describe: "per-agent output-token limit (the agent's q85 / q95 recorded length); a longer reply is cut and loses its answer",
+      group: DEBATE,
+    })
     .option('seed', { type: 'number', default: 0, describe: 'seed of every random choice in a replay', group: DEBATE });
 }
 
@@ -64,18 +107,43 @@ export function debateOptions<T>(y: Argv<T>) {
  */
 export function debateSettings(a: DebateFlags): Partial<DebateSettings> {
   const all: Partial<DebateSettings> = {
-    miss: a.miss, responseModel: a.responseModel, rounds: a.rounds, agents: a.agents?.split(',').map((s) => s.trim()), round1Sample: a.round1Sample, tieBreak: a.tieBreak,
-    tokenLimit: a.tokenLimit, seed: a.seed, allowUnrecordedRounds: a.allowUnrecordedRounds,
+    miss: a.miss,
+    responseModel: a.responseModel,
+    rounds: a.rounds,
+    agents: a.agents?.split(',').map((s) => s.trim()),
+    round1Sample: a.round1Sample,
+    tieBreak: a.tieBreak,
+    tokenLimit: a.tokenLimit,
+    seed: a.seed,
+    allowUnrecordedRounds: a.allowUnrecordedRounds,
   };
   const flag: Record<keyof typeof all, string> = {
-    miss: 'miss', responseModel: 'response-model', rounds: 'rounds', agents: 'agents', round1Sample: 'round1-sample', tieBreak: 'tie-break', tokenLimit: 'token-limit', seed: 'seed',
-    allowUnrecordedRounds: 'allow-unrecorded-rounds', priorSmoothing: 'prior-smoothing',
+    miss: 'miss',
+    responseModel: 'response-model',
+    rounds: 'rounds',
+    agents: 'agents',
+    round1Sample: 'round1-sample',
+    tieBreak: 'tie-break',
+    tokenLimit: 'token-limit',
+    seed: 'seed',
+    allowUnrecordedRounds: 'allow-unrecorded-rounds',
+    priorSmoothing: 'prior-smoothing',
   };
   const out = Object.fromEntries(Object.entries(all).filter(([k]) => given(a, flag[k as keyof typeof all]))) as Partial<DebateSettings>;
   parseDebateSettings(out);
   return out;
 }
-type DebateFlags = { miss: DebateSettings['miss']; responseModel: DebateSettings['responseModel']; rounds?: number; agents?: string; round1Sample: DebateSettings['round1Sample']; tieBreak: DebateSettings['tieBreak']; tokenLimit: DebateSettings['tokenLimit']; seed: number; allowUnrecordedRounds: boolean };
+type DebateFlags = {
+  miss: DebateSettings['miss'];
+  responseModel: DebateSettings['responseModel'];
+  rounds?: number;
+  agents?: string;
+  round1Sample: DebateSettings['round1Sample'];
+  tieBreak: DebateSettings['tieBreak'];
+  tokenLimit: DebateSettings['tokenLimit'];
+  seed: number;
+  allowUnrecordedRounds: boolean;
+};
 
 // Which flags the user gave: yargs fills in defaults, and a command must tell a flag given from one
 // defaulted to refuse flags it would not use (and to let a config file or a policy set the rest).
@@ -89,7 +157,7 @@ type Parsed = Record<string | symbol, unknown>;
  */
 export function rememberDefaults(argv: object, ...rest: unknown[]): void {
   const y = rest[0] as { parsed?: false | { defaulted?: Record<string, boolean> } } | undefined;
-  (argv as Parsed)[DEFAULTED] = new Set(Object.keys((y?.parsed && y.parsed.defaulted) || {}).map(kebab));
+  (argv as Parsed)[DEFAULTED] = new Set(Object.keys((y?.parsed ? y.parsed.defaulted : undefined) ?? {}).map(kebab));
 }
 
 /** The user gave `flag` (kebab-case) on the command line. */
@@ -112,21 +180,31 @@ export function refuseUnused(a: object, rules: [flag: string, unused: boolean, w
 export const computeRules = (a: ComputeSettings, policyMath = true, why = ''): [string, boolean, string][] => [
   ['engine', !policyMath, why],
   ['threads', !policyMath || a.engine === 'tfjs', policyMath ? 'sets the threads of the onnx engines, not of --engine tfjs' : why],
-  ['backend', !policyMath || a.engine === 'onnx' || a.engine === 'onnx-cuda', policyMath ? `sets the TF.js backend of --engine tfjs, not of --engine ${a.engine}` : why],
+  [
+    'backend',
+    !policyMath || a.engine === 'onnx' || a.engine === 'onnx-cuda',
+    policyMath ? `sets the TF.js backend of --engine tfjs, not of --engine ${a.engine}` : why,
+  ],
 ];
 
 /** The record tier's endpoints (`train` and `active` take the same flag from their `endpoints` setting). */
 export const endpointsOption = <T>(y: Argv<T>) =>
   y.option('endpoints', {
     type: 'string',
-    describe: "team file: the OpenAI-compatible endpoint of each agent, asked by the record tier (miss = record); default: a simulated cache's simulator, or the simulator fitted to a recorded cache by `cache fit` (README: Live endpoints)",
+    describe:
+      "team file: the OpenAI-compatible endpoint of each agent, asked by the record tier (miss = record); default: a simulated cache's simulator, or the simulator fitted to a recorded cache by `cache fit` (README: Live endpoints)",
   });
 
 /** How policy math is computed (engine, threads, TF.js backend). */
 export function computeOptions<T>(y: Argv<T>) {
   const d = defaultCompute();
   return y
-    .option('engine', { choices: ENGINES, default: d.engine, describe: 'policy-math engine: onnx (ONNX Runtime, native CPU), tfjs (TF.js on --backend); auto: onnx when it loads', group: ENGINE })
+    .option('engine', {
+      choices: ENGINES,
+      default: d.engine,
+      describe: 'policy-math engine: onnx (ONNX Runtime, native CPU), tfjs (TF.js on --backend); auto: onnx when it loads',
+      group: ENGINE,
+    })
     .option('threads', { type: 'number', default: d.threads, describe: 'CPU threads of the onnx engine', group: ENGINE })
     .option('backend', { choices: BACKENDS, default: d.backend, describe: 'TF.js backend of the tfjs engine', group: ENGINE });
 }
@@ -135,11 +213,19 @@ export function computeOptions<T>(y: Argv<T>) {
 export const planOptions = <T>(y: Argv<T>) =>
   y
     .option('print-config', { type: 'boolean', describe: 'print the resolved settings, as the run would use them, as JSON and exit', group: PLAN })
-    .option('dry-run', { type: 'boolean', describe: 'print what would run (runs started, reused or resumed; what is evaluated and written) and exit, writing nothing', group: PLAN })
+    .option('dry-run', {
+      type: 'boolean',
+      describe: 'print what would run (runs started, reused or resumed; what is evaluated and written) and exit, writing nothing',
+      group: PLAN,
+    })
     .conflicts('print-config', 'dry-run');
 
 /** Print the job's settings or plan when asked to, else run it. */
-export async function runOrPlan(a: { printConfig?: boolean; dryRun?: boolean }, describe: () => JobDescription | Promise<JobDescription>, run: () => Promise<void>) {
+export async function runOrPlan(
+  a: { printConfig?: boolean; dryRun?: boolean },
+  describe: () => JobDescription | Promise<JobDescription>,
+  run: () => Promise<void>,
+) {
   if (a.printConfig) console.log(JSON.stringify((await describe()).settings, null, 2));
   else if (a.dryRun) console.log((await (await describe()).plan()).join('\n'));
   else await run();

@@ -1,7 +1,7 @@
 // Fixed comparison methods replayed through the environment (SPEC §8): Full-Debate,
 // No-communication, and each Single agent (its round-1 answer alone).
 import seedrandom from 'seedrandom';
-import type { Question } from '../src/cache/load.ts';
+import type { Question } from '../src/cache/types.ts';
 import { actionsPerDebate } from '../src/env/actions.ts';
 import { shownTokens } from '../src/env/tokenLimit.ts';
 import { addPricing, callCost, emptyPricing, type PricingCounts } from '../src/env/cost.ts';
@@ -41,7 +41,20 @@ export interface QuestionOutcome {
 
 export function emptyResult(env: Environment, questions: Question[], method: string): MethodResult {
   const n = env.team.length;
-  return { method, questions: questions.length, correct: 0, invalid: 0, cost: 0, priced: emptyPricing(), keptEdges: 0, maxEdges: questions.length * actionsPerDebate(n, env.rounds), tiers: emptyTiers(), ledger: [], outcomes: [], skipped: [] };
+  return {
+    method,
+    questions: questions.length,
+    correct: 0,
+    invalid: 0,
+    cost: 0,
+    priced: emptyPricing(),
+    keptEdges: 0,
+    maxEdges: questions.length * actionsPerDebate(n, env.rounds),
+    tiers: emptyTiers(),
+    ledger: [],
+    outcomes: [],
+    skipped: [],
+  };
 }
 
 /** Count one finished debate into a method's result. */
@@ -65,7 +78,12 @@ export function addDebate(env: Environment, out: MethodResult, r: DebateResult):
 
 export async function runRule(env: Environment, questions: Question[], method: string, rule: KeepRule): Promise<MethodResult> {
   const out = emptyResult(env, questions, method);
-  for (const r of await playDebates(env, questions.map((q) => q.index), rule)) addDebate(env, out, r);
+  for (const r of await playDebates(
+    env,
+    questions.map((q) => q.index),
+    rule,
+  ))
+    addDebate(env, out, r);
   return out;
 }
 
@@ -77,7 +95,10 @@ export async function singleAgent(env: Environment, questions: Question[], membe
   const { cache } = env;
   const agent = env.team[member];
   const out = emptyResult(env, questions, `Single ${cache.agents[agent].id} (${cache.agents[agent].model})`);
-  const debates = await startDebates(env, questions.map((q) => q.index));
+  const debates = await startDebates(
+    env,
+    questions.map((q) => q.index),
+  );
   for (const [k, q] of questions.entries()) {
     const d = debates[k];
     const r = d.current[member]; // its round-1 reply, as its token limit leaves it
@@ -111,12 +132,19 @@ export function randomPruning(env: Environment, questions: Question[], keepRate:
  */
 export async function freezeGate(env: Environment, questions: Question[], gate: 'always' | 'on-change'): Promise<MethodResult> {
   const out = emptyResult(env, questions, gate === 'always' ? 'Freeze (always)' : 'Freeze (when round-2 majority changed)');
-  const debates = await startDebates(env, questions.map((q) => q.index));
+  const debates = await startDebates(
+    env,
+    questions.map((q) => q.index),
+  );
   const first = debates.map((d) => majority(d.answers[0], env.settings.tieBreak, d.random));
   const frozen = debates.map(() => gate === 'always');
   for (let t = 2; t <= env.rounds; t++) {
     const going = debates.filter((_, k) => !frozen[k]);
-    await stepDebates(env, going, going.map((d) => keepAll(d, env.team.length)));
+    await stepDebates(
+      env,
+      going,
+      going.map((d) => keepAll(d, env.team.length)),
+    );
     if (t === 2) debates.forEach((d, k) => (frozen[k] ||= !d.missed && majority(d.answers[1], env.settings.tieBreak, d.random) !== first[k]));
   }
   debates.forEach((d, k) => {

@@ -3,7 +3,7 @@
 // Consistency-Fuse (equal budget shares of every model), each extended with samples until its cost
 // would pass Full-Debate's on the same questions. A sample is never reused: when the cache holds too
 // few, the row says how many were used and what cost was reached.
-import type { Question } from '../src/cache/load.ts';
+import type { Question } from '../src/cache/types.ts';
 import { limitedSample } from '../src/env/tokenLimit.ts';
 import { callCost } from '../src/env/cost.ts';
 import { emptyTiers } from '../src/env/tiers.ts';
@@ -30,7 +30,19 @@ function vote(env: Environment, questions: Question[], method: string, k: number
     const final = majority(answers, 'lowest-agent', () => 0);
     const cost = used.reduce((s, i) => s + sampleCost(env, i), 0);
     // A vote is one round: initial = final, so the ledger shows preserved / unrepaired / invalid.
-    addDebate(env, out, { q: q.index, answers: [[final]], correct: [[final === q.goldKey]], keeps: [], final, finalCorrect: final === q.goldKey, invalid: final < 0, cost, priced: { recorded: used.length, computed: 0 }, keptEdges: 0, tiers: emptyTiers() });
+    addDebate(env, out, {
+      q: q.index,
+      answers: [[final]],
+      correct: [[final === q.goldKey]],
+      keeps: [],
+      final,
+      finalCorrect: final === q.goldKey,
+      invalid: final < 0,
+      cost,
+      priced: { recorded: used.length, computed: 0 },
+      keptEdges: 0,
+      tiers: emptyTiers(),
+    });
   }
   return out;
 }
@@ -50,7 +62,15 @@ function extend(env: Environment, questions: Question[], members: number[], budg
   const k = env.team.map(() => 0);
   const available = env.team.map((_, m) => Math.min(...questions.map((q) => samples(env, q, m).length)));
   const share = budget / members.length;
-  const cost = (m: number, n: number) => questions.reduce((s, q) => s + samples(env, q, m).slice(0, n).reduce((c, i) => c + sampleCost(env, i), 0), 0);
+  const cost = (m: number, n: number) =>
+    questions.reduce(
+      (s, q) =>
+        s +
+        samples(env, q, m)
+          .slice(0, n)
+          .reduce((c, i) => c + sampleCost(env, i), 0),
+      0,
+    );
   let exhausted = false;
   for (const m of members) {
     while (k[m] < available[m] && cost(m, k[m] + 1) <= share) k[m]++;
@@ -76,5 +96,11 @@ export async function consistencyBest(env: Environment, questions: Question[], v
 
 /** Consistency-Fuse: every member's samples, equal budget shares, up to Full-Debate's cost. */
 export function consistencyFuse(env: Environment, questions: Question[], fullCost: number): MethodResult {
-  return matched(env, questions, 'Consistency-Fuse', env.team.map((_, m) => m), fullCost);
+  return matched(
+    env,
+    questions,
+    'Consistency-Fuse',
+    env.team.map((_, m) => m),
+    fullCost,
+  );
 }

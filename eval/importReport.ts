@@ -3,7 +3,7 @@
 // responses (src/cache/parseReport.ts), accuracy and majority accuracy per round, the transition
 // ledger of the recorded debates, how much of what agents were shown was matched to recorded
 // responses, which teams can be replayed, and the tier-3 response model's fidelity on this data.
-import type { Cache, Response } from '../src/cache/load.ts';
+import type { Cache, Response } from '../src/cache/types.ts';
 import { parseReport, ratio } from '../src/cache/parseReport.ts';
 import { questionsPerSplit } from '../src/cache/stats.ts';
 import { fidelityTable } from '../src/env/modelFidelity.ts';
@@ -34,7 +34,9 @@ export function importReport(cache: Cache, priorSmoothing = 0.5): string {
   const rounds = Math.max(1, ...cache.responses.map((r) => r.round));
   const roundCols = Array.from({ length: rounds }, (_, t) => `round ${t + 1}`);
 
-  out.push(`${cache.file}: ${cache.questions.length} questions, ${cache.agents.length} agent positions, ${cache.responses.length} responses, ${cache.externals.length} external shown solutions`);
+  out.push(
+    `${cache.file}: ${cache.questions.length} questions, ${cache.agents.length} agent positions, ${cache.responses.length} responses, ${cache.externals.length} external shown solutions`,
+  );
   out.push('', questionsPerSplit(cache));
 
   const shapes = new Map<string, number>();
@@ -42,7 +44,14 @@ export function importReport(cache: Cache, priorSmoothing = 0.5): string {
     const key = `${agents.size} agents, ${Math.max(...[...agents.values()].map((l) => l.length))} rounds`;
     shapes.set(key, (shapes.get(key) ?? 0) + 1);
   }
-  out.push('', 'Recorded debates by team size and rounds', markdownTable(['debate', 'questions'], [...shapes].sort().map(([k, n]) => [k, n])));
+  out.push(
+    '',
+    'Recorded debates by team size and rounds',
+    markdownTable(
+      ['debate', 'questions'],
+      [...shapes].sort().map(([k, n]) => [k, n]),
+    ),
+  );
 
   out.push('', parseReport(cache));
 
@@ -56,22 +65,48 @@ export function importReport(cache: Cache, priorSmoothing = 0.5): string {
     const m = rows.map((row) => majority(row, 'lowest-agent', () => 0));
     majorities.push(m.map((x) => (x === gold ? 1 : 0)));
     const final = m[m.length - 1];
-    results.push({ q, answers: rows, correct: [], keeps: [], final, finalCorrect: final === gold, invalid: final < 0, cost: 0, priced: emptyPricing(), keptEdges: 0, tiers: emptyTiers() });
+    results.push({
+      q,
+      answers: rows,
+      correct: [],
+      keeps: [],
+      final,
+      finalCorrect: final === gold,
+      invalid: final < 0,
+      cost: 0,
+      priced: emptyPricing(),
+      keptEdges: 0,
+      tiers: emptyTiers(),
+    });
   }
   const accuracy = (t: number) => {
     const rs = cache.responses.filter((r) => r.round === t + 1);
     return rs.length ? pct(rs.filter((r) => r.correct).length / rs.length) : '-';
   };
-  out.push('', 'Accuracy per round (responses recorded at that round; majority: every debate, carried forward when it stopped early)', markdownTable(['', ...roundCols], [
-    ['responses', ...roundCols.map((_, t) => accuracy(t))],
-    ['majority', ...roundCols.map((_, t) => pct(majorities.reduce((s, m) => s + m[t], 0) / Math.max(1, majorities.length)))],
-  ]));
+  out.push(
+    '',
+    'Accuracy per round (responses recorded at that round; majority: every debate, carried forward when it stopped early)',
+    markdownTable(
+      ['', ...roundCols],
+      [
+        ['responses', ...roundCols.map((_, t) => accuracy(t))],
+        ['majority', ...roundCols.map((_, t) => pct(majorities.reduce((s, m) => s + m[t], 0) / Math.max(1, majorities.length)))],
+      ],
+    ),
+  );
 
-  const ledger = summarize(results.map((d) => ledgerEntry(d, cache.questions[d.q].goldKey, 'lowest-agent', () => 0)), rounds);
-  out.push('', 'Transition ledger of the recorded debates (round-1 majority -> final majority)', markdownTable(
-    [...OUTCOMES, ...roundCols.slice(1).map((c) => `collapse onset ${c}`)],
-    [[...OUTCOMES.map((o) => ledger.counts[o]), ...roundCols.slice(1).map((_, t) => ledger.onsets[t + 2])]],
-  ));
+  const ledger = summarize(
+    results.map((d) => ledgerEntry(d, cache.questions[d.q].goldKey, 'lowest-agent', () => 0)),
+    rounds,
+  );
+  out.push(
+    '',
+    'Transition ledger of the recorded debates (round-1 majority -> final majority)',
+    markdownTable(
+      [...OUTCOMES, ...roundCols.slice(1).map((c) => `collapse onset ${c}`)],
+      [[...OUTCOMES.map((o) => ledger.counts[o]), ...roundCols.slice(1).map((_, t) => ledger.onsets[t + 2])]],
+    ),
+  );
 
   // Shown solutions: a context is the own previous response plus what the agent was shown.
   const revisions = cache.responses.filter((r) => r.round > 1);
@@ -88,10 +123,17 @@ export function importReport(cache: Cache, priorSmoothing = 0.5): string {
 
   // Which teams can be replayed: a question needs a round-1 response from every member.
   const teams = cache.agents.map((_, k) => cache.agents.slice(0, k + 1));
-  out.push('', 'Questions each team can debate (every member answered in round 1)', markdownTable(['team', 'questions', ...SPLITS], teams.map((team) => {
-    const ok = cache.questions.filter((q) => team.every((a) => recorded.get(q.index)?.get(a.index)?.[0]));
-    return [team.map((a) => a.id).join(','), ok.length, ...SPLITS.map((s) => ok.filter((q) => q.split === s).length)];
-  })));
+  out.push(
+    '',
+    'Questions each team can debate (every member answered in round 1)',
+    markdownTable(
+      ['team', 'questions', ...SPLITS],
+      teams.map((team) => {
+        const ok = cache.questions.filter((q) => team.every((a) => recorded.get(q.index)?.get(a.index)?.[0]));
+        return [team.map((a) => a.id).join(','), ok.length, ...SPLITS.map((s) => ok.filter((q) => q.split === s).length)];
+      }),
+    ),
+  );
 
   out.push('', fidelityTable(cache, priorSmoothing));
   return out.join('\n');

@@ -52,7 +52,8 @@ interface SignedUtility {
  */
 export function signedUtility(method: LedgerEntry[], reference: LedgerEntry[], wCollapse = 1, wCorrection = 1): SignedUtility {
   if (method.length !== reference.length) throw new Error('signed utility needs both methods on the same questions');
-  let collapsesPrevented = 0, correctionsLost = 0;
+  let collapsesPrevented = 0,
+    correctionsLost = 0;
   const endsRight = (e: LedgerEntry) => e.outcome === 'preserved' || e.outcome === 'correction';
   method.forEach((m, i) => {
     const r = reference[i].outcome;

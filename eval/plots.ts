@@ -3,7 +3,6 @@
 import type { TopLevelSpec } from 'vega-lite';
 import { renderSvg, VEGA_LITE_SCHEMA } from '../src/plot.ts';
 
-
 /** A method on the accuracy-cost plane; bounds are null where the method has no spread. */
 export interface CostPoint {
   method: string;
@@ -19,7 +18,11 @@ export interface CostPoint {
 
 /** Methods no other method beats on both accuracy and cost. */
 export function paretoFront(points: { method: string; accuracy: number; costPct: number }[]): Set<string> {
-  return new Set(points.filter((r) => !points.some((o) => o !== r && o.accuracy >= r.accuracy && o.costPct <= r.costPct && (o.accuracy > r.accuracy || o.costPct < r.costPct))).map((r) => r.method));
+  return new Set(
+    points
+      .filter((r) => !points.some((o) => o !== r && o.accuracy >= r.accuracy && o.costPct <= r.costPct && (o.accuracy > r.accuracy || o.costPct < r.costPct)))
+      .map((r) => r.method),
+  );
 }
 
 export function accuracyCostPlot(points: CostPoint[], title: string, fullDebate?: { accuracy: number; costPct: number }): Promise<string> {
@@ -30,13 +33,31 @@ export function accuracyCostPlot(points: CostPoint[], title: string, fullDebate?
   const kinds = [...new Set(points.map((p) => p.kind))];
   const x = { field: 'costPct', type: 'quantitative', title: 'cost (% of Full-Debate)', scale: { zero: false } } as const;
   const y = { field: 'accuracy', type: 'quantitative', title: 'accuracy (%), 95% interval', scale: { zero: false } } as const;
-  const color = { field: 'method', type: 'nominal', title: 'method', scale: { domain: methods, scheme: methods.length > 10 ? 'tableau20' : 'tableau10' }, legend: { labelLimit: 480, symbolLimit: 0 } } as const;
+  const color = {
+    field: 'method',
+    type: 'nominal',
+    title: 'method',
+    scale: { domain: methods, scheme: methods.length > 10 ? 'tableau20' : 'tableau10' },
+    legend: { labelLimit: 480, symbolLimit: 0 },
+  } as const;
   const reference = fullDebate
     ? [
-        { data: { values: [fullDebate] }, mark: { type: 'rule', strokeDash: [2, 2], color: '#999' }, encoding: { x: { field: 'costPct', type: 'quantitative' } } },
-        { data: { values: [fullDebate] }, mark: { type: 'rule', strokeDash: [2, 2], color: '#999' }, encoding: { y: { field: 'accuracy', type: 'quantitative' } } },
+        {
+          data: { values: [fullDebate] },
+          mark: { type: 'rule', strokeDash: [2, 2], color: '#999' },
+          encoding: { x: { field: 'costPct', type: 'quantitative' } },
+        },
+        {
+          data: { values: [fullDebate] },
+          mark: { type: 'rule', strokeDash: [2, 2], color: '#999' },
+          encoding: { y: { field: 'accuracy', type: 'quantitative' } },
+        },
         // Labelled left of the top of the vertical line, where points are rare (right of it is the legend).
-        { data: { values: [fullDebate] }, mark: { type: 'text', align: 'right', baseline: 'top', dx: -3, dy: 3, fontSize: 10, color: '#666' }, encoding: { x: { field: 'costPct', type: 'quantitative' }, y: { value: 0 }, text: { value: 'Full-Debate (dotted)' } } },
+        {
+          data: { values: [fullDebate] },
+          mark: { type: 'text', align: 'right', baseline: 'top', dx: -3, dy: 3, fontSize: 10, color: '#666' },
+          encoding: { x: { field: 'costPct', type: 'quantitative' }, y: { value: 0 }, text: { value: 'Full-Debate (dotted)' } },
+        },
       ]
     : [];
   const spec = {
@@ -48,11 +69,25 @@ export function accuracyCostPlot(points: CostPoint[], title: string, fullDebate?
     layer: [
       ...reference,
       { transform: [{ filter: 'datum.pareto' }], mark: { type: 'line', strokeDash: [5, 4], color: '#777' }, encoding: { x, y, order: { field: 'costPct' } } },
-      { transform: [{ filter: 'isValid(datum.accuracyLow)' }], mark: { type: 'rule', strokeWidth: 1.5 }, encoding: { x, y: { field: 'accuracyLow', type: 'quantitative' }, y2: { field: 'accuracyHigh' }, color } },
-      { transform: [{ filter: 'isValid(datum.costLow)' }], mark: { type: 'rule', strokeWidth: 1.5 }, encoding: { y, x: { field: 'costLow', type: 'quantitative' }, x2: { field: 'costHigh' }, color } },
+      {
+        transform: [{ filter: 'isValid(datum.accuracyLow)' }],
+        mark: { type: 'rule', strokeWidth: 1.5 },
+        encoding: { x, y: { field: 'accuracyLow', type: 'quantitative' }, y2: { field: 'accuracyHigh' }, color },
+      },
+      {
+        transform: [{ filter: 'isValid(datum.costLow)' }],
+        mark: { type: 'rule', strokeWidth: 1.5 },
+        encoding: { y, x: { field: 'costLow', type: 'quantitative' }, x2: { field: 'costHigh' }, color },
+      },
       {
         mark: { type: 'point', filled: true, size: 90, opacity: 1, stroke: 'black', strokeWidth: 0.5 },
-        encoding: { x, y, color, ...(kinds.length > 1 && { shape: { field: 'kind', type: 'nominal', title: null, scale: { domain: kinds } } }), tooltip: [{ field: 'method' }, { field: 'accuracy' }, { field: 'costPct' }] },
+        encoding: {
+          x,
+          y,
+          color,
+          ...(kinds.length > 1 && { shape: { field: 'kind', type: 'nominal', title: null, scale: { domain: kinds } } }),
+          tooltip: [{ field: 'method' }, { field: 'accuracy' }, { field: 'costPct' }],
+        },
       },
     ],
     config: { legend: { orient: 'right' } },

@@ -1,6 +1,6 @@
 // Evaluating a trained policy: deterministic decisions (keep iff p_keep >= 0.5, SPEC §7),
 // replayed on a split, counted like every other method; and the rounds a policy can be replayed for.
-import type { Question } from '../src/cache/load.ts';
+import type { Question } from '../src/cache/types.ts';
 import type { Embeddings } from '../src/cache/embeddings.ts';
 import type { Environment } from '../src/env/environment.ts';
 import type { PolicyArtifact } from '../src/policy/artifact.ts';
@@ -11,7 +11,13 @@ import { addDebate, emptyResult, type MethodResult } from './baselines.ts';
 
 export async function evaluatePolicy(engine: PolicyEngine, env: Environment, emb: Embeddings, questions: Question[], method: string): Promise<MethodResult> {
   const out = emptyResult(env, questions, method);
-  for (const d of await playGreedy(engine, env, emb, questions.map((q) => q.index))) addDebate(env, out, d);
+  for (const d of await playGreedy(
+    engine,
+    env,
+    emb,
+    questions.map((q) => q.index),
+  ))
+    addDebate(env, out, d);
   return out;
 }
 
@@ -24,8 +30,10 @@ export async function evaluatePolicy(engine: PolicyEngine, env: Environment, emb
 export function policyShapeFor(artifact: PolicyArtifact, path: string, rounds: number): { shape: PolicyShape; note?: string } {
   const R = artifact.shape.rounds;
   if (rounds === R) return { shape: artifact.shape };
-  if (!artifact.shape.roundFeature) return { shape: { ...artifact.shape, rounds }, note: `${path}: trained for ${R} rounds, replayed for ${rounds} (it has no round feature)` };
-  if (rounds < R) return { shape: artifact.shape, note: `${path}: trained for ${R} rounds, replayed for ${rounds} (its round feature's rows for rounds 2..${rounds})` };
+  if (!artifact.shape.roundFeature)
+    return { shape: { ...artifact.shape, rounds }, note: `${path}: trained for ${R} rounds, replayed for ${rounds} (it has no round feature)` };
+  if (rounds < R)
+    return { shape: artifact.shape, note: `${path}: trained for ${R} rounds, replayed for ${rounds} (its round feature's rows for rounds 2..${rounds})` };
   throw new Error(
     `${path}: trained for ${R} rounds, its round feature has ${R - 1} row${R - 1 === 1 ? '' : 's'} (rounds 2..${R}), but the debate has ${rounds} rounds: ` +
       `replay it with --rounds ${R} or fewer, or train a policy for ${rounds} rounds (or one without the round feature, --no-round-feature, which takes any number)`,

@@ -4,7 +4,7 @@
 // disk.
 import { stringify } from 'csv-stringify/sync';
 import { join } from 'node:path';
-import { writeFileAtomic } from '../src/cache/write.ts';
+import { writeFileAtomic } from '../src/io/atomic.ts';
 import { markdownTable } from '../src/table.ts';
 import { addPricing, emptyPricing } from '../src/env/cost.ts';
 import { addTiers, emptyTiers, TIERS, type TierCounts } from '../src/env/tiers.ts';
@@ -67,7 +67,8 @@ function recordedShare(runs: MethodResult[]): number {
  */
 export function pricingNote(rs: Row[]): string {
   const partial = rs.filter((r) => r.pricedRecordedPct < 100);
-  const rule = 'input tokens of a call are its response\'s recorded inTokens where the response was recorded with exactly that context (round-1 answers, exact and record tiers), else computed as promptTokens + the outTokens of the kept responses (signature and model tiers)';
+  const rule =
+    "input tokens of a call are its response's recorded inTokens where the response was recorded with exactly that context (round-1 answers, exact and record tiers), else computed as promptTokens + the outTokens of the kept responses (signature and model tiers)";
   if (!partial.length) return `Pricing: every call priced from its recorded input-token count (${rule}).`;
   return `Pricing: ${rule}. Calls priced from recorded counts: ${rs.map((r) => `${r.method} ${r.pricedRecordedPct.toFixed(0)}%`).join(', ')}; the rest computed.`;
 }
@@ -110,7 +111,10 @@ export function rows(groups: MethodGroup[], reference: MethodResult, weights = {
       utility: mean(utilities.map((u) => u.utility)),
       tiers: tierShares(g.runs),
       pricedRecordedPct: recordedShare(g.runs),
-      note: g.runs.map((r) => r.note).filter(Boolean).join('; '),
+      note: g.runs
+        .map((r) => r.note)
+        .filter(Boolean)
+        .join('; '),
     };
   });
 }
@@ -121,7 +125,8 @@ export function rows(groups: MethodGroup[], reference: MethodResult, weights = {
  */
 export function perQuestion(method: string, runs: MethodResult[], questions: number[]): PerQuestion {
   for (const r of runs)
-    if (r.outcomes.length !== questions.length || r.outcomes.some((o, i) => o.q !== questions[i])) throw new Error(`${method} (${r.method}): paired tests need every method on the same questions in the same order`);
+    if (r.outcomes.length !== questions.length || r.outcomes.some((o, i) => o.q !== questions[i]))
+      throw new Error(`${method} (${r.method}): paired tests need every method on the same questions in the same order`);
   return {
     correct: questions.map((_, i) => mean(runs.map((r) => +r.outcomes[i].correct))),
     cost: questions.map((_, i) => mean(runs.map((r) => r.outcomes[i].cost))),
@@ -153,18 +158,35 @@ export function pairedTests(groups: MethodGroup[], reference: MethodResult): Pai
   const questions = reference.outcomes.map((o) => o.q);
   const referenceCost = reference.outcomes.map((o) => o.cost);
   const perMethod = new Map(groups.map((g) => [g, perQuestion(g.method, g.runs, questions)]));
-  return groups.filter((p) => p.policy).flatMap((p) =>
-    groups.filter((g) => g !== p).map((g) => {
-      const d = pairedDifference(perMethod.get(p)!, perMethod.get(g)!, referenceCost, { seed: `${p.method} vs ${g.method}` });
-      const ps = p.runs.flatMap((a) => g.runs.map((b) => mcnemar(a.outcomes.map((o) => o.correct), b.outcomes.map((o) => o.correct)).p));
-      return {
-        policy: p.method, method: g.method, questions: questions.length, policyRuns: p.runs.length, methodRuns: g.runs.length,
-        accuracy: d.accuracy, cost: d.cost,
-        mcnemar: { pMin: Math.min(...ps), pMax: Math.max(...ps), pairs: ps.length, below05: ps.filter((x) => x < 0.05).length },
-        differs: excludesZero(d.accuracy),
-      };
-    }),
-  );
+  return groups
+    .filter((p) => p.policy)
+    .flatMap((p) =>
+      groups
+        .filter((g) => g !== p)
+        .map((g) => {
+          const d = pairedDifference(perMethod.get(p)!, perMethod.get(g)!, referenceCost, { seed: `${p.method} vs ${g.method}` });
+          const ps = p.runs.flatMap((a) =>
+            g.runs.map(
+              (b) =>
+                mcnemar(
+                  a.outcomes.map((o) => o.correct),
+                  b.outcomes.map((o) => o.correct),
+                ).p,
+            ),
+          );
+          return {
+            policy: p.method,
+            method: g.method,
+            questions: questions.length,
+            policyRuns: p.runs.length,
+            methodRuns: g.runs.length,
+            accuracy: d.accuracy,
+            cost: d.cost,
+            mcnemar: { pMin: Math.min(...ps), pMax: Math.max(...ps), pairs: ps.length, below05: ps.filter((x) => x < 0.05).length },
+            differs: excludesZero(d.accuracy),
+          };
+        }),
+    );
 }
 
 const fmt = (x: number) => (Number.isInteger(x) ? String(x) : x.toFixed(1));
@@ -177,7 +199,11 @@ export const meanSd = (m: number, s: number, n: number) => (n === 1 ? `${m.toFix
 
 /** "exact 33%, signature 8%, model 59%": the tiers that answered a method's revisions. */
 export function tierText(t: TierCounts): string {
-  return TIERS.filter((k) => t[k] > 0).map((k) => `${k} ${t[k].toFixed(0)}%`).join(', ') || '-';
+  return (
+    TIERS.filter((k) => t[k] > 0)
+      .map((k) => `${k} ${t[k].toFixed(0)}%`)
+      .join(', ') || '-'
+  );
 }
 
 function pairedMarkdown(tests: PairedTest[], referenceName: string): string[] {
@@ -190,9 +216,15 @@ function pairedMarkdown(tests: PairedTest[], referenceName: string): string[] {
       markdownTable(
         ['method', 'Δ accuracy pp', '95% CI (paired bootstrap)', 'McNemar p', `Δ cost pp of ${referenceName}`, '95% CI', 'accuracy differs'],
         own.map((t) => [
-          t.method, signed(t.accuracy.estimate), interval(t.accuracy.low, t.accuracy.high, signed),
-          t.mcnemar.pairs === 1 ? formatP(t.mcnemar.pMin) : `${formatP(t.mcnemar.pMin)} to ${formatP(t.mcnemar.pMax)} (${t.mcnemar.below05}/${t.mcnemar.pairs} < 0.05)`,
-          signed(t.cost.estimate), interval(t.cost.low, t.cost.high, signed), t.differs ? 'yes' : 'no',
+          t.method,
+          signed(t.accuracy.estimate),
+          interval(t.accuracy.low, t.accuracy.high, signed),
+          t.mcnemar.pairs === 1
+            ? formatP(t.mcnemar.pMin)
+            : `${formatP(t.mcnemar.pMin)} to ${formatP(t.mcnemar.pMax)} (${t.mcnemar.below05}/${t.mcnemar.pairs} < 0.05)`,
+          signed(t.cost.estimate),
+          interval(t.cost.low, t.cost.high, signed),
+          t.differs ? 'yes' : 'no',
         ]),
       ),
     ];
@@ -209,14 +241,28 @@ export function statisticsNote(referenceName: string): string {
 
 export function markdown(rs: Row[], tests: PairedTest[], referenceName: string, weights = { collapse: 1, correction: 1 }): string {
   const table = markdownTable(
-    ['method', 'accuracy % (mean ± sd, n)', '95% CI', 'cost %', 'kept edges %', ...OUTCOMES, 'onset by round', `utility vs ${referenceName}`, 'tiers (revisions)'],
+    [
+      'method',
+      'accuracy % (mean ± sd, n)',
+      '95% CI',
+      'cost %',
+      'kept edges %',
+      ...OUTCOMES,
+      'onset by round',
+      `utility vs ${referenceName}`,
+      'tiers (revisions)',
+    ],
     rs.map((r) => [
       r.method,
       meanSd(r.accuracy, r.accuracySd, r.n),
       interval(r.accuracyLow, r.accuracyHigh),
       r.n === 1 ? r.costPct.toFixed(1) : `${r.costPct.toFixed(1)} ± ${r.costSd.toFixed(1)}`,
-      r.keptPct.toFixed(1), ...OUTCOMES.map((o) => fmt(r.ledger[o])),
-      r.onsets.slice(2).map((n, i) => `r${i + 2}:${fmt(n)}`).join(' ') || '-',
+      r.keptPct.toFixed(1),
+      ...OUTCOMES.map((o) => fmt(r.ledger[o])),
+      r.onsets
+        .slice(2)
+        .map((n, i) => `r${i + 2}:${fmt(n)}`)
+        .join(' ') || '-',
       `${fmt(r.utility)} (+${fmt(r.collapsesPrevented)} / -${fmt(r.correctionsLost)})`,
       tierText(r.tiers),
     ]),
@@ -244,14 +290,50 @@ export function csv(rs: Row[]): string {
   const onsetColumns = Array.from({ length: rounds - 1 }, (_, i) => `onset_round_${i + 2}`);
   return csvTable(
     [
-      'method', 'policy', 'n', 'accuracy', 'accuracy_sd', 'accuracy_ci_low', 'accuracy_ci_high', 'accuracy_ci_method',
-      'cost_pct', 'cost_pct_sd', 'cost_pct_ci_low', 'cost_pct_ci_high', 'kept_edges_pct', ...OUTCOMES,
-      ...onsetColumns, 'collapses_prevented', 'corrections_lost', 'utility', ...TIERS.map((t) => `tier_${t}_pct`), 'priced_recorded_pct', 'note',
+      'method',
+      'policy',
+      'n',
+      'accuracy',
+      'accuracy_sd',
+      'accuracy_ci_low',
+      'accuracy_ci_high',
+      'accuracy_ci_method',
+      'cost_pct',
+      'cost_pct_sd',
+      'cost_pct_ci_low',
+      'cost_pct_ci_high',
+      'kept_edges_pct',
+      ...OUTCOMES,
+      ...onsetColumns,
+      'collapses_prevented',
+      'corrections_lost',
+      'utility',
+      ...TIERS.map((t) => `tier_${t}_pct`),
+      'priced_recorded_pct',
+      'note',
     ],
     rs.map((r) => [
-      r.method, r.policy, r.n, r.accuracy, num(r.accuracySd), num(r.accuracyLow), num(r.accuracyHigh), r.n === 1 ? 'wilson' : 't',
-      r.costPct, num(r.costSd), num(r.costLow), num(r.costHigh), r.keptPct, ...OUTCOMES.map((o) => r.ledger[o]),
-      ...onsetColumns.map((_, i) => r.onsets[i + 2] ?? 0), r.collapsesPrevented, r.correctionsLost, r.utility, ...TIERS.map((t) => r.tiers[t]), r.pricedRecordedPct, r.note,
+      r.method,
+      r.policy,
+      r.n,
+      r.accuracy,
+      num(r.accuracySd),
+      num(r.accuracyLow),
+      num(r.accuracyHigh),
+      r.n === 1 ? 'wilson' : 't',
+      r.costPct,
+      num(r.costSd),
+      num(r.costLow),
+      num(r.costHigh),
+      r.keptPct,
+      ...OUTCOMES.map((o) => r.ledger[o]),
+      ...onsetColumns.map((_, i) => r.onsets[i + 2] ?? 0),
+      r.collapsesPrevented,
+      r.correctionsLost,
+      r.utility,
+      ...TIERS.map((t) => r.tiers[t]),
+      r.pricedRecordedPct,
+      r.note,
     ]),
   );
 }
@@ -259,23 +341,62 @@ export function csv(rs: Row[]): string {
 export function pairedCsv(tests: PairedTest[]): string {
   return csvTable(
     [
-      'policy', 'method', 'questions', 'policy_runs', 'method_runs', 'delta_accuracy_pp', 'delta_accuracy_ci_low', 'delta_accuracy_ci_high',
-      'mcnemar_p_min', 'mcnemar_p_max', 'mcnemar_pairs', 'mcnemar_pairs_below_0.05', 'delta_cost_pp', 'delta_cost_ci_low', 'delta_cost_ci_high', 'accuracy_differs',
+      'policy',
+      'method',
+      'questions',
+      'policy_runs',
+      'method_runs',
+      'delta_accuracy_pp',
+      'delta_accuracy_ci_low',
+      'delta_accuracy_ci_high',
+      'mcnemar_p_min',
+      'mcnemar_p_max',
+      'mcnemar_pairs',
+      'mcnemar_pairs_below_0.05',
+      'delta_cost_pp',
+      'delta_cost_ci_low',
+      'delta_cost_ci_high',
+      'accuracy_differs',
     ],
     tests.map((t) => [
-      t.policy, t.method, t.questions, t.policyRuns, t.methodRuns, t.accuracy.estimate, t.accuracy.low, t.accuracy.high,
-      t.mcnemar.pMin, t.mcnemar.pMax, t.mcnemar.pairs, t.mcnemar.below05, t.cost.estimate, t.cost.low, t.cost.high, t.differs,
+      t.policy,
+      t.method,
+      t.questions,
+      t.policyRuns,
+      t.methodRuns,
+      t.accuracy.estimate,
+      t.accuracy.low,
+      t.accuracy.high,
+      t.mcnemar.pMin,
+      t.mcnemar.pMax,
+      t.mcnemar.pairs,
+      t.mcnemar.below05,
+      t.cost.estimate,
+      t.cost.low,
+      t.cost.high,
+      t.differs,
     ]),
   );
 }
 
 /** The accuracy-cost plot of report rows: intervals as error bars, Full-Debate (by name) as reference lines. */
-export function plot<R extends Row>(rs: R[], title: string, fullDebate: { accuracy: number; costPct: number } | undefined = rs.find((r) => r.method === 'Full-Debate'), kind = (r: R): string => (r.policy ? 'CPP policy' : 'baseline')): Promise<string> {
+export function plot<R extends Row>(
+  rs: R[],
+  title: string,
+  fullDebate: { accuracy: number; costPct: number } | undefined = rs.find((r) => r.method === 'Full-Debate'),
+  kind = (r: R): string => (r.policy ? 'CPP policy' : 'baseline'),
+): Promise<string> {
   const orNull = (x: number) => (Number.isNaN(x) ? null : x);
   return accuracyCostPlot(
     rs.map((r) => ({
-      method: r.method, kind: kind(r), accuracy: r.accuracy, accuracyLow: orNull(r.accuracyLow), accuracyHigh: orNull(r.accuracyHigh),
-      costPct: r.costPct, costLow: orNull(r.costLow), costHigh: orNull(r.costHigh),
+      method: r.method,
+      kind: kind(r),
+      accuracy: r.accuracy,
+      accuracyLow: orNull(r.accuracyLow),
+      accuracyHigh: orNull(r.accuracyHigh),
+      costPct: r.costPct,
+      costLow: orNull(r.costLow),
+      costHigh: orNull(r.costHigh),
     })),
     title,
     fullDebate,
@@ -283,7 +404,15 @@ export function plot<R extends Row>(rs: R[], title: string, fullDebate: { accura
 }
 
 /** Write comparison.md (with the job's `notes` below the tables, as printed), comparison.csv, paired-tests.csv and accuracy-cost.svg into `dir`. */
-export async function writeReport(dir: string, rs: Row[], tests: PairedTest[], referenceName: string, title: string, weights = { collapse: 1, correction: 1 }, notes: string[] = []): Promise<string[]> {
+export async function writeReport(
+  dir: string,
+  rs: Row[],
+  tests: PairedTest[],
+  referenceName: string,
+  title: string,
+  weights = { collapse: 1, correction: 1 },
+  notes: string[] = [],
+): Promise<string[]> {
   const files = [join(dir, 'comparison.md'), join(dir, 'comparison.csv'), join(dir, 'paired-tests.csv'), join(dir, 'accuracy-cost.svg')];
   writeFileAtomic(files[0], [`${[`${title}\n\n${markdown(rs, tests, referenceName, weights)}`, ...notes].join('\n\n')}\n`]);
   writeFileAtomic(files[1], [csv(rs)]);

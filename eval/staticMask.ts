@@ -4,7 +4,7 @@
 // evaluated deterministically (keep iff logit >= 0).
 import { shuffle } from '../src/shuffle.ts';
 import seedrandom from 'seedrandom';
-import type { Question } from '../src/cache/load.ts';
+import type { Question } from '../src/cache/types.ts';
 import { actionIndex, actionsPerDebate, candidateOrder } from '../src/env/actions.ts';
 import { keepAll, playDebates, type DebateResult, type KeepRule } from '../src/env/debate.ts';
 import type { Environment } from '../src/env/environment.ts';
@@ -17,23 +17,54 @@ import type { TrainConfig } from '../train/config.ts';
 import { runRule, type MethodResult } from './baselines.ts';
 
 /** The training settings the mask reads, with its own learning rate. */
-export type MaskSettings = Pick<TrainConfig,
-  'epochs' | 'batchSize' | 'entropyBonus' | 'beta' | 'gamma' | 'seed' | 'beta1' | 'beta2' | 'epsilon' | 'rollouts' | 'baseline' |
-  'baselineMomentum' | 'normalizeAdvantages' | 'costWeight' | 'targetCost' | 'targetOn' | 'dualLr'> & { lr: number };
+export type MaskSettings = Pick<
+  TrainConfig,
+  | 'epochs'
+  | 'batchSize'
+  | 'entropyBonus'
+  | 'beta'
+  | 'gamma'
+  | 'seed'
+  | 'beta1'
+  | 'beta2'
+  | 'epsilon'
+  | 'rollouts'
+  | 'baseline'
+  | 'baselineMomentum'
+  | 'normalizeAdvantages'
+  | 'costWeight'
+  | 'targetCost'
+  | 'targetOn'
+  | 'dualLr'
+> & { lr: number };
 
 /**
  * Train the mask on `train`; returns one logit per action position, and the training debates left
  * out because they could not be replayed (miss = signature).
  */
-export async function trainStaticMask(env: Environment, train: Question[], reward: RewardSettings, s: MaskSettings): Promise<{ theta: Float64Array; skipped: number }> {
+export async function trainStaticMask(
+  env: Environment,
+  train: Question[],
+  reward: RewardSettings,
+  s: MaskSettings,
+): Promise<{ theta: Float64Array; skipped: number }> {
   const A = env.team.length;
   const N = actionsPerDebate(A, env.rounds);
   const theta = new Float64Array(N);
-  const m = new Float64Array(N), v = new Float64Array(N);
+  const m = new Float64Array(N),
+    v = new Float64Array(N);
   const W = influenceWeights(A, env.rounds, s.beta, s.gamma);
   const meanTokens = meanResponseTokens(env.cache);
   const priceIn = env.team.map((a) => env.cache.agents[a].priceIn);
-  const fullCost = new Map((await playDebates(env, train.map((q) => q.index), keepAll)).map((d) => [d.q, d.cost]));
+  const fullCost = new Map(
+    (
+      await playDebates(
+        env,
+        train.map((q) => q.index),
+        keepAll,
+      )
+    ).map((d) => [d.q, d.cost]),
+  );
   const random = seedrandom(`${s.seed}|static-mask`);
   let state = new Array<number>(baselineSize(s.baseline, A, env.rounds)).fill(0);
   let multiplier = s.costWeight;
@@ -52,12 +83,14 @@ export async function trainStaticMask(env: Environment, train: Question[], rewar
       const rule: KeepRule = (deb, n) => {
         let k = debateOf.get(deb);
         if (k === undefined) debateOf.set(deb, (k = next++));
-        return Array.from({ length: n }, (_, i) => candidateOrder(n, i).map((c, j) => {
-          const x = k * N + actionIndex(n, deb.round + 1, i, j);
-          tokens[x] = shownTokens(env, deb.current[c]);
-          actions[x] = random() < sigmoid(theta[x % N]) ? 1 : 0;
-          return actions[x] === 1;
-        }));
+        return Array.from({ length: n }, (_, i) =>
+          candidateOrder(n, i).map((c, j) => {
+            const x = k * N + actionIndex(n, deb.round + 1, i, j);
+            tokens[x] = shownTokens(env, deb.current[c]);
+            actions[x] = random() < sigmoid(theta[x % N]) ? 1 : 0;
+            return actions[x] === 1;
+          }),
+        );
       };
       const played = await playDebates(env, batch, rule, `${s.seed}|${epoch}`);
       skipped += played.filter((d) => d.missed).length;
@@ -67,10 +100,22 @@ export async function trainStaticMask(env: Environment, train: Question[], rewar
       if (results.length === 0) continue;
       const kept = (arr: Uint8Array | Float32Array) => Float32Array.from(played.flatMap((_, k) => (keep[k] ? [...arr.subarray(k * N, (k + 1) * N)] : [])));
       const acts = kept(actions);
-      const a = advantagesOf({ results, tokens: kept(tokens) }, {
-        reward, W, meanTokens, agents: A, baseline: s.baseline, rollouts: s.rollouts, normalize: s.normalizeAdvantages,
-        state, momentum: s.baselineMomentum, step, budget: { multiplier, priceIn, fullCost: (q) => fullCost.get(q)! },
-      });
+      const a = advantagesOf(
+        { results, tokens: kept(tokens) },
+        {
+          reward,
+          W,
+          meanTokens,
+          agents: A,
+          baseline: s.baseline,
+          rollouts: s.rollouts,
+          normalize: s.normalizeAdvantages,
+          state,
+          momentum: s.baselineMomentum,
+          step,
+          budget: { multiplier, priceIn, fullCost: (q) => fullCost.get(q)! },
+        },
+      );
       state = a.state;
       // d/dtheta of the engines' loss -(advantage * log pi(a)) - entropyBonus * H(p), per position
       // (averaged over the batch's debates): log pi' = a - p, H' = -theta p (1 - p).
@@ -83,7 +128,17 @@ export async function trainStaticMask(env: Environment, train: Question[], rewar
       adamStep(theta, grad, m, v, ++step, s);
       if (s.targetCost !== null) {
         // As in the trainer: the deterministic mask's cost on these questions, or the sampled decisions'.
-        const held = s.targetOn === 'sampled' ? results : (await playDebates(env, questions.map((q) => q.index), maskRule(theta), `${s.seed}|${epoch}`)).filter((d) => !d.missed);
+        const held =
+          s.targetOn === 'sampled'
+            ? results
+            : (
+                await playDebates(
+                  env,
+                  questions.map((q) => q.index),
+                  maskRule(theta),
+                  `${s.seed}|${epoch}`,
+                )
+              ).filter((d) => !d.missed);
         multiplier = dualStep(multiplier, held.reduce((t, d) => t + d.cost, 0) / held.reduce((t, d) => t + fullCost.get(d.q)!, 0), s.targetCost, s.dualLr);
       }
     }
@@ -92,8 +147,10 @@ export async function trainStaticMask(env: Environment, train: Question[], rewar
 }
 
 /** The evaluated mask: keep iff the position's logit >= 0. */
-const maskRule = (theta: Float64Array): KeepRule => (d, n) =>
-  Array.from({ length: n }, (_, i) => Array.from({ length: n }, (_, j) => theta[actionIndex(n, d.round + 1, i, j)] >= 0));
+const maskRule =
+  (theta: Float64Array): KeepRule =>
+  (d, n) =>
+    Array.from({ length: n }, (_, i) => Array.from({ length: n }, (_, j) => theta[actionIndex(n, d.round + 1, i, j)] >= 0));
 
 export function staticMask(env: Environment, questions: Question[], theta: Float64Array): Promise<MethodResult> {
   const kept = [...theta].filter((t) => t >= 0).length;

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import type { Split } from '../src/cache/format.ts';
 import { ensureEmbeddings } from '../src/cache/embeddings.ts';
 import { loadCache } from '../src/cache/load.ts';
-import { writeFileAtomic } from '../src/cache/write.ts';
+import { writeFileAtomic } from '../src/io/atomic.ts';
 import { makeEnvironment, splitQuestions } from '../src/env/environment.ts';
 import { loadAnyPolicy } from '../src/policy/artifact.ts';
 import { encoderFor } from '../src/policy/inference.ts';
@@ -48,7 +48,14 @@ export const TESTS_NOTE =
   'Accuracy 95% CI: Student t interval of the mean over seeds (Wilson over the questions for a single seed). Against the reference variant (Δ = variant minus reference): the 95% CI is a percentile bootstrap over the test questions (5000 resamples, seeded by the two names), each question\'s accuracy averaged over the seeds of each variant, so it covers question sampling; Welch p is Welch\'s two-sided t-test on the per-seed accuracies, so it covers seed-to-seed spread ("-" when neither variant spreads or one has a single seed). "differs": which of the two finds a difference at the 5% level; "yes (both)" is the claim we make. No correction for multiple comparisons.';
 
 /** `onCell` is called after each cell is evaluated (a progress bar of the evaluation). */
-export async function ablationReport(grid: GridFile, outcomes: CellOutcome[], results: string, split: Split, compute: ComputeSettings, onCell: () => void = () => {}): Promise<{ markdown: string; files: string[] }> {
+export async function ablationReport(
+  grid: GridFile,
+  outcomes: CellOutcome[],
+  results: string,
+  split: Split,
+  compute: ComputeSettings,
+  onCell: () => void = () => {},
+): Promise<{ markdown: string; files: string[] }> {
   const referenceName = grid.reference ?? grid.variants[0].name;
   const rs: AblationRow[] = [];
   const fullAccuracy: string[] = [];
@@ -75,12 +82,17 @@ export async function ablationReport(grid: GridFile, outcomes: CellOutcome[], re
         const engine = await inferenceEngine(compute, artifact.shape, artifact.weights);
         if (!embeddings.has(artifact.encoder)) embeddings.set(artifact.encoder, await ensureEmbeddings(cachePath, cache, await encoderFor(artifact.encoder)));
         const emb = embeddings.get(artifact.encoder)!;
-        const runEnv = makeEnvironment(cache, { agents: artifact.team, rounds: artifact.shape.rounds, allowUnrecordedRounds: o.cell.settings.allowUnrecordedRounds });
+        const runEnv = makeEnvironment(cache, {
+          agents: artifact.team,
+          rounds: artifact.shape.rounds,
+          allowUnrecordedRounds: o.cell.settings.allowUnrecordedRounds,
+        });
         runs.push(await evaluatePolicy(engine, runEnv, emb, questions, o.cell.id));
         engine.dispose();
         onCell();
         if (existsSync(runFiles(o.cell.settings.out).jsonl))
-          for (const p of readRunCurves(o.cell.settings.out, `seed ${o.cell.seed}`)) if (p.series.startsWith('validation')) curves.push({ ...p, series: label });
+          for (const p of readRunCurves(o.cell.settings.out, `seed ${o.cell.seed}`))
+            if (p.series.startsWith('validation')) curves.push({ ...p, series: label });
       }
       if (runs.length) groups.push({ method: label, runs, policy: true, variant: v.name });
     }
@@ -93,22 +105,46 @@ export async function ablationReport(grid: GridFile, outcomes: CellOutcome[], re
       const g = groups[k];
       const compared = ref && g !== ref;
       rs.push({
-        ...r, variant: g.variant, cache: cachePath, reference: g === ref,
-        delta: compared ? pairedDifference(perQuestion(g.method, g.runs, order), perQuestion(ref.method, ref.runs, order), fullCost, { seed: `${g.method} vs ${ref.method}` }) : null,
+        ...r,
+        variant: g.variant,
+        cache: cachePath,
+        reference: g === ref,
+        delta: compared
+          ? pairedDifference(perQuestion(g.method, g.runs, order), perQuestion(ref.method, ref.runs, order), fullCost, { seed: `${g.method} vs ${ref.method}` })
+          : null,
         welch: compared ? welch(accuracies(g), accuracies(ref)) : null,
       });
     });
   }
   const header = [
-    'variant', 'accuracy % (mean ± sd, n)', '95% CI', 'cost % (mean ± sd)', 'kept edges %', 'collapse', 'correction', 'utility vs Full-Debate',
-    `Δ accuracy vs ${referenceName}`, '95% CI (paired bootstrap)', 'Welch p', 'differs', 'tiers (revisions)',
+    'variant',
+    'accuracy % (mean ± sd, n)',
+    '95% CI',
+    'cost % (mean ± sd)',
+    'kept edges %',
+    'collapse',
+    'correction',
+    'utility vs Full-Debate',
+    `Δ accuracy vs ${referenceName}`,
+    '95% CI (paired bootstrap)',
+    'Welch p',
+    'differs',
+    'tiers (revisions)',
   ];
   const cells = (r: AblationRow) => [
-    r.method, meanSd(r.accuracy, r.accuracySd, r.n), interval(r.accuracyLow, r.accuracyHigh),
-    r.n === 1 ? r.costPct.toFixed(1) : `${r.costPct.toFixed(1)} ± ${r.costSd.toFixed(1)}`, r.keptPct.toFixed(1), r.ledger.collapse.toFixed(1), r.ledger.correction.toFixed(1),
+    r.method,
+    meanSd(r.accuracy, r.accuracySd, r.n),
+    interval(r.accuracyLow, r.accuracyHigh),
+    r.n === 1 ? r.costPct.toFixed(1) : `${r.costPct.toFixed(1)} ± ${r.costSd.toFixed(1)}`,
+    r.keptPct.toFixed(1),
+    r.ledger.collapse.toFixed(1),
+    r.ledger.correction.toFixed(1),
     `${r.utility.toFixed(1)} (+${r.collapsesPrevented.toFixed(1)} / -${r.correctionsLost.toFixed(1)})`,
-    r.delta ? signed(r.delta.accuracy.estimate) : r.reference ? 'reference' : '-', r.delta ? interval(r.delta.accuracy.low, r.delta.accuracy.high, signed) : '-',
-    r.welch ? formatP(r.welch.p) : '-', differs(r), tierText(r.tiers),
+    r.delta ? signed(r.delta.accuracy.estimate) : r.reference ? 'reference' : '-',
+    r.delta ? interval(r.delta.accuracy.low, r.delta.accuracy.high, signed) : '-',
+    r.welch ? formatP(r.welch.p) : '-',
+    differs(r),
+    tierText(r.tiers),
   ];
   const failed = outcomes.filter((o) => o.status === 'failed').map((o) => `- failed: ${o.cell.id}: ${o.error}`);
   const markdown = [
@@ -126,8 +162,12 @@ export async function ablationReport(grid: GridFile, outcomes: CellOutcome[], re
   writeFileAtomic(files[0], [markdown + '\n']);
   writeFileAtomic(files[1], [csv(rs)]);
   const title = `${grid.name}: accuracy against cost (${split}, 95% intervals over seeds)`;
-  writeFileAtomic(files[2], [await plot(rs, title, fullPoints.length === 1 ? fullPoints[0] : undefined, (r) => (r.reference ? 'reference variant' : 'variant'))]);
-  writeFileAtomic(files[3], [await learningCurvesPlot(curves, `${grid.name}: validation accuracy and keep rate by epoch (mean over seeds, band: lowest to highest seed)`)]);
+  writeFileAtomic(files[2], [
+    await plot(rs, title, fullPoints.length === 1 ? fullPoints[0] : undefined, (r) => (r.reference ? 'reference variant' : 'variant')),
+  ]);
+  writeFileAtomic(files[3], [
+    await learningCurvesPlot(curves, `${grid.name}: validation accuracy and keep rate by epoch (mean over seeds, band: lowest to highest seed)`),
+  ]);
   return { markdown, files };
 }
 
@@ -135,17 +175,63 @@ export async function ablationReport(grid: GridFile, outcomes: CellOutcome[], re
 export function csv(rs: AblationRow[]): string {
   return csvTable(
     [
-      'variant', 'cache', 'reference', 'n', 'accuracy_mean', 'accuracy_sd', 'accuracy_ci_low', 'accuracy_ci_high', 'cost_pct_mean', 'cost_pct_sd', 'cost_pct_ci_low', 'cost_pct_ci_high',
-      'kept_edges_pct', 'collapse', 'correction', 'utility', 'collapses_prevented', 'corrections_lost',
-      'delta_accuracy_pp', 'delta_accuracy_ci_low', 'delta_accuracy_ci_high', 'delta_cost_pp', 'delta_cost_ci_low', 'delta_cost_ci_high',
-      'welch_t', 'welch_df', 'welch_p', 'differs_over_questions', 'differs_over_seeds', ...TIERS.map((t) => `tier_${t}_pct`),
+      'variant',
+      'cache',
+      'reference',
+      'n',
+      'accuracy_mean',
+      'accuracy_sd',
+      'accuracy_ci_low',
+      'accuracy_ci_high',
+      'cost_pct_mean',
+      'cost_pct_sd',
+      'cost_pct_ci_low',
+      'cost_pct_ci_high',
+      'kept_edges_pct',
+      'collapse',
+      'correction',
+      'utility',
+      'collapses_prevented',
+      'corrections_lost',
+      'delta_accuracy_pp',
+      'delta_accuracy_ci_low',
+      'delta_accuracy_ci_high',
+      'delta_cost_pp',
+      'delta_cost_ci_low',
+      'delta_cost_ci_high',
+      'welch_t',
+      'welch_df',
+      'welch_p',
+      'differs_over_questions',
+      'differs_over_seeds',
+      ...TIERS.map((t) => `tier_${t}_pct`),
     ],
     rs.map((r) => [
-      r.variant, r.cache, r.reference, r.n, r.accuracy, num(r.accuracySd), num(r.accuracyLow), num(r.accuracyHigh), r.costPct, num(r.costSd), num(r.costLow), num(r.costHigh),
-      r.keptPct, r.ledger.collapse, r.ledger.correction, r.utility, r.collapsesPrevented, r.correctionsLost,
-      ...(r.delta ? [r.delta.accuracy.estimate, r.delta.accuracy.low, r.delta.accuracy.high, r.delta.cost.estimate, r.delta.cost.low, r.delta.cost.high] : ['', '', '', '', '', '']),
+      r.variant,
+      r.cache,
+      r.reference,
+      r.n,
+      r.accuracy,
+      num(r.accuracySd),
+      num(r.accuracyLow),
+      num(r.accuracyHigh),
+      r.costPct,
+      num(r.costSd),
+      num(r.costLow),
+      num(r.costHigh),
+      r.keptPct,
+      r.ledger.collapse,
+      r.ledger.correction,
+      r.utility,
+      r.collapsesPrevented,
+      r.correctionsLost,
+      ...(r.delta
+        ? [r.delta.accuracy.estimate, r.delta.accuracy.low, r.delta.accuracy.high, r.delta.cost.estimate, r.delta.cost.low, r.delta.cost.high]
+        : ['', '', '', '', '', '']),
       ...(r.welch ? [num(r.welch.t), num(r.welch.df), num(r.welch.p)] : ['', '', '']),
-      r.delta ? excludesZero(r.delta.accuracy) : '', r.welch && !Number.isNaN(r.welch.p) ? r.welch.p < 0.05 : '', ...TIERS.map((t) => r.tiers[t]),
+      r.delta ? excludesZero(r.delta.accuracy) : '',
+      r.welch && !Number.isNaN(r.welch.p) ? r.welch.p < 0.05 : '',
+      ...TIERS.map((t) => r.tiers[t]),
     ]),
   );
 }

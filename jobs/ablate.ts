@@ -44,7 +44,9 @@ export interface AblateOptions {
 export function withRounds(grid: GridFile, file: string, rounds: number | undefined, log: (line: string) => void): GridFile {
   if (rounds === undefined) return grid;
   if (grid.base.rounds !== undefined && grid.base.rounds !== rounds) log(`--rounds ${rounds} overrides rounds ${grid.base.rounds} of ${file} (base)`);
-  for (const v of grid.variants) if (v.settings.rounds !== undefined && v.settings.rounds !== rounds) log(`--rounds ${rounds} overrides rounds ${v.settings.rounds} of ${file} (variant '${v.name}')`);
+  for (const v of grid.variants)
+    if (v.settings.rounds !== undefined && v.settings.rounds !== rounds)
+      log(`--rounds ${rounds} overrides rounds ${v.settings.rounds} of ${file} (variant '${v.name}')`);
   return { ...grid, base: { ...grid.base, rounds }, variants: grid.variants.map((v) => ({ ...v, settings: { ...v.settings, rounds } })) };
 }
 
@@ -52,12 +54,16 @@ export function withRounds(grid: GridFile, file: string, rounds: number | undefi
 export async function ablateJob(o: AblateOptions): Promise<{ text: string; failed: number }> {
   const grid = withRounds(readGrid(o.grid), o.grid, o.rounds, o.log ?? ((line) => console.error(line)));
   const results = o.out ?? `results/${grid.name}`;
-  if (o.queue !== undefined && o.force) throw new Error('--force with --queue: a queued grid reuses only the cells its results folder holds under their identity; remove the folders of cells to train anew');
+  if (o.queue !== undefined && o.force)
+    throw new Error(
+      '--force with --queue: a queued grid reuses only the cells its results folder holds under their identity; remove the folders of cells to train anew',
+    );
   // A grid's caches are there (the default one made on first use) before its results folder is made
   // (a queue's workers may find theirs elsewhere: worker --cache-map).
   grid.caches.forEach((cache, i) => {
     ensureDefaultCache(cache);
-    if (o.queue === undefined && !existsSync(cacheFilePath(cache))) throw new Error(`${o.grid}: caches.${i}: no cache at ${cache} (${cacheFilePath(cache)} not found)`);
+    if (o.queue === undefined && !existsSync(cacheFilePath(cache)))
+      throw new Error(`${o.grid}: caches.${i}: no cache at ${cache} (${cacheFilePath(cache)} not found)`);
   });
   return withLock(results, `an ablation grid (${grid.name})`, () => ablateLocked(o, grid, results));
 }
@@ -70,7 +76,8 @@ async function ablateLocked(o: AblateOptions, grid: GridFile, results: string): 
   const cells = queue ? expandGrid(grid, results) : expandGrid(grid, results, o.compute);
   if (o.endpoints !== undefined) {
     const recording = cells.filter((c) => resolveConfig(c.settings).miss === 'record');
-    if (recording.length === 0) throw new Error(`--endpoints ${o.endpoints}: no cell of grid ${grid.name} trains with miss = record, so no endpoint would be asked`);
+    if (recording.length === 0)
+      throw new Error(`--endpoints ${o.endpoints}: no cell of grid ${grid.name} trains with miss = record, so no endpoint would be asked`);
     for (const c of recording) c.settings.endpoints ??= o.endpoints;
   }
   const outcomes = queue ? await runQueuedGrid(cells, { queue }) : await runGrid(cells, o.workers, undefined, o.force);
@@ -99,7 +106,16 @@ export function ablateDescription(o: AblateOptions): JobDescription {
   const results = o.out ?? `results/${grid.name}`;
   const cells = expandGrid(grid, results, o.compute);
   return {
-    settings: { grid: o.grid, name: grid.name, results, workers: o.workers, split: o.split, compute: o.compute, reference: grid.reference ?? grid.variants[0].name, cells: cells.map((c) => ({ id: c.id, settings: resolveConfig(c.settings) })) },
+    settings: {
+      grid: o.grid,
+      name: grid.name,
+      results,
+      workers: o.workers,
+      split: o.split,
+      compute: o.compute,
+      reference: grid.reference ?? grid.variants[0].name,
+      cells: cells.map((c) => ({ id: c.id, settings: resolveConfig(c.settings) })),
+    },
     plan: async () => {
       const contentOf = runContentHashes();
       return [

@@ -17,7 +17,8 @@ import { join } from 'node:path';
 import seedrandom from 'seedrandom';
 import type { Split } from '../src/cache/format.ts';
 import { ensureEmbeddings } from '../src/cache/embeddings.ts';
-import { loadCache, type Cache } from '../src/cache/load.ts';
+import type { Cache } from '../src/cache/types.ts';
+import { loadCache } from '../src/cache/load.ts';
 import { actionIndex, actionsPerDebate } from '../src/env/actions.ts';
 import type { Endpoint } from '../src/env/endpoint.ts';
 import { makeEnvironment, splitQuestions, type Environment } from '../src/env/environment.ts';
@@ -33,7 +34,7 @@ import { computeOf, resolveConfig, type TrainConfig } from '../train/config.ts';
 import { runFiles } from '../train/runFolder.ts';
 import { isFinished } from '../train/runs.ts';
 import { train } from '../train/trainer.ts';
-import { type MethodResult } from '../eval/baselines.ts';
+import type { MethodResult } from '../eval/baselines.ts';
 import { evaluatePolicy } from '../eval/policyEval.ts';
 
 export interface ActiveOptions {
@@ -82,7 +83,14 @@ interface Visit {
 }
 
 /** Contexts the policy's sampled decisions visit on `questions` that the cache lacks, by key. */
-async function visits(engine: PolicyEngine, env: Environment, emb: Awaited<ReturnType<typeof ensureEmbeddings>>, questions: number[], passes: number, seed: string): Promise<{ all: number; askable: Visit[] }> {
+async function visits(
+  engine: PolicyEngine,
+  env: Environment,
+  emb: Awaited<ReturnType<typeof ensureEmbeddings>>,
+  questions: number[],
+  passes: number,
+  seed: string,
+): Promise<{ all: number; askable: Visit[] }> {
   const { cache } = env;
   const A = env.team.length;
   const per = actionsPerDebate(A, env.rounds);
@@ -91,8 +99,19 @@ async function visits(engine: PolicyEngine, env: Environment, emb: Awaited<Retur
   for (let pass = 0; pass < passes; pass++) {
     const missed: { q: number; i: number; t: number; own: number; kept: number[]; askable: boolean }[] = [];
     env.onExactMiss = (d, agent, own, kept) =>
-      missed.push({ q: d.q, i: env.team.indexOf(agent), t: d.round + 1, own: own.source, kept: kept.map((k) => (k.cached ? k.source : -1 - k.source)), askable: own.cached && kept.every((k) => k.cached) });
-    const r = await rollout(engine, env, emb, questions, { mode: { sample: seedrandom(`${seed}|pass ${pass}|decisions`) }, debateSeed: `${seed}|pass ${pass}`, conditioning: engine.shape.conditioning });
+      missed.push({
+        q: d.q,
+        i: env.team.indexOf(agent),
+        t: d.round + 1,
+        own: own.source,
+        kept: kept.map((k) => (k.cached ? k.source : -1 - k.source)),
+        askable: own.cached && kept.every((k) => k.cached),
+      });
+    const r = await rollout(engine, env, emb, questions, {
+      mode: { sample: seedrandom(`${seed}|pass ${pass}|decisions`) },
+      debateSeed: `${seed}|pass ${pass}`,
+      conditioning: engine.shape.conditioning,
+    });
     env.onExactMiss = undefined;
     const batchOf = new Map(questions.map((q, b) => [q, b]));
     for (const m of missed) {
@@ -130,7 +149,8 @@ async function roundPolicy(config: TrainConfig, log: (line: string) => void): Pr
 
 export async function activeJob(o: ActiveOptions): Promise<{ text: string; rounds: ActiveRound[] }> {
   const log = o.log ?? ((line: string) => console.error(line));
-  if (o.config.miss === 'record') throw new Error('active: the rounds train with miss = model or signature (the recording is what active does, within its limits); set --miss model');
+  if (o.config.miss === 'record')
+    throw new Error('active: the rounds train with miss = model or signature (the recording is what active does, within its limits); set --miss model');
   const dir = o.config.cache;
   const started = Date.now();
   const sizes = { train: 0, validation: 0 };
@@ -156,17 +176,42 @@ export async function activeJob(o: ActiveOptions): Promise<{ text: string; round
     const firstOnTrain = await evaluatePolicy(firstEngine, env, emb, split('train'), 'round 0 policy');
     firstEngine.dispose();
     const row: ActiveRound = {
-      round, modelShareTrain: modelShare(onTrain), firstPolicyShareTrain: modelShare(firstOnTrain), modelShareValidation: modelShare(onValidation),
-      accuracyModel: onValidation.correct / onValidation.questions, visited: 0, askable: 0, calls: 0, cost: 0,
+      round,
+      modelShareTrain: modelShare(onTrain),
+      firstPolicyShareTrain: modelShare(firstOnTrain),
+      modelShareValidation: modelShare(onValidation),
+      accuracyModel: onValidation.correct / onValidation.questions,
+      visited: 0,
+      askable: 0,
+      calls: 0,
+      cost: 0,
     };
-    if (o.evalRecord) row.accuracyRecord = await accuracyUnderRecord(dir, o, engine, settings, encoder, split('validation').map((q) => q.id));
+    if (o.evalRecord)
+      row.accuracyRecord = await accuracyUnderRecord(
+        dir,
+        o,
+        engine,
+        settings,
+        encoder,
+        split('validation').map((q) => q.id),
+      );
     if (round < o.rounds) {
-      const v = await visits(engine, env, emb, split('train').map((q) => q.index), o.passes, `${config.seed}|active ${round}`);
+      const v = await visits(
+        engine,
+        env,
+        emb,
+        split('train').map((q) => q.index),
+        o.passes,
+        `${config.seed}|active ${round}`,
+      );
       row.visited = v.all;
       row.askable = v.askable.length;
       const recording = openRecording(dir, cache, o.recording, o.endpoint);
       try {
-        await recordResponses(makeEnvironment(cache, { ...settings, miss: 'record' }, recording), v.askable.map((x) => x.request));
+        await recordResponses(
+          makeEnvironment(cache, { ...settings, miss: 'record' }, recording),
+          v.askable.map((x) => x.request),
+        );
       } catch (e) {
         if (!(e instanceof RecordingStopped)) throw e;
       } finally {
@@ -175,18 +220,40 @@ export async function activeJob(o: ActiveOptions): Promise<{ text: string; round
       Object.assign(row, { calls: recording.spent.calls, cost: recording.spent.cost, stopped: recording.stopped });
     }
     engine.dispose();
-    log(`active round ${round}: tier-3 share ${pct(row.modelShareTrain)} (train), ${pct(row.modelShareValidation)} (validation); validation accuracy ${pct(row.accuracyModel)} (model)${row.accuracyRecord === undefined ? '' : `, ${pct(row.accuracyRecord)} (record)`}; recorded ${row.calls} of ${row.askable} askable contexts`);
+    log(
+      `active round ${round}: tier-3 share ${pct(row.modelShareTrain)} (train), ${pct(row.modelShareValidation)} (validation); validation accuracy ${pct(row.accuracyModel)} (model)${row.accuracyRecord === undefined ? '' : `, ${pct(row.accuracyRecord)} (record)`}; recorded ${row.calls} of ${row.askable} askable contexts`,
+    );
     rows.push(row);
   }
   const text = [
     `active recording on ${dir}: ${o.rounds} rounds, each training ${o.config.epochs} epochs from scratch (seed ${o.config.seed}); visits counted over ${o.passes} sampled replays of the train split (${sizes.train} questions); validation ${sizes.validation} questions; limits per round: ${o.recording.limits?.maxCalls ?? 'no'} calls, ${o.recording.limits?.budget ?? 'no'} budget; wall time ${((Date.now() - started) / 60000).toFixed(1)} min`,
     '',
     markdownTable(
-      ['round', 'tier-3 share, train', 'round-0 policy, train', 'tier-3 share, validation', 'validation acc, model', 'validation acc, record', 'record - model', 'visited, not cached', 'askable', 'recorded', 'cost'],
+      [
+        'round',
+        'tier-3 share, train',
+        'round-0 policy, train',
+        'tier-3 share, validation',
+        'validation acc, model',
+        'validation acc, record',
+        'record - model',
+        'visited, not cached',
+        'askable',
+        'recorded',
+        'cost',
+      ],
       rows.map((r) => [
-        r.round, pct(r.modelShareTrain), pct(r.firstPolicyShareTrain), pct(r.modelShareValidation), pct(r.accuracyModel), r.accuracyRecord === undefined ? '-' : pct(r.accuracyRecord),
+        r.round,
+        pct(r.modelShareTrain),
+        pct(r.firstPolicyShareTrain),
+        pct(r.modelShareValidation),
+        pct(r.accuracyModel),
+        r.accuracyRecord === undefined ? '-' : pct(r.accuracyRecord),
         r.accuracyRecord === undefined ? '-' : `${(100 * (r.accuracyRecord - r.accuracyModel)).toFixed(1)}`,
-        r.round < o.rounds ? r.visited : '-', r.round < o.rounds ? r.askable : '-', r.round < o.rounds ? r.calls : '-', r.round < o.rounds ? r.cost.toFixed(4) : '-',
+        r.round < o.rounds ? r.visited : '-',
+        r.round < o.rounds ? r.askable : '-',
+        r.round < o.rounds ? r.calls : '-',
+        r.round < o.rounds ? r.cost.toFixed(4) : '-',
       ]),
     ),
     '',
@@ -201,12 +268,25 @@ export async function activeJob(o: ActiveOptions): Promise<{ text: string; round
  * questions an agent of the team never answered (asking its round 1), which would compare two
  * different sets of questions.
  */
-async function accuracyUnderRecord(dir: string, o: ActiveOptions, engine: PolicyEngine, settings: { agents: string[]; rounds: number; seed: number }, encoder: Awaited<ReturnType<typeof encoderFor>>, questionIds: string[]): Promise<number> {
+async function accuracyUnderRecord(
+  dir: string,
+  o: ActiveOptions,
+  engine: PolicyEngine,
+  settings: { agents: string[]; rounds: number; seed: number },
+  encoder: Awaited<ReturnType<typeof encoderFor>>,
+  questionIds: string[],
+): Promise<number> {
   const copy: Cache = loadCache(dir, () => {});
   // A team file's endpoints here are capped by the team file alone (the round's limits are the recording's).
   const endpoint = o.endpoint ?? cacheEndpoint(copy, { endpoints: o.recording.endpoints });
   const env = makeEnvironment(copy, { ...settings, miss: 'record' }, newRecording(endpoint, { concurrency: o.recording.concurrency }));
   const emb = await ensureEmbeddings(dir, copy, encoder);
-  const r = await evaluatePolicy(engine, env, emb, questionIds.map((id) => copy.questions[copy.questionIndex.get(id)!]), 'policy');
+  const r = await evaluatePolicy(
+    engine,
+    env,
+    emb,
+    questionIds.map((id) => copy.questions[copy.questionIndex.get(id)!]),
+    'policy',
+  );
   return r.correct / r.questions;
 }

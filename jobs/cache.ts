@@ -36,7 +36,8 @@ export function genJob(o: GenOptions): string {
   };
   // A flag over the world file wins, and says so.
   for (const [k, v] of Object.entries(flags))
-    if (file[k as keyof typeof flags] !== undefined && file[k as keyof typeof flags] !== v) console.error(`--${k} ${v} overrides ${k} ${file[k as keyof typeof flags]} of ${o.world}`);
+    if (file[k as keyof typeof flags] !== undefined && file[k as keyof typeof flags] !== v)
+      console.error(`--${k} ${v} overrides ${k} ${file[k as keyof typeof flags]} of ${o.world}`);
   const world = parseSettings(WorldConfig, { ...file, ...flags }, (field) => (field in flags ? `--${field}` : `${o.world ?? 'world settings'}: ${field}`));
   generateCache(o.out, world, o.name, o.force);
   return `wrote ${cacheFilePath(o.out)}`;
@@ -49,10 +50,18 @@ export function validateJob(dir: string): { text: string; valid: boolean } {
   const errors = issues.filter((i) => i.severity === 'error').length;
   const warnings = issues.length - errors;
   const plural = (k: number, w: string) => `${k} ${w}${k === 1 ? '' : 's'}`;
-  if (errors) return { text: [...lines, `${plural(errors, 'problem')}${warnings ? `, ${plural(warnings, 'warning')}` : ''}: ${cacheFilePath(dir)} is not a valid cache`].join('\n'), valid: false };
+  if (errors)
+    return {
+      text: [...lines, `${plural(errors, 'problem')}${warnings ? `, ${plural(warnings, 'warning')}` : ''}: ${cacheFilePath(dir)} is not a valid cache`].join(
+        '\n',
+      ),
+      valid: false,
+    };
   const j = cache!.journal;
   const journaled = j ? `; journal ${j.file}: ${j.responses} recorded responses, ${j.unanswered.size} calls without a journaled reply` : '';
-  lines.push(`${cacheFilePath(dir)}: valid (${cache!.questions.length} questions, ${cache!.agents.length} agents, ${cache!.responses.length} responses${journaled})${warnings ? `, ${plural(warnings, 'warning')}` : ''}`);
+  lines.push(
+    `${cacheFilePath(dir)}: valid (${cache!.questions.length} questions, ${cache!.agents.length} agents, ${cache!.responses.length} responses${journaled})${warnings ? `, ${plural(warnings, 'warning')}` : ''}`,
+  );
   return { text: lines.join('\n'), valid: true };
 }
 
@@ -82,7 +91,8 @@ export function compactJob(dir: string): string {
  */
 export function fitJob(dir: string, o: { seed: number; force?: boolean }): string {
   const file = fitPath(dir);
-  if (existsSync(file) && !o.force) throw new Error(`${file} exists: pass --force to fit again (the endpoint's answers to contexts not yet recorded change with it)`);
+  if (existsSync(file) && !o.force)
+    throw new Error(`${file} exists: pass --force to fit again (the endpoint's answers to contexts not yet recorded change with it)`);
   const cache = loadCache(dir);
   const { fit, calibration } = fitSimulator(cache, { seed: o.seed, log: (line) => console.error(line) });
   saveFit(dir, fit);
@@ -99,7 +109,10 @@ export function fitJob(dir: string, o: { seed: number; force?: boolean }): strin
       ['swayWrong', k.swayWrong.toFixed(2), '4.3 / 5.4 / 6.8'],
     ],
   );
-  const skill = markdownTable(['subject', 'skill (P right at level 3, offset 0)'], Object.entries(fit.skill).map(([s, p]) => [s, pct(p)]));
+  const skill = markdownTable(
+    ['subject', 'skill (P right at level 3, offset 0)'],
+    Object.entries(fit.skill).map(([s, p]) => [s, pct(p)]),
+  );
   const rows = markdownTable(
     ['previous answer', 'peers agreeing with it', 'revisions', 'right afterwards: recorded', 'fitted world'],
     calibration.map((r) => [r.fromRight ? 'right' : 'wrong', `${r.agreeing} of ${r.peers}`, String(r.n), pct(r.recorded), pct(r.fitted)]),
@@ -107,8 +120,13 @@ export function fitJob(dir: string, o: { seed: number; force?: boolean }): strin
   return [
     `wrote ${file}: a simulator fitted to the ${fit.fit.round1Answers} round-1 answers and ${fit.fit.revisions} revisions of ${cache.file} (seed ${fit.seed})`,
     'It is now the live endpoint of this cache (miss = record, `record`, `active`, `fidelity`): a model of the recorded agents; what it answers for contexts nobody recorded is its assumption.',
-    '', knobs, '', skill, '',
+    '',
+    knobs,
+    '',
+    skill,
+    '',
     `Revision log-likelihood per recorded revision: fitted world ${fit.fit.logLik.toFixed(3)}; "state the previous answer again at its recorded share, else any other answer alike" ${fit.fit.keepPreviousLogLik.toFixed(3)}.`,
-    '', rows,
+    '',
+    rows,
   ].join('\n');
 }

@@ -7,7 +7,7 @@ import type { Split } from '../src/cache/format.ts';
 import { embeddingsPath, ensureEmbeddings } from '../src/cache/embeddings.ts';
 import { cacheFilePath, loadCache } from '../src/cache/load.ts';
 import { hashFile, recordReport, startSession, type Session } from '../src/provenance.ts';
-import type { Question } from '../src/cache/load.ts';
+import type { Question } from '../src/cache/types.ts';
 import { makeEnvironment, splitQuestions, teamIds, type Environment } from '../src/env/environment.ts';
 import { DebateSettings } from '../src/env/settings.ts';
 import { loadAnyPolicy, type PolicyArtifact } from '../src/policy/artifact.ts';
@@ -60,10 +60,18 @@ export interface EvalOptions {
 /** Policy groups: `label=a,b` entries are their own methods; plain paths form one. */
 export function policyGroups(entries: string[]): { label: string; paths: string[] }[] {
   const plain = entries.filter((e) => !e.includes('='));
-  const labelled = entries.filter((e) => e.includes('=')).map((e) => {
-    const at = e.indexOf('=');
-    return { label: e.slice(0, at), paths: e.slice(at + 1).split(',').filter(Boolean) };
-  });
+  const labelled = entries
+    .filter((e) => e.includes('='))
+    .map((e) => {
+      const at = e.indexOf('=');
+      return {
+        label: e.slice(0, at),
+        paths: e
+          .slice(at + 1)
+          .split(',')
+          .filter(Boolean),
+      };
+    });
   const unnamed = plain.length ? [{ label: `CPP FuseGLU (${plain.length === 1 ? plain[0] : `${plain.length} runs`})`, paths: plain }] : [];
   return [...unnamed, ...labelled];
 }
@@ -75,18 +83,30 @@ export async function evalJob(o: EvalOptions): Promise<{ table: string; rows: Ro
   const cache = loadCache(o.cache);
   const artifacts = policyList.flatMap((g) => g.paths).map(loadAnyPolicy);
   const team = artifacts[0]?.team;
-  if (o.recording?.endpoints !== undefined && o.settings.miss !== 'record') throw new Error(`--endpoints ${o.recording.endpoints}: the record tier asks them only with --miss record (miss is ${o.settings.miss ?? 'model'})`);
+  if (o.recording?.endpoints !== undefined && o.settings.miss !== 'record')
+    throw new Error(`--endpoints ${o.recording.endpoints}: the record tier asks them only with --miss record (miss is ${o.settings.miss ?? 'model'})`);
   const recording = o.settings.miss === 'record' ? openRecording(o.cache, cache, o.recording) : undefined;
   // Rounds: as set (--rounds), else those the (first) policy was trained for; each policy must take them.
   const env = makeEnvironment(cache, { ...o.settings, agents: o.settings.agents ?? team, rounds: o.settings.rounds ?? artifacts[0]?.shape.rounds }, recording);
   const split = splitQuestions(env, o.split);
   let questions = split.questions;
   if (questions.length === 0) throw new Error(`cache ${cache.file} has no questions in split '${o.split}' that team ${teamIds(env).join(', ')} can debate`);
-  if (split.skipped) console.error(`split ${o.split}: ${questions.length} questions; ${split.skipped} skipped (not every member of team ${teamIds(env).join(', ')} answered them)`);
+  if (split.skipped)
+    console.error(
+      `split ${o.split}: ${questions.length} questions; ${split.skipped} skipped (not every member of team ${teamIds(env).join(', ')} answered them)`,
+    );
   if (o.config && o.methods.includes('mask')) for (const line of unusedConfigDebate(o.config, o.cache, env)) console.error(line);
   const shapes = policyList.flatMap((g) => g.paths).map((path, k) => policyShapeFor(artifacts[k], path, env.rounds));
   for (const s of shapes) if (s.note) console.error(s.note);
-  let groups = await runMethods(o, env, questions, policyList, artifacts, shapes.map((s) => s.shape), session);
+  let groups = await runMethods(
+    o,
+    env,
+    questions,
+    policyList,
+    artifacts,
+    shapes.map((s) => s.shape),
+    session,
+  );
   // A question some method could not replay (miss = signature) is left out of every row, so that
   // all rows compare the same questions: the methods run again without them.
   const unreplayable = [...new Set(groups.flatMap((g) => g.runs.flatMap((r) => r.skipped)))];
@@ -98,7 +118,15 @@ export async function evalJob(o: EvalOptions): Promise<{ table: string; rows: Ro
     console.error(left);
     questions = questions.filter((q) => !unreplayable.includes(q.id));
     if (questions.length === 0) throw new Error(`${left}; no question is left to compare: replay with miss = model or record`);
-    groups = await runMethods(o, env, questions, policyList, artifacts, shapes.map((s) => s.shape), session);
+    groups = await runMethods(
+      o,
+      env,
+      questions,
+      policyList,
+      artifacts,
+      shapes.map((s) => s.shape),
+      session,
+    );
   }
   if (recording) {
     notes.push(recordingSummary(recording));
@@ -122,14 +150,33 @@ export async function evalJob(o: EvalOptions): Promise<{ table: string; rows: Ro
 /** The static mask trains in this comparison's debate: the debate settings its config file gives otherwise are not used, and said. */
 function unusedConfigDebate(file: string, cache: string, env: Environment): string[] {
   const c = readConfigFile(file);
-  const here = { cache, rounds: env.rounds, agents: teamIds(env), miss: env.settings.miss, round1Sample: env.settings.round1Sample, tieBreak: env.settings.tieBreak, allowUnrecordedRounds: env.settings.allowUnrecordedRounds };
+  const here = {
+    cache,
+    rounds: env.rounds,
+    agents: teamIds(env),
+    miss: env.settings.miss,
+    round1Sample: env.settings.round1Sample,
+    tieBreak: env.settings.tieBreak,
+    allowUnrecordedRounds: env.settings.allowUnrecordedRounds,
+  };
   return Object.entries(here)
     .filter(([k, v]) => c[k as keyof typeof c] !== undefined && JSON.stringify(c[k as keyof typeof c]) !== JSON.stringify(v))
-    .map(([k, v]) => `static mask: ${k} ${JSON.stringify(c[k as keyof typeof c])} of ${file} is not used: the mask trains in this comparison's debate (${k} ${JSON.stringify(v)})`);
+    .map(
+      ([k, v]) =>
+        `static mask: ${k} ${JSON.stringify(c[k as keyof typeof c])} of ${file} is not used: the mask trains in this comparison's debate (${k} ${JSON.stringify(v)})`,
+    );
 }
 
 /** Every method of `o` on `questions`, one group (its runs) each. */
-async function runMethods(o: EvalOptions, env: Environment, questions: Question[], policyList: { label: string; paths: string[] }[], artifacts: PolicyArtifact[], shapes: PolicyShape[], session: Session): Promise<MethodGroup[]> {
+async function runMethods(
+  o: EvalOptions,
+  env: Environment,
+  questions: Question[],
+  policyList: { label: string; paths: string[] }[],
+  artifacts: PolicyArtifact[],
+  shapes: PolicyShape[],
+  session: Session,
+): Promise<MethodGroup[]> {
   const { cache } = env;
   const validation = splitQuestions(env, 'validation').questions;
   const train = splitQuestions(env, 'train').questions;
@@ -157,7 +204,8 @@ async function runMethods(o: EvalOptions, env: Environment, questions: Question[
       for (const path of group.paths) {
         const a = artifacts[k];
         const shape = shapes[k++];
-        if (a.team.join() !== teamIds(env).join()) throw new Error(`${path}: trained for team ${a.team.join(', ')}, the debate team is ${teamIds(env).join(', ')}`);
+        if (a.team.join() !== teamIds(env).join())
+          throw new Error(`${path}: trained for team ${a.team.join(', ')}, the debate team is ${teamIds(env).join(', ')}`);
         const emb = await ensureEmbeddings(o.cache, cache, await encoderFor(a.encoder));
         const engine = await inferenceEngine(o.compute, shape, a.weights);
         const embeddings = embeddingsPath(o.cache, emb.encoder);
@@ -210,7 +258,10 @@ export function evalDescription(o: EvalOptions, trainedFirst = false): JobDescri
   const settings = {
     cache: o.cache,
     split: o.split,
-    debate: { ...DebateSettings.parse({ ...debate, rounds: policy?.shape.rounds ?? debate.rounds }), agents: agents ?? policy?.team ?? 'every agent of the cache' },
+    debate: {
+      ...DebateSettings.parse({ ...debate, rounds: policy?.shape.rounds ?? debate.rounds }),
+      agents: agents ?? policy?.team ?? 'every agent of the cache',
+    },
     methods: o.methods,
     policies: groups,
     compute: o.compute,
@@ -236,7 +287,10 @@ export function evalDescription(o: EvalOptions, trainedFirst = false): JobDescri
       cachePlan(o.cache),
       `replay: split ${o.split}, team ${Array.isArray(settings.debate.agents) ? settings.debate.agents.join(', ') : settings.debate.agents}, ${settings.debate.rounds} rounds, miss = ${settings.debate.miss}`,
       ...o.methods.map((m) => `row: ${rows[m]}`),
-      ...groups.flatMap((g) => [`row: ${g.label}, the greedy policy of each run:`, ...g.paths.map((p) => `  ${p}${trainedFirst ? ' (from the run above)' : existsSync(p) ? '' : ' (missing: the command would stop there)'}`)]),
+      ...groups.flatMap((g) => [
+        `row: ${g.label}, the greedy policy of each run:`,
+        ...g.paths.map((p) => `  ${p}${trainedFirst ? ' (from the run above)' : existsSync(p) ? '' : ' (missing: the command would stop there)'}`),
+      ]),
       ...(paths.length ? [await computePlan(o.compute)] : []),
       `reference of cost % and utility: ${o.reference}`,
       o.out ? `writes in ${o.out}: comparison.md, comparison.csv, accuracy-cost.svg, provenance.json` : 'writes nothing (no --out): prints the table',

@@ -12,8 +12,9 @@
 // wrong: this column tells the two apart.
 import type { Split } from '../src/cache/format.ts';
 import { ensureEmbeddings, type Embeddings } from '../src/cache/embeddings.ts';
-import { internAnswer, loadCache, type Cache, type Question } from '../src/cache/load.ts';
-import { writeFileAtomic } from '../src/cache/write.ts';
+import type { Cache, Question } from '../src/cache/types.ts';
+import { internAnswer, loadCache } from '../src/cache/load.ts';
+import { writeFileAtomic } from '../src/io/atomic.ts';
 import { candidateOrder } from '../src/env/actions.ts';
 import { startDebate, type KeepRule } from '../src/env/debate.ts';
 import type { Endpoint, EndpointRequest } from '../src/env/endpoint.ts';
@@ -74,8 +75,10 @@ export function recordEnvironment(cache: Cache, settings: Partial<DebateSettings
 
 /** The oracle pruner: keeps exactly the candidates whose answer is right. It reads the gold answer. */
 export const ORACLE = 'Oracle: keeps only correct candidates (reads gold)';
-const oracleRule = (env: Environment): KeepRule => (d, n) =>
-  Array.from({ length: n }, (_, i) => candidateOrder(n, i).map((c) => d.current[c].ans === env.cache.questions[d.q].goldKey));
+const oracleRule =
+  (env: Environment): KeepRule =>
+  (d, n) =>
+    Array.from({ length: n }, (_, i) => candidateOrder(n, i).map((c) => d.current[c].ans === env.cache.questions[d.q].goldKey));
 
 interface PolicyRun {
   path: string;
@@ -159,7 +162,9 @@ export function fidelityRows(model: MethodGroup[], record: MethodGroup[]): Fidel
       runs: m.runs.length,
       accuracy: { model: accuracy(m), record: accuracy(r) },
       cost: { model: cost(m), record: cost(r) },
-      delta: pairedDifference(perQuestion(m.method, m.runs, questions), perQuestion(r.method, r.runs, questions), referenceCost, { seed: `fidelity ${m.method}` }),
+      delta: pairedDifference(perQuestion(m.method, m.runs, questions), perQuestion(r.method, r.runs, questions), referenceCost, {
+        seed: `fidelity ${m.method}`,
+      }),
       modelShare: lookups ? (100 * m.runs.reduce((s, x) => s + x.tiers.model, 0)) / lookups : 0,
     };
   });
@@ -204,15 +209,28 @@ export interface VisitedBias extends Estimate {
  * with the same context, against the model's probability of the gold answer there. Bias = model −
  * endpoint (pp), 95% bootstrap over questions; undefined when the model answered nothing.
  */
-async function visitedBias(env: Environment, endpoint: Endpoint, lookups: ModelLookup[], questions: Question[], samples: number, cap: number, seed: string): Promise<VisitedBias | undefined> {
+async function visitedBias(
+  env: Environment,
+  endpoint: Endpoint,
+  lookups: ModelLookup[],
+  questions: Question[],
+  samples: number,
+  cap: number,
+  seed: string,
+): Promise<VisitedBias | undefined> {
   if (!lookups.length || cap <= 0) return undefined;
   const { cache } = env;
   const asked = lookups.length <= cap ? lookups : Array.from({ length: cap }, (_, i) => lookups[Math.floor((i * lookups.length) / cap)]);
   const slot = new Map(questions.map((q, i) => [q.index, i]));
-  const num = new Array<number>(questions.length).fill(0), den = new Array<number>(questions.length).fill(0);
+  const num = new Array<number>(questions.length).fill(0),
+    den = new Array<number>(questions.length).fill(0);
   for (const l of asked) {
     const question = cache.questions[l.context.q];
-    const right = await endpointRight(endpoint, { cache, question, agent: cache.agents[l.context.agent], round: l.round, context: l.kept.map((i) => cache.responses[i]), prev: cache.responses[l.own] }, samples);
+    const right = await endpointRight(
+      endpoint,
+      { cache, question, agent: cache.agents[l.context.agent], round: l.round, context: l.kept.map((i) => cache.responses[i]), prev: cache.responses[l.own] },
+      samples,
+    );
     const i = slot.get(question.index)!;
     num[i] += 100 * (modelRight(env.responseModel, l.context, question.goldKey) - right);
     den[i]++;
@@ -243,7 +261,13 @@ const BIAS_CELLS: { cell: string; keep: (prevRight: boolean, ownKept: boolean) =
  * model's probability of the gold answer. Cells by whether the recipient's previous answer is right
  * and whether its own response is kept.
  */
-export async function contextBias(env: Environment, endpoint: Endpoint, models: { name: string; model: ResponseModel }[], questions: Question[], samples: number): Promise<BiasCell[]> {
+export async function contextBias(
+  env: Environment,
+  endpoint: Endpoint,
+  models: { name: string; model: ResponseModel }[],
+  questions: Question[],
+  samples: number,
+): Promise<BiasCell[]> {
   const { cache } = env;
   const n = env.team.length;
   const contexts: { qi: number; prevRight: boolean; ownKept: boolean; endpoint: number; expected: number[] }[] = [];
@@ -256,7 +280,13 @@ export async function contextBias(env: Environment, endpoint: Endpoint, models: 
       for (let mask = 0; mask < 1 << n; mask++) {
         const kept = order.filter((_, j) => mask & (1 << j)).map((c) => cache.responses[d.current[c].source]);
         const right = await endpointRight(endpoint, { cache, question, agent: cache.agents[agent], round: 2, context: kept, prev }, samples);
-        const context = { q: question.index, agent, prev: prev.ans, prevShown: (mask & 1) === 1, peers: kept.filter((r) => r.a !== agent).map((r) => ({ agent: r.a, ans: r.ans })) };
+        const context = {
+          q: question.index,
+          agent,
+          prev: prev.ans,
+          prevShown: (mask & 1) === 1,
+          peers: kept.filter((r) => r.a !== agent).map((r) => ({ agent: r.a, ans: r.ans })),
+        };
         const expected = models.map(({ model }) => modelRight(model, context, question.goldKey));
         contexts.push({ qi, prevRight: prev.correct, ownKept: (mask & 1) === 1, endpoint: right, expected });
       }
@@ -273,7 +303,10 @@ export async function contextBias(env: Environment, endpoint: Endpoint, models: 
     };
     const share = (s: number[]) => (100 * s.reduce((a, b) => a + b, 0)) / Math.max(1, inCell.length);
     const biases = inCell.length
-      ? pairedBootstrap(models.map((_, k) => ({ num: sumBy((c) => 100 * (c.expected[k] - c.endpoint)), den: count })), { seed: `context bias ${cell}` })
+      ? pairedBootstrap(
+          models.map((_, k) => ({ num: sumBy((c) => 100 * (c.expected[k] - c.endpoint)), den: count })),
+          { seed: `context bias ${cell}` },
+        )
       : models.map(() => ({ estimate: NaN, low: NaN, high: NaN }));
     return {
       cell,
@@ -284,22 +317,45 @@ export async function contextBias(env: Environment, endpoint: Endpoint, models: 
   });
 }
 
-
 export function fidelityMarkdown(rows: FidelityRow[], tau: { accuracy: number; cost: number }): string {
   const within = rows.filter((r) => Math.abs(r.delta.accuracy.estimate) <= 1).length;
   return [
     markdownTable(
-      ['method', 'runs', 'accuracy % model', 'accuracy % record', 'Δ accuracy pp', '95% CI', 'cost % model', 'cost % record', 'Δ cost pp', '95% CI', 'tier-3 share % (model)', 'where it went: model bias pp (asked)', '95% CI'],
+      [
+        'method',
+        'runs',
+        'accuracy % model',
+        'accuracy % record',
+        'Δ accuracy pp',
+        '95% CI',
+        'cost % model',
+        'cost % record',
+        'Δ cost pp',
+        '95% CI',
+        'tier-3 share % (model)',
+        'where it went: model bias pp (asked)',
+        '95% CI',
+      ],
       rows.map((r) => [
-        r.method, r.runs, r.accuracy.model.toFixed(1), r.accuracy.record.toFixed(1), signed(r.delta.accuracy.estimate), interval(r.delta.accuracy.low, r.delta.accuracy.high, signed),
-        r.cost.model.toFixed(1), r.cost.record.toFixed(1), signed(r.delta.cost.estimate), interval(r.delta.cost.low, r.delta.cost.high, signed), r.modelShare.toFixed(0),
-        r.visited ? `${signed(r.visited.estimate)} (${r.visited.asked} of ${r.visited.lookups})` : '-', r.visited ? interval(r.visited.low, r.visited.high, signed) : '-',
+        r.method,
+        r.runs,
+        r.accuracy.model.toFixed(1),
+        r.accuracy.record.toFixed(1),
+        signed(r.delta.accuracy.estimate),
+        interval(r.delta.accuracy.low, r.delta.accuracy.high, signed),
+        r.cost.model.toFixed(1),
+        r.cost.record.toFixed(1),
+        signed(r.delta.cost.estimate),
+        interval(r.delta.cost.low, r.delta.cost.high, signed),
+        r.modelShare.toFixed(0),
+        r.visited ? `${signed(r.visited.estimate)} (${r.visited.asked} of ${r.visited.lookups})` : '-',
+        r.visited ? interval(r.visited.low, r.visited.high, signed) : '-',
       ]),
     ),
     '',
     `Kendall's tau-b of the ${rows.length} methods ranked by accuracy under model and under record: ${tau.accuracy.toFixed(3)}; by cost: ${tau.cost.toFixed(3)}. Methods within 1 pp: ${within} of ${rows.length}.`,
-    'Δ = model − record on the same questions and seeds; 95% percentile bootstrap over questions (5000 resamples), a method\'s runs averaged per question. Cost % and Δ cost are of Full-Debate\'s cost under record on the same questions.',
-    'Where it went: at the lookups the tier-3 model answered in the method\'s miss = model replay (asked: how many of them, evenly spaced, were put to the endpoint, each as often as the bias table\'s samples), the model\'s probability of the gold answer minus the endpoint\'s share of right answers, pp, 95% bootstrap over questions. Near 0 with a large Δ: the model answers right where the method goes, and the gap comes from how the debate unfolds from there (other texts, other decisions); not near 0: the method goes where the model is wrong.',
+    "Δ = model − record on the same questions and seeds; 95% percentile bootstrap over questions (5000 resamples), a method's runs averaged per question. Cost % and Δ cost are of Full-Debate's cost under record on the same questions.",
+    "Where it went: at the lookups the tier-3 model answered in the method's miss = model replay (asked: how many of them, evenly spaced, were put to the endpoint, each as often as the bias table's samples), the model's probability of the gold answer minus the endpoint's share of right answers, pp, 95% bootstrap over questions. Near 0 with a large Δ: the model answers right where the method goes, and the gap comes from how the debate unfolds from there (other texts, other decisions); not near 0: the method goes where the model is wrong.",
   ].join('\n');
 }
 
@@ -309,8 +365,14 @@ export function biasMarkdown(cells: BiasCell[], samples: number): string {
     markdownTable(
       ['round-2 contexts', 'n', 'endpoint accuracy %', ...names.flatMap((m) => [`${m}: expected %`, 'bias pp', '95% CI'])],
       cells.map((c) => [
-        c.cell, c.contexts, c.endpoint.toFixed(1),
-        ...c.models.flatMap((m) => [m.expected.toFixed(1), Number.isNaN(m.bias.estimate) ? '-' : signed(m.bias.estimate), interval(m.bias.low, m.bias.high, signed)]),
+        c.cell,
+        c.contexts,
+        c.endpoint.toFixed(1),
+        ...c.models.flatMap((m) => [
+          m.expected.toFixed(1),
+          Number.isNaN(m.bias.estimate) ? '-' : signed(m.bias.estimate),
+          interval(m.bias.low, m.bias.high, signed),
+        ]),
       ]),
     ),
     '',
@@ -327,7 +389,9 @@ function biasModels(cache: Cache, { priorSmoothing }: DebateSettings): { name: s
   ];
 }
 
-export async function fidelityJob(o: FidelityOptions): Promise<{ text: string; rows: FidelityRow[]; tau: { accuracy: number; cost: number }; bias: BiasCell[]; files: string[] }> {
+export async function fidelityJob(
+  o: FidelityOptions,
+): Promise<{ text: string; rows: FidelityRow[]; tau: { accuracy: number; cost: number }; bias: BiasCell[]; files: string[] }> {
   ensureDefaultCache(o.cache);
   // Two loads of the cache: the record replay adds responses to its own.
   const modelCache = loadCache(o.cache);
@@ -339,12 +403,14 @@ export async function fidelityJob(o: FidelityOptions): Promise<{ text: string; r
   const modelEnv = makeEnvironment(modelCache, { ...settings, miss: 'model' });
   const team = teamIds(modelEnv);
   artifacts.forEach((a, k) => {
-    if (a.team.join() !== team.join()) throw new Error(`${groups.flatMap((g) => g.paths)[k]}: trained for team ${a.team.join(', ')}, the debate team is ${team.join(', ')}`);
+    if (a.team.join() !== team.join())
+      throw new Error(`${groups.flatMap((g) => g.paths)[k]}: trained for team ${a.team.join(', ')}, the debate team is ${team.join(', ')}`);
   });
   const { questions } = splitQuestions(modelEnv, o.split);
   if (questions.length === 0) throw new Error(`cache ${modelCache.file} has no questions in split '${o.split}'`);
   const encoders = [...new Set(artifacts.map((a) => a.encoder))];
-  const embeddingsOf = async (cache: Cache) => new Map(await Promise.all(encoders.map(async (id) => [id, await ensureEmbeddings(o.cache, cache, await encoderFor(id))] as const)));
+  const embeddingsOf = async (cache: Cache) =>
+    new Map(await Promise.all(encoders.map(async (id) => [id, await ensureEmbeddings(o.cache, cache, await encoderFor(id))] as const)));
   const modelEmbeddings = await embeddingsOf(modelCache);
   const recordEmbeddings = await embeddingsOf(recordCache);
   const recordEnv = recordEnvironment(recordCache, settings, endpoint);
@@ -356,13 +422,17 @@ export async function fidelityJob(o: FidelityOptions): Promise<{ text: string; r
   const masks: Float64Array[] = [];
   if (train.length) for (const s of seeds) masks.push((await trainStaticMask(modelEnv, train, rewardSettingsOf(c, c.k), { ...c, lr: 0.05, seed: s })).theta);
   let k = 0;
-  const policies = await Promise.all(groups.map(async (g) => ({
-    label: g.label,
-    runs: await Promise.all(g.paths.map(async (path) => {
-      const a = artifacts[k++];
-      return { path, engine: await inferenceEngine(o.compute, a.shape, a.weights), encoder: a.encoder };
+  const policies = await Promise.all(
+    groups.map(async (g) => ({
+      label: g.label,
+      runs: await Promise.all(
+        g.paths.map(async (path) => {
+          const a = artifacts[k++];
+          return { path, engine: await inferenceEngine(o.compute, a.shape, a.weights), encoder: a.encoder };
+        }),
+      ),
     })),
-  })));
+  );
   const plan: Plan = { questions, validation: splitQuestions(modelEnv, 'validation').questions, keepRates: o.keepRates, seeds, masks, policies };
   try {
     // What the model answered in each method's replay: the lookups since the previous method ended.
@@ -375,8 +445,14 @@ export async function fidelityJob(o: FidelityOptions): Promise<{ text: string; r
     const rows = fidelityRows(modelGroups, recordGroups);
     for (const row of rows) row.visited = await visitedBias(modelEnv, endpoint, visited.get(row.method) ?? [], questions, o.samples, o.visited, row.method);
     const tau = {
-      accuracy: kendallTauB(rows.map((r) => r.accuracy.model), rows.map((r) => r.accuracy.record)),
-      cost: kendallTauB(rows.map((r) => r.cost.model), rows.map((r) => r.cost.record)),
+      accuracy: kendallTauB(
+        rows.map((r) => r.accuracy.model),
+        rows.map((r) => r.accuracy.record),
+      ),
+      cost: kendallTauB(
+        rows.map((r) => r.cost.model),
+        rows.map((r) => r.cost.record),
+      ),
     };
     const bias = await contextBias(modelEnv, endpoint, biasModels(modelCache, modelEnv.settings), questions, o.samples);
     const title = `Fidelity of the tier-3 response model (${modelEnv.settings.responseModel} form): ${modelCache.header.name} (${modelCache.header.source}), ${o.split} split, ${questions.length} questions, team ${team.join(', ')}, miss = model against miss = record, debate seed ${modelEnv.settings.seed}${masks.length ? `, random pruning and static mask seeds 0..${o.seeds - 1}` : ''}${masks.length ? '' : ' (no train split: no static mask)'}`;
@@ -391,13 +467,55 @@ export async function fidelityJob(o: FidelityOptions): Promise<{ text: string; r
 function writeFidelity(dir: string, text: string, rows: FidelityRow[], bias: BiasCell[]): string[] {
   const files = [`${dir}/fidelity.md`, `${dir}/fidelity.csv`, `${dir}/context-bias.csv`];
   writeFileAtomic(files[0], [`${text}\n`]);
-  writeFileAtomic(files[1], [csvTable(
-    ['method', 'runs', 'accuracy_model', 'accuracy_record', 'delta_accuracy_pp', 'delta_accuracy_ci_low', 'delta_accuracy_ci_high', 'cost_pct_model', 'cost_pct_record', 'delta_cost_pp', 'delta_cost_ci_low', 'delta_cost_ci_high', 'tier_model_pct', 'visited_bias_pp', 'visited_bias_ci_low', 'visited_bias_ci_high', 'visited_asked', 'visited_lookups'],
-    rows.map((r) => [r.method, r.runs, r.accuracy.model, r.accuracy.record, r.delta.accuracy.estimate, r.delta.accuracy.low, r.delta.accuracy.high, r.cost.model, r.cost.record, r.delta.cost.estimate, r.delta.cost.low, r.delta.cost.high, r.modelShare, r.visited?.estimate ?? '', r.visited?.low ?? '', r.visited?.high ?? '', r.visited?.asked ?? 0, r.visited?.lookups ?? 0]),
-  )]);
-  writeFileAtomic(files[2], [csvTable(
-    ['cell', 'contexts', 'endpoint_accuracy', 'model', 'expected_accuracy', 'bias_pp', 'bias_ci_low', 'bias_ci_high'],
-    bias.flatMap((c) => c.models.map((m) => [c.cell, c.contexts, c.endpoint, m.name, m.expected, m.bias.estimate, m.bias.low, m.bias.high])),
-  )]);
+  writeFileAtomic(files[1], [
+    csvTable(
+      [
+        'method',
+        'runs',
+        'accuracy_model',
+        'accuracy_record',
+        'delta_accuracy_pp',
+        'delta_accuracy_ci_low',
+        'delta_accuracy_ci_high',
+        'cost_pct_model',
+        'cost_pct_record',
+        'delta_cost_pp',
+        'delta_cost_ci_low',
+        'delta_cost_ci_high',
+        'tier_model_pct',
+        'visited_bias_pp',
+        'visited_bias_ci_low',
+        'visited_bias_ci_high',
+        'visited_asked',
+        'visited_lookups',
+      ],
+      rows.map((r) => [
+        r.method,
+        r.runs,
+        r.accuracy.model,
+        r.accuracy.record,
+        r.delta.accuracy.estimate,
+        r.delta.accuracy.low,
+        r.delta.accuracy.high,
+        r.cost.model,
+        r.cost.record,
+        r.delta.cost.estimate,
+        r.delta.cost.low,
+        r.delta.cost.high,
+        r.modelShare,
+        r.visited?.estimate ?? '',
+        r.visited?.low ?? '',
+        r.visited?.high ?? '',
+        r.visited?.asked ?? 0,
+        r.visited?.lookups ?? 0,
+      ]),
+    ),
+  ]);
+  writeFileAtomic(files[2], [
+    csvTable(
+      ['cell', 'contexts', 'endpoint_accuracy', 'model', 'expected_accuracy', 'bias_pp', 'bias_ci_low', 'bias_ci_high'],
+      bias.flatMap((c) => c.models.map((m) => [c.cell, c.contexts, c.endpoint, m.name, m.expected, m.bias.estimate, m.bias.low, m.bias.high])),
+    ),
+  ]);
   return files;
 }

@@ -6,7 +6,8 @@ import { formatImportProblem, importDu, ModelPrice, peerSummary, PriceFile, type
 import { parseSettings } from '../src/io/problems.ts';
 import { readJsonFile } from '../src/io/jsonFile.ts';
 import { cacheFilePath, loadCache } from '../src/cache/load.ts';
-import { replacedWithCache, writeCacheRecords, writeFileAtomic } from '../src/cache/write.ts';
+import { writeFileAtomic } from '../src/io/atomic.ts';
+import { replacedWithCache, writeCacheRecords } from '../src/cache/write.ts';
 import { withLockSync } from '../src/io/lock.ts';
 import { importReport } from '../eval/importReport.ts';
 
@@ -36,7 +37,8 @@ export function importJob(o: ImportOptions): string {
 }
 
 function importLocked(o: ImportOptions): string {
-  if (existsSync(cacheFilePath(o.out)) && !o.force) throw new Error(`${o.out} already holds a cache (${cacheFilePath(o.out)}): pass --force to replace it, or choose another --out`);
+  if (existsSync(cacheFilePath(o.out)) && !o.force)
+    throw new Error(`${o.out} already holds a cache (${cacheFilePath(o.out)}): pass --force to replace it, or choose another --out`);
   const result = importDu(o.files, o);
   const problems = result.problems.map(formatImportProblem);
   if (result.imported === 0) throw new Error(`nothing imported from ${o.files.join(', ')}:\n  ${problems.join('\n  ')}`);

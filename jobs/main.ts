@@ -6,8 +6,7 @@ import type { Split } from '../src/cache/format.ts';
 import type { DebateSettings } from '../src/env/settings.ts';
 import { progress } from '../src/progress.ts';
 import type { ComputeSettings } from '../src/policy/backends.ts';
-import { readConfigFile, resolveConfig, type TrainConfig } from '../train/config.ts';
-import { overrideNotes } from '../cli/flags.ts';
+import { overrideNotes, readConfigFile, resolveConfig, type TrainConfig } from '../train/config.ts';
 import { runFiles } from '../train/runFolder.ts';
 import { otherRunError, pool, runStatus, runTraining } from '../train/runs.ts';
 import { runContentHashes } from '../train/identity.ts';
@@ -41,10 +40,24 @@ function mainParts(o: MainOptions) {
   const trainRecords = resolveConfig(settings).miss === 'record';
   const compareRecords = o.settings.miss === 'record';
   if (o.endpoints !== undefined && !trainRecords && !compareRecords)
-    throw new Error(`--endpoints ${o.endpoints}: neither the training runs (${o.config}) nor the comparison (--miss ${o.settings.miss ?? 'model'}) replay with miss = record, so no endpoint would be asked`);
+    throw new Error(
+      `--endpoints ${o.endpoints}: neither the training runs (${o.config}) nor the comparison (--miss ${o.settings.miss ?? 'model'}) replay with miss = record, so no endpoint would be asked`,
+    );
   if (trainRecords && o.endpoints !== undefined) settings.endpoints = o.endpoints;
   const runs = seeds.map((seed) => ({ seed, out: join(o.out, `seed-${seed}`) }));
-  const comparison: EvalOptions = { policies: runs.map((r) => runFiles(r.out).best), cache: o.cache, split: o.split, compute: o.compute, settings: o.settings, methods: [...METHODS], seeds: o.seeds, config: o.config, reference: 'Full-Debate', out: join(o.out, 'report'), recording: { endpoints: compareRecords ? o.endpoints : undefined } };
+  const comparison: EvalOptions = {
+    policies: runs.map((r) => runFiles(r.out).best),
+    cache: o.cache,
+    split: o.split,
+    compute: o.compute,
+    settings: o.settings,
+    methods: [...METHODS],
+    seeds: o.seeds,
+    config: o.config,
+    reference: 'Full-Debate',
+    out: join(o.out, 'report'),
+    recording: { endpoints: compareRecords ? o.endpoints : undefined },
+  };
   return { seeds, settings, epochs: resolveConfig(settings).epochs, runs, comparison };
 }
 
@@ -58,7 +71,13 @@ export function mainDescription(o: MainOptions): JobDescription {
     plan: async () => {
       const [cache, ...comparing] = await evaluation.plan();
       const hash = await runContentHashes()(settings);
-      return [cache, `train CPP (${o.config}) for ${o.seeds} seeds, ${o.workers} at a time (${epochs} epochs each):`, ...runs.map((r) => `  ${runPlan({ ...settings, ...r }, hash, o.force)}`), `then compare (report in ${comparison.out}):`, ...comparing.map((l) => `  ${l}`)];
+      return [
+        cache,
+        `train CPP (${o.config}) for ${o.seeds} seeds, ${o.workers} at a time (${epochs} epochs each):`,
+        ...runs.map((r) => `  ${runPlan({ ...settings, ...r }, hash, o.force)}`),
+        `then compare (report in ${comparison.out}):`,
+        ...comparing.map((l) => `  ${l}`),
+      ];
     },
   };
 }

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import type { Split } from '../src/cache/format.ts';
 import { ensureEmbeddings } from '../src/cache/embeddings.ts';
 import { loadCache } from '../src/cache/load.ts';
-import { writeFileAtomic } from '../src/cache/write.ts';
+import { writeFileAtomic } from '../src/io/atomic.ts';
 import { makeEnvironment, splitQuestions, teamIds } from '../src/env/environment.ts';
 import type { DebateSettings } from '../src/env/settings.ts';
 import { loadAnyPolicy } from '../src/policy/artifact.ts';
@@ -67,12 +67,20 @@ async function paretoLocked(o: ParetoOptions): Promise<string> {
   const cache = loadCache(o.cache);
   const env = makeEnvironment(cache, { ...o.settings, agents: config.agents, rounds: config.rounds });
   const train = splitQuestions(env, 'train').questions;
-  const floor = await costFloor(env, train.map((q) => q.index));
+  const floor = await costFloor(
+    env,
+    train.map((q) => q.index),
+  );
   const infeasible = o.budgets.filter((b) => b < floor);
-  if (infeasible.length) throw new Error(`--budgets: ${infeasible.join(', ')} below ${floor.toFixed(3)}, the cost of pruning every edge on the train split of ${cache.file}`);
+  if (infeasible.length)
+    throw new Error(`--budgets: ${infeasible.join(', ')} below ${floor.toFixed(3)}, the cost of pruning every edge on the train split of ${cache.file}`);
 
   // CPP at each budget: a grid with one variant per budget.
-  const grid = parseSettings(GridFile, { name: 'pareto', base, seeds: o.seeds, caches: [o.cache], variants: o.budgets.map((b) => ({ name: budgetName(b), settings: { targetCost: b } })) }, (path) => `--budgets (pareto grid ${path})`);
+  const grid = parseSettings(
+    GridFile,
+    { name: 'pareto', base, seeds: o.seeds, caches: [o.cache], variants: o.budgets.map((b) => ({ name: budgetName(b), settings: { targetCost: b } })) },
+    (path) => `--budgets (pareto grid ${path})`,
+  );
   const outcomes = await runGrid(expandGrid(grid, o.out, o.compute), o.workers, undefined, o.force);
   const failed = outcomes.filter((x) => x.status === 'failed');
   if (failed.length) throw new Error(failed.map((f) => `${f.cell.id}: ${f.error}`).join('\n'));
@@ -88,7 +96,8 @@ async function paretoLocked(o: ParetoOptions): Promise<string> {
     const runs: MethodResult[] = [];
     for (const cell of outcomes.filter((x) => x.cell.variant === budgetName(b))) {
       const a = loadAnyPolicy(runFiles(cell.cell.settings.out).checkpoint);
-      if (a.team.join() !== teamIds(env).join()) throw new Error(`${cell.cell.settings.out}: trained for team ${a.team.join(', ')}, the debate team is ${teamIds(env).join(', ')}`);
+      if (a.team.join() !== teamIds(env).join())
+        throw new Error(`${cell.cell.settings.out}: trained for team ${a.team.join(', ')}, the debate team is ${teamIds(env).join(', ')}`);
       const engine = await inferenceEngine(o.compute, a.shape, a.weights);
       runs.push(await evaluatePolicy(engine, env, await ensureEmbeddings(o.cache, cache, await encoderFor(a.encoder)), questions, cell.cell.id));
       engine.dispose();
@@ -96,17 +105,26 @@ async function paretoLocked(o: ParetoOptions): Promise<string> {
     const cost = runs.reduce((s, r) => s + r.cost, 0) / runs.length;
     const keep = runs.reduce((s, r) => s + r.keptEdges / r.maxEdges, 0) / runs.length;
     groups.push({ method: `CPP (${budgetName(b)})`, family: 'CPP', budget: b, runs });
-    for (const [family, vote] of [['Consistency-Best', await consistencyBest(env, questions, validation, cost)], ['Consistency-Fuse', consistencyFuse(env, questions, cost)]] as const) {
+    for (const [family, vote] of [
+      ['Consistency-Best', await consistencyBest(env, questions, validation, cost)],
+      ['Consistency-Fuse', consistencyFuse(env, questions, cost)],
+    ] as const) {
       // Its own note measures cost against the budget it was given; say it against Full-Debate.
       vote.note = `within CPP's ${((100 * cost) / full.cost).toFixed(1)}% of Full-Debate's cost, used ${((100 * vote.cost) / full.cost).toFixed(1)}%${vote.note?.includes('no more samples') ? ': the cache holds no more samples' : ''}`;
       groups.push({ method: `${vote.method} at CPP's cost`, family, budget: b, runs: [vote] });
     }
     const random: MethodResult[] = [];
     for (const s of seeds) random.push(await randomPruning(env, questions, keep, s));
-    groups.push({ method: `Random pruning (keep ${(100 * keep).toFixed(0)}%, CPP's rate at ${budgetName(b)})`, family: 'Random pruning', budget: b, runs: random });
+    groups.push({
+      method: `Random pruning (keep ${(100 * keep).toFixed(0)}%, CPP's rate at ${budgetName(b)})`,
+      family: 'Random pruning',
+      budget: b,
+      runs: random,
+    });
     const mask = resolveConfig({ ...base, targetCost: b });
     const masks: MethodResult[] = [];
-    for (const s of seeds) masks.push(await staticMask(env, questions, (await trainStaticMask(env, train, rewardSettingsOf(mask, mask.k), { ...mask, lr: 0.05, seed: s })).theta));
+    for (const s of seeds)
+      masks.push(await staticMask(env, questions, (await trainStaticMask(env, train, rewardSettingsOf(mask, mask.k), { ...mask, lr: 0.05, seed: s })).theta));
     groups.push({ method: `Static mask (${budgetName(b)})`, family: 'Static mask', budget: b, runs: masks });
   }
 
@@ -117,18 +135,44 @@ async function paretoLocked(o: ParetoOptions): Promise<string> {
   const paired = groups.map((g) => {
     const cpp = groups.find((c) => c.family === 'CPP' && c.budget === g.budget);
     if (!cpp || cpp === g) return null;
-    return pairedDifference(perQuestion(cpp.method, cpp.runs, order), perQuestion(g.method, g.runs, order), fullCost, { seed: `${cpp.method} vs ${g.method}` }).accuracy;
+    return pairedDifference(perQuestion(cpp.method, cpp.runs, order), perQuestion(g.method, g.runs, order), fullCost, { seed: `${cpp.method} vs ${g.method}` })
+      .accuracy;
   });
-  const cppVsFull = groups.filter((g) => g.family === 'CPP').map((g) => ({ g, d: pairedDifference(perQuestion(g.method, g.runs, order), perQuestion('Full-Debate', [full], order), fullCost, { seed: `${g.method} vs Full-Debate` }).accuracy }));
+  const cppVsFull = groups
+    .filter((g) => g.family === 'CPP')
+    .map((g) => ({
+      g,
+      d: pairedDifference(perQuestion(g.method, g.runs, order), perQuestion('Full-Debate', [full], order), fullCost, { seed: `${g.method} vs Full-Debate` })
+        .accuracy,
+    }));
   const table = groups.map((g, i) => ({
-    g, budget: g.budget === null ? '-' : `${(100 * g.budget).toFixed(0)}%`,
-    acc: tInterval(g.runs.map((r) => (100 * r.correct) / r.questions)), cost: tInterval(g.runs.map((r) => (100 * r.cost) / full.cost)), row: rs[i], paired: paired[i],
+    g,
+    budget: g.budget === null ? '-' : `${(100 * g.budget).toFixed(0)}%`,
+    acc: tInterval(g.runs.map((r) => (100 * r.correct) / r.questions)),
+    cost: tInterval(g.runs.map((r) => (100 * r.cost) / full.cost)),
+    row: rs[i],
+    paired: paired[i],
   }));
   const ci = (m: Estimate) => (Number.isNaN(m.low) ? m.estimate.toFixed(1) : `${m.estimate.toFixed(1)} ± ${((m.high - m.low) / 2).toFixed(1)}`);
-  const header = ['budget', 'method', 'n', 'accuracy % (mean ± 95% t-interval over seeds)', 'cost % (mean ± 95% t-interval)', 'kept edges %', 'CPP minus it, pp (95% paired bootstrap)', 'tiers (revisions)'];
+  const header = [
+    'budget',
+    'method',
+    'n',
+    'accuracy % (mean ± 95% t-interval over seeds)',
+    'cost % (mean ± 95% t-interval)',
+    'kept edges %',
+    'CPP minus it, pp (95% paired bootstrap)',
+    'tiers (revisions)',
+  ];
   const lines = table.map((r) => [
-    r.budget, r.g.method, r.g.runs.length, ci(r.acc), ci(r.cost), r.row.keptPct.toFixed(1),
-    r.paired ? `${signed(r.paired.estimate)} ${interval(r.paired.low, r.paired.high, signed)}${excludesZero(r.paired) ? '' : ' (not significant)'}` : '-', tierText(r.row.tiers),
+    r.budget,
+    r.g.method,
+    r.g.runs.length,
+    ci(r.acc),
+    ci(r.cost),
+    r.row.keptPct.toFixed(1),
+    r.paired ? `${signed(r.paired.estimate)} ${interval(r.paired.low, r.paired.high, signed)}${excludesZero(r.paired) ? '' : ' (not significant)'}` : '-',
+    tierText(r.row.tiers),
   ]);
   const title = `${cache.header.name}, ${o.split} split, ${questions.length} questions: CPP at target budgets against the baselines at matched cost`;
   const notes = [
@@ -140,13 +184,42 @@ async function paretoLocked(o: ParetoOptions): Promise<string> {
   const dir = join(o.out, 'report');
   const files = [join(dir, 'pareto.md'), join(dir, 'pareto.csv'), join(dir, 'accuracy-cost.svg')];
   writeFileAtomic(files[0], [markdown + '\n']);
-  writeFileAtomic(files[1], [csvTable(
-    ['budget', 'method', 'family', 'n', 'accuracy_mean', 'accuracy_ci_low', 'accuracy_ci_high', 'cost_pct_mean', 'cost_pct_ci_low', 'cost_pct_ci_high', 'kept_edges_pct', 'cpp_minus_pp', 'cpp_minus_ci_low', 'cpp_minus_ci_high', ...TIERS.map((t) => `tier_${t}_pct`)],
-    table.map((r) => [
-      r.g.budget ?? '', r.g.method, r.g.family, r.g.runs.length, r.acc.estimate, num(r.acc.low), num(r.acc.high), r.cost.estimate, num(r.cost.low), num(r.cost.high), r.row.keptPct,
-      ...(r.paired ? [r.paired.estimate, r.paired.low, r.paired.high] : ['', '', '']), ...TIERS.map((t) => r.row.tiers[t]),
-    ]),
-  )]);
+  writeFileAtomic(files[1], [
+    csvTable(
+      [
+        'budget',
+        'method',
+        'family',
+        'n',
+        'accuracy_mean',
+        'accuracy_ci_low',
+        'accuracy_ci_high',
+        'cost_pct_mean',
+        'cost_pct_ci_low',
+        'cost_pct_ci_high',
+        'kept_edges_pct',
+        'cpp_minus_pp',
+        'cpp_minus_ci_low',
+        'cpp_minus_ci_high',
+        ...TIERS.map((t) => `tier_${t}_pct`),
+      ],
+      table.map((r) => [
+        r.g.budget ?? '',
+        r.g.method,
+        r.g.family,
+        r.g.runs.length,
+        r.acc.estimate,
+        num(r.acc.low),
+        num(r.acc.high),
+        r.cost.estimate,
+        num(r.cost.low),
+        num(r.cost.high),
+        r.row.keptPct,
+        ...(r.paired ? [r.paired.estimate, r.paired.low, r.paired.high] : ['', '', '']),
+        ...TIERS.map((t) => r.row.tiers[t]),
+      ]),
+    ),
+  ]);
   writeFileAtomic(files[2], [await plot(rs, title)]);
   return `${markdown}\n\nwritten: ${files.join(', ')}`;
 }

@@ -4,7 +4,8 @@
 // spent, and the tier shares of the same method replayed with miss = model before and after.
 import type { Split } from '../src/cache/format.ts';
 import { ensureEmbeddings } from '../src/cache/embeddings.ts';
-import { loadCache, type Cache, type Question } from '../src/cache/load.ts';
+import type { Cache, Question } from '../src/cache/types.ts';
+import { loadCache } from '../src/cache/load.ts';
 import type { Endpoint } from '../src/env/endpoint.ts';
 import { makeEnvironment, splitQuestions, teamIds, type Environment } from '../src/env/environment.ts';
 import { exactKey } from '../src/env/lookupIndex.ts';
@@ -58,7 +59,9 @@ async function methodOf(o: RecordOptions, cache: Cache): Promise<{ label: string
   return { label, play, dispose: () => {}, settings: o.settings };
 }
 
-export async function recordJob(o: RecordOptions): Promise<{ text: string; recording: Recording; before: MethodResult; during?: MethodResult; after: MethodResult }> {
+export async function recordJob(
+  o: RecordOptions,
+): Promise<{ text: string; recording: Recording; before: MethodResult; during?: MethodResult; after: MethodResult }> {
   ensureDefaultCache(o.cache);
   const cache = loadCache(o.cache);
   const method = await methodOf(o, cache);
@@ -97,11 +100,10 @@ export async function recordJob(o: RecordOptions): Promise<{ text: string; recor
     ...(during ? [] : ['the method did not finish: a rerun continues where this one stopped, asking nothing twice']),
     '',
     `Tier shares of revision lookups, ${method.label}:`,
-    markdownTable(['replay', 'questions', 'accuracy', ...TIERS], [
-      row('before, miss = model', before),
-      ...(during ? [row('recording, miss = record', during)] : []),
-      row('after, miss = model', after),
-    ]),
+    markdownTable(
+      ['replay', 'questions', 'accuracy', ...TIERS],
+      [row('before, miss = model', before), ...(during ? [row('recording, miss = record', during)] : []), row('after, miss = model', after)],
+    ),
   ].join('\n');
   return { text, recording, before, during, after };
 }

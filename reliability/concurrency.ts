@@ -32,7 +32,13 @@ export const CONCURRENCY_CASES: ConcurrencyCase[] = [
   { name: 'two train into one --out', first: trainTwice, second: trainTwice, folder: 'run' },
   { name: 'two ablate into one folder', first: grid, second: grid, folder: 'grid-out' },
   { name: 'two main into one folder', first: job, second: job, folder: 'job' },
-  { name: 'two --resume of one run', prepare: { args: trainTwice.map((a) => (a === LONG[1] ? '40' : a)), until: 'run/checkpoint.json' }, first: ['train', '--resume', '--out', 'run'], second: ['train', '--resume', '--out', 'run'], folder: 'run' },
+  {
+    name: 'two --resume of one run',
+    prepare: { args: trainTwice.map((a) => (a === LONG[1] ? '40' : a)), until: 'run/checkpoint.json' },
+    first: ['train', '--resume', '--out', 'run'],
+    second: ['train', '--resume', '--out', 'run'],
+    folder: 'run',
+  },
   { name: 'cache gen while another writes the cache', first: gen, second: gen, folder: 'generated' },
 ];
 
@@ -61,7 +67,13 @@ async function until(path: string, ms: number): Promise<void> {
 }
 
 /** Names and modification times of what `dir` holds. */
-const listing = (dir: string) => (existsSync(dir) ? readdirSync(dir).map((f) => `${f}@${statSync(join(dir, f), { throwIfNoEntry: false })?.mtimeMs}`).sort().join('\n') : '');
+const listing = (dir: string) =>
+  existsSync(dir)
+    ? readdirSync(dir)
+        .map((f) => `${f}@${statSync(join(dir, f), { throwIfNoEntry: false })?.mtimeMs}`)
+        .sort()
+        .join('\n')
+    : '';
 
 /** Wait until what `dir` holds changes (the first writer has begun: its lock, its first file), or `ms` pass. */
 async function untilChanged(dir: string, ms: number): Promise<void> {
@@ -129,7 +141,13 @@ export async function staleLockCase(inputs: string): Promise<TakeoverResult> {
   await killedRun(ws, trainTwice, 'run/checkpoint.json');
   const lockLeft = locks(join(ws, 'run'));
   const resume = await cli(['train', '--resume', '--out', 'run'], { cwd: ws });
-  return { case: 'a lock left by a kill -9 is taken over', lockLeft, tookOver: resume.code === 0, lockAfter: locks(join(ws, 'run')), said: tail(resume.out, 2) };
+  return {
+    case: 'a lock left by a kill -9 is taken over',
+    lockLeft,
+    tookOver: resume.code === 0,
+    lockAfter: locks(join(ws, 'run')),
+    said: tail(resume.out, 2),
+  };
 }
 
 export const takeoverPassed = (r: TakeoverResult) => r.lockLeft.length > 0 && r.tookOver && r.lockAfter.length === 0;

@@ -16,6 +16,7 @@ export interface CorpusCase {
   id: string;
   kind: 'cache' | 'embeddings' | 'config' | 'grid' | 'checkpoint' | 'flags' | 'import';
   /** Damage the input in the case's folder (a copy of the inputs); returns values the error names (e.g. the line). */
+  // biome-ignore lint/suspicious/noConfusingVoidType: a setup that names nothing returns nothing
   setup?: (ws: string) => Vars | void;
   args: string[];
   /** Expected exit code: 1 (bad input), 2 (a mistyped flag), 'nonzero', or 0 for an input that must be accepted. */
@@ -80,6 +81,7 @@ const nanAt0 = (v: Float32Array) => ((v[0] = NaN), v);
 // --- cache lines ---------------------------------------------------------------------------------
 
 /** Damages of `cache.jsonl`: the setup, and the field the error must name beside `cache.jsonl:<line>`. */
+// biome-ignore lint/suspicious/noConfusingVoidType: a setup that names nothing returns nothing
 const CACHE_DAMAGES: { id: string; setup: (ws: string) => Vars | void; field: string; loads?: boolean; where?: string }[] = [
   { id: 'bad JSON', setup: editLine(CACHE_FILE, type('response'), (r) => JSON.stringify(r).slice(0, 80)), field: '' },
   { id: 'trailing garbage', setup: editLine(CACHE_FILE, type('response'), (r) => JSON.stringify(r) + ' }x'), field: '' },
@@ -94,21 +96,41 @@ const CACHE_DAMAGES: { id: string; setup: (ws: string) => Vars | void; field: st
   { id: 'negative inTokens', setup: editLine(CACHE_FILE, type('response'), (r) => ({ ...r, inTokens: -5 })), field: 'inTokens' },
   { id: 'unknown field (typo)', setup: editLine(CACHE_FILE, type('question'), (r) => ({ ...r, golld: 'C' })), field: 'golld' },
   { id: 'gold unreadable under its answerType', setup: editLine(CACHE_FILE, type('question'), (r) => ({ ...r, gold: 'banana' })), field: 'gold' },
-  { id: 'answer unreadable under its answerType', setup: editLine(CACHE_FILE, type('response'), (r) => ({ ...r, answer: 'banana' })), field: 'answer', loads: true },
+  {
+    id: 'answer unreadable under its answerType',
+    setup: editLine(CACHE_FILE, type('response'), (r) => ({ ...r, answer: 'banana' })),
+    field: 'answer',
+    loads: true,
+  },
   { id: 'unknown split', setup: editLine(CACHE_FILE, type('question'), (r) => ({ ...r, split: 'dev' })), field: 'split' },
   { id: 'unknown answerType', setup: editLine(CACHE_FILE, type('question'), (r) => ({ ...r, answerType: 'essay' })), field: 'answerType' },
   { id: 'negative price', setup: editLine(CACHE_FILE, type('agent'), (r) => ({ ...r, priceIn: -1e-6 })), field: 'priceIn' },
   { id: 'price 1e308', setup: editLine(CACHE_FILE, type('agent'), (r) => ({ ...r, priceOut: 1e308 })), field: 'priceOut' },
-  { id: 'price 1e999 (Infinity)', setup: editLine(CACHE_FILE, type('agent'), (r) => JSON.stringify(r).replace(/"priceIn":[^,]+/, '"priceIn":1e999')), field: 'priceIn' },
+  {
+    id: 'price 1e999 (Infinity)',
+    setup: editLine(CACHE_FILE, type('agent'), (r) => JSON.stringify(r).replace(/"priceIn":[^,]+/, '"priceIn":1e999')),
+    field: 'priceIn',
+  },
   { id: 'price as a string', setup: editLine(CACHE_FILE, type('agent'), (r) => ({ ...r, priceOut: '0.5' })), field: 'priceOut' },
   { id: 'header version 2', setup: editLine(CACHE_FILE, type('cache'), (r) => ({ ...r, version: 2 })), field: 'version' },
   { id: 'no header line', setup: editLine(CACHE_FILE, type('cache'), () => undefined), field: 'type', where: String.raw`cache\.jsonl(:1)?` },
   { id: 'response of an unknown question', setup: editLine(CACHE_FILE, type('response'), (r) => ({ ...r, question: 'q999' })), field: 'question' },
   { id: 'response of an unknown agent', setup: editLine(CACHE_FILE, type('response'), (r) => ({ ...r, agent: 'ghost' })), field: 'agent' },
   { id: 'unknown context id', setup: editLine(CACHE_FILE, round2, (r) => ({ ...r, context: ['nope'] })), field: 'context' },
-  { id: 'duplicate question id', setup: editLine(CACHE_FILE, type('question'), (r) => `${JSON.stringify(r)}\n${JSON.stringify(r)}`), field: 'id', where: String.raw`cache\.jsonl:\d+` },
+  {
+    id: 'duplicate question id',
+    setup: editLine(CACHE_FILE, type('question'), (r) => `${JSON.stringify(r)}\n${JSON.stringify(r)}`),
+    field: 'id',
+    where: String.raw`cache\.jsonl:\d+`,
+  },
   { id: 'raw NUL byte in a text', setup: rawLine(CACHE_FILE, type('response'), (l) => Buffer.from(l.replace('"text":"', '"text":"\u0000'))), field: '' },
-  { id: 'invalid UTF-8', setup: rawLine(CACHE_FILE, type('response'), (l) => Buffer.concat([Buffer.from(l.slice(0, 60)), Buffer.from([0xff, 0xfe, 0xc3]), Buffer.from(l.slice(60))])), field: 'UTF-8' },
+  {
+    id: 'invalid UTF-8',
+    setup: rawLine(CACHE_FILE, type('response'), (l) =>
+      Buffer.concat([Buffer.from(l.slice(0, 60)), Buffer.from([0xff, 0xfe, 0xc3]), Buffer.from(l.slice(60))]),
+    ),
+    field: 'UTF-8',
+  },
   { id: 'a folder in place of cache.jsonl', setup: folderInstead(CACHE_FILE), field: '', where: String.raw`cache\.jsonl` },
   { id: 'no cache.jsonl', setup: (ws) => rmSync(join(ws, CACHE_FILE)), field: '', where: String.raw`cache(\.jsonl|\b)` },
   { id: 'empty cache.jsonl', setup: replaceFile(CACHE_FILE, ''), field: '', where: String.raw`cache\.jsonl` },
@@ -125,20 +147,91 @@ const cacheCases: CorpusCase[] = CACHE_DAMAGES.flatMap((d) => {
 });
 cacheCases.push(
   { id: 'cache: a byte-order mark is accepted (validate)', kind: 'cache', setup: withBom(CACHE_FILE), args: validateArgs, code: 0, error: 'valid' },
-  { id: 'cache: gen over an existing cache is refused', kind: 'cache', args: ['cache', 'gen', '--out', INPUT.cache, '--questions', '20'], code: 1, error: String.raw`cache.*(exists|already|--force)` },
+  {
+    id: 'cache: gen over an existing cache is refused',
+    kind: 'cache',
+    args: ['cache', 'gen', '--out', INPUT.cache, '--questions', '20'],
+    code: 1,
+    error: String.raw`cache.*(exists|already|--force)`,
+  },
 );
 
 // --- embeddings ----------------------------------------------------------------------------------
 
+// biome-ignore lint/suspicious/noConfusingVoidType: a setup that names nothing returns nothing
 const EMB_DAMAGES: { id: string; setup: (ws: string) => Vars | void; field: string }[] = [
-  { id: 'header dim 128', setup: editLine(EMB_FILE, (r) => r.type === 'embeddings', (r) => ({ ...r, dim: 128 })), field: '' },
-  { id: 'a vector of half its length', setup: editLine(EMB_FILE, (r) => 'v' in r, (r) => ({ ...r, v: editVector(r.v as string, (v) => v.slice(0, v.length / 2)) })), field: 'v' },
-  { id: 'a NaN value', setup: editLine(EMB_FILE, (r) => 'v' in r, (r) => ({ ...r, v: editVector(r.v as string, nanAt0) })), field: 'v' },
-  { id: 'an infinite value', setup: editLine(EMB_FILE, (r) => 'v' in r, (r) => ({ ...r, v: editVector(r.v as string, (v) => ((v[3] = Infinity), v)) })), field: 'v' },
-  { id: 'bad JSON', setup: editLine(EMB_FILE, (r) => 'v' in r, (r) => JSON.stringify(r).slice(0, 50)), field: '' },
-  { id: 'unknown field', setup: editLine(EMB_FILE, (r) => 'v' in r, (r) => ({ ...r, id: 'x' })), field: 'id' },
-  { id: 'header of another encoder', setup: editLine(EMB_FILE, (r) => r.type === 'embeddings', (r) => ({ ...r, encoder: 'use-lite-512' })), field: 'encoder' },
-  { id: 'duplicate vector', setup: editLine(EMB_FILE, (r) => 'v' in r, (r) => `${JSON.stringify(r)}\n${JSON.stringify(r)}`), field: '' },
+  {
+    id: 'header dim 128',
+    setup: editLine(
+      EMB_FILE,
+      (r) => r.type === 'embeddings',
+      (r) => ({ ...r, dim: 128 }),
+    ),
+    field: '',
+  },
+  {
+    id: 'a vector of half its length',
+    setup: editLine(
+      EMB_FILE,
+      (r) => 'v' in r,
+      (r) => ({ ...r, v: editVector(r.v as string, (v) => v.slice(0, v.length / 2)) }),
+    ),
+    field: 'v',
+  },
+  {
+    id: 'a NaN value',
+    setup: editLine(
+      EMB_FILE,
+      (r) => 'v' in r,
+      (r) => ({ ...r, v: editVector(r.v as string, nanAt0) }),
+    ),
+    field: 'v',
+  },
+  {
+    id: 'an infinite value',
+    setup: editLine(
+      EMB_FILE,
+      (r) => 'v' in r,
+      (r) => ({ ...r, v: editVector(r.v as string, (v) => ((v[3] = Infinity), v)) }),
+    ),
+    field: 'v',
+  },
+  {
+    id: 'bad JSON',
+    setup: editLine(
+      EMB_FILE,
+      (r) => 'v' in r,
+      (r) => JSON.stringify(r).slice(0, 50),
+    ),
+    field: '',
+  },
+  {
+    id: 'unknown field',
+    setup: editLine(
+      EMB_FILE,
+      (r) => 'v' in r,
+      (r) => ({ ...r, id: 'x' }),
+    ),
+    field: 'id',
+  },
+  {
+    id: 'header of another encoder',
+    setup: editLine(
+      EMB_FILE,
+      (r) => r.type === 'embeddings',
+      (r) => ({ ...r, encoder: 'use-lite-512' }),
+    ),
+    field: 'encoder',
+  },
+  {
+    id: 'duplicate vector',
+    setup: editLine(
+      EMB_FILE,
+      (r) => 'v' in r,
+      (r) => `${JSON.stringify(r)}\n${JSON.stringify(r)}`,
+    ),
+    field: '',
+  },
   { id: 'a folder in place of the file', setup: folderInstead(EMB_FILE), field: '' },
 ];
 
@@ -152,8 +245,26 @@ const embeddingCases: CorpusCase[] = EMB_DAMAGES.flatMap((d) => {
 // Embeddings are keyed by the hash of their text: a text without a vector (missing, or its text
 // edited) is no damage but work left, computed at the next use; `cache validate` says so (exit 0).
 embeddingCases.push(
-  { id: 'embeddings: a missing vector is reported (validate)', kind: 'embeddings', setup: editLine(EMB_FILE, (r) => 'v' in r, () => undefined), args: validateArgs, code: 0, error: String.raw`bof-256\.jsonl.*\b1 of .* texts have no vector` },
-  { id: 'embeddings: a stale vector (its text edited) is reported (validate)', kind: 'embeddings', setup: editLine(CACHE_FILE, type('response'), (r) => ({ ...r, text: `${r.text} Edited.` })), args: validateArgs, code: 0, error: String.raw`bof-256\.jsonl:\d+: sha256: .*no longer holds` },
+  {
+    id: 'embeddings: a missing vector is reported (validate)',
+    kind: 'embeddings',
+    setup: editLine(
+      EMB_FILE,
+      (r) => 'v' in r,
+      () => undefined,
+    ),
+    args: validateArgs,
+    code: 0,
+    error: String.raw`bof-256\.jsonl.*\b1 of .* texts have no vector`,
+  },
+  {
+    id: 'embeddings: a stale vector (its text edited) is reported (validate)',
+    kind: 'embeddings',
+    setup: editLine(CACHE_FILE, type('response'), (r) => ({ ...r, text: `${r.text} Edited.` })),
+    args: validateArgs,
+    code: 0,
+    error: String.raw`bof-256\.jsonl:\d+: sha256: .*no longer holds`,
+  },
 );
 
 // --- config files --------------------------------------------------------------------------------
@@ -178,11 +289,49 @@ const CONFIG_DAMAGES: { id: string; content: string | Buffer; field: string }[] 
 ];
 
 const configCases: CorpusCase[] = [
-  ...CONFIG_DAMAGES.map((d): CorpusCase => ({ id: `config: ${d.id} (train)`, kind: 'config', setup: replaceFile('bad.json', d.content), args: [...trainArgs.slice(0, 3), '--config', 'bad.json', '--out', 'new-run'], code: 1, error: String.raw`bad\.json` + (d.field ? `.*\\b(${d.field})\\b` : '') })),
-  ...CONFIG_DAMAGES.slice(0, 3).map((d): CorpusCase => ({ id: `config: ${d.id} (main)`, kind: 'config', setup: replaceFile('bad.json', d.content), args: ['main', '--cache', INPUT.cache, '--seeds', '1', '--config', 'bad.json', '--out', 'job'], code: 1, error: String.raw`bad\.json.*\b${d.field}\b` })),
-  { id: 'config: a file that does not exist', kind: 'config', args: [...trainArgs.slice(0, 3), '--config', 'missing.json', '--out', 'new-run'], code: 1, error: String.raw`missing\.json` },
-  { id: 'config: a folder', kind: 'config', setup: (ws) => void mkdirSync(join(ws, 'folder.json')), args: [...trainArgs.slice(0, 3), '--config', 'folder.json', '--out', 'new-run'], code: 1, error: String.raw`folder\.json` },
-  { id: 'config: a byte-order mark is accepted', kind: 'config', setup: withBom(INPUT.config), args: ['train', '--config', INPUT.config, '--print-config'], code: 0, error: String.raw`"epochs": 2` },
+  ...CONFIG_DAMAGES.map(
+    (d): CorpusCase => ({
+      id: `config: ${d.id} (train)`,
+      kind: 'config',
+      setup: replaceFile('bad.json', d.content),
+      args: [...trainArgs.slice(0, 3), '--config', 'bad.json', '--out', 'new-run'],
+      code: 1,
+      error: String.raw`bad\.json` + (d.field ? `.*\\b(${d.field})\\b` : ''),
+    }),
+  ),
+  ...CONFIG_DAMAGES.slice(0, 3).map(
+    (d): CorpusCase => ({
+      id: `config: ${d.id} (main)`,
+      kind: 'config',
+      setup: replaceFile('bad.json', d.content),
+      args: ['main', '--cache', INPUT.cache, '--seeds', '1', '--config', 'bad.json', '--out', 'job'],
+      code: 1,
+      error: String.raw`bad\.json.*\b${d.field}\b`,
+    }),
+  ),
+  {
+    id: 'config: a file that does not exist',
+    kind: 'config',
+    args: [...trainArgs.slice(0, 3), '--config', 'missing.json', '--out', 'new-run'],
+    code: 1,
+    error: String.raw`missing\.json`,
+  },
+  {
+    id: 'config: a folder',
+    kind: 'config',
+    setup: (ws) => void mkdirSync(join(ws, 'folder.json')),
+    args: [...trainArgs.slice(0, 3), '--config', 'folder.json', '--out', 'new-run'],
+    code: 1,
+    error: String.raw`folder\.json`,
+  },
+  {
+    id: 'config: a byte-order mark is accepted',
+    kind: 'config',
+    setup: withBom(INPUT.config),
+    args: ['train', '--config', INPUT.config, '--print-config'],
+    code: 0,
+    error: String.raw`"epochs": 2`,
+  },
 ];
 
 // --- grid files ----------------------------------------------------------------------------------
@@ -197,7 +346,17 @@ const GRID_DAMAGES: { id: string; setup: (ws: string) => void; field: string }[]
   { id: 'seeds 0', setup: grid((g) => ({ ...g, seeds: 0 })), field: 'seeds' },
   { id: 'no variants', setup: grid((g) => ({ ...g, variants: [] })), field: 'variants' },
   { id: 'unknown reference', setup: grid((g) => ({ ...g, reference: 'nope' })), field: 'reference' },
-  { id: 'two variants of one name', setup: grid((g) => ({ ...g, variants: [{ name: 'full', settings: {} }, { name: 'full', settings: { k: 1 } }] })), field: 'variants|name' },
+  {
+    id: 'two variants of one name',
+    setup: grid((g) => ({
+      ...g,
+      variants: [
+        { name: 'full', settings: {} },
+        { name: 'full', settings: { k: 1 } },
+      ],
+    })),
+    field: 'variants|name',
+  },
   { id: 'a variant with an unknown setting', setup: grid((g) => ({ ...g, variants: [{ name: 'full', settings: { kk: 1 } }] })), field: 'kk' },
   { id: 'base epochs 0', setup: grid((g) => ({ ...g, base: { epochs: 0 } })), field: 'epochs' },
   { id: 'no caches', setup: grid((g) => ({ ...g, caches: [] })), field: 'caches' },
@@ -206,8 +365,24 @@ const GRID_DAMAGES: { id: string; setup: (ws: string) => void; field: string }[]
   { id: 'empty file', setup: replaceFile('bad-grid.json', ''), field: '' },
 ];
 const gridCases: CorpusCase[] = [
-  ...GRID_DAMAGES.map((d): CorpusCase => ({ id: `grid: ${d.id}`, kind: 'grid', setup: d.setup, args: ['ablate', '--grid', 'bad-grid.json', '--out', 'grid-out'], code: 1, error: String.raw`bad-grid\.json` + (d.field ? `.*\\b(${d.field})\\b` : '') })),
-  { id: 'grid: a byte-order mark is accepted', kind: 'grid', setup: withBom(INPUT.grid), args: ['ablate', '--grid', INPUT.grid, '--out', 'grid-out', '--dry-run'], code: 0, error: 'full' },
+  ...GRID_DAMAGES.map(
+    (d): CorpusCase => ({
+      id: `grid: ${d.id}`,
+      kind: 'grid',
+      setup: d.setup,
+      args: ['ablate', '--grid', 'bad-grid.json', '--out', 'grid-out'],
+      code: 1,
+      error: String.raw`bad-grid\.json` + (d.field ? `.*\\b(${d.field})\\b` : ''),
+    }),
+  ),
+  {
+    id: 'grid: a byte-order mark is accepted',
+    kind: 'grid',
+    setup: withBom(INPUT.grid),
+    args: ['ablate', '--grid', INPUT.grid, '--out', 'grid-out', '--dry-run'],
+    code: 0,
+    error: 'full',
+  },
 ];
 
 // --- checkpoints ---------------------------------------------------------------------------------
@@ -240,9 +415,28 @@ const checkpointCommands: [string, string[]][] = [
 ];
 const checkpointCases: CorpusCase[] = [
   ...CHECKPOINT_DAMAGES.flatMap((d) =>
-    checkpointCommands.map(([name, args]): CorpusCase => ({ id: `checkpoint: ${d.id} (${name})`, kind: 'checkpoint', setup: d.setup, args, code: 1, error: String.raw`checkpoint\.json` + (d.field ? `.*\\b(${d.field})\\b` : '') })),
+    checkpointCommands.map(
+      ([name, args]): CorpusCase => ({
+        id: `checkpoint: ${d.id} (${name})`,
+        kind: 'checkpoint',
+        setup: d.setup,
+        args,
+        code: 1,
+        error: String.raw`checkpoint\.json` + (d.field ? `.*\\b(${d.field})\\b` : ''),
+      }),
+    ),
   ),
-  ...checkpointCommands.slice(0, 2).map(([name, args]): CorpusCase => ({ id: `checkpoint: pretty-printed, valid, is accepted (${name})`, kind: 'checkpoint', setup: checkpoint((c) => JSON.stringify(c, null, 2)), args, code: 0, error: '.', writes: ['exported'] })),
+  ...checkpointCommands.slice(0, 2).map(
+    ([name, args]): CorpusCase => ({
+      id: `checkpoint: pretty-printed, valid, is accepted (${name})`,
+      kind: 'checkpoint',
+      setup: checkpoint((c) => JSON.stringify(c, null, 2)),
+      args,
+      code: 0,
+      error: '.',
+      writes: ['exported'],
+    }),
+  ),
 ];
 
 // --- flags ---------------------------------------------------------------------------------------
@@ -282,31 +476,77 @@ const FLAG_CASES: { args: string[]; flag: string; code?: number }[] = [
 ];
 /** A flag as the error may name it: `--batch-size`, or its setting `batchSize`. */
 const flagNames = (flag: string) => (/^[a-z-]+$/.test(flag) ? `(--${flag}|\\b${flag.replace(/-(\w)/g, (_, c: string) => c.toUpperCase())}\\b)` : flag);
-const flagCases: CorpusCase[] = FLAG_CASES.map((f) => ({ id: `flags: ${f.args.join(' ')}`, kind: 'flags', args: f.args, code: f.code ?? 'nonzero', error: flagNames(f.flag) }));
+const flagCases: CorpusCase[] = FLAG_CASES.map((f) => ({
+  id: `flags: ${f.args.join(' ')}`,
+  kind: 'flags',
+  args: f.args,
+  code: f.code ?? 'nonzero',
+  error: flagNames(f.flag),
+}));
 
 // --- import files --------------------------------------------------------------------------------
 
 const importArgs = (file: string, ...more: string[]) => ['cache', 'import', '--format', 'du', file, '--out', 'imported', '--model', 'gpt-3.5-turbo', ...more];
 const priced = ['--price-in', '0.5', '--price-out', '1.5'];
-const dylan = (edit: (text: string) => string | Buffer) => (ws: string) => writeFileSync(join(ws, 'bad-dylan.json'), edit(readFileSync(join(ws, INPUT.dylan), 'utf8')));
+const dylan = (edit: (text: string) => string | Buffer) => (ws: string) =>
+  writeFileSync(join(ws, 'bad-dylan.json'), edit(readFileSync(join(ws, INPUT.dylan), 'utf8')));
 const IMPORT_CASES: Omit<CorpusCase, 'kind' | 'code'>[] = [
   { id: 'import: bad JSON', setup: dylan((t) => t.replace('{', '{,')), args: importArgs('bad-dylan.json', ...priced), error: String.raw`bad-dylan\.json` },
-  { id: 'import: a file cut inside a transcript', setup: dylan((t) => t.slice(0, Math.floor(t.length / 2))), args: importArgs('bad-dylan.json', ...priced), error: String.raw`bad-dylan\.json` },
+  {
+    id: 'import: a file cut inside a transcript',
+    setup: dylan((t) => t.slice(0, Math.floor(t.length / 2))),
+    args: importArgs('bad-dylan.json', ...priced),
+    error: String.raw`bad-dylan\.json`,
+  },
   { id: 'import: empty file', setup: dylan(() => ''), args: importArgs('bad-dylan.json', ...priced), error: String.raw`bad-dylan\.json` },
   { id: 'import: a list, not an object', setup: dylan((t) => `[${t}]`), args: importArgs('bad-dylan.json', ...priced), error: String.raw`bad-dylan\.json` },
-  { id: 'import: invalid UTF-8', setup: dylan((t) => Buffer.concat([Buffer.from(t.slice(0, 100)), Buffer.from([0xff, 0xfe]), Buffer.from(t.slice(100))])), args: importArgs('bad-dylan.json', ...priced), error: String.raw`bad-dylan\.json.*UTF-8` },
+  {
+    id: 'import: invalid UTF-8',
+    setup: dylan((t) => Buffer.concat([Buffer.from(t.slice(0, 100)), Buffer.from([0xff, 0xfe]), Buffer.from(t.slice(100))])),
+    args: importArgs('bad-dylan.json', ...priced),
+    error: String.raw`bad-dylan\.json.*UTF-8`,
+  },
   { id: 'import: a file that does not exist', args: importArgs('missing.json', ...priced), error: String.raw`missing\.json` },
-  { id: 'import: a folder', setup: (ws) => void mkdirSync(join(ws, 'folder.json')), args: importArgs('folder.json', ...priced), error: String.raw`folder\.json` },
+  {
+    id: 'import: a folder',
+    setup: (ws) => void mkdirSync(join(ws, 'folder.json')),
+    args: importArgs('folder.json', ...priced),
+    error: String.raw`folder\.json`,
+  },
   { id: 'import: --price-in -1', args: importArgs(INPUT.dylan, '--price-in', '-1', '--price-out', '1.5'), error: '--price-in' },
   { id: 'import: --price-in 1e308', args: importArgs(INPUT.dylan, '--price-in', '1e308', '--price-out', '1.5'), error: '--price-in' },
   { id: 'import: --price-in abc', args: importArgs(INPUT.dylan, '--price-in', 'abc', '--price-out', '1.5'), error: '--price-in' },
   { id: 'import: --price-in without --price-out', args: importArgs(INPUT.dylan, '--price-in', '0.5'), error: '--price-(in|out)' },
-  { id: 'import: a prices file of bad JSON', setup: replaceFile('bad-prices.json', '{"gpt-3.5-turbo": '), args: importArgs(INPUT.dylan, '--prices', 'bad-prices.json'), error: String.raw`bad-prices\.json` },
-  { id: 'import: a prices file without the model', setup: replaceFile('bad-prices.json', '{"gpt-4": {"in": 1, "out": 2}}'), args: importArgs(INPUT.dylan, '--prices', 'bad-prices.json'), error: String.raw`gpt-3\.5-turbo` },
-  { id: 'import: a negative price in the prices file', setup: replaceFile('bad-prices.json', '{"gpt-3.5-turbo": {"in": -1, "out": 2}}'), args: importArgs(INPUT.dylan, '--prices', 'bad-prices.json'), error: String.raw`bad-prices\.json.*\bin\b` },
-  { id: 'import: a splits file with an unknown split', setup: replaceFile('splits.json', '{"algebra_1_248_4_3/1": "dev"}'), args: importArgs(INPUT.dylan, ...priced, '--splits', 'splits.json'), error: String.raw`splits\.json` },
+  {
+    id: 'import: a prices file of bad JSON',
+    setup: replaceFile('bad-prices.json', '{"gpt-3.5-turbo": '),
+    args: importArgs(INPUT.dylan, '--prices', 'bad-prices.json'),
+    error: String.raw`bad-prices\.json`,
+  },
+  {
+    id: 'import: a prices file without the model',
+    setup: replaceFile('bad-prices.json', '{"gpt-4": {"in": 1, "out": 2}}'),
+    args: importArgs(INPUT.dylan, '--prices', 'bad-prices.json'),
+    error: String.raw`gpt-3\.5-turbo`,
+  },
+  {
+    id: 'import: a negative price in the prices file',
+    setup: replaceFile('bad-prices.json', '{"gpt-3.5-turbo": {"in": -1, "out": 2}}'),
+    args: importArgs(INPUT.dylan, '--prices', 'bad-prices.json'),
+    error: String.raw`bad-prices\.json.*\bin\b`,
+  },
+  {
+    id: 'import: a splits file with an unknown split',
+    setup: replaceFile('splits.json', '{"algebra_1_248_4_3/1": "dev"}'),
+    args: importArgs(INPUT.dylan, ...priced, '--splits', 'splits.json'),
+    error: String.raw`splits\.json`,
+  },
   { id: 'import: an invalid --peer-marker', args: importArgs(INPUT.dylan, ...priced, '--peer-marker', '(unclosed'), error: '--peer-marker' },
-  { id: 'import: over an existing cache', args: [...importArgs(INPUT.dylan, ...priced).slice(0, 6), INPUT.cache, ...importArgs(INPUT.dylan, ...priced).slice(7)], error: String.raw`cache.*(exists|already|--force)` },
+  {
+    id: 'import: over an existing cache',
+    args: [...importArgs(INPUT.dylan, ...priced).slice(0, 6), INPUT.cache, ...importArgs(INPUT.dylan, ...priced).slice(7)],
+    error: String.raw`cache.*(exists|already|--force)`,
+  },
 ];
 const importCases: CorpusCase[] = IMPORT_CASES.map((c) => ({ ...c, kind: 'import', code: 1, available: () => existsSync(DYLAN) }));
 
@@ -336,7 +576,8 @@ export const casePassed = (r: CorpusResult) => r.codeOk && r.named && !r.stackTr
  * zod's own wording ("Too small: expected number to be >0") where a sentence should say it.
  */
 const rawSchema = (kind: CorpusCase['kind'], out: string) =>
-  /"code": "(too_small|too_big|invalid_type|invalid_value|custom)"/.test(out) || (['config', 'grid', 'flags', 'import'].includes(kind) && /Too (small|big): expected|Invalid input: expected/.test(out));
+  /"code": "(too_small|too_big|invalid_type|invalid_value|custom)"/.test(out) ||
+  (['config', 'grid', 'flags', 'import'].includes(kind) && /Too (small|big): expected|Invalid input: expected/.test(out));
 
 /** Run one case in a fresh copy of the inputs. */
 export async function runCase(c: CorpusCase, inputs: string): Promise<CorpusResult> {

@@ -57,7 +57,12 @@ export function killGroup(pid: number): void {
  */
 export function cli(args: string[], o: CliOptions): Promise<CliRun> {
   const start = performance.now();
-  const child = spawn(process.execPath, [BIN, ...args], { cwd: o.cwd, detached: true, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, NO_COLOR: '1' } });
+  const child = spawn(process.execPath, [BIN, ...args], {
+    cwd: o.cwd,
+    detached: true,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, NO_COLOR: '1' },
+  });
   let out = '';
   child.stdout.on('data', (d) => (out += d));
   child.stderr.on('data', (d) => (out += d));
@@ -100,7 +105,10 @@ export function groupPids(pgid: number): number[] {
  */
 export const GIT_INDEX_LOCK = (() => {
   try {
-    return resolve(REPO, execFileSync('git', ['rev-parse', '--git-path', 'index.lock'], { cwd: REPO, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim());
+    return resolve(
+      REPO,
+      execFileSync('git', ['rev-parse', '--git-path', 'index.lock'], { cwd: REPO, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim(),
+    );
   } catch {
     return null;
   }
@@ -140,8 +148,9 @@ export function snapshot(dir: string, exclude: string[] = []): Snapshot {
 /** What differs between two snapshots, as `+path` (created), `-path` (removed), `~path` (changed). */
 export function changes(before: Snapshot, after: Snapshot): string[] {
   const out: string[] = [];
-  for (const [p, h] of after) if (!before.has(p)) out.push(`+${p}`);
-  else if (before.get(p) !== h) out.push(`~${p}`);
+  for (const [p, h] of after)
+    if (!before.has(p)) out.push(`+${p}`);
+    else if (before.get(p) !== h) out.push(`~${p}`);
   for (const p of before.keys()) if (!after.has(p)) out.push(`-${p}`);
   return out.sort();
 }
@@ -161,13 +170,16 @@ function unparseableReason(name: string, bytes: Buffer): string | null {
     if (name.endsWith('.json')) JSON.parse(text);
     else if (name.endsWith('.jsonl')) {
       if (text.length > 0 && !text.endsWith('\n')) return 'last line cut short';
-      text.split('\n').slice(0, -1).forEach((l, i) => {
-        try {
-          JSON.parse(l);
-        } catch {
-          throw new Error(`line ${i + 1}`);
-        }
-      });
+      text
+        .split('\n')
+        .slice(0, -1)
+        .forEach((l, i) => {
+          try {
+            JSON.parse(l);
+          } catch {
+            throw new Error(`line ${i + 1}`);
+          }
+        });
     } else if (name.endsWith('.csv')) {
       const lines = text.split('\n');
       if (text.length > 0 && lines.pop() !== '') return 'last line cut short';
@@ -205,14 +217,30 @@ export function unparseable(path: string): string[] {
  * `<OUT>`, for runs resumed in a folder they were copied to).
  */
 export const NORMALISATION: { files: RegExp; why: string; apply: ((text: string) => string) | 'skip' }[] = [
-  { files: /(^|\/)provenance\.json$/, apply: 'skip', why: 'one session per process that worked on the run: start and end times, pid, command; a resumed run adds its session' },
-  { files: /(^|\/)events\.out\.tfevents\.[^/]+$/, apply: 'skip', why: 'TensorBoard files are named by start time, host and pid, and hold wall times; a resumed run starts a new one' },
+  {
+    files: /(^|\/)provenance\.json$/,
+    apply: 'skip',
+    why: 'one session per process that worked on the run: start and end times, pid, command; a resumed run adds its session',
+  },
+  {
+    files: /(^|\/)events\.out\.tfevents\.[^/]+$/,
+    apply: 'skip',
+    why: 'TensorBoard files are named by start time, host and pid, and hold wall times; a resumed run starts a new one',
+  },
   { files: /(^|\/)train\.log$/, apply: 'skip', why: "a job's training child's progress lines: elapsed times, and a resumed child starts at its epoch" },
-  { files: /(^|\/)log\.jsonl$/, apply: (t) => t.replace(/,"(time|seconds|decisionsPerSecond)":("[^"]*"|[-\d.e+]+)/g, ''), why: 'each line carries its wall time: time, seconds and decisionsPerSecond are removed' },
+  {
+    files: /(^|\/)log\.jsonl$/,
+    apply: (t) => t.replace(/,"(time|seconds|decisionsPerSecond)":("[^"]*"|[-\d.e+]+)/g, ''),
+    why: 'each line carries its wall time: time, seconds and decisionsPerSecond are removed',
+  },
   { files: /(^|\/)log\.csv$/, apply: csvWithoutWallTimes, why: 'the same columns (time, seconds, decisionsPerSecond) are emptied' },
   {
     files: /(^|\/)(comparison|table6)\.md$/,
-    apply: (t) => t.replace(/\n## Provenance\n[\s\S]*$/, '\n').replace(/^(CPP runs|Runs):.*$/gm, '$1: <which were reused>').replace(/^wall time .*$/gm, ''),
+    apply: (t) =>
+      t
+        .replace(/\n## Provenance\n[\s\S]*$/, '\n')
+        .replace(/^(CPP runs|Runs):.*$/gm, '$1: <which were reused>')
+        .replace(/^wall time .*$/gm, ''),
     why: 'the provenance section (times, command), the line saying which runs this invocation trained or reused, the wall time',
   },
   {
@@ -227,7 +255,14 @@ function csvWithoutWallTimes(text: string): string {
   const header = lines[0].split(',');
   const drop = new Set(['time', 'seconds', 'decisionsPerSecond'].map((c) => header.indexOf(c)).filter((i) => i >= 0));
   // log.csv holds numbers and names only, so a plain split is exact here.
-  return lines.map((l) => l.split(',').filter((_, i) => !drop.has(i)).join(',')).join('\n');
+  return lines
+    .map((l) =>
+      l
+        .split(',')
+        .filter((_, i) => !drop.has(i))
+        .join(','),
+    )
+    .join('\n');
 }
 
 /**

@@ -31,7 +31,17 @@ export const INPUT = {
 } as const;
 
 /** The small grid: two variants, one seed, the small settings, on the inputs' cache. */
-const GRID = { name: 'small', base: SMALL_CONFIG, seeds: 1, caches: [INPUT.cache], reference: 'full', variants: [{ name: 'full', settings: {} }, { name: 'k = 1', settings: { k: 1 } }] };
+const GRID = {
+  name: 'small',
+  base: SMALL_CONFIG,
+  seeds: 1,
+  caches: [INPUT.cache],
+  reference: 'full',
+  variants: [
+    { name: 'full', settings: {} },
+    { name: 'k = 1', settings: { k: 1 } },
+  ],
+};
 
 /** Make WORK/<name>; returns its path. Each step is a command a user would run. */
 export async function makeInputs(log: (line: string) => void = () => {}, name = 'inputs'): Promise<string> {

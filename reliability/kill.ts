@@ -8,7 +8,21 @@
 import { existsSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import seedrandom from 'seedrandom';
-import { changes, cli, copyTree, freshDir, gitLockLeft, leftoverTemp, normalisedTree, snapshot, STACK_TRACE, tail, unparseable, type CliRun, type Snapshot } from './harness.ts';
+import {
+  changes,
+  cli,
+  copyTree,
+  freshDir,
+  gitLockLeft,
+  leftoverTemp,
+  normalisedTree,
+  snapshot,
+  STACK_TRACE,
+  tail,
+  unparseable,
+  type CliRun,
+  type Snapshot,
+} from './harness.ts';
 import { DYLAN, INPUT } from './inputs.ts';
 
 export interface KillCommand {
@@ -34,7 +48,13 @@ const ablateArgs = ['ablate', '--grid', INPUT.grid, '--out', 'grid-out', '--work
 const recordArgs = ['record', '--cache', INPUT.sparse, '--method', 'random', '--keep-rate', '0.5', '--split', 'train'];
 
 export const KILL_COMMANDS: KillCommand[] = [
-  { name: 'train', args: trainArgs, writes: ['killed-run'], rerun: [['train', '--resume', '--out', 'killed-run'], trainArgs, force(trainArgs)], copy: { from: 'killed-run', to: 'moved-run' } },
+  {
+    name: 'train',
+    args: trainArgs,
+    writes: ['killed-run'],
+    rerun: [['train', '--resume', '--out', 'killed-run'], trainArgs, force(trainArgs)],
+    copy: { from: 'killed-run', to: 'moved-run' },
+  },
   { name: 'ablate', args: ablateArgs, writes: ['grid-out'], rerun: [ablateArgs, force(ablateArgs)] },
   { name: 'main', args: mainArgs, writes: ['job'], rerun: [mainArgs, force(mainArgs)] },
   { name: 'cache gen', args: genArgs, writes: ['generated'], rerun: [genArgs, force(genArgs)] },
@@ -53,7 +73,9 @@ function output(ws: string, writes: string[], copiedFrom?: string): Snapshot {
     const path = join(ws, w);
     if (!existsSync(path)) return;
     const names = copiedFrom ? [copiedFrom, w] : [w];
-    const tree = w.endsWith('.jsonl') ? new Map([...normalisedTree(join(path, '..'), names)].filter(([k]) => k === w.split('/').pop())) : normalisedTree(path, names);
+    const tree = w.endsWith('.jsonl')
+      ? new Map([...normalisedTree(join(path, '..'), names)].filter(([k]) => k === w.split('/').pop()))
+      : normalisedTree(path, names);
     for (const [k, h] of tree) out.set(`#${i}/${k}`, h);
   });
   return out;
@@ -165,13 +187,26 @@ export async function killTrial(ref: Reference, inputs: string, trial: number, k
 }
 
 export const trialPassed = (t: KillTrial) =>
-  t.identical && t.outside.length === 0 && t.unparseable.length === 0 && t.unparseableAfterKill.length === 0 && t.leftoverTemp.length === 0 && !t.stackTrace && !t.hung;
+  t.identical &&
+  t.outside.length === 0 &&
+  t.unparseable.length === 0 &&
+  t.unparseableAfterKill.length === 0 &&
+  t.leftoverTemp.length === 0 &&
+  !t.stackTrace &&
+  !t.hung;
 
 /**
  * `trials` kill trials of `command`, killed at moments drawn (seeded by `seed` and the command's
  * name) uniformly between 5% and 95% of the uninterrupted run's wall time.
  */
-export async function killTrials(command: KillCommand, inputs: string, trials: number, seed: string, onTrial: (t: KillTrial) => void = () => {}, control = false): Promise<{ reference: Reference; trials: KillTrial[] }> {
+export async function killTrials(
+  command: KillCommand,
+  inputs: string,
+  trials: number,
+  seed: string,
+  onTrial: (t: KillTrial) => void = () => {},
+  control = false,
+): Promise<{ reference: Reference; trials: KillTrial[] }> {
   const ref = await reference(command, inputs, control);
   const random = seedrandom(`${seed}/${command.name}`);
   const results: KillTrial[] = [];

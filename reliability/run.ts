@@ -7,7 +7,15 @@ import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { markdownTable } from '../src/table.ts';
-import { CONCURRENCY_CASES, concurrencyCase, concurrencyPassed, staleLockCase, takeoverPassed, type ConcurrencyResult, type TakeoverResult } from './concurrency.ts';
+import {
+  CONCURRENCY_CASES,
+  concurrencyCase,
+  concurrencyPassed,
+  staleLockCase,
+  takeoverPassed,
+  type ConcurrencyResult,
+  type TakeoverResult,
+} from './concurrency.ts';
 import { CORPUS, casePassed, runCase, type CorpusResult } from './corpus.ts';
 import { NORMALISATION, REPO } from './harness.ts';
 import { makeInputs } from './inputs.ts';
@@ -28,9 +36,13 @@ for (const p of parts) if (!['kill', 'corpus', 'concurrency'].includes(p)) throw
 const trials = Number(o.trials);
 if (!Number.isInteger(trials) || trials < 1) throw new Error(`--trials: a whole number of at least 1 (found ${o.trials})`);
 const commands = o.commands ? o.commands.split(',') : KILL_COMMANDS.map((c) => c.name);
-for (const c of commands) if (!KILL_COMMANDS.some((k) => k.name === c)) throw new Error(`--commands: unknown command '${c}' (${KILL_COMMANDS.map((k) => k.name).join(', ')})`);
+for (const c of commands)
+  if (!KILL_COMMANDS.some((k) => k.name === c)) throw new Error(`--commands: unknown command '${c}' (${KILL_COMMANDS.map((k) => k.name).join(', ')})`);
 
-const load = () => loadavg().map((l) => l.toFixed(1)).join(' / ');
+const load = () =>
+  loadavg()
+    .map((l) => l.toFixed(1))
+    .join(' / ');
 const started = new Date();
 const t0 = performance.now();
 const log = (line: string) => console.error(`[${((performance.now() - t0) / 1000).toFixed(0)} s] ${line}`);
@@ -45,9 +57,17 @@ const kill: { command: string; referenceMs: number; unstable: string[]; trials: 
 if (parts.includes('kill'))
   for (const command of KILL_COMMANDS.filter((c) => commands.includes(c.name) && (c.available?.() ?? true))) {
     const start = performance.now();
-    const { reference, trials: results } = await killTrials(command, inputs, trials, o.seed, (t) =>
-      log(`${t.command} #${t.trial}: killed at ${seconds(t.killAtMs)}${t.killed ? '' : ' (it had finished)'}${t.copied ? ', resumed a copy' : ''}; ${trialPassed(t) ? 'ok' : `FAILED: ${JSON.stringify({ ...t, command: undefined, trial: undefined })}`}`),
-    o.control);
+    const { reference, trials: results } = await killTrials(
+      command,
+      inputs,
+      trials,
+      o.seed,
+      (t) =>
+        log(
+          `${t.command} #${t.trial}: killed at ${seconds(t.killAtMs)}${t.killed ? '' : ' (it had finished)'}${t.copied ? ', resumed a copy' : ''}; ${trialPassed(t) ? 'ok' : `FAILED: ${JSON.stringify({ ...t, command: undefined, trial: undefined })}`}`,
+        ),
+      o.control,
+    );
     kill.push({ command: command.name, referenceMs: reference.ms, unstable: reference.unstable, trials: results, ms: performance.now() - start });
   }
 
@@ -96,24 +116,79 @@ if (kill.length) {
     `### Kill -9 trials\n\n${markdownTable(['command', 'trials', 'killed mid-run', 'resumed a copy', 'identical to uninterrupted', 'trials changing files outside', 'trials with unparseable files', 'trials leaving *.tmp', 'trials with refusals', 'stack traces or hangs', 'uninterrupted run', 'wall time'], rows)}`,
   );
   const failed = kill.flatMap((k) => k.trials.filter((t) => !trialPassed(t)));
-  if (failed.length) sections.push(`Failed trials (folders kept under results/reliability/work/kill/):\n\n${failed.map((t) => `- ${t.command} #${t.trial} (killed at ${seconds(t.killAtMs)}${t.copied ? ', copy resumed' : ''}): ${describeTrial(t)}`).join('\n')}`);
+  if (failed.length)
+    sections.push(
+      `Failed trials (folders kept under results/reliability/work/kill/):\n\n${failed.map((t) => `- ${t.command} #${t.trial} (killed at ${seconds(t.killAtMs)}${t.copied ? ', copy resumed' : ''}): ${describeTrial(t)}`).join('\n')}`,
+    );
   const unstable = kill.filter((k) => k.unstable.length);
-  if (unstable.length) sections.push(`Files two uninterrupted runs already disagree on (left out of the comparison): ${unstable.map((k) => `${k.command}: ${k.unstable.join(', ')}`).join('; ')}`);
+  if (unstable.length)
+    sections.push(
+      `Files two uninterrupted runs already disagree on (left out of the comparison): ${unstable.map((k) => `${k.command}: ${k.unstable.join(', ')}`).join('; ')}`,
+    );
 }
 if (corpus.length) {
   const kinds = [...new Set(corpus.map((r) => r.kind))];
-  const row = (kind: string, rs: CorpusResult[]) => [kind, rs.length, count(rs, (r) => r.codeOk), count(rs, (r) => r.named), count(rs, (r) => !r.stackTrace), count(rs, (r) => !r.rawSchema), count(rs, (r) => r.changed.length === 0), count(rs, casePassed)];
+  const row = (kind: string, rs: CorpusResult[]) => [
+    kind,
+    rs.length,
+    count(rs, (r) => r.codeOk),
+    count(rs, (r) => r.named),
+    count(rs, (r) => !r.stackTrace),
+    count(rs, (r) => !r.rawSchema),
+    count(rs, (r) => r.changed.length === 0),
+    count(rs, casePassed),
+  ];
   sections.push(
-    `### Malformed-input corpus\n\n${markdownTable(['kind', 'cases', 'expected exit code', 'error names file/line/field or flag', 'no stack trace', 'a sentence, not zod\'s wording', 'no file created or changed', 'passed'], [...kinds.map((k) => row(k, corpus.filter((r) => r.kind === k))), row('all', corpus)])}`,
+    `### Malformed-input corpus\n\n${markdownTable(
+      [
+        'kind',
+        'cases',
+        'expected exit code',
+        'error names file/line/field or flag',
+        'no stack trace',
+        "a sentence, not zod's wording",
+        'no file created or changed',
+        'passed',
+      ],
+      [
+        ...kinds.map((k) =>
+          row(
+            k,
+            corpus.filter((r) => r.kind === k),
+          ),
+        ),
+        row('all', corpus),
+      ],
+    )}`,
   );
   const failed = corpus.filter((r) => !casePassed(r));
   if (failed.length) sections.push(`Failed cases:\n\n${failed.map((r) => `- ${r.id}: ${describeCase(r)}`).join('\n')}`);
 }
 if (concurrency.length) {
-  const rows: (string | number)[][] = concurrency.map((r) => [r.case, r.beside ? (r.refused ? 'yes' : 'no') : 'not beside', r.namesPid ? 'yes' : 'no', String(r.firstCode), String(r.secondCode), r.stackTrace ? 'yes' : 'no', concurrencyPassed(r) ? 'yes' : 'no']);
+  const rows: (string | number)[][] = concurrency.map((r) => [
+    r.case,
+    r.beside ? (r.refused ? 'yes' : 'no') : 'not beside',
+    r.namesPid ? 'yes' : 'no',
+    String(r.firstCode),
+    String(r.secondCode),
+    r.stackTrace ? 'yes' : 'no',
+    concurrencyPassed(r) ? 'yes' : 'no',
+  ]);
   if (takeover) rows.push([takeover.case, '-', '-', '-', takeover.tookOver ? '0' : 'non-zero', '-', takeoverPassed(takeover) ? 'yes' : 'no']);
-  sections.push(`### Concurrency\n\n${markdownTable(['case', 'second refused', 'names the holder pid', 'first exit', 'second exit', 'stack trace', 'passed'], rows)}`);
-  const failed = [...concurrency.filter((r) => !concurrencyPassed(r)).map((r) => `- ${r.case}: ${r.beside ? '' : 'the first ended before the second (not beside it); '}second: "${r.said}"${r.firstSaid ? `; first (exit ${r.firstCode}): "${r.firstSaid}"` : ''}`), ...(takeover && !takeoverPassed(takeover) ? [`- ${takeover.case}: lock left ${JSON.stringify(takeover.lockLeft)}, after ${JSON.stringify(takeover.lockAfter)}: "${takeover.said}"`] : [])];
+  sections.push(
+    `### Concurrency\n\n${markdownTable(['case', 'second refused', 'names the holder pid', 'first exit', 'second exit', 'stack trace', 'passed'], rows)}`,
+  );
+  const failed = [
+    ...concurrency
+      .filter((r) => !concurrencyPassed(r))
+      .map(
+        (r) =>
+          `- ${r.case}: ${r.beside ? '' : 'the first ended before the second (not beside it); '}second: "${r.said}"${r.firstSaid ? `; first (exit ${r.firstCode}): "${r.firstSaid}"` : ''}`,
+      ),
+    ...(takeover && !takeoverPassed(takeover)
+      ? [`- ${takeover.case}: lock left ${JSON.stringify(takeover.lockLeft)}, after ${JSON.stringify(takeover.lockAfter)}: "${takeover.said}"`]
+      : []),
+  ];
   if (failed.length) sections.push(`Failed concurrency cases:\n\n${failed.join('\n')}`);
 }
 
@@ -133,7 +208,9 @@ function describeTrial(t: KillTrial): string {
     t.stackTrace && 'a stack trace',
     t.hung && 'hung',
     t.refusals.length && t.finished && `refused first: ${t.refusals.map((r) => `"${r.said}"`).join('; ')}`,
-  ].filter(Boolean).join('; ');
+  ]
+    .filter(Boolean)
+    .join('; ');
 }
 
 const wall = performance.now() - t0;
@@ -144,6 +221,14 @@ console.log(markdown);
 const dir = join(REPO, 'results', 'reliability');
 mkdirSync(dir, { recursive: true });
 writeFileSync(join(dir, `${name}.md`), markdown);
-writeFileSync(join(dir, `${name}.json`), JSON.stringify({ started: started.toISOString(), args: process.argv.slice(2), wallSeconds: wall / 1000, load: loadavg(), kill, corpus, concurrency, takeover }, null, 2) + '\n');
-const passed = kill.every((k) => k.trials.every(trialPassed)) && corpus.every(casePassed) && concurrency.every(concurrencyPassed) && (!takeover || takeoverPassed(takeover));
+writeFileSync(
+  join(dir, `${name}.json`),
+  JSON.stringify(
+    { started: started.toISOString(), args: process.argv.slice(2), wallSeconds: wall / 1000, load: loadavg(), kill, corpus, concurrency, takeover },
+    null,
+    2,
+  ) + '\n',
+);
+const passed =
+  kill.every((k) => k.trials.every(trialPassed)) && corpus.every(casePassed) && concurrency.every(concurrencyPassed) && (!takeover || takeoverPassed(takeover));
 process.exitCode = passed ? 0 : 1;

@@ -1,7 +1,8 @@
 // The library (`import ... from 'cpp-workbench'`): caches, replayed debates, encoders, policies and
 // provenance. The jobs behind the commands are `cpp-workbench/jobs`; serving a trained policy is
 // `cpp-workbench/inference` (ONNX Runtime only).
-export { CacheError, cacheFromRecords, loadCache, parseCache, type Cache } from './cache/load.ts';
+export { cacheFromRecords, loadCache, parseCache } from './cache/load.ts';
+export { CacheError, type Cache } from './cache/types.ts';
 export type { CacheLine } from './cache/format.ts';
 export { saveCache, writeCacheRecords } from './cache/write.ts';
 export { ensureEmbeddings, type Embeddings } from './cache/embeddings.ts';

@@ -22,7 +22,11 @@ interface ProgressOptions {
 
 const duration = (seconds: number) => {
   const s = Math.round(seconds);
-  return s < 60 ? `${s}s` : s < 3600 ? `${Math.floor(s / 60)}m${String(s % 60).padStart(2, '0')}s` : `${Math.floor(s / 3600)}h${String(Math.floor((s % 3600) / 60)).padStart(2, '0')}m`;
+  return s < 60
+    ? `${s}s`
+    : s < 3600
+      ? `${Math.floor(s / 60)}m${String(s % 60).padStart(2, '0')}s`
+      : `${Math.floor(s / 3600)}h${String(Math.floor((s % 3600) / 60)).padStart(2, '0')}m`;
 };
 
 export function progress(label: string, total: number, o: ProgressOptions = {}): Progress {

@@ -10,7 +10,7 @@ import { cpus } from 'node:os';
 import { join, relative, resolve } from 'node:path';
 import { z } from 'zod';
 import { sha256File } from './cache/hash.ts';
-import { writeFileAtomic } from './cache/write.ts';
+import { writeFileAtomic } from './io/atomic.ts';
 import { readJsonFile } from './io/jsonFile.ts';
 
 /** The repository (or installed package) root: where the code that runs lives. */
@@ -18,7 +18,14 @@ const CODE_ROOT = resolve(import.meta.dirname, '..');
 const require = createRequire(import.meta.url);
 
 /** Runtimes whose version decides numbers or speed; listed when installed. */
-const RUNTIMES = ['onnxruntime-node', '@tensorflow/tfjs', '@tensorflow/tfjs-backend-wasm', '@tensorflow/tfjs-node', '@tensorflow/tfjs-node-gpu', '@energetic-ai/embeddings'];
+const RUNTIMES = [
+  'onnxruntime-node',
+  '@tensorflow/tfjs',
+  '@tensorflow/tfjs-backend-wasm',
+  '@tensorflow/tfjs-node',
+  '@tensorflow/tfjs-node-gpu',
+  '@energetic-ai/embeddings',
+];
 
 const FileHash = z.strictObject({
   path: z.string(),
@@ -51,7 +58,9 @@ const Session = z.strictObject({
   caches: z.array(FileHash),
   embeddings: z.array(FileHash),
   compute: ComputeRan.nullable(),
-  epochs: z.array(z.strictObject({ epoch: z.number().int().positive(), seconds: z.number().nonnegative() })).describe('wall time of each epoch finished in this session'),
+  epochs: z
+    .array(z.strictObject({ epoch: z.number().int().positive(), seconds: z.number().nonnegative() }))
+    .describe('wall time of each epoch finished in this session'),
   inputs: z.array(FileHash).describe('policies and checkpoints a report evaluated'),
 });
 export type Session = z.infer<typeof Session>;
@@ -164,14 +173,18 @@ const short = (h: FileHash) => `${h.path} (${h.bytes} bytes, sha256 ${h.sha256.s
 function provenanceMarkdown(s: Session): string {
   const c = s.code;
   const seconds = s.ended ? ((Date.parse(s.ended) - Date.parse(s.started)) / 1000).toFixed(1) : '?';
-  const compute = s.compute ? `${s.compute.engine}${s.compute.backend ? ` on ${s.compute.backend}` : ''}${s.compute.threads ? `, ${s.compute.threads} thread${s.compute.threads === 1 ? '' : 's'}` : ''}` : 'no policy math';
+  const compute = s.compute
+    ? `${s.compute.engine}${s.compute.backend ? ` on ${s.compute.backend}` : ''}${s.compute.threads ? `, ${s.compute.threads} thread${s.compute.threads === 1 ? '' : 's'}` : ''}`
+    : 'no policy math';
   return [
     '## Provenance',
     '',
     `- code: ${c.package}, ${c.commit ? `commit ${c.commit}${c.dirty ? ' with uncommitted changes' : ''}` : 'not a git checkout'}`,
     `- command: ${s.command.join(' ')}${s.launchedBy ? ` (started by ${s.launchedBy.join(' ')})` : ''}`,
     `- time: ${s.started} to ${s.ended ?? '(not ended)'}, ${seconds} s`,
-    `- versions: ${Object.entries(s.versions).map(([k, v]) => `${k} ${v}`).join(', ')}`,
+    `- versions: ${Object.entries(s.versions)
+      .map(([k, v]) => `${k} ${v}`)
+      .join(', ')}`,
     `- host: ${s.host.platform}/${s.host.arch}, ${s.host.cpus} × ${s.host.cpuModel}`,
     ...s.caches.map((h) => `- cache: ${short(h)}`),
     ...s.embeddings.map((h) => `- embeddings: ${short(h)}`),

@@ -5,7 +5,7 @@
 import { dirname } from 'node:path';
 import { z } from 'zod';
 import { closeJournal, openJournal } from './cache/journal.ts';
-import type { Cache } from './cache/load.ts';
+import type { Cache } from './cache/types.ts';
 import { loadTeamEndpoints, type TeamEndpoint } from './endpoints/teamEndpoints.ts';
 import type { Endpoint } from './env/endpoint.ts';
 import { newRecording, type RecordLimits, type Recording } from './env/record.ts';
@@ -68,7 +68,9 @@ export function openRecording(dir: string, cache: Cache, o: RecordingOptions = {
     unanswered,
   });
   if (unanswered.size)
-    console.error(`${recording.journal!.file}: ${unanswered.size} calls of an interrupted run have no journaled reply (they may have been paid); asked again, each carries the same idempotency key`);
+    console.error(
+      `${recording.journal!.file}: ${unanswered.size} calls of an interrupted run have no journaled reply (they may have been paid); asked again, each carries the same idempotency key`,
+    );
   return recording;
 }
 
@@ -92,7 +94,9 @@ export function recordingSummary(r: Recording): string {
   let team = '';
   if (isTeam(r.endpoint)) {
     const { retries } = r.endpoint.stats();
-    const causes = Object.entries(retries.retries).filter(([, n]) => n > 0).map(([cause, n]) => `${cause} ${n}`);
+    const causes = Object.entries(retries.retries)
+      .filter(([, n]) => n > 0)
+      .map(([cause, n]) => `${cause} ${n}`);
     team = `; ${retries.attempts} attempts, retries: ${causes.join(', ') || 'none'}`;
   }
   return (

@@ -1,6 +1,6 @@
 // Debate-tailored reward (SPEC §5) and the inter-round return (SPEC §6).
 import { z } from 'zod';
-import type { Cache } from './cache/load.ts';
+import type { Cache } from './cache/types.ts';
 import type { DebateResult } from './env/debate.ts';
 import { actionIndex, actionOf, actionsPerDebate, candidateOrder } from './env/actions.ts';
 
@@ -47,7 +47,8 @@ export function debateRewards(s: RewardSettings, d: DebateResult, meanTokens: nu
     for (let i = 0; i < n; i++)
       for (let j = 0; j < n; j++) {
         const kept = d.keeps[t - 2][i][j];
-        out[actionIndex(n, t, i, j)] = actionReward(s, t, kept, d.correct[t - 2][i], d.correct[t - 1][i]) - (kept && s.lambda ? (s.lambda * tokens(t, i, j)) / meanTokens : 0);
+        out[actionIndex(n, t, i, j)] =
+          actionReward(s, t, kept, d.correct[t - 2][i], d.correct[t - 1][i]) - (kept && s.lambda ? (s.lambda * tokens(t, i, j)) / meanTokens : 0);
       }
   return out;
 }
@@ -71,8 +72,7 @@ export function influenceWeights(agents: number, rounds: number, beta: number, g
     const edges: [number, number][] = [];
     for (let j2 = j + 1; j2 < agents; j2++) edges.push([id(t, r, j2), gamma ** (j2 - j)]);
     if (t < rounds)
-      for (let r2 = 0; r2 < agents; r2++)
-        for (let j2 = 0; j2 < agents; j2++) if (r2 === r || source(r2, j2) === r) edges.push([id(t + 1, r2, j2), beta]);
+      for (let r2 = 0; r2 < agents; r2++) for (let j2 = 0; j2 < agents; j2++) if (r2 === r || source(r2, j2) === r) edges.push([id(t + 1, r2, j2), beta]);
     for (const [z, w] of edges) {
       if (w === 0) continue;
       if (w > W[x * N + z]) W[x * N + z] = w;

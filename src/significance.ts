@@ -29,7 +29,8 @@ export const excludesZero = (i: Interval) => i.low > 0 || i.high < 0;
  */
 export function mcnemar(a: boolean[], b: boolean[]): { onlyA: number; onlyB: number; p: number } {
   if (a.length !== b.length) throw new Error(`McNemar test needs the same questions: ${a.length} against ${b.length}`);
-  let onlyA = 0, onlyB = 0;
+  let onlyA = 0,
+    onlyB = 0;
   a.forEach((x, i) => {
     if (x && !b[i]) onlyA++;
     if (!x && b[i]) onlyB++;
@@ -67,12 +68,15 @@ export interface RatioOfSums {
  */
 export function pairedBootstrap(stats: RatioOfSums[], o: BootstrapOptions = {}): Estimate[] {
   const n = stats[0].num.length;
-  for (const s of stats) if (s.num.length !== n || (s.den && s.den.length !== n)) throw new Error(`paired bootstrap needs the same questions: ${n} against ${s.den?.length ?? s.num.length}`);
+  for (const s of stats)
+    if (s.num.length !== n || (s.den && s.den.length !== n))
+      throw new Error(`paired bootstrap needs the same questions: ${n} against ${s.den?.length ?? s.num.length}`);
   const resamples = o.resamples ?? 5000;
   const level = o.level ?? 0.95;
   const random = seedrandom.xor128(o.seed ?? 'paired-bootstrap'); // fast, and plenty for resampling
   const draws = stats.map(() => new Float64Array(resamples));
-  const nums = new Float64Array(stats.length), dens = new Float64Array(stats.length);
+  const nums = new Float64Array(stats.length),
+    dens = new Float64Array(stats.length);
   for (let r = 0; r < resamples; r++) {
     nums.fill(0);
     dens.fill(0);
@@ -112,10 +116,10 @@ export interface PerQuestion {
  */
 export function pairedDifference(a: PerQuestion, b: PerQuestion, referenceCost: number[], o: BootstrapOptions = {}): { accuracy: Estimate; cost: Estimate } {
   if (a.correct.length !== b.correct.length) throw new Error(`paired bootstrap needs the same questions: ${a.correct.length} against ${b.correct.length}`);
-  const [accuracy, cost] = pairedBootstrap([
-    { num: a.correct.map((x, i) => 100 * (x - b.correct[i])) },
-    { num: a.cost.map((x, i) => 100 * (x - b.cost[i])), den: referenceCost },
-  ], o);
+  const [accuracy, cost] = pairedBootstrap(
+    [{ num: a.correct.map((x, i) => 100 * (x - b.correct[i])) }, { num: a.cost.map((x, i) => 100 * (x - b.cost[i])), den: referenceCost }],
+    o,
+  );
   return { accuracy, cost };
 }
 
@@ -141,7 +145,8 @@ export function wilson(correct: number, n: number, level = 0.95): Estimate {
  * two-sided; p is NaN when neither set spreads (or either has fewer than two values).
  */
 export function welch(x: number[], y: number[]): { t: number; df: number; p: number } {
-  const vx = sd(x) ** 2 / x.length, vy = sd(y) ** 2 / y.length;
+  const vx = sd(x) ** 2 / x.length,
+    vy = sd(y) ** 2 / y.length;
   if (!(vx + vy > 0)) return { t: NaN, df: NaN, p: NaN };
   const t = (mean(x) - mean(y)) / Math.sqrt(vx + vy);
   const df = (vx + vy) ** 2 / (vx ** 2 / (x.length - 1) + vy ** 2 / (y.length - 1));
@@ -158,7 +163,11 @@ export const formatP = (p: number) => (Number.isNaN(p) ? '-' : p >= 0.001 ? p.to
  */
 export function kendallTauB(x: number[], y: number[]): number {
   if (x.length !== y.length) throw new Error(`Kendall's tau needs the same items: ${x.length} against ${y.length}`);
-  let concordant = 0, discordant = 0, tiedX = 0, tiedY = 0, pairs = 0;
+  let concordant = 0,
+    discordant = 0,
+    tiedX = 0,
+    tiedY = 0,
+    pairs = 0;
   for (let i = 0; i < x.length; i++)
     for (let j = i + 1; j < x.length; j++) {
       const s = Math.sign(x[i] - x[j]) * Math.sign(y[i] - y[j]);

@@ -81,7 +81,9 @@ export function eventWriter(dir: string, resumeAt?: number): EventWriter {
   return {
     file,
     scalars(step, values, wallTime = now()) {
-      const value = Object.entries(values).filter(([, v]) => Number.isFinite(v)).map(([tag, simpleValue]) => ({ tag, simpleValue }));
+      const value = Object.entries(values)
+        .filter(([, v]) => Number.isFinite(v))
+        .map(([tag, simpleValue]) => ({ tag, simpleValue }));
       write({ wallTime, step, summary: { value } });
     },
     close: () => closeSync(fd),

@@ -17,6 +17,7 @@ describe('progress without a terminal', () => {
     for (let i = 1; i <= 40; i++) bar.update(i, undefined, `loss ${i}`);
     bar.stop();
     const lines = out.lines();
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: the escape character is what this test looks for
     expect(out.raw()).not.toMatch(/[\r\x1b]/); // no cursor movement, no colours: a log file reads it
     expect(lines).toHaveLength(11); // 10%, 20%, ..., 100%, finished
     expect(lines[0]).toMatch(/^train: 4\/40 \(10%\), \d+s elapsed, eta \d+s \| loss 4$/);

@@ -15,13 +15,25 @@ describe('reward table (SPEC §5)', () => {
       expect(actionReward(s, 3, true, true, false)).toBe(-4);
       expect(actionReward(s, 2, true, true, true)).toBe(k);
       expect(actionReward(s, 3, true, false, false)).toBe(2 * k);
-      for (const [b, a] of [[false, true], [true, false], [true, true], [false, false]]) expect(actionReward(s, 3, false, b, a)).toBe(0);
+      for (const [b, a] of [
+        [false, true],
+        [true, false],
+        [true, true],
+        [false, false],
+      ])
+        expect(actionReward(s, 3, false, b, a)).toBe(0);
     }
     expect(actionReward(settings({ a: 0.5, rho: 3 }), 3, true, false, true)).toBe(2 * 0.5 * 3);
   });
 
   it('the table itself is a setting', () => {
-    const s = settings({ table: { kept: { wrongToCorrect: 5, correctToWrong: -1, correctToCorrect: 0, wrongToWrong: 'k' }, pruned: { wrongToCorrect: 0, correctToWrong: 1, correctToCorrect: 0, wrongToWrong: 0 } }, k: -3 });
+    const s = settings({
+      table: {
+        kept: { wrongToCorrect: 5, correctToWrong: -1, correctToCorrect: 0, wrongToWrong: 'k' },
+        pruned: { wrongToCorrect: 0, correctToWrong: 1, correctToCorrect: 0, wrongToWrong: 0 },
+      },
+      k: -3,
+    });
     expect(actionReward(s, 2, true, false, true)).toBe(5);
     expect(actionReward(s, 2, true, false, false)).toBe(-3);
     expect(actionReward(s, 2, false, true, false)).toBe(1);
@@ -29,7 +41,22 @@ describe('reward table (SPEC §5)', () => {
 
   it('debate rewards follow the recipient transitions, with the optional cost term on kept edges', () => {
     // 2 agents, 2 rounds: agent 0 goes wrong -> right, agent 1 right -> wrong.
-    const d = { answers: [[0, 1], [1, 0]], correct: [[false, true], [true, false]], keeps: [[[true, false], [true, true]]] } as unknown as DebateResult;
+    const d = {
+      answers: [
+        [0, 1],
+        [1, 0],
+      ],
+      correct: [
+        [false, true],
+        [true, false],
+      ],
+      keeps: [
+        [
+          [true, false],
+          [true, true],
+        ],
+      ],
+    } as unknown as DebateResult;
     expect([...debateRewards(settings(), d, 100, () => 50)]).toEqual([2, 0, -2, -2]);
     expect([...debateRewards(settings({ lambda: 1 }), d, 100, () => 50)]).toEqual([1.5, 0, -2.5, -2.5]);
   });
@@ -78,16 +105,35 @@ describe('return with inter-round accumulation (SPEC §6), 3 agents x 3 rounds',
 // The return of SPEC §5-6 from a played debate, worked out by hand: the rewards from the recipients'
 // transitions and the keeps, then the influence graph's weights.
 describe('return of whole debates (SPEC §5-6), by hand', () => {
-  const debate = (correct: boolean[][], keeps: boolean[][][]) => ({ correct, keeps, answers: correct.map((row) => row.map(() => 0)) }) as unknown as DebateResult;
-  const G = (d: DebateResult, s: RewardSettings, beta: number, gamma: number) => [...returns(influenceWeights(d.correct[0].length, d.correct.length, beta, gamma), debateRewards(s, d, 1, () => 1))];
+  const debate = (correct: boolean[][], keeps: boolean[][][]) =>
+    ({ correct, keeps, answers: correct.map((row) => row.map(() => 0)) }) as unknown as DebateResult;
+  const G = (d: DebateResult, s: RewardSettings, beta: number, gamma: number) => [
+    ...returns(
+      influenceWeights(d.correct[0].length, d.correct.length, beta, gamma),
+      debateRewards(s, d, 1, () => 1),
+    ),
+  ];
 
   it('2 agents x 3 rounds, beta 0.5, gamma 0.9, k 0', () => {
     // Actions (t, r, j) in order 0..7: r0's candidates [a0, a1], r1's [a1, a0].
     // a0: wrong, right, right; a1: right, wrong, right.
-    const d = debate([[false, true], [true, false], [true, true]], [
-      [[true, true], [true, false]], // round 2: r0 keeps both, r1 keeps only its own
-      [[false, true], [true, true]], // round 3: r0 keeps only a1, r1 keeps both
-    ]);
+    const d = debate(
+      [
+        [false, true],
+        [true, false],
+        [true, true],
+      ],
+      [
+        [
+          [true, true],
+          [true, false],
+        ], // round 2: r0 keeps both, r1 keeps only its own
+        [
+          [false, true],
+          [true, true],
+        ], // round 3: r0 keeps only a1, r1 keeps both
+      ],
+    );
     // Rewards (a_2 = 1, a_3 = 2): r0 W->C at round 2 kept twice: +2, +2; r1 C->W, own kept: -2,
     // pruned: 0; round 3: r0 C->C (k = 0): pruned 0, kept 0; r1 W->C kept twice: +4, +4.
     expect([...debateRewards(RewardSettings.parse({}), d, 1, () => 1)]).toEqual([2, 2, -2, 0, 0, 0, 4, 4]);
@@ -105,7 +151,19 @@ describe('return of whole debates (SPEC §5-6), by hand', () => {
   it('3 agents x 2 rounds, beta 0.5, gamma 0.9, k 1: gamma alone links the actions of the last round', () => {
     // Candidates: r0 [a0, a1, a2], r1 [a1, a0, a2], r2 [a2, a0, a1].
     // a0 wrong -> right, a1 right -> right, a2 wrong -> wrong.
-    const d = debate([[false, true, false], [true, true, false]], [[[true, true, false], [false, true, true], [true, false, true]]]);
+    const d = debate(
+      [
+        [false, true, false],
+        [true, true, false],
+      ],
+      [
+        [
+          [true, true, false],
+          [false, true, true],
+          [true, false, true],
+        ],
+      ],
+    );
     // Rewards: r0 W->C kept: 2, 2, pruned 0; r1 C->C (k = 1): pruned 0, kept 1, 1; r2 W->W: 1, 0, 1.
     expect([...debateRewards(RewardSettings.parse({ k: 1 }), d, 1, () => 1)]).toEqual([2, 2, 0, 0, 1, 1, 1, 0, 1]);
     // x0 = 2 + 0.9*2 + 0.81*0 = 3.8; x1 = 2 + 0.9*0 = 2; x2 = 0

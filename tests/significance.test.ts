@@ -75,7 +75,12 @@ describe('paired bootstrap', () => {
     // per-question sd sqrt(40/300 - (20/300)^2) = 0.3590, standard error 0.3590 / sqrt(300) = 2.073 pp.
     const a = Array.from({ length: 300 }, (_, i) => (i < 30 || i >= 100 ? 1 : 0));
     const b = Array.from({ length: 300 }, (_, i) => (i < 30 ? 0 : i < 40 ? 1 : i < 100 ? 0 : 1));
-    const r = pairedDifference(perQuestion(a), perQuestion(b), a.map(() => 1), { seed: 'normal approximation', resamples: 20000 }).accuracy;
+    const r = pairedDifference(
+      perQuestion(a),
+      perQuestion(b),
+      a.map(() => 1),
+      { seed: 'normal approximation', resamples: 20000 },
+    ).accuracy;
     expect(r.estimate).toBeCloseTo(20 / 3, 10);
     expect(r.low).toBeCloseTo(20 / 3 - 1.96 * 2.073, 0);
     expect(r.high).toBeCloseTo(20 / 3 + 1.96 * 2.073, 0);
@@ -87,7 +92,11 @@ describe('paired bootstrap', () => {
     // spread of either accuracy is about 2.9 pp, the paired difference's only about 0.6 pp.
     const b = Array.from({ length: 300 }, (_, i) => (i % 2 ? 1 : 0));
     const a = b.map((x, i) => (i < 6 && x === 0 ? 1 : x));
-    const r = pairedDifference(perQuestion(a), perQuestion(b), a.map(() => 1)).accuracy;
+    const r = pairedDifference(
+      perQuestion(a),
+      perQuestion(b),
+      a.map(() => 1),
+    ).accuracy;
     expect(r.estimate).toBeCloseTo(1, 10);
     expect(r.low).toBeGreaterThanOrEqual(0);
     expect(r.high - r.low).toBeLessThan(3);
@@ -107,7 +116,14 @@ describe('paired bootstrap', () => {
   it('cost difference is in percent of the reference cost of the same resample', () => {
     // A costs half of B everywhere; B is the reference: every resample gives -50%.
     const b = [10, 20, 30, 40];
-    const r = pairedDifference(perQuestion([1, 1, 1, 1], b.map((c) => c / 2)), perQuestion([1, 1, 1, 1], b), b);
+    const r = pairedDifference(
+      perQuestion(
+        [1, 1, 1, 1],
+        b.map((c) => c / 2),
+      ),
+      perQuestion([1, 1, 1, 1], b),
+      b,
+    );
     expect(r.cost).toEqual({ estimate: -50, low: -50, high: -50 });
     expect(r.accuracy).toEqual({ estimate: 0, low: 0, high: 0 });
     expect(() => pairedDifference(perQuestion([1]), perQuestion([1, 0]), [1, 1])).toThrow(/same questions/);

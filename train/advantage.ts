@@ -122,7 +122,8 @@ export function advantagesOf(p: Played, s: AdvantageSettings): Advantages {
     const K = s.rollouts;
     if (K < 2) throw new Error('baseline rloo needs rollouts >= 2 (the other rollouts of the same question are the baseline)');
     for (let g = 0; g < D; g += K) {
-      for (let k = g; k < g + K; k++) if (p.results[k].q !== p.results[g].q) throw new Error(`rloo: debates ${g}..${g + K - 1} of the batch are not rollouts of one question`);
+      for (let k = g; k < g + K; k++)
+        if (p.results[k].q !== p.results[g].q) throw new Error(`rloo: debates ${g}..${g + K - 1} of the batch are not rollouts of one question`);
       for (let x = 0; x < N; x++) {
         let sum = 0;
         for (let k = g; k < g + K; k++) sum += G[k * N + x];
@@ -137,7 +138,8 @@ export function advantagesOf(p: Played, s: AdvantageSettings): Advantages {
       const source = candidateOrder(A, i)[j];
       return x * 4 + (d.correct[t - 2][i] ? 2 : 0) + (d.correct[t - 2][source] ? 1 : 0);
     };
-    const sums = new Float64Array(S), counts = new Float64Array(S);
+    const sums = new Float64Array(S),
+      counts = new Float64Array(S);
     const slots = new Int32Array(G.length);
     G.forEach((g, x) => {
       slots[x] = slotOf(p.results[Math.floor(x / N)], x % N);
@@ -171,12 +173,20 @@ export function advantagesOf(p: Played, s: AdvantageSettings): Advantages {
 /** How much of each return is the action's own reward (see Advantages). */
 export function creditAssignment(rewards: Float32Array, G: Float32Array, W: Float32Array, A: number, N: number) {
   const D = N ? G.length / N : 0;
-  let corrSum = 0, corrSlots = 0, other = 0, total = 0;
+  let corrSum = 0,
+    corrSlots = 0,
+    other = 0,
+    total = 0;
   for (let x = 0; x < N; x++) {
-    let sr = 0, sg = 0, srr = 0, sgg = 0, srg = 0;
+    let sr = 0,
+      sg = 0,
+      srr = 0,
+      sgg = 0,
+      srg = 0;
     for (let k = 0; k < D; k++) {
-      const r = rewards[k * N + x], g = G[k * N + x];
-      sr += r, sg += g, srr += r * r, sgg += g * g, srg += r * g;
+      const r = rewards[k * N + x],
+        g = G[k * N + x];
+      (sr += r), (sg += g), (srr += r * r), (sgg += g * g), (srg += r * g);
       total += Math.abs(r);
       for (let y = x + 1; y < N; y++) {
         const term = Math.abs(W[x * N + y] * rewards[k * N + y]);
@@ -184,7 +194,8 @@ export function creditAssignment(rewards: Float32Array, G: Float32Array, W: Floa
         if (actionOf(A, y).i !== actionOf(A, x).i) other += term;
       }
     }
-    const vr = srr - (sr * sr) / D, vg = sgg - (sg * sg) / D;
+    const vr = srr - (sr * sr) / D,
+      vg = sgg - (sg * sg) / D;
     if (vr > 1e-9 && vg > 1e-9) {
       corrSum += (srg - (sr * sg) / D) / Math.sqrt(vr * vg);
       corrSlots++;

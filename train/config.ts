@@ -4,7 +4,7 @@
 import { z } from 'zod';
 import { ENCODERS } from '../src/encoders/index.ts';
 import { readJsonFile } from '../src/io/jsonFile.ts';
-import { parseSettings } from '../src/io/problems.ts';
+import { kebab, parseSettings } from '../src/io/problems.ts';
 import { DebateSettings, MISS_TIERS } from '../src/env/settings.ts';
 import { BACKENDS, ENGINES, type ComputeSettings } from '../src/policy/backends.ts';
 import { PolicyArchitecture } from '../src/policy/model.ts';
@@ -38,30 +38,71 @@ export const TrainConfig = z.strictObject({
   stage1Epochs: z.number().int().min(0).default(0).describe('epochs of stage 1 (k = k1) before stage 2 (k); 0 = one stage'),
   beta: z.number().min(0).default(0.5).describe('return: weight of influence on the next round'),
   gamma: z.number().min(0).default(0.9).describe('return: weight of influence on later candidates of the same recipient and round'),
-  rollouts: z.number().int().positive().default(1).describe('rollouts of each question per step (K): a step plays batchSize questions K times each, with independently sampled decisions'),
-  baseline: z.enum(BASELINES).default('running').describe('return baseline: running (SPEC §7: running mean per round and position), rloo (leave-one-out mean of the same decision slot over the other K - 1 rollouts; needs rollouts >= 2), context (running mean per decision slot, recipient right before, candidate right)'),
+  rollouts: z
+    .number()
+    .int()
+    .positive()
+    .default(1)
+    .describe('rollouts of each question per step (K): a step plays batchSize questions K times each, with independently sampled decisions'),
+  baseline: z
+    .enum(BASELINES)
+    .default('running')
+    .describe(
+      'return baseline: running (SPEC §7: running mean per round and position), rloo (leave-one-out mean of the same decision slot over the other K - 1 rollouts; needs rollouts >= 2), context (running mean per decision slot, recipient right before, candidate right)',
+    ),
   baselineMomentum: z.number().min(0).lt(1).default(0.9).describe('momentum of the running and context baselines'),
   normalizeAdvantages: z.boolean().default(false).describe('divide the advantages by their batch sd after subtracting their batch mean'),
-  costWeight: z.number().min(0).default(0).describe('budget cost term: each kept edge pays costWeight x (its tokens x the recipient\'s input price) / (Full-Debate\'s cost of the question); with targetCost, the multiplier\'s starting value'),
-  targetCost: z.number().gt(0).max(1).nullable().default(null).describe('target cost as a fraction of Full-Debate\'s: the cost multiplier follows dual ascent each step (null: fixed at costWeight)'),
-  targetOn: z.enum(['greedy', 'sampled']).default('greedy').describe('the batch cost dual ascent compares with targetCost: of the greedy policy (keep iff p >= 0.5, what evaluation runs; one extra forward-only replay of the step\'s questions) or of the sampled training decisions'),
+  costWeight: z
+    .number()
+    .min(0)
+    .default(0)
+    .describe(
+      "budget cost term: each kept edge pays costWeight x (its tokens x the recipient's input price) / (Full-Debate's cost of the question); with targetCost, the multiplier's starting value",
+    ),
+  targetCost: z
+    .number()
+    .gt(0)
+    .max(1)
+    .nullable()
+    .default(null)
+    .describe("target cost as a fraction of Full-Debate's: the cost multiplier follows dual ascent each step (null: fixed at costWeight)"),
+  targetOn: z
+    .enum(['greedy', 'sampled'])
+    .default('greedy')
+    .describe(
+      "the batch cost dual ascent compares with targetCost: of the greedy policy (keep iff p >= 0.5, what evaluation runs; one extra forward-only replay of the step's questions) or of the sampled training decisions",
+    ),
   dualLr: z.number().positive().default(20).describe('dual-ascent step of the cost multiplier per unit of (batch cost / Full-Debate cost - targetCost)'),
   hidden: P.hidden.describe('FuseGLU hidden width'),
-  behavior: P.behavior.describe('behavior embedding init: mean (of the recipient\'s validation responses), random, none (zero, frozen)'),
+  behavior: P.behavior.describe("behavior embedding init: mean (of the recipient's validation responses), random, none (zero, frozen)"),
   initSamples: P.initSamples.describe('validation questions whose responses initialize the behavior embedding (null: all)'),
   conditioning: P.conditioning.describe('query accumulates kept candidates (false: question only)'),
   ownFeature: P.ownFeature.describe('learned "is the recipient\'s own response" feature'),
   sourceFeature: P.sourceFeature.describe('learned source-agent feature'),
   roundFeature: P.roundFeature.describe('learned round feature'),
-  miss: z.enum(MISS_TIERS).default('model').describe('deepest lookup tier on a cache miss; record asks the cache\'s live endpoint (a simulated cache\'s simulator) and journals each reply'),
-  endpoints: z.string().optional().describe("team file whose OpenAI-compatible endpoints the record tier asks (miss = record; active: the recording); default: a simulated cache's simulator"),
-  responseModel: DebateSettings.shape.responseModel.describe('tier-3 response model: full (own response kept or pruned, agreeing / disagreeing peers, peers weighted by accuracy) or base (SPEC §3 base form)'),
+  miss: z
+    .enum(MISS_TIERS)
+    .default('model')
+    .describe("deepest lookup tier on a cache miss; record asks the cache's live endpoint (a simulated cache's simulator) and journals each reply"),
+  endpoints: z
+    .string()
+    .optional()
+    .describe(
+      "team file whose OpenAI-compatible endpoints the record tier asks (miss = record; active: the recording); default: a simulated cache's simulator",
+    ),
+  responseModel: DebateSettings.shape.responseModel.describe(
+    'tier-3 response model: full (own response kept or pruned, agreeing / disagreeing peers, peers weighted by accuracy) or base (SPEC §3 base form)',
+  ),
   rounds: DebateSettings.shape.rounds.describe('debate rounds R'),
-  allowUnrecordedRounds: DebateSettings.shape.allowUnrecordedRounds.describe('replay rounds beyond the deepest round the cache recorded, the tier-3 model drawing every answer there (miss = model only)'),
+  allowUnrecordedRounds: DebateSettings.shape.allowUnrecordedRounds.describe(
+    'replay rounds beyond the deepest round the cache recorded, the tier-3 model drawing every answer there (miss = model only)',
+  ),
   agents: z.array(z.string()).optional().describe('team as agent ids (default: every agent of the cache)'),
   round1Sample: DebateSettings.shape.round1Sample.describe('round-1 sample a training debate starts from (evaluation always uses the first)'),
   tieBreak: DebateSettings.shape.tieBreak.describe('majority tie rule'),
-  tokenLimit: DebateSettings.shape.tokenLimit.describe('per-agent output-token limit: none, or the 85th / 95th percentile of the agent\'s recorded output lengths; a longer reply is cut and loses its answer (src/env/tokenLimit.ts)'),
+  tokenLimit: DebateSettings.shape.tokenLimit.describe(
+    "per-agent output-token limit: none, or the 85th / 95th percentile of the agent's recorded output lengths; a longer reply is cut and loses its answer (src/env/tokenLimit.ts)",
+  ),
   evalEvery: z.number().int().positive().default(1).describe('validation evaluation every N epochs; the best checkpoint is kept'),
 });
 export type TrainConfig = z.infer<typeof TrainConfig>;
@@ -84,7 +125,9 @@ export function readConfigFile(file: string): Partial<TrainConfig> {
 
 /** RLOO's baseline is the other rollouts of a question: with fewer than two there is none. */
 const rlooProblem = (c: Pick<TrainConfig, 'baseline' | 'rollouts'>) =>
-  c.baseline === 'rloo' && c.rollouts < 2 ? `baseline: rloo needs rollouts >= 2 (found ${c.rollouts}): the other rollouts of a question are its baseline` : undefined;
+  c.baseline === 'rloo' && c.rollouts < 2
+    ? `baseline: rloo needs rollouts >= 2 (found ${c.rollouts}): the other rollouts of a question are its baseline`
+    : undefined;
 
 export function resolveConfig(...layers: Partial<TrainConfig>[]): TrainConfig {
   const merged = Object.assign({}, ...layers.map((l) => Object.fromEntries(Object.entries(l).filter(([, v]) => v !== undefined))));
@@ -123,3 +166,11 @@ export const COMPUTE_SETTINGS = ['engine', 'threads', 'backend'] as const;
 /** The compute settings of a config, or of parsed command-line flags. */
 export const computeOf = (c: ComputeSettings): ComputeSettings => ({ engine: c.engine, threads: c.threads, backend: c.backend });
 export const defaultCompute = (): ComputeSettings => computeOf(TrainConfig.parse({}));
+
+/** Each setting a flag gives another value than the config file `name` does: the flag wins, and these lines say so. */
+export function overrideNotes(file: Partial<TrainConfig>, flags: Partial<TrainConfig>, name: string | undefined): string[] {
+  const f = file as Record<string, unknown>;
+  return Object.entries(flags)
+    .filter(([k, v]) => f[k] !== undefined && JSON.stringify(f[k]) !== JSON.stringify(v))
+    .map(([k, v]) => `--${kebab(k)} ${JSON.stringify(v)} overrides ${k} ${JSON.stringify(f[k])} of ${name}`);
+}

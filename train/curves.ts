@@ -2,7 +2,7 @@
 // seeds as a band. A run writes its own (learning-curves.svg); grids (eval/table6.ts) draw theirs.
 import { existsSync } from 'node:fs';
 import type { TopLevelSpec } from 'vega-lite';
-import { writeFileAtomic } from '../src/cache/write.ts';
+import { writeFileAtomic } from '../src/io/atomic.ts';
 import { renderSvg, VEGA_LITE_SCHEMA } from '../src/plot.ts';
 import { readLog, runFiles } from './runFolder.ts';
 
@@ -23,14 +23,28 @@ export const CURVE_METRICS = ['accuracy (%)', 'keep rate (%)'] as const;
  */
 export function learningCurvesPlot(points: CurvePoint[], title: string): Promise<string> {
   const series = [...new Set(points.map((p) => p.series))];
-  const color = { field: 'series', type: 'nominal', title: null, scale: { domain: series, scheme: series.length > 10 ? 'tableau20' : 'tableau10' }, legend: { labelLimit: 480, symbolType: 'stroke', symbolStrokeWidth: 3, symbolOpacity: 1 } } as const;
+  const color = {
+    field: 'series',
+    type: 'nominal',
+    title: null,
+    scale: { domain: series, scheme: series.length > 10 ? 'tableau20' : 'tableau10' },
+    legend: { labelLimit: 480, symbolType: 'stroke', symbolStrokeWidth: 3, symbolOpacity: 1 },
+  } as const;
   const epoch = { field: 'epoch', type: 'quantitative', title: 'epoch', axis: { tickMinStep: 1, format: 'd' }, scale: { nice: false } } as const;
   const panel = (metric: CurvePoint['metric'], last: boolean) => ({
     width: 560,
     height: 220,
     transform: [
       { filter: { field: 'metric', equal: metric } },
-      { aggregate: [{ op: 'mean', field: 'value', as: 'mean' }, { op: 'min', field: 'value', as: 'low' }, { op: 'max', field: 'value', as: 'high' }, { op: 'distinct', field: 'run', as: 'runs' }], groupby: ['series', 'epoch'] },
+      {
+        aggregate: [
+          { op: 'mean', field: 'value', as: 'mean' },
+          { op: 'min', field: 'value', as: 'low' },
+          { op: 'max', field: 'value', as: 'high' },
+          { op: 'distinct', field: 'run', as: 'runs' },
+        ],
+        groupby: ['series', 'epoch'],
+      },
     ],
     layer: [
       { mark: { type: 'area', opacity: 0.18 }, encoding: { x: epoch, y: { field: 'low', type: 'quantitative' }, y2: { field: 'high' }, color } },
@@ -40,7 +54,14 @@ export function learningCurvesPlot(points: CurvePoint[], title: string): Promise
           x: last ? epoch : { ...epoch, title: null },
           y: { field: 'mean', type: 'quantitative', title: metric, scale: { zero: false } },
           color,
-          tooltip: [{ field: 'series' }, { field: 'epoch' }, { field: 'mean', format: '.1f' }, { field: 'low', format: '.1f' }, { field: 'high', format: '.1f' }, { field: 'runs' }],
+          tooltip: [
+            { field: 'series' },
+            { field: 'epoch' },
+            { field: 'mean', format: '.1f' },
+            { field: 'low', format: '.1f' },
+            { field: 'high', format: '.1f' },
+            { field: 'runs' },
+          ],
         },
       },
     ],

@@ -21,29 +21,47 @@ const Settings = z.record(z.string(), z.unknown()).superRefine((value, ctx) => {
 }) as unknown as z.ZodType<Partial<TrainConfig>>;
 
 /** Folder name of a variant or cache ("k = -1" -> "k-minus1"). */
-const slug = (s: string) => s.toLowerCase().replace(/-(?=\d)/g, 'minus').replace(/[^a-z0-9.]+/g, '-').replace(/^-|-$/g, '');
+const slug = (s: string) =>
+  s
+    .toLowerCase()
+    .replace(/-(?=\d)/g, 'minus')
+    .replace(/[^a-z0-9.]+/g, '-')
+    .replace(/^-|-$/g, '');
 
-export const GridFile = z.strictObject({
-  name: z.string().min(1),
-  /** Settings every variant starts from. */
-  base: Settings.default({}),
-  /** Seeds 0..n-1, or a list. */
-  seeds: z.union([z.number().int().positive(), z.array(z.number().int().nonnegative()).min(1, 'needs at least one seed: a grid without seeds trains nothing')]).default(3),
-  caches: z.array(z.string()).min(1).default(['cache/default']),
-  variants: z.array(z.strictObject({ name: z.string().min(1), settings: Settings.default({}) })).min(1),
-  /** Variant the others are compared with. */
-  reference: z.string().optional(),
-}).superRefine((grid, ctx) => {
-  // Each variant trains in the folder of its name's slug: two names of one slug would share it.
-  const names = new Map<string, string>();
-  grid.variants.forEach((v, i) => {
-    const other = names.get(slug(v.name));
-    if (other !== undefined) ctx.addIssue({ code: 'custom', path: ['variants', i, 'name'], message: `two variants named '${other}' and '${v.name}' (one folder, ${slug(v.name)}): name them apart` });
-    names.set(slug(v.name), v.name);
+export const GridFile = z
+  .strictObject({
+    name: z.string().min(1),
+    /** Settings every variant starts from. */
+    base: Settings.default({}),
+    /** Seeds 0..n-1, or a list. */
+    seeds: z
+      .union([z.number().int().positive(), z.array(z.number().int().nonnegative()).min(1, 'needs at least one seed: a grid without seeds trains nothing')])
+      .default(3),
+    caches: z.array(z.string()).min(1).default(['cache/default']),
+    variants: z.array(z.strictObject({ name: z.string().min(1), settings: Settings.default({}) })).min(1),
+    /** Variant the others are compared with. */
+    reference: z.string().optional(),
+  })
+  .superRefine((grid, ctx) => {
+    // Each variant trains in the folder of its name's slug: two names of one slug would share it.
+    const names = new Map<string, string>();
+    grid.variants.forEach((v, i) => {
+      const other = names.get(slug(v.name));
+      if (other !== undefined)
+        ctx.addIssue({
+          code: 'custom',
+          path: ['variants', i, 'name'],
+          message: `two variants named '${other}' and '${v.name}' (one folder, ${slug(v.name)}): name them apart`,
+        });
+      names.set(slug(v.name), v.name);
+    });
+    if (grid.reference !== undefined && !grid.variants.some((v) => v.name === grid.reference))
+      ctx.addIssue({
+        code: 'custom',
+        path: ['reference'],
+        message: `'${grid.reference}' is not a variant of this grid (${grid.variants.map((v) => `'${v.name}'`).join(', ')})`,
+      });
   });
-  if (grid.reference !== undefined && !grid.variants.some((v) => v.name === grid.reference))
-    ctx.addIssue({ code: 'custom', path: ['reference'], message: `'${grid.reference}' is not a variant of this grid (${grid.variants.map((v) => `'${v.name}'`).join(', ')})` });
-});
 export type GridFile = z.infer<typeof GridFile>;
 
 export interface Cell {
@@ -96,24 +114,31 @@ export async function runGrid(cells: Cell[], workers: number, log: (line: string
   let done = finished.length;
   let running = 0;
   const said = () => `cells: ${done} done, ${running} running, ${cells.length - done - running} left`;
-  log(`${cells.length} cells (${done} finished already${other.length ? `, ${other.length} of other settings or another cache trained anew (--force)` : ''}), ${workers} at a time`);
+  log(
+    `${cells.length} cells (${done} finished already${other.length ? `, ${other.length} of other settings or another cache trained anew (--force)` : ''}), ${workers} at a time`,
+  );
   bar.update(epochs, undefined, said());
-  const results = await pool(cells.map((cell, i) => ({ cell, hash: hashes[i] })), workers, async ({ cell, hash }) => {
-    // A finished cell is reused by runTraining, which completes its end-of-run files.
-    if (checkRun(cell.settings, hash, force).action === 'reuse') return runTraining(cell.settings, hash, () => {});
-    running++;
-    bar.update(epochs, undefined, said());
-    try {
-      return await runTraining(cell.settings, hash, () => bar.update(++epochs, undefined, said()));
-    } finally {
-      running--;
-      done++;
+  const results = await pool(
+    cells.map((cell, i) => ({ cell, hash: hashes[i] })),
+    workers,
+    async ({ cell, hash }) => {
+      // A finished cell is reused by runTraining, which completes its end-of-run files.
+      if (checkRun(cell.settings, hash, force).action === 'reuse') return runTraining(cell.settings, hash, () => {});
+      running++;
       bar.update(epochs, undefined, said());
-    }
-  });
+      try {
+        return await runTraining(cell.settings, hash, () => bar.update(++epochs, undefined, said()));
+      } finally {
+        running--;
+        done++;
+        bar.update(epochs, undefined, said());
+      }
+    },
+  );
   bar.stop();
   return results.map((r, i) => {
-    const outcome: CellOutcome = r.status === 'fulfilled' ? { cell: cells[i], status: r.value } : { cell: cells[i], status: 'failed', error: (r.reason as Error).message };
+    const outcome: CellOutcome =
+      r.status === 'fulfilled' ? { cell: cells[i], status: r.value } : { cell: cells[i], status: 'failed', error: (r.reason as Error).message };
     if (outcome.status === 'failed') log(`cell failed: ${outcome.cell.id}: ${outcome.error}`);
     return outcome;
   });

@@ -32,13 +32,20 @@ export function cellIdentity(settings: Partial<TrainConfig>, cacheContent: strin
  * settings added to the trainer since the run was saved take their defaults on both sides), or the
  * cache content. Empty when their identities are equal.
  */
-export function identityDifferences(saved: { config: Partial<TrainConfig>; cacheHash?: string }, asked: { settings: Partial<TrainConfig>; cacheHash: string }): string[] {
+export function identityDifferences(
+  saved: { config: Partial<TrainConfig>; cacheHash?: string },
+  asked: { settings: Partial<TrainConfig>; cacheHash: string },
+): string[] {
   const there = learned(saved.config) as Record<string, unknown>;
   const wanted = learned(asked.settings) as Record<string, unknown>;
-  const differ = Object.keys(wanted).filter((k) => JSON.stringify(there[k]) !== JSON.stringify(wanted[k])).map((k) => `${k} ${JSON.stringify(there[k])} there, ${JSON.stringify(wanted[k])} asked`);
+  const differ = Object.keys(wanted)
+    .filter((k) => JSON.stringify(there[k]) !== JSON.stringify(wanted[k]))
+    .map((k) => `${k} ${JSON.stringify(there[k])} there, ${JSON.stringify(wanted[k])} asked`);
   const cache = asked.settings.cache ?? resolveConfig(asked.settings).cache;
-  if (saved.cacheHash === undefined) differ.push(`the content of the cache it trained on is not recorded (saved before runs recorded it), so it cannot be told from ${cache}'s`);
-  else if (saved.cacheHash !== asked.cacheHash) differ.push(`cache content sha256 ${saved.cacheHash.slice(0, 12)} there, ${asked.cacheHash.slice(0, 12)} in ${cache} now`);
+  if (saved.cacheHash === undefined)
+    differ.push(`the content of the cache it trained on is not recorded (saved before runs recorded it), so it cannot be told from ${cache}'s`);
+  else if (saved.cacheHash !== asked.cacheHash)
+    differ.push(`cache content sha256 ${saved.cacheHash.slice(0, 12)} there, ${asked.cacheHash.slice(0, 12)} in ${cache} now`);
   return differ;
 }
 
@@ -53,7 +60,8 @@ export function runContentHashes(): (settings: Partial<TrainConfig>) => Promise<
   return (settings) => {
     const { cache, miss } = resolveConfig(settings);
     const key = `${miss === 'record'}\0${cache}`;
-    if (!memo.has(key)) memo.set(key, !existsSync(cacheFilePath(cache)) ? Promise.resolve('') : miss === 'record' ? sha256File(cacheFilePath(cache)) : cacheHash(cache));
+    if (!memo.has(key))
+      memo.set(key, !existsSync(cacheFilePath(cache)) ? Promise.resolve('') : miss === 'record' ? sha256File(cacheFilePath(cache)) : cacheHash(cache));
     return memo.get(key)!;
   };
 }

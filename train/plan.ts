@@ -32,7 +32,6 @@ export function runSettings(config: TrainConfig, resumed: Checkpoint | undefined
   }
 }
 
-
 /** What `--resume` of a folder without a checkpoint should say, with what to run instead. */
 export function noCheckpoint(out: string): string {
   const started = existsSync(runFiles(out).config);
@@ -52,7 +51,8 @@ export function runPlan(settings: Partial<TrainConfig> & { out: string }, cacheH
   const { action, epoch, differences } = runStatus(settings, cacheHash);
   const { out } = settings;
   const epochs = resolveConfig(settings).epochs;
-  if (differences.length) return `${force ? 'train anew (--force)' : 'refuse'} ${out}: it holds a run of other settings or another cache (${differences.join('; ')})`;
+  if (differences.length)
+    return `${force ? 'train anew (--force)' : 'refuse'} ${out}: it holds a run of other settings or another cache (${differences.join('; ')})`;
   if (action === 'start') return `start ${out}: ${epochs} epochs`;
   if (action === 'resume') return `resume ${out}: epochs ${epoch + 1}-${epochs} (checkpoint at epoch ${epoch})`;
   return `reuse ${out}: finished (epoch ${epoch} of ${epochs}), the same settings and cache content`;
@@ -76,10 +76,13 @@ export function trainDescription(config: TrainConfig, resume: boolean, compute: 
 async function trainPlan(config: TrainConfig, resume: boolean, force: boolean): Promise<string[]> {
   const held = existsSync(runFiles(config.out).checkpoint);
   const run =
-    !held && resume ? `refuse: ${noCheckpoint(config.out)}`
-    : held && !resume && !force ? `refuse: ${config.out} already holds a run (pass --resume to continue it, --force to train it anew, or choose another --out)`
-    : held && force ? `train anew ${config.out} (--force): ${config.epochs} epochs, replacing the run there`
-    : runPlan(config, await runContentHashes()(config));
+    !held && resume
+      ? `refuse: ${noCheckpoint(config.out)}`
+      : held && !resume && !force
+        ? `refuse: ${config.out} already holds a run (pass --resume to continue it, --force to train it anew, or choose another --out)`
+        : held && force
+          ? `train anew ${config.out} (--force): ${config.epochs} epochs, replacing the run there`
+          : runPlan(config, await runContentHashes()(config));
   return [
     cachePlan(config.cache),
     `embeddings: ${config.encoder} encoder, stored in ${config.cache}/embeddings/ (texts without one are embedded first)`,

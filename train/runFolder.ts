@@ -5,7 +5,7 @@ import { stringify } from 'csv-stringify/sync';
 import { appendFileSync, existsSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
-import { writeFileAtomic } from '../src/cache/write.ts';
+import { writeFileAtomic } from '../src/io/atomic.ts';
 import { TIERS, type TierCounts } from '../src/env/tiers.ts';
 import { eventWriter } from '../src/tensorboard.ts';
 import { readTextFile } from '../src/io/textFile.ts';
@@ -65,7 +65,8 @@ export function clearRun(out: string): void {
   const files = runFiles(out);
   rmSync(files.checkpoint, { force: true });
   for (const f of [files.best, files.config, files.provenance, files.jsonl, files.csv, files.curves, join(out, 'cell.json')]) rmSync(f, { force: true });
-  for (const name of readdirSync(out)) if (name.startsWith('events.out.tfevents.') || name === 'export') rmSync(join(out, name), { recursive: true, force: true });
+  for (const name of readdirSync(out))
+    if (name.startsWith('events.out.tfevents.') || name === 'export') rmSync(join(out, name), { recursive: true, force: true });
 }
 
 export function tierShares(t: TierCounts): Partial<LogLine> {
@@ -74,7 +75,11 @@ export function tierShares(t: TierCounts): Partial<LogLine> {
 }
 export const round4 = (x: number) => Math.round(x * 1e4) / 1e4;
 
-const csvLines = (lines: LogLine[], header: boolean) => stringify(lines.map((l) => LOG_COLUMNS.map((c) => l[c] ?? '')), { header, columns: LOG_COLUMNS });
+const csvLines = (lines: LogLine[], header: boolean) =>
+  stringify(
+    lines.map((l) => LOG_COLUMNS.map((c) => l[c] ?? '')),
+    { header, columns: LOG_COLUMNS },
+  );
 
 /** The lines of a run's `log.jsonl`, checked; a last line cut short by a kill is left out. */
 export function readLog(out: string): LogLine[] {
@@ -82,25 +87,31 @@ export function readLog(out: string): LogLine[] {
   if (!existsSync(file)) return [];
   const text = readTextFile(file);
   const complete = text.slice(0, text.lastIndexOf('\n') + 1);
-  return complete.split('\n').map((l, i) => {
-    if (l === '') return undefined;
-    let json: unknown;
-    try {
-      json = JSON.parse(l);
-    } catch (e) {
-      throw new Error(`${file}:${i + 1}: invalid JSON: ${(e as Error).message}`);
-    }
-    const parsed = LogLine.safeParse(json);
-    if (!parsed.success) throw new Error(`${file}:${i + 1}: ${parsed.error.issues.map((x) => `${x.path.join('.')}: ${x.message}`).join('; ')}`);
-    return parsed.data;
-  }).filter((l): l is LogLine => l !== undefined);
+  return complete
+    .split('\n')
+    .map((l, i) => {
+      if (l === '') return undefined;
+      let json: unknown;
+      try {
+        json = JSON.parse(l);
+      } catch (e) {
+        throw new Error(`${file}:${i + 1}: invalid JSON: ${(e as Error).message}`);
+      }
+      const parsed = LogLine.safeParse(json);
+      if (!parsed.success) throw new Error(`${file}:${i + 1}: ${parsed.error.issues.map((x) => `${x.path.join('.')}: ${x.message}`).join('; ')}`);
+      return parsed.data;
+    })
+    .filter((l): l is LogLine => l !== undefined);
 }
 
 /** Keep only the log lines of epochs up to `epoch` (a resumed run redoes the later ones; a new run keeps none). */
 export function truncateLog(out: string, epoch: number) {
   const files = runFiles(out);
   const kept = readLog(out).filter((l) => l.epoch <= epoch);
-  writeFileAtomic(files.jsonl, kept.map((l) => JSON.stringify(l) + '\n'));
+  writeFileAtomic(
+    files.jsonl,
+    kept.map((l) => JSON.stringify(l) + '\n'),
+  );
   writeFileAtomic(files.csv, [csvLines(kept, true)]);
 }
 
@@ -108,7 +119,11 @@ export function truncateLog(out: string, epoch: number) {
 function scalarsOf(line: LogLine): Record<string, number> {
   const skip = new Set(['type', 'epoch', 'step', 'best', 'time']);
   const prefix = line.type === 'step' ? 'train' : 'validation';
-  return Object.fromEntries(Object.entries(line).filter(([k, v]) => !skip.has(k) && typeof v === 'number').map(([k, v]) => [`${prefix}/${k}`, v as number]));
+  return Object.fromEntries(
+    Object.entries(line)
+      .filter(([k, v]) => !skip.has(k) && typeof v === 'number')
+      .map(([k, v]) => [`${prefix}/${k}`, v as number]),
+  );
 }
 
 /**

@@ -4,7 +4,7 @@ import { spawn } from 'node:child_process';
 import { appendFileSync, existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { writeFileAtomic } from '../src/cache/write.ts';
+import { writeFileAtomic } from '../src/io/atomic.ts';
 import { withLock, withLockSync } from '../src/io/lock.ts';
 import { loadCheckpoint } from '../src/policy/artifact.ts';
 import { LAUNCHED_BY } from '../src/provenance.ts';
@@ -58,7 +58,12 @@ export function checkRun(settings: Partial<TrainConfig> & { out: string }, cache
  * child's stderr goes to `<out>/train.log`; `onEpoch` is called at every validation line.
  * `cacheHash`: the content of the settings' cache (a run of another is not reused, see checkRun).
  */
-export async function runTraining(settings: Partial<TrainConfig> & { out: string }, cacheHash: string, onEpoch: () => void, force = false): Promise<'reused' | 'trained'> {
+export async function runTraining(
+  settings: Partial<TrainConfig> & { out: string },
+  cacheHash: string,
+  onEpoch: () => void,
+  force = false,
+): Promise<'reused' | 'trained'> {
   const out = settings.out;
   if (checkRun(settings, cacheHash, force).action === 'reuse') {
     await completeFinished(out);
@@ -74,7 +79,10 @@ export async function runTraining(settings: Partial<TrainConfig> & { out: string
   writeFileSync(logFile, '');
   return new Promise((resolve, reject) => {
     // The child's provenance names the job (main, ablate) that started it.
-    const child = spawn(process.execPath, args, { stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, [LAUNCHED_BY]: JSON.stringify(process.argv.slice(1)) } });
+    const child = spawn(process.execPath, args, {
+      stdio: ['ignore', 'ignore', 'pipe'],
+      env: { ...process.env, [LAUNCHED_BY]: JSON.stringify(process.argv.slice(1)) },
+    });
     let log = '';
     child.stderr.on('data', (chunk: Buffer) => {
       const text = chunk.toString();
@@ -85,7 +93,8 @@ export async function runTraining(settings: Partial<TrainConfig> & { out: string
     child.on('exit', (code, signal) => {
       if (code === 0) resolve('trained');
       // exitCode 1: the training raised an error (trainChild.ts); a signal or another code: a crash.
-      else reject(Object.assign(new Error(`training in ${out} failed (exit ${code ?? signal}): ${lastWords(log)} (all of it in ${logFile})`), { exitCode: code }));
+      else
+        reject(Object.assign(new Error(`training in ${out} failed (exit ${code ?? signal}): ${lastWords(log)} (all of it in ${logFile})`), { exitCode: code }));
     });
   });
 }
@@ -98,7 +107,10 @@ const TSX_LOADER = import.meta.resolve('tsx');
 
 /** The end of a failed child's stderr that says why: its last lines, less the stack frames and Node's version line. */
 export function lastWords(log: string): string {
-  const lines = log.split('\n').map((l) => l.trim()).filter((l) => l !== '' && !l.startsWith('at ') && !/^Node\.js v\d/.test(l));
+  const lines = log
+    .split('\n')
+    .map((l) => l.trim())
+    .filter((l) => l !== '' && !l.startsWith('at ') && !/^Node\.js v\d/.test(l));
   // An uncaught error ends with its stack and properties: its message is the line naming the error.
   return lines.filter((l) => /^[\w.]*(Error|Exception)\b.*:/.test(l)).at(-1) ?? lines.slice(-3).join(' | ');
 }
@@ -118,14 +130,16 @@ async function completeFinished(out: string): Promise<void> {
 export async function pool<T, R>(items: T[], workers: number, task: (item: T) => Promise<R>): Promise<PromiseSettledResult<R>[]> {
   const results: PromiseSettledResult<R>[] = new Array(items.length);
   let next = 0;
-  await Promise.all(Array.from({ length: Math.min(workers, items.length) }, async () => {
-    for (let i = next++; i < items.length; i = next++) {
-      try {
-        results[i] = { status: 'fulfilled', value: await task(items[i]) };
-      } catch (e) {
-        results[i] = { status: 'rejected', reason: e };
+  await Promise.all(
+    Array.from({ length: Math.min(workers, items.length) }, async () => {
+      for (let i = next++; i < items.length; i = next++) {
+        try {
+          results[i] = { status: 'fulfilled', value: await task(items[i]) };
+        } catch (e) {
+          results[i] = { status: 'rejected', reason: e };
+        }
       }
-    }
-  }));
+    }),
+  );
   return results;
 }

@@ -29,10 +29,14 @@ export function fewQuestionsNote(what: string, n: number, correct?: number): str
 export function checkSplitSizes(sizes: { train: number; validation: number; test: number }, batchSize: number, where: string): string[] {
   const empty = (['train', 'validation'] as const).filter((s) => sizes[s] === 0);
   if (empty.length)
-    throw new Error(`${where}: no ${empty.join(' and no ')} questions this team can debate (train ${sizes.train}, validation ${sizes.validation}, test ${sizes.test}): training needs both (the validation split picks the best checkpoint)`);
+    throw new Error(
+      `${where}: no ${empty.join(' and no ')} questions this team can debate (train ${sizes.train}, validation ${sizes.validation}, test ${sizes.test}): training needs both (the validation split picks the best checkpoint)`,
+    );
   const warnings: string[] = [];
   if (batchSize > sizes.train)
-    warnings.push(`batch size ${batchSize} exceeds the ${sizes.train} train questions: each step replays all ${sizes.train}, one step an epoch; a batch of at most ${Math.max(1, Math.floor(sizes.train / 4))} gives several steps an epoch`);
+    warnings.push(
+      `batch size ${batchSize} exceeds the ${sizes.train} train questions: each step replays all ${sizes.train}, one step an epoch; a batch of at most ${Math.max(1, Math.floor(sizes.train / 4))} gives several steps an epoch`,
+    );
   const few = fewQuestionsNote('validation split', sizes.validation);
   if (few) warnings.push(`${few}: the best checkpoint is picked on noise`);
   if (sizes.test === 0) warnings.push('no test questions: evaluating on the test split afterwards will find none');
@@ -46,5 +50,9 @@ export function checkSplitSizes(sizes: { train: number; validation: number; test
 /** `checkSplitSizes` on the questions the training (`trainEnv`) and its evaluations (`evalEnv`) replay: throws, or returns the warnings. */
 export function checkTrainingData(trainEnv: Environment, evalEnv: Environment, batchSize: number): string[] {
   const count = (env: Environment, split: 'train' | 'validation' | 'test') => splitQuestions(env, split).questions.length;
-  return checkSplitSizes({ train: count(trainEnv, 'train'), validation: count(evalEnv, 'validation'), test: count(evalEnv, 'test') }, batchSize, trainEnv.cache.file);
+  return checkSplitSizes(
+    { train: count(trainEnv, 'train'), validation: count(evalEnv, 'validation'), test: count(evalEnv, 'test') },
+    batchSize,
+    trainEnv.cache.file,
+  );
 }

@@ -11,8 +11,9 @@ import { shuffle } from '../src/shuffle.ts';
 import { existsSync } from 'node:fs';
 import seedrandom from 'seedrandom';
 import { embeddingsPath, ensureEmbeddings, type Embeddings } from '../src/cache/embeddings.ts';
-import { cacheFilePath, loadCache, type Cache } from '../src/cache/load.ts';
-import { writeFileAtomic } from '../src/cache/write.ts';
+import type { Cache } from '../src/cache/types.ts';
+import { cacheFilePath, loadCache } from '../src/cache/load.ts';
+import { writeFileAtomic } from '../src/io/atomic.ts';
 import { makeEncoder } from '../src/encoders/index.ts';
 import { actionsPerDebate } from '../src/env/actions.ts';
 import { addTiers, emptyTiers } from '../src/env/tiers.ts';
@@ -40,7 +41,10 @@ import { architectureOf, computeOf, debateSettingsOf, rewardSettingsOf, TrainCon
 /** Behavior embeddings: mean embedding of each member's responses to `initSamples` validation questions. */
 function behaviorInit(cache: Cache, emb: Embeddings, team: number[], initSamples: number | null, seed: string): Float32Array {
   const D = emb.dim;
-  const val = shuffle(cache.questions.filter((q) => q.split === 'validation').map((q) => q.index), seedrandom(`${seed}|behavior`));
+  const val = shuffle(
+    cache.questions.filter((q) => q.split === 'validation').map((q) => q.index),
+    seedrandom(`${seed}|behavior`),
+  );
   const chosen = new Set(initSamples === null ? val : val.slice(0, initSamples));
   const out = new Float32Array(team.length * D);
   team.forEach((a, i) => {
@@ -64,7 +68,8 @@ export async function setup(config: TrainConfig): Promise<Setup> {
   ensureDefaultCache(config.cache);
   const cache = loadCache(config.cache);
   // With miss = record both environments ask one endpoint and share its journal and spending.
-  if (config.endpoints !== undefined && config.miss !== 'record') throw new Error(`setting endpoints (${config.endpoints}): the record tier asks them only with miss = record, and miss is ${config.miss}`);
+  if (config.endpoints !== undefined && config.miss !== 'record')
+    throw new Error(`setting endpoints (${config.endpoints}): the record tier asks them only with miss = record, and miss is ${config.miss}`);
   const recording = config.miss === 'record' ? openRecording(config.cache, cache, { endpoints: config.endpoints }) : undefined;
   const trainEnv = makeEnvironment(cache, debateSettingsOf(config, 'train'), recording);
   const evalEnv = makeEnvironment(cache, debateSettingsOf(config, 'eval'), recording);
@@ -109,7 +114,10 @@ async function trainLocked(config: TrainConfig, o: TrainOptions): Promise<{ chec
   const files = runFiles(config.out);
   const held = existsSync(files.checkpoint);
   if (o.resume && !held) throw new Error(noCheckpoint(config.out));
-  if (!o.resume && held && !o.force) throw new Error(`${config.out} already holds a run: pass --resume to continue it, --force to train it anew (its files are replaced), or choose another --out`);
+  if (!o.resume && held && !o.force)
+    throw new Error(
+      `${config.out} already holds a run: pass --resume to continue it, --force to train it anew (its files are replaced), or choose another --out`,
+    );
   const resumed = o.resume ? loadCheckpoint(files.checkpoint) : undefined;
   const say = o.log ?? ((line: string) => console.error(line));
   // A resumed run keeps its saved settings, except how it computes (engine, threads, backend) and
@@ -123,9 +131,14 @@ async function trainLocked(config: TrainConfig, o: TrainOptions): Promise<{ chec
   // A run is its settings and its cache's content (train/identity.ts): a resumed run goes on only on the data it started with.
   const contentHash = await runContentHashes()(config);
   if (resumed) {
-    const differ = identityDifferences({ config: resumed.config as Partial<TrainConfig>, cacheHash: resumed.cacheHash }, { settings: config, cacheHash: contentHash });
+    const differ = identityDifferences(
+      { config: resumed.config as Partial<TrainConfig>, cacheHash: resumed.cacheHash },
+      { settings: config, cacheHash: contentHash },
+    );
     if (differ.length)
-      throw new Error(`${config.out} cannot resume: ${differ.join('; ')}; it would go on with other data: restore the cache, or train anew there with --force (train --config ${files.config} --out ${config.out} --force)`);
+      throw new Error(
+        `${config.out} cannot resume: ${differ.join('; ')}; it would go on with other data: restore the cache, or train anew there with --force (train --config ${files.config} --out ${config.out} --force)`,
+      );
   }
 
   const s = await setup(config);
@@ -133,9 +146,30 @@ async function trainLocked(config: TrainConfig, o: TrainOptions): Promise<{ chec
   const A = shape.agents;
   const train = splitQuestions(trainEnv, 'train').questions;
   const validation = splitQuestions(evalEnv, 'validation').questions;
-  const full = replayable(await playDebates(evalEnv, [...train, ...validation].map((q) => q.index), keepAll), cache, 'Full-Debate');
-  if (config.targetCost !== null) await checkTarget(config.targetCost, evalEnv, train.map((q) => q.index));
-  if (resumed) checkResumed(files.checkpoint, resumed, shape, emb.encoder, trainEnv.team.map((a) => cache.agents[a].id), baselineSize(config.baseline, A, shape.rounds));
+  const full = replayable(
+    await playDebates(
+      evalEnv,
+      [...train, ...validation].map((q) => q.index),
+      keepAll,
+    ),
+    cache,
+    'Full-Debate',
+  );
+  if (config.targetCost !== null)
+    await checkTarget(
+      config.targetCost,
+      evalEnv,
+      train.map((q) => q.index),
+    );
+  if (resumed)
+    checkResumed(
+      files.checkpoint,
+      resumed,
+      shape,
+      emb.encoder,
+      trainEnv.team.map((a) => cache.agents[a].id),
+      baselineSize(config.baseline, A, shape.rounds),
+    );
 
   // Checked: the run folder is written from here on. A new run starts from an empty folder (a run
   // killed before its first checkpoint, or --force) and writes its epoch-0 checkpoint before its
@@ -143,23 +177,41 @@ async function trainLocked(config: TrainConfig, o: TrainOptions): Promise<{ chec
   if (!resumed) clearRun(config.out);
   writeFileAtomic(files.config, [JSON.stringify(config, null, 2) + '\n']);
   const weights = resumed?.engine.weights ?? initialWeights(s);
-  const engine = await createEngine(computeOf(config), shape, resumed?.engine ?? { weights, step: 0, m: zeroMoments(weights), v: zeroMoments(weights) }, config);
+  const engine = await createEngine(
+    computeOf(config),
+    shape,
+    resumed?.engine ?? { weights, step: 0, m: zeroMoments(weights), v: zeroMoments(weights) },
+    config,
+  );
   const state: TrainingState & { costMultiplier: number } = resumed
     ? { epoch: resumed.epoch, step: resumed.step, baseline: resumed.baseline, costMultiplier: resumed.costMultiplier ?? config.costWeight, best: resumed.best }
     : { epoch: 0, step: 0, baseline: new Array(baselineSize(config.baseline, A, shape.rounds)).fill(0), costMultiplier: config.costWeight, best: null };
   // The checkpoint holds the settings but the folder (a path saved inside a run is never used to write).
   const { out: _out, ...saved } = config;
   const checkpointOf = async (): Promise<Checkpoint> => ({
-    format: 'cpp-checkpoint', version: 1, config: saved, cacheHash: contentHash, shape, team: trainEnv.team.map((a) => cache.agents[a].id), encoder: emb.encoder,
-    ...state, engine: await engine.getState(),
+    format: 'cpp-checkpoint',
+    version: 1,
+    config: saved,
+    cacheHash: contentHash,
+    shape,
+    team: trainEnv.team.map((a) => cache.agents[a].id),
+    encoder: emb.encoder,
+    ...state,
+    engine: await engine.getState(),
   });
   if (!resumed) saveCheckpoint(files.checkpoint, await checkpointOf());
   // Provenance and log: a resumed run adds a session and continues the log after its checkpoint;
   // a new run starts both afresh.
-  const provenance = recordRun(files.provenance, await startSession({ caches: [cacheFilePath(config.cache)], embeddings: [embeddingsPath(config.cache, emb.encoder)], compute: engine.ran }), !!resumed);
+  const provenance = recordRun(
+    files.provenance,
+    await startSession({ caches: [cacheFilePath(config.cache)], embeddings: [embeddingsPath(config.cache, emb.encoder)], compute: engine.ran }),
+    !!resumed,
+  );
   if (resumed) truncateLog(config.out, state.epoch);
   const log = openRunLog(config.out, state.step + 1);
-  say(`training on ${cache.file} (${engine.name}); team ${trainEnv.team.map((a) => cache.agents[a].id).join(', ')}; ${config.epochs} epochs from epoch ${state.epoch + 1}; run ${config.out} (TensorBoard: tensorboard --logdir ${config.out})`);
+  say(
+    `training on ${cache.file} (${engine.name}); team ${trainEnv.team.map((a) => cache.agents[a].id).join(', ')}; ${config.epochs} epochs from epoch ${state.epoch + 1}; run ${config.out} (TensorBoard: tensorboard --logdir ${config.out})`,
+  );
 
   const fullCost = new Map(full.map((d) => [d.q, d.cost]));
   const W = influenceWeights(A, shape.rounds, config.beta, config.gamma);
@@ -170,7 +222,10 @@ async function trainLocked(config: TrainConfig, o: TrainOptions): Promise<{ chec
   for (let epoch = state.epoch + 1; epoch <= config.epochs; epoch++) {
     const stage = epoch <= config.stage1Epochs ? 1 : 2;
     const reward = rewardSettingsOf(config, stage === 1 ? config.k1 : config.k);
-    const order = shuffle(train.map((q) => q.index), seedrandom(`${config.seed}|shuffle|${epoch}`));
+    const order = shuffle(
+      train.map((q) => q.index),
+      seedrandom(`${config.seed}|shuffle|${epoch}`),
+    );
     const sample = seedrandom(`${config.seed}|sample|${epoch}`);
     const steps = Math.ceil(order.length / config.batchSize);
     const started = Date.now();
@@ -185,8 +240,16 @@ async function trainLocked(config: TrainConfig, o: TrainOptions): Promise<{ chec
       replayable(r.results, cache, 'a training debate');
       const costMultiplier = state.costMultiplier;
       const a = advantagesOf(r, {
-        reward, W, meanTokens, agents: A, baseline: config.baseline, rollouts: config.rollouts, normalize: config.normalizeAdvantages,
-        state: state.baseline, momentum: config.baselineMomentum, step: state.step,
+        reward,
+        W,
+        meanTokens,
+        agents: A,
+        baseline: config.baseline,
+        rollouts: config.rollouts,
+        normalize: config.normalizeAdvantages,
+        state: state.baseline,
+        momentum: config.baselineMomentum,
+        step: state.step,
         budget: { multiplier: costMultiplier, priceIn, fullCost: (q) => fullCost.get(q)! },
       });
       state.baseline = a.state;
@@ -195,20 +258,39 @@ async function trainLocked(config: TrainConfig, o: TrainOptions): Promise<{ chec
       const costRatio = costRatioOf(r.results, fullCost);
       // The cost the target is held to: the greedy policy's on this step's questions (the policy
       // evaluation runs, more decisive than the sampled one), or the sampled decisions'.
-      const dualCost = config.targetCost === null ? null
-        : config.targetOn === 'sampled' ? costRatio
-        : costRatioOf((await rollout(engine, trainEnv, emb, questions, { mode: 'greedy', debateSeed: `${config.seed}|${epoch}`, conditioning: shape.conditioning })).results, fullCost);
+      const dualCost =
+        config.targetCost === null
+          ? null
+          : config.targetOn === 'sampled'
+            ? costRatio
+            : costRatioOf(
+                (await rollout(engine, trainEnv, emb, questions, { mode: 'greedy', debateSeed: `${config.seed}|${epoch}`, conditioning: shape.conditioning }))
+                  .results,
+                fullCost,
+              );
       if (dualCost !== null) state.costMultiplier = dualStep(state.costMultiplier, dualCost, config.targetCost!, config.dualLr);
       const tiers = emptyTiers();
       r.results.forEach((d) => addTiers(tiers, d.tiers));
       const keepRate = round4(r.actions.reduce((s, x) => s + x, 0) / r.batch.n);
       const line = {
-        type: 'step' as const, epoch, step: state.step, stage, k: reward.k, loss: round4(stats.loss), entropy: round4(stats.entropy),
-        meanReward: round4(a.rewardSum / r.batch.n), meanReturn: round4(a.returnSum / r.batch.n), keepRate,
+        type: 'step' as const,
+        epoch,
+        step: state.step,
+        stage,
+        k: reward.k,
+        loss: round4(stats.loss),
+        entropy: round4(stats.entropy),
+        meanReward: round4(a.rewardSum / r.batch.n),
+        meanReturn: round4(a.returnSum / r.batch.n),
+        keepRate,
         accuracy: round4(r.results.filter((d) => d.finalCorrect).length / r.results.length),
-        costPct: round4(100 * costRatio), costMultiplier: round4(costMultiplier), ...(dualCost !== null && { dualCostPct: round4(100 * dualCost) }),
-        ...(Number.isFinite(a.ownRewardCorrelation) && { ownRewardCorrelation: round4(a.ownRewardCorrelation) }), otherRecipientShare: round4(a.otherRecipientShare),
-        ...tierShares(tiers), decisionsPerSecond: Math.round(r.batch.n / ((performance.now() - stepStarted) / 1000)),
+        costPct: round4(100 * costRatio),
+        costMultiplier: round4(costMultiplier),
+        ...(dualCost !== null && { dualCostPct: round4(100 * dualCost) }),
+        ...(Number.isFinite(a.ownRewardCorrelation) && { ownRewardCorrelation: round4(a.ownRewardCorrelation) }),
+        otherRecipientShare: round4(a.otherRecipientShare),
+        ...tierShares(tiers),
+        decisionsPerSecond: Math.round(r.batch.n / ((performance.now() - stepStarted) / 1000)),
       };
       log.write(line);
       bar.update(b + 1, undefined, `loss ${line.loss} keep ${line.keepRate} acc ${line.accuracy} cost ${line.costPct}%`);
@@ -216,7 +298,16 @@ async function trainLocked(config: TrainConfig, o: TrainOptions): Promise<{ chec
     bar.stop();
     state.epoch = epoch;
     if (epoch % config.evalEvery === 0 || epoch === config.epochs) {
-      const played = replayable(await playGreedy(engine, evalEnv, emb, validation.map((q) => q.index)), cache, 'a validation debate');
+      const played = replayable(
+        await playGreedy(
+          engine,
+          evalEnv,
+          emb,
+          validation.map((q) => q.index),
+        ),
+        cache,
+        'a validation debate',
+      );
       const v = { cost: 0, keptEdges: 0, maxEdges: validation.length * actionsPerDebate(A, shape.rounds), tiers: emptyTiers() };
       for (const d of played) {
         v.cost += d.cost;
@@ -227,8 +318,19 @@ async function trainLocked(config: TrainConfig, o: TrainOptions): Promise<{ chec
       const costPct = (100 * v.cost) / validation.reduce((a, q) => a + fullCost.get(q.index)!, 0);
       const isBest = !state.best || accuracy > state.best.accuracy || (accuracy === state.best.accuracy && costPct < state.best.costPct);
       if (isBest) state.best = { epoch, accuracy, costPct };
-      log.write({ type: 'eval', epoch, step: state.step, accuracy: round4(accuracy), costPct: round4(costPct), keptEdges: round4(v.keptEdges / v.maxEdges), ...tierShares(v.tiers), best: isBest });
-      say(`epoch ${epoch}: validation accuracy ${(100 * accuracy).toFixed(1)}%, cost ${costPct.toFixed(1)}% of Full-Debate, kept ${(100 * v.keptEdges / v.maxEdges).toFixed(1)}% of edges${isBest ? ' (best)' : ''}`);
+      log.write({
+        type: 'eval',
+        epoch,
+        step: state.step,
+        accuracy: round4(accuracy),
+        costPct: round4(costPct),
+        keptEdges: round4(v.keptEdges / v.maxEdges),
+        ...tierShares(v.tiers),
+        best: isBest,
+      });
+      say(
+        `epoch ${epoch}: validation accuracy ${(100 * accuracy).toFixed(1)}%, cost ${costPct.toFixed(1)}% of Full-Debate, kept ${((100 * v.keptEdges) / v.maxEdges).toFixed(1)}% of edges${isBest ? ' (best)' : ''}`,
+      );
       if (isBest) saveCheckpoint(files.best, await checkpointOf());
     }
     saveCheckpoint(files.checkpoint, await checkpointOf());
@@ -250,10 +352,14 @@ async function trainLocked(config: TrainConfig, o: TrainOptions): Promise<{ chec
 /** A checkpoint to resume must fit the run its settings make on this cache: shape, encoder, team, baseline state. */
 function checkResumed(file: string, c: Checkpoint, shape: PolicyShape, encoder: string, team: string[], baseline: number): void {
   const differ = [
-    ...(['dim', 'hidden', 'agents', 'rounds'] as const).filter((k) => c.shape[k] !== shape[k]).map((k) => `shape.${k} ${c.shape[k]}, the run's settings on this cache give ${shape[k]}`),
+    ...(['dim', 'hidden', 'agents', 'rounds'] as const)
+      .filter((k) => c.shape[k] !== shape[k])
+      .map((k) => `shape.${k} ${c.shape[k]}, the run's settings on this cache give ${shape[k]}`),
     ...(c.encoder !== encoder ? [`encoder ${c.encoder}, the run's settings give ${encoder}`] : []),
     ...(c.team.join() !== team.join() ? [`team ${c.team.join(', ')}, the run's settings give ${team.join(', ')}`] : []),
-    ...(c.baseline.length !== baseline ? [`baseline holds ${c.baseline.length} values, the ${String(c.config.baseline ?? 'running')} baseline of this run needs ${baseline}`] : []),
+    ...(c.baseline.length !== baseline
+      ? [`baseline holds ${c.baseline.length} values, the ${String(c.config.baseline ?? 'running')} baseline of this run needs ${baseline}`]
+      : []),
   ];
   if (differ.length) throw new Error(`${file}: does not fit its own run: ${differ.join('; ')}`);
 }
@@ -265,7 +371,8 @@ function replayable(results: DebateResult[], cache: Cache, what: string): Debate
   return results;
 }
 
-const costRatioOf = (results: DebateResult[], fullCost: Map<number, number>) => results.reduce((s, d) => s + d.cost, 0) / results.reduce((s, d) => s + fullCost.get(d.q)!, 0);
+const costRatioOf = (results: DebateResult[], fullCost: Map<number, number>) =>
+  results.reduce((s, d) => s + d.cost, 0) / results.reduce((s, d) => s + fullCost.get(d.q)!, 0);
 
 const keepNone: KeepRule = (_d, n) => Array.from({ length: n }, () => new Array<boolean>(n).fill(false));
 
@@ -279,5 +386,7 @@ export async function costFloor(env: Environment, questions: number[]): Promise<
 export async function checkTarget(target: number, env: Environment, questions: number[]): Promise<void> {
   const floor = await costFloor(env, questions);
   if (target < floor)
-    throw new Error(`setting targetCost: ${target} is below ${floor.toFixed(3)}, the cost of pruning every edge on the train split of ${env.cache.file} (round-1 answers and every reply's own tokens are paid whatever is pruned)`);
+    throw new Error(
+      `setting targetCost: ${target} is below ${floor.toFixed(3)}, the cost of pruning every edge on the train split of ${env.cache.file} (round-1 answers and every reply's own tokens are paid whatever is pruned)`,
+    );
 }

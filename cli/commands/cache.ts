@@ -23,7 +23,11 @@ const gen = <T>(y: Argv<T>) =>
         .option('seed', { type: 'number', describe: 'world seed (default 7)' })
         .option('adversary', { type: 'boolean', describe: 'add one adversarial agent that always argues for the distractor' })
         .option('name', { type: 'string', default: 'default-sim', describe: 'cache name recorded in its header' })
-        .option('force', { type: 'boolean', default: false, describe: 'replace the cache --out holds (with its record journal and import report; embeddings stay, matched by text)' }),
+        .option('force', {
+          type: 'boolean',
+          default: false,
+          describe: 'replace the cache --out holds (with its record journal and import report; embeddings stay, matched by text)',
+        }),
     async (a) => {
       const { genJob } = await import('../../jobs/cache.ts');
       console.log(genJob({ out: a.out, world: a.world, questions: a.questions, seed: a.seed, adversary: a.adversary, name: a.name, force: a.force }));
@@ -48,9 +52,11 @@ const stats = <T>(y: Argv<T>) =>
     'stats <dir>',
     'questions per split, agents, responses and contexts per round, accuracy per agent and round, response-model fidelity',
     (y) =>
-      y
-        .positional('dir', { type: 'string', demandOption: true, describe: 'cache directory' })
-        .option('prior-smoothing', { type: 'number', default: DebateSettings.shape.priorSmoothing.parse(undefined), describe: 'pseudo-count of the tier-3 prior' }),
+      y.positional('dir', { type: 'string', demandOption: true, describe: 'cache directory' }).option('prior-smoothing', {
+        type: 'number',
+        default: DebateSettings.shape.priorSmoothing.parse(undefined),
+        describe: 'pseudo-count of the tier-3 prior',
+      }),
     async (a) => console.log((await import('../../jobs/cache.ts')).statsJob(a.dir, a.priorSmoothing)),
   );
 
@@ -59,9 +65,11 @@ const embed = <T>(y: Argv<T>) =>
     'embed <dir>',
     'compute and store text embeddings for every question and response not yet embedded',
     (y) =>
-      y
-        .positional('dir', { type: 'string', demandOption: true, describe: 'cache directory' })
-        .option('encoder', { choices: ENCODERS, default: 'bof' as EncoderName, describe: 'bof: hashed bag of features (fast, default); use: Universal Sentence Encoder lite (512-dim)' }),
+      y.positional('dir', { type: 'string', demandOption: true, describe: 'cache directory' }).option('encoder', {
+        choices: ENCODERS,
+        default: 'bof' as EncoderName,
+        describe: 'bof: hashed bag of features (fast, default); use: Universal Sentence Encoder lite (512-dim)',
+      }),
     async (a) => console.log(await (await import('../../jobs/cache.ts')).embedJob(a.dir, a.encoder)),
   );
 
@@ -71,7 +79,11 @@ const fit = <T>(y: Argv<T>) =>
     "fit a simulator to a recorded cache's round-1 answers and revisions (src/sim/fitted.ts) and write it beside the cache as its live endpoint (miss = record, record, active, fidelity); prints the knobs and recorded vs fitted revision rates",
     (y) =>
       y
-        .positional('dir', { type: 'string', demandOption: true, describe: 'cache directory (an imported or hand-written cache; a simulated one has its own simulator)' })
+        .positional('dir', {
+          type: 'string',
+          demandOption: true,
+          describe: 'cache directory (an imported or hand-written cache; a simulated one has its own simulator)',
+        })
         .option('seed', { type: 'number', default: 0, describe: 'seed of the per-question ability offsets drawn from their posteriors' })
         .option('force', { type: 'boolean', default: false, describe: 'replace the fit the folder holds' }),
     async (a) => console.log((await import('../../jobs/cache.ts')).fitJob(a.dir, { seed: a.seed, force: a.force })),
@@ -88,18 +100,31 @@ const importCommand = <T>(y: Argv<T>) =>
         .option('out', { type: 'string', demandOption: true, describe: 'cache directory to write (must not hold a cache yet, unless --force)' })
         .option('force', { type: 'boolean', default: false, describe: 'replace the cache --out holds (its journal and import report go with it)' })
         .option('name', { type: 'string', describe: 'cache name recorded in its header (default: the folder name)' })
-        .option('model', { type: 'string', array: true, demandOption: true, describe: 'model of each transcript position, in order; the last one serves every later position' })
+        .option('model', {
+          type: 'string',
+          array: true,
+          demandOption: true,
+          describe: 'model of each transcript position, in order; the last one serves every later position',
+        })
         .option('price-in', { type: 'number', describe: 'price per million input tokens, for every --model not in --prices' })
         .option('price-out', { type: 'number', describe: 'price per million output tokens, for every --model not in --prices' })
         .option('prices', { type: 'string', describe: 'JSON file {model: {"in": price, "out": price}}, prices per million tokens' })
-        .option('encoding', { choices: ENCODINGS, default: 'cl100k_base' as Encoding, describe: 'tokenizer for token counts: cl100k_base (GPT-3.5/4) or o200k_base (GPT-4o and later)' })
+        .option('encoding', {
+          choices: ENCODINGS,
+          default: 'cl100k_base' as Encoding,
+          describe: 'tokenizer for token counts: cl100k_base (GPT-3.5/4) or o200k_base (GPT-4o and later)',
+        })
         .option('benchmark', { type: 'string', default: 'MATH', describe: 'benchmark name recorded for every question' })
         .option('answer-type', { choices: ANSWER_TYPES, default: 'math' as AnswerType, describe: 'how answers are normalized and judged' })
         .option('split-seed', { type: 'number', default: 0, describe: 'seed of the split assignment' })
         .option('train-fraction', { type: 'number', default: 0.6, describe: 'share of questions in the train split' })
         .option('validation-fraction', { type: 'number', default: 0.2, describe: 'share in the validation split (the rest is test)' })
         .option('splits', { type: 'string', describe: 'JSON file {questionId: "train"|"validation"|"test"} instead of the seeded rule' })
-        .option('peer-marker', { type: 'string', describe: 'regex marking each peer answer in revision prompts, tried with the built-in markers of Du et al. and DyLAN (with a capture group: the group is the answer)' })
+        .option('peer-marker', {
+          type: 'string',
+          describe:
+            'regex marking each peer answer in revision prompts, tried with the built-in markers of Du et al. and DyLAN (with a capture group: the group is the answer)',
+        })
         .option('allow-no-peers', { type: 'boolean', default: false, describe: 'import even when no revision prompt shows a recognised peer answer' }),
     async (a) => {
       const prices = a.prices ? readJsonFile(a.prices, PriceFile) : {};
@@ -110,14 +135,32 @@ const importCommand = <T>(y: Argv<T>) =>
         ['price-out', given(a, 'price-in') !== given(a, 'price-out'), pair],
         ['price-in', priced, `prices the models --prices leaves out, and ${a.prices} prices every --model`],
         ['price-out', priced, `prices the models --prices leaves out, and ${a.prices} prices every --model`],
-        ...(['split-seed', 'train-fraction', 'validation-fraction'] as const).map((f): [string, boolean, string] => [f, a.splits !== undefined, `sets the seeded split rule, which --splits ${a.splits} replaces`]),
+        ...(['split-seed', 'train-fraction', 'validation-fraction'] as const).map((f): [string, boolean, string] => [
+          f,
+          a.splits !== undefined,
+          `sets the seeded split rule, which --splits ${a.splits} replaces`,
+        ]),
       ]);
       const { importJob, pricesOf } = await import('../../jobs/import.ts');
-      console.log(importJob({
-        files: a.files, out: a.out, name: a.name ?? basename(a.out), models: a.model, prices: pricesOf(a.model, a.prices, a.priceIn, a.priceOut), encoding: a.encoding, benchmark: a.benchmark, answerType: a.answerType,
-        splitSeed: a.splitSeed, trainFraction: a.trainFraction, validationFraction: a.validationFraction, splits: a.splits ? readJsonFile(a.splits, SplitFile) : undefined,
-        peerMarker: a.peerMarker, allowNoPeers: a.allowNoPeers, force: a.force,
-      }));
+      console.log(
+        importJob({
+          files: a.files,
+          out: a.out,
+          name: a.name ?? basename(a.out),
+          models: a.model,
+          prices: pricesOf(a.model, a.prices, a.priceIn, a.priceOut),
+          encoding: a.encoding,
+          benchmark: a.benchmark,
+          answerType: a.answerType,
+          splitSeed: a.splitSeed,
+          trainFraction: a.trainFraction,
+          validationFraction: a.validationFraction,
+          splits: a.splits ? readJsonFile(a.splits, SplitFile) : undefined,
+          peerMarker: a.peerMarker,
+          allowNoPeers: a.allowNoPeers,
+          force: a.force,
+        }),
+      );
     },
   );
 
@@ -131,5 +174,7 @@ const compact = <T>(y: Argv<T>) =>
 
 export const cacheCommand = <T>(y: Argv<T>) =>
   y.command('cache', 'create, check and inspect response caches', (y) =>
-    [gen, validate, stats, embed, importCommand, compact, fit].reduce((y, c) => c(y), y).demandCommand(1, 'name a cache command: gen, validate, stats, embed, import, compact or fit'),
+    [gen, validate, stats, embed, importCommand, compact, fit]
+      .reduce((y, c) => c(y), y)
+      .demandCommand(1, 'name a cache command: gen, validate, stats, embed, import, compact or fit'),
   );

@@ -14,7 +14,10 @@ export const debateCommand = <T>(y: Argv<T>) =>
         .option('out', { type: 'string', demandOption: true, describe: 'cache to write the transcript into (appended to when it exists)' })
         .option('cache', { type: 'string', describe: 'cache whose questions to debate (with --split); its responses to the same requests are reused' })
         .option('split', { choices: SPLITS, describe: 'split of --cache to debate' })
-        .option('questions-file', { type: 'string', describe: 'questions to debate instead, one JSON object a line: id, text, gold, answerType[, benchmark, split, promptTokens]' })
+        .option('questions-file', {
+          type: 'string',
+          describe: 'questions to debate instead, one JSON object a line: id, text, gold, answerType[, benchmark, split, promptTokens]',
+        })
         .option('questions', { type: 'number', describe: 'debate the first N questions only' })
         .option('rounds', { type: 'number', default: 3, describe: 'debate rounds R (at most the rounds the policy was trained for)' })
         .option('sample', { type: 'number', default: 0, describe: 'round-1 sample index (another index starts fresh debates of the same questions)' })

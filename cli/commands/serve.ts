@@ -30,14 +30,29 @@ export const serveCommand = <T>(y: Argv<T>) =>
         key = process.env[a.keyEnv];
         if (!key) throw new Error(`--key-env: environment variable ${a.keyEnv} is not set`);
       }
-      for (const [flag, value] of [['rate-429', a.rate429], ['rate-500', a.rate500], ['rate-drop', a.rateDrop], ['rate-malformed', a.rateMalformed]] as const)
+      for (const [flag, value] of [
+        ['rate-429', a.rate429],
+        ['rate-500', a.rate500],
+        ['rate-drop', a.rateDrop],
+        ['rate-malformed', a.rateMalformed],
+      ] as const)
         if (!(value >= 0 && value <= 1)) throw new Error(`--${flag}: ${value} is not a share between 0 and 1`);
       ensureDefaultCache(a.cache);
       const cache = loadCache(a.cache);
       const server = await serveSimulator(cache, {
-        port: a.port, key, rate429: a.rate429, retryAfterS: a.retryAfter, rate500: a.rate500, rateDrop: a.rateDrop, rateMalformed: a.rateMalformed, latencyMs: a.latencyMs, seed: a.seed,
+        port: a.port,
+        key,
+        rate429: a.rate429,
+        retryAfterS: a.retryAfter,
+        rate500: a.rate500,
+        rateDrop: a.rateDrop,
+        rateMalformed: a.rateMalformed,
+        latencyMs: a.latencyMs,
+        seed: a.seed,
       });
-      console.log(`serving the simulator of ${cache.file} at ${server.url} (models: ${cache.agents.map((x) => x.id).join(', ')}${key ? `; key from ${a.keyEnv}` : ''}); Ctrl-C stops`);
+      console.log(
+        `serving the simulator of ${cache.file} at ${server.url} (models: ${cache.agents.map((x) => x.id).join(', ')}${key ? `; key from ${a.keyEnv}` : ''}); Ctrl-C stops`,
+      );
       await new Promise<void>((resolve) => {
         process.once('SIGINT', resolve);
         process.once('SIGTERM', resolve);

@@ -6,7 +6,7 @@ import { dirname, join } from 'node:path';
 import { gunzipSync, gzipSync } from 'node:zlib';
 import type { Redis } from 'ioredis';
 import { z } from 'zod';
-import { writeFileAtomic } from '../../src/cache/write.ts';
+import { writeFileAtomic } from '../../src/io/atomic.ts';
 import { readJsonFile } from '../../src/io/jsonFile.ts';
 import { COMPUTE_SETTINGS, TrainConfig, resolveConfig } from '../../train/config.ts';
 import type { Cell } from '../../train/grid.ts';
@@ -64,7 +64,8 @@ export type CellRecord = z.infer<typeof CellRecord>;
 export const cellRecordPath = (out: string) => join(out, 'cell.json');
 
 /** The record of a collected run in `out`, if there is one (a folder without it was not made by a queue). */
-export const readCellRecord = (out: string): CellRecord | undefined => (existsSync(cellRecordPath(out)) ? readJsonFile(cellRecordPath(out), CellRecord) : undefined);
+export const readCellRecord = (out: string): CellRecord | undefined =>
+  existsSync(cellRecordPath(out)) ? readJsonFile(cellRecordPath(out), CellRecord) : undefined;
 
 /** Worker side: every file of a finished run folder, gzip'd, into the job's Redis hash. */
 export async function uploadRun(redis: Redis, jobId: string, dir: string): Promise<string[]> {

@@ -69,20 +69,29 @@ async function coordinate(cells: Cell[], o: QueuedGridOptions): Promise<CellOutc
     if (record?.identity === t.job.identity && existsSync(runFiles(out).best)) t.state = 'reused';
     else {
       const differences = existsSync(runFiles(out).checkpoint) ? runStatus(t.cell.settings, await contentOf(t.cell.settings)).differences : [];
-      const what =
-        differences.length ? `a run of other settings or another cache (${differences.join('; ')})`
-        : record && record.identity !== t.job.identity ? `the cell ${record.identity.slice(0, 12)}, of other settings or another cache`
-        : record ? 'a cell without its best.json'
-        : 'a run made without --queue';
+      const what = differences.length
+        ? `a run of other settings or another cache (${differences.join('; ')})`
+        : record && record.identity !== t.job.identity
+          ? `the cell ${record.identity.slice(0, 12)}, of other settings or another cache`
+          : record
+            ? 'a cell without its best.json'
+            : 'a run made without --queue';
       foreign.push(`${out}: ${what}`);
     }
   }
-  if (foreign.length) throw new Error(`the results folder holds cells that are not these cells' runs:\n${foreign.join('\n')}\nremove ${foreign.length === 1 ? 'that folder' : 'those folders'}, or choose another --out`);
+  if (foreign.length)
+    throw new Error(
+      `the results folder holds cells that are not these cells' runs:\n${foreign.join('\n')}\nremove ${foreign.length === 1 ? 'that folder' : 'those folders'}, or choose another --out`,
+    );
 
   const redis = connect(o.queue, say);
   const queue = new Queue(QUEUE, { connection: redis });
   // A job id that is already on the queue (queued, running or finished) is not added again.
-  const jobOf = (t: Tracked) => ({ name: t.job.label, data: t.job, opts: { jobId: t.jobId, attempts: ATTEMPTS, backoff: { type: 'fixed', delay: 5000 }, removeOnComplete: false, removeOnFail: false } });
+  const jobOf = (t: Tracked) => ({
+    name: t.job.label,
+    data: t.job,
+    opts: { jobId: t.jobId, attempts: ATTEMPTS, backoff: { type: 'fixed', delay: 5000 }, removeOnComplete: false, removeOnFail: false },
+  });
   const add = (t: Tracked) => queue.addBulk([jobOf(t)]);
   const started = Date.now();
   const cellSeconds: number[] = [];
@@ -113,7 +122,8 @@ async function coordinate(cells: Cell[], o: QueuedGridOptions): Promise<CellOutc
       if (changed || Date.now() - lastStatus > STATUS_SECONDS * 1000) {
         const mean = cellSeconds.length ? cellSeconds.reduce((a, b) => a + b, 0) / cellSeconds.length : undefined;
         const left = count('queued') + running.length;
-        const eta = left === 0 ? 'all settled' : mean === undefined ? 'ETA unknown until a cell finishes' : `ETA ${minutes((mean * left) / Math.max(1, running.length))}`;
+        const eta =
+          left === 0 ? 'all settled' : mean === undefined ? 'ETA unknown until a cell finishes' : `ETA ${minutes((mean * left) / Math.max(1, running.length))}`;
         const where = running.map((t) => `${t.cell.id} on ${t.worker ?? '?'} epoch ${t.epoch}/${t.cell.epochs}`).join('; ');
         say(`cells: ${status} of ${cells.length}${where ? ` (running: ${where})` : ''}; ${eta}; ${minutes((Date.now() - started) / 1000)} elapsed`);
         lastStatus = Date.now();
@@ -144,7 +154,8 @@ async function coordinate(cells: Cell[], o: QueuedGridOptions): Promise<CellOutc
       if (p.success) t.epoch = p.data.epoch;
       if (t.state === 'running' && t.worker === worker) return false;
       t.worker = worker;
-      const again = job.attemptsStarted > 1 ? ` (attempt ${job.attemptsStarted}${job.stalledCounter ? `; ${job.stalledCounter} worker(s) stopped during it` : ''})` : '';
+      const again =
+        job.attemptsStarted > 1 ? ` (attempt ${job.attemptsStarted}${job.stalledCounter ? `; ${job.stalledCounter} worker(s) stopped during it` : ''})` : '';
       say(`started ${t.cell.id} on ${worker ?? 'a worker'}${again}`);
       return setState(t, 'running');
     }
@@ -154,8 +165,17 @@ async function coordinate(cells: Cell[], o: QueuedGridOptions): Promise<CellOutc
       const finished = job.returnvalue == null ? (((await queue.getJob(t.jobId)) as Job | undefined) ?? job) : job;
       const result = CellResult.parse(finished.returnvalue);
       const record = {
-        identity: t.job.identity, label: t.cell.id, cacheHash: t.job.cacheHash, worker: result.worker, attempts: finished.attemptsStarted, stalls: finished.stalledCounter,
-        enqueued: finished.timestamp, started: finished.processedOn ?? finished.timestamp, finished: finished.finishedOn ?? Date.now(), collected: Date.now(), trainSeconds: result.trainSeconds,
+        identity: t.job.identity,
+        label: t.cell.id,
+        cacheHash: t.job.cacheHash,
+        worker: result.worker,
+        attempts: finished.attemptsStarted,
+        stalls: finished.stalledCounter,
+        enqueued: finished.timestamp,
+        started: finished.processedOn ?? finished.timestamp,
+        finished: finished.finishedOn ?? Date.now(),
+        collected: Date.now(),
+        trainSeconds: result.trainSeconds,
       };
       if (!(await collectRun(redis, t.jobId, t.cell, record))) {
         say(`${t.cell.id}: finished, but its files are gone from Redis (collected by another coordinator into its folder): queued again`);
@@ -166,7 +186,9 @@ async function coordinate(cells: Cell[], o: QueuedGridOptions): Promise<CellOutc
       await job.remove();
       cellSeconds.push((record.finished - record.started) / 1000);
       t.epoch = t.cell.epochs;
-      say(`done ${t.cell.id} by ${result.worker} (${result.trainSeconds.toFixed(1)} s training, ${((record.collected - record.enqueued) / 1000).toFixed(1)} s since queued${record.stalls ? `, after ${record.stalls} stalled worker(s)` : ''})`);
+      say(
+        `done ${t.cell.id} by ${result.worker} (${result.trainSeconds.toFixed(1)} s training, ${((record.collected - record.enqueued) / 1000).toFixed(1)} s since queued${record.stalls ? `, after ${record.stalls} stalled worker(s)` : ''})`,
+      );
       return setState(t, 'done');
     }
     if (state === 'failed') {

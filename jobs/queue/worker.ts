@@ -58,7 +58,10 @@ export function startWorker(o: WorkerOptions): { name: string; close: () => Prom
 
   async function trainCell(job: Job): Promise<CellResult> {
     const parsed = CellJob.safeParse(job.data);
-    if (!parsed.success) throw new UnrecoverableError(`job ${job.id}: not a cell of this workbench version: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
+    if (!parsed.success)
+      throw new UnrecoverableError(
+        `job ${job.id}: not a cell of this workbench version: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`,
+      );
     const cell = parsed.data;
     let epoch = 0;
     const report = () => job.updateProgress({ worker: name, epoch, epochs: cell.epochs } satisfies CellProgress);
@@ -66,11 +69,16 @@ export function startWorker(o: WorkerOptions): { name: string; close: () => Prom
     say(`took ${cell.label}`);
     const cache = mapPath(cell.cache, o.cacheMap);
     ensureDefaultCache(cache);
-    if (!existsSync(cacheFilePath(cache))) throw new UnrecoverableError(`worker ${name}: no cache at ${resolve(cache)} (grid's ${cell.cache}; map it with --cache-map)`);
+    if (!existsSync(cacheFilePath(cache)))
+      throw new UnrecoverableError(`worker ${name}: no cache at ${resolve(cache)} (grid's ${cell.cache}; map it with --cache-map)`);
     const hash = await cacheHash(cache);
-    if (hash !== cell.cacheHash) throw new UnrecoverableError(`worker ${name} refuses the cell: its cache ${resolve(cache)} has content ${hash.slice(0, 12)}, the grid's ${cell.cache} has ${cell.cacheHash.slice(0, 12)}`);
+    if (hash !== cell.cacheHash)
+      throw new UnrecoverableError(
+        `worker ${name} refuses the cell: its cache ${resolve(cache)} has content ${hash.slice(0, 12)}, the grid's ${cell.cache} has ${cell.cacheHash.slice(0, 12)}`,
+      );
     const settings = { ...o.compute, ...cell.settings, cache, out: join(work, cell.identity.slice(0, 16)) };
-    if (cellIdentity(settings, hash) !== cell.identity) throw new UnrecoverableError(`worker ${name}: these settings resolve differently here than on the coordinator (another workbench version?)`);
+    if (cellIdentity(settings, hash) !== cell.identity)
+      throw new UnrecoverableError(`worker ${name}: these settings resolve differently here than on the coordinator (another workbench version?)`);
     rmSync(settings.out, { recursive: true, force: true });
     const started = Date.now();
     try {
@@ -102,7 +110,9 @@ export function startWorker(o: WorkerOptions): { name: string; close: () => Prom
   worker.on('failed', (job: Job | undefined, e: Error) => {
     if (!job) return;
     const final = e instanceof UnrecoverableError || job.attemptsMade >= (job.opts.attempts ?? 1);
-    say(`${final ? 'failed' : 'crashed'} ${job.data.label}: ${e.message}${final ? '' : ` (attempt ${job.attemptsMade} of ${job.opts.attempts}; it goes back to the queue)`}`);
+    say(
+      `${final ? 'failed' : 'crashed'} ${job.data.label}: ${e.message}${final ? '' : ` (attempt ${job.attemptsMade} of ${job.opts.attempts}; it goes back to the queue)`}`,
+    );
   });
   worker.on('error', (e: Error) => say(`error: ${e.message}`));
   say(`on queue ${o.queue.label}, ${o.concurrency} cell(s) at a time, runs in ${work}; lock ${o.lockSeconds} s, stall check every ${o.stalledSeconds} s`);

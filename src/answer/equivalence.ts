@@ -95,7 +95,8 @@ const close = (a: number, b: number) => Math.abs(a - b) <= 1e-9 * Math.max(1, Ma
  * (tuples, sets, booleans) are compared by the engine's own `isEqual`.
  */
 function symbolicEqual(a: string, b: string): boolean {
-  const x = expression(a), y = expression(b);
+  const x = expression(a),
+    y = expression(b);
   if (!x || !y) return false;
   try {
     const [vx, vy] = [valuesOf(a, x), valuesOf(b, y)];
@@ -153,7 +154,10 @@ function sameNode(x: MathNode, y: MathNode, counts: SymbolicCounts): boolean {
   if (x.kind === 'bracket' && y.kind === 'bracket')
     return x.open === y.open && x.close === y.close && x.items.length === y.items.length && x.items.every((item, i) => sameNode(item, y.items[i], counts));
   if (x.kind === 'matrix' && y.kind === 'matrix')
-    return x.rows.length === y.rows.length && x.rows.every((row, i) => row.length === y.rows[i].length && row.every((cell, j) => sameNode(cell, y.rows[i][j], counts)));
+    return (
+      x.rows.length === y.rows.length &&
+      x.rows.every((row, i) => row.length === y.rows[i].length && row.every((cell, j) => sameNode(cell, y.rows[i][j], counts)))
+    );
   return false;
 }
 

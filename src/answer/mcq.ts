@@ -64,7 +64,7 @@ const simplify = (s: string) =>
     .replace(/\.(?!\d)/g, ' ')
     .trim()
     .replace(/\s+/g, ' ');
-const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 /** The option whose text a phrase states (see the header), or null. */
 function optionByText(phrase: string, options: McqOption[]): string | null {
@@ -73,14 +73,17 @@ function optionByText(phrase: string, options: McqOption[]): string | null {
   const texts = options.map((o) => ({ letter: o.letter, t: simplify(o.text) })).filter((o) => o.t);
   const exact = texts.filter((o) => o.t === p);
   if (exact.length) return exact.length === 1 ? exact[0].letter : null;
-  const inside = texts.filter((o) => new RegExp(`(?:^|\\s)${escape(o.t)}(?:\\s|$)`).test(p));
+  const inside = texts.filter((o) => new RegExp(`(?:^|\\s)${escapeRegExp(o.t)}(?:\\s|$)`).test(p));
   const longest = inside.filter((o) => !inside.some((x) => x !== o && x.t.length > o.t.length && x.t.includes(o.t)));
   return longest.length === 1 ? longest[0].letter : null;
 }
 
 /** The letter a short answer names ("C", "(c)", "[C]", "\\text{C}", "C) Paris", "**C**"), else its option text's. */
 function letterOf(answer: string, options: McqOption[]): string | null {
-  const s = answer.replace(/\\(?:text|textbf|mathrm|mbox)\{([^{}]*)\}/g, '$1').replace(/[*$]/g, '').trim();
+  const s = answer
+    .replace(/\\(?:text|textbf|mathrm|mbox)\{([^{}]*)\}/g, '$1')
+    .replace(/[*$]/g, '')
+    .trim();
   const m = s.match(/^\(([A-Ja-j])\)|^\[([A-Ja-j])\]|^([A-J])(?:[.:)\s]|$)|^([a-j])$/);
   return m ? (m[1] ?? m[2] ?? m[3] ?? m[4]).toUpperCase() : optionByText(s, options);
 }
@@ -139,11 +142,15 @@ export function extractMcq(text: string, options: McqOption[] = []): string | nu
   }
 
   // 3. First-person choices.
-  const choose = new RegExp(String.raw`\bI(?:'d|'ll|'m going to| would| will| am going to)?(?:\s+(?:still|now|also|therefore|thus|then))?\s+(?:choose|select|pick|go with|stick with|stay with|maintain|keep|vote for|opt for|agree with)\s+(?:the\s+)?(?:answer\s+|option\s+|choice\s+)?`, 'gi');
+  const choose =
+    /\bI(?:'d|'ll|'m going to| would| will| am going to)?(?:\s+(?:still|now|also|therefore|thus|then))?\s+(?:choose|select|pick|go with|stick with|stay with|maintain|keep|vote for|opt for|agree with)\s+(?:the\s+)?(?:answer\s+|option\s+|choice\s+)?/gi;
   for (const m of text.matchAll(choose)) add(m.index + m[0].length, tokenAt(m.index + m[0].length));
 
   // 4. Verdicts naming an option.
-  const verdict = new RegExp(String.raw`(?:\b(?:[Oo]ption|[Cc]hoice|[Aa]nswer)\s+(?:\*\*)?\(?(${L})\)?(?:\*\*)?|\((${l})\)|\*\*\(?(${L})\)?\*\*)\s+is\s+(?:the\s+)?(?:most\s+|only\s+)?(?:correct|right|best|accurate|appropriate)\b`, 'g');
+  const verdict = new RegExp(
+    String.raw`(?:\b(?:[Oo]ption|[Cc]hoice|[Aa]nswer)\s+(?:\*\*)?\(?(${L})\)?(?:\*\*)?|\((${l})\)|\*\*\(?(${L})\)?\*\*)\s+is\s+(?:the\s+)?(?:most\s+|only\s+)?(?:correct|right|best|accurate|appropriate)\b`,
+    'g',
+  );
   for (const m of text.matchAll(verdict)) add(m.index, m[1] ?? m[2] ?? m[3]);
 
   // 5. Bold options.
@@ -156,12 +163,21 @@ export function extractMcq(text: string, options: McqOption[] = []): string | nu
   const only = lastLine.match(new RegExp(`^(?:\\((${l})\\)|\\[(${l})\\]|(${L}))[.:)]?$`));
   const labelled = lastLine.match(new RegExp(`^(?:\\((${l})\\)|(${L})[.:)])\\s+(.+)$`));
   if (only) add(lastAt, only[1] ?? only[2] ?? only[3]);
-  else if (labelled && (!options.length || optionByText(labelled[3], options) === (labelled[1] ?? labelled[2]).toUpperCase()) && (options.length || /^\(|^.\)/.test(lastLine))) add(lastAt, labelled[1] ?? labelled[2]);
+  else if (
+    labelled &&
+    (!options.length || optionByText(labelled[3], options) === (labelled[1] ?? labelled[2]).toUpperCase()) &&
+    (options.length || /^\(|^.\)/.test(lastLine))
+  )
+    add(lastAt, labelled[1] ?? labelled[2]);
   else if (options.length && lastLine.length <= 80) add(lastAt, optionByText(lastLine, options));
 
   // 7. "(C)" closing the response.
   const closing = text.trimEnd().match(new RegExp(String.raw`(?<!\b(?:not|than|unlike|of|or|nor|over)\s+(?:\w+\s+)?)(?:\((${l})\)|\[(${l})\])[\s.!*]*$`));
-  const lastSentence = text.trimEnd().split(/(?<=[.!?])\s+|\n/).pop() ?? '';
+  const lastSentence =
+    text
+      .trimEnd()
+      .split(/(?<=[.!?])\s+|\n/)
+      .pop() ?? '';
   const aboutOthers = /\b(?:agents?|solutions?|they|their|he|she|others?)\b/i.test(lastSentence) && !/\b(?:I|my|we|our)\b/i.test(lastSentence);
   if (closing && !aboutOthers) add(closing.index!, closing[1] ?? closing[2]);
 

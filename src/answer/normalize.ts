@@ -24,8 +24,7 @@ const gcd = (a: bigint, b: bigint): bigint => (b === 0n ? (a < 0n ? -a : a) : gc
  * So `\frac{1}{2}`, `1/2` and `0.5` compare equal. Null for anything that is not such a number.
  */
 export function canonicalNumber(s: string): string | null {
-  const m =
-    s.match(/^(-?)\\frac\{(-?\d+)\}\{(-?\d+)\}$/) ?? s.match(/^(-?)\\frac(\d)(\d)$/) ?? s.match(/^(-?)(-?\d+)\/(-?\d+)$/);
+  const m = s.match(/^(-?)\\frac\{(-?\d+)\}\{(-?\d+)\}$/) ?? s.match(/^(-?)\\frac(\d)(\d)$/) ?? s.match(/^(-?)(-?\d+)\/(-?\d+)$/);
   const mixed = s.match(/^(-?)(\d+)\\frac\{(\d+)\}\{(\d+)\}$/); // MATH writes 6\frac{3}{4} for six and three quarters
   let num: bigint, den: bigint;
   if (mixed) {
@@ -46,7 +45,9 @@ export function canonicalNumber(s: string): string | null {
   if (den < 0n) [num, den] = [-num, -den];
   const g = gcd(num, den) || 1n;
   [num, den] = [num / g, den / g];
-  let twos = 0, fives = 0, rest = den;
+  let twos = 0,
+    fives = 0,
+    rest = den;
   while (rest % 2n === 0n) [rest, twos] = [rest / 2n, twos + 1];
   while (rest % 5n === 0n) [rest, fives] = [rest / 5n, fives + 1];
   if (rest !== 1n) return `${num}/${den}`;
@@ -58,7 +59,8 @@ export function canonicalNumber(s: string): string | null {
 }
 
 // Unit words stated after a MATH answer ("12 inches", "5\text{ cm}^2"); removed before comparing.
-const UNIT_WORDS = '(?:square |cubic |sq\\.? )?(?:units?|inches|inch|feet|foot|ft|meters?|centimeters?|cm|mm|km|miles?|yards?|degrees?|dollars?|cents?|hours?|minutes?|seconds?|days?|weeks?|years?|mph|pounds?|ounces?)(?:\\^\\{?[23]\\}?)?';
+const UNIT_WORDS =
+  '(?:square |cubic |sq\\.? )?(?:units?|inches|inch|feet|foot|ft|meters?|centimeters?|cm|mm|km|miles?|yards?|degrees?|dollars?|cents?|hours?|minutes?|seconds?|days?|weeks?|years?|mph|pounds?|ounces?)(?:\\^\\{?[23]\\}?)?';
 const UNIT_TEXT = new RegExp(`\\\\(?:text|mbox|mathrm)\\{\\s*${UNIT_WORDS}\\s*\\}(?:\\^\\{?[23]\\}?)?`, 'gi');
 const UNIT_BARE = new RegExp(`(?<=[\\d}])\\s*${UNIT_WORDS}\\b`, 'gi');
 // "5 \text{ or } 9", "x = 5 or x = 9", "1, 2, and 3": the listed values, as a set (see structure.ts).
@@ -73,7 +75,12 @@ const leaf = (text: string) => canonicalNumber(text) ?? text;
  */
 export function normalizeMath(raw: string): string | null {
   let s = unwrapMath(raw.replace(/\*\*/g, ''))
-    .replace(/π/g, '\\pi ').replace(/√/g, '\\sqrt').replace(/−/g, '-').replace(/×/g, '\\times ').replace(/·/g, '\\cdot ').replace(/∞/g, '\\infty ')
+    .replace(/π/g, '\\pi ')
+    .replace(/√/g, '\\sqrt')
+    .replace(/−/g, '-')
+    .replace(/×/g, '\\times ')
+    .replace(/·/g, '\\cdot ')
+    .replace(/∞/g, '\\infty ')
     .replace(/\{,\}/g, '') // "2{,}100": LaTeX's thousands separator
     .replace(/\\left|\\right|(?<!\\)\\[!,;: ]|\\quad|\\qquad|\\displaystyle|\\\$/g, ' ') // spacing commands, not the row break before a space
     .replace(/\\[dtc]frac/g, '\\frac')
@@ -85,7 +92,10 @@ export function normalizeMath(raw: string): string | null {
     .trim();
   s = s.replace(/^(-?\d+)\s+(?:and\s+)?(\d+)\/(\d+)$/, '$1\\frac{$2}{$3}'); // "6 3/4" is six and three quarters
   s = s.replace(/^(?:either|both)\s+/i, '').replace(LIST_WORD, ',');
-  s = s.replace(UNIT_TEXT, '').replace(UNIT_BARE, '').replace(/\\text\{\s*\}/g, '');
+  s = s
+    .replace(UNIT_TEXT, '')
+    .replace(UNIT_BARE, '')
+    .replace(/\\text\{\s*\}/g, '');
   // Hendrycks' rule: "\text{ ...}" opened by a space after a value is a unit, whatever it says.
   s = s.replace(/(?<=\S)\s*\\(?:text|mbox)\{\s[^{}]*\}.*$/, '');
   s = s.replace(/\s+/g, '').replace(/[.,;]+$/, '');

@@ -44,7 +44,8 @@ export function lastBoxed(text: string): string | null {
 
 // Sentences that state a conclusion: "Therefore, X is 9.", "So the son is 6 years old.",
 // "The value of $b$ is 7004.", "There are 120 ways to ...".
-const CONCLUSION = /^(?:therefore|thus|hence|so|in conclusion|in interval notation|finally|overall|as a result|in summary|consequently|the (?:final |correct |updated )?answer|there (?:are|is)|the (?:value|number|sum|probability|product|area|result|solution|ratio|length|distance|expected value|total|remainder|maximum|minimum)\b)/i;
+const CONCLUSION =
+  /^(?:therefore|thus|hence|so|in conclusion|in interval notation|finally|overall|as a result|in summary|consequently|the (?:final |correct |updated )?answer|there (?:are|is)|the (?:value|number|sum|probability|product|area|result|solution|ratio|length|distance|expected value|total|remainder|maximum|minimum)\b)/i;
 // A number as stated in prose: "-3", "1,000", "0.25", "3/4", "6 3/4" or "6 and 3/4" (mixed), "35.1%".
 const NUMBER = String.raw`-?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?:(?: and)? \d+\/\d+|\/\d+)?%?`;
 // An expression in plain text: "(sqrt(3) - sqrt(6))/4", "2^10 - 1", "5pi" (a digit, and an operator or sqrt/pi).
@@ -56,7 +57,8 @@ const ADVERBS = String.raw`(?:(?:approximately|about|exactly|indeed|equal to|equ
 // A sentence that denies a value or hedges between several states none ("there is no value of $k$
 // that ...", "it is not possible to arrive at a meaningful answer", "either 105 or 0, depending on
 // ...", "between 0 and 36").
-const NO_VALUE = /\bthere (?:is|are|exists?) no\b|\b(?:not possible|impossible|cannot|can't|unable)\b(?:\s+\w+){0,4}?\s+(?:answer|determin\w*|solv\w*|find|give|arriv\w*)\b|\b(?:no|not any)\s+(?:\w+\s+)?(?:value|solution|answer|such)s?\b|\b(?:is|are|be|was|were|=)\s+(?:\w+\s+)?(?:either|between)\b|\bdepending\b|\bboth\s+\$?-?\d[^\s$]*\$?\s+and\s+\$?-?\d[^\s$]*\$?\s+(?:can|could|may|might|are)\b/i;
+const NO_VALUE =
+  /\bthere (?:is|are|exists?) no\b|\b(?:not possible|impossible|cannot|can't|unable)\b(?:\s+\w+){0,4}?\s+(?:answer|determin\w*|solv\w*|find|give|arriv\w*)\b|\b(?:no|not any)\s+(?:\w+\s+)?(?:value|solution|answer|such)s?\b|\b(?:is|are|be|was|were|=)\s+(?:\w+\s+)?(?:either|between)\b|\bdepending\b|\bboth\s+\$?-?\d[^\s$]*\$?\s+and\s+\$?-?\d[^\s$]*\$?\s+(?:can|could|may|might|are)\b/i;
 // A place or time after a stated value: "... dollars in the last division", "... every day at the market".
 const PLACE = String.raw`(?:\s+(?:in|at|for|on|during|after|before)\s+(?:the\s+)?[a-z]+(?:\s+[a-z]+)?)?`;
 // Words after a closing value that make it part of a comparison, not the answer ("$5$ more than ...").
@@ -71,7 +73,12 @@ function concludingValue(text: string): string | null | undefined {
   const sentences = text
     .replace(/\*\*|\\\$/g, '') // bold, and escaped dollar signs (which would break math segments)
     .split(/\n+|(?<=[.!?])\s+|\s+(?=(?:Therefore|Thus|Hence|So),?\s)/)
-    .map((l) => l.trim().replace(/[.!]+$/, '').trim())
+    .map((l) =>
+      l
+        .trim()
+        .replace(/[.!]+$/, '')
+        .trim(),
+    )
     .filter(Boolean);
   for (let k = sentences.length - 1; k >= 0; k--) {
     const line = sentences[k];
@@ -98,7 +105,12 @@ function statedValue(line: string): string | null {
   // A math segment after a stating word and at most three words ("... is $9$", "... as the mixed
   // number $144\frac15$"), closing the sentence or its main clause, maybe followed by two words
   // that are not a comparison, a place ("in the last division") or a condition ("at $t=2$").
-  const closing = line.match(new RegExp(`(?:${STATING}|\\bexpression|\\bpoint|\\bnotation|\\bat|\\breceived?|:)\\s+${ADVERBS}(?:[a-z]+\\s+){0,3}(?:\\$\\$([^$]+)\\$\\$|\\$([^$]+)\\$|\\\\\\[(.+?)\\\\\\])((?:\\s+[a-z]+){0,2})${PLACE}(?:\\s+(?:at|when|for|if|with|where|in base)\\s+\\$[^$]*\\$)?\\s*(?:[,;].*|\\s(?:which|where|since|because)\\b.*)?$`, 'i'));
+  const closing = line.match(
+    new RegExp(
+      `(?:${STATING}|\\bexpression|\\bpoint|\\bnotation|\\bat|\\breceived?|:)\\s+${ADVERBS}(?:[a-z]+\\s+){0,3}(?:\\$\\$([^$]+)\\$\\$|\\$([^$]+)\\$|\\\\\\[(.+?)\\\\\\])((?:\\s+[a-z]+){0,2})${PLACE}(?:\\s+(?:at|when|for|if|with|where|in base)\\s+\\$[^$]*\\$)?\\s*(?:[,;].*|\\s(?:which|where|since|because)\\b.*)?$`,
+      'i',
+    ),
+  );
   if (closing && !COMPARING.test(closing[4])) {
     const math = (closing[1] ?? closing[2] ?? closing[3]).trim().replace(/[,.]$/, '');
     const value = math.includes('=') ? math.slice(math.lastIndexOf('=') + 1).trim() : math;
@@ -108,9 +120,16 @@ function statedValue(line: string): string | null {
   const list = line.match(new RegExp(`${STATING}\\s+${ADVERBS}(\\$[^$]+\\$(?:\\s*(?:,|,?\\s*and|,?\\s*or)\\s*\\$[^$]+\\$)+)\\s*$`, 'i'));
   if (list) return mathList(list[1]);
   // "Therefore, 3172 is the answer.", "Thus, $x^2+1$ is the quadratic we want.": the value as subject.
-  const subject = line.match(new RegExp(String.raw`^(?:(?:therefore|thus|hence|so|however),?\s+)?(\$[^$]+\$|${NUMBER})\s+is\s+(?:the|our|my)\s+(?:(?:final|correct|only|required|desired|smallest|largest|greatest|least)\s+)*(?:answer|solution|result|quadratic|polynomial|equation|expression|function|matrix|vector|point|value|number|integer)\b`, 'i'));
+  const subject = line.match(
+    new RegExp(
+      String.raw`^(?:(?:therefore|thus|hence|so|however),?\s+)?(\$[^$]+\$|${NUMBER})\s+is\s+(?:the|our|my)\s+(?:(?:final|correct|only|required|desired|smallest|largest|greatest|least)\s+)*(?:answer|solution|result|quadratic|polynomial|equation|expression|function|matrix|vector|point|value|number|integer)\b`,
+      'i',
+    ),
+  );
   if (subject) return resultOf(subject[1].replace(/\$/g, ''));
-  const count = line.match(new RegExp(`^(?:(?:therefore|thus|hence|so),?\\s+)?(?:.*\\bthat )?there (?:are|is) ${ADVERBS}\\$?(${NUMBER}|${WORD_NUMBER})\\$?\\s`, 'i'));
+  const count = line.match(
+    new RegExp(`^(?:(?:therefore|thus|hence|so),?\\s+)?(?:.*\\bthat )?there (?:are|is) ${ADVERBS}\\$?(${NUMBER}|${WORD_NUMBER})\\$?\\s`, 'i'),
+  );
   if (count) return WORD_NUMBERS.includes(count[1].toLowerCase()) ? String(WORD_NUMBERS.indexOf(count[1].toLowerCase())) : count[1];
   const outOf = line.match(new RegExp(`${STATING}\\s+${ADVERBS}(\\d+) out of (\\d+)(?:,? or ${ADVERBS}\\$?${NUMBER}\\$?)?$`, 'i'));
   if (outOf) return `${outOf[1]}/${outOf[2]}`;
@@ -118,7 +137,12 @@ function statedValue(line: string): string | null {
   const simply = line.match(new RegExp(`${STATING}\\s+${ADVERBS}\\S+,?\\s+or\\s+(?:just|simply)\\s+\\$?(${NUMBER})\\$?$`, 'i'));
   if (simply) return simply[1];
   // "is 0.0225, or 2.25%": the first of the equivalent forms; "is Year 58": the number after its label.
-  const stated = line.match(new RegExp(`${STATING}\\s+${ADVERBS}(?:[A-Z][a-z]+\\s+)?(\\$?${NUMBER}\\$?)(?:,? or ${ADVERBS}\\$?${NUMBER}\\$?)?(?:\\s+[a-z]+){0,4}${PLACE}(?:,\\s*(?:and|which|where|since|because)\\b.*)?$`, 'i'));
+  const stated = line.match(
+    new RegExp(
+      `${STATING}\\s+${ADVERBS}(?:[A-Z][a-z]+\\s+)?(\\$?${NUMBER}\\$?)(?:,? or ${ADVERBS}\\$?${NUMBER}\\$?)?(?:\\s+[a-z]+){0,4}${PLACE}(?:,\\s*(?:and|which|where|since|because)\\b.*)?$`,
+      'i',
+    ),
+  );
   if (stated) return stated[1].replace(/\$/g, '');
   const expression = line.match(new RegExp(`${STATING}\\s+${ADVERBS}(${PLAIN_EXPR})(?:\\s+[a-z]+){0,3}$`, 'i'));
   if (expression) return expression[1].trim();
@@ -127,7 +151,12 @@ function statedValue(line: string): string | null {
   if (parity) return parity[1].toLowerCase();
   // "Therefore, $\frac{11}{60}$ of the students walk", "Thus, 70 students did not": a leading value.
   // Not the subject of a verb ("Thus, $f(1)$ is 9"), nor one of several values ("So 110 fallops are 44 wallops").
-  const leading = line.match(new RegExp(String.raw`^(?:therefore|thus|hence|so),?\s+(?:\$([^$=]*\d[^$=]*)\$|(${NUMBER}))\s+(?!(?:is|are|was|were|equals|can|could|must|has|have|will|would|should|may|might|divided|times|plus|minus|as|in)\b)(?:of\s+)?[a-z]`, 'i'));
+  const leading = line.match(
+    new RegExp(
+      String.raw`^(?:therefore|thus|hence|so),?\s+(?:\$([^$=]*\d[^$=]*)\$|(${NUMBER}))\s+(?!(?:is|are|was|were|equals|can|could|must|has|have|will|would|should|may|might|divided|times|plus|minus|as|in)\b)(?:of\s+)?[a-z]`,
+      'i',
+    ),
+  );
   if (leading && !line.includes('=') && !/\d/.test(line.slice(leading[0].length))) return (leading[1] ?? leading[2]).trim();
   return null;
 }
@@ -144,8 +173,10 @@ const ANSWER_OF = new RegExp(String.raw`(?<!\bincorrect |\bwrong )\banswer of (\
 const ANSWER_OF_OWN = /\b(?:same|my(?: \w+)?|our(?: \w+)?|agree with (?:their|the|this|that|his|her|the \w+ agent's)(?: \w+)?)\s+answer of\s*$/i;
 const ANSWER_OF_OTHERS = /\b(?:their|his|her|its|agent'?s?|agents'|other)\s+(?:\w+\s+)?answer of\s*$/i;
 /** Ends the text before an answer statement reported from someone else ("Agent 2 says the answer is", "the solutions that suggest the answer is"). */
-export const REPORTED = /\b(?:agents?\s*\d*|solutions?\s*\d*|they|he|she|others?)\s+(?:\w+\s+)?(?:says?|said|states?|stated|claims?|claimed|thinks?|thought|believes?|believed|argues?|argued|concludes?|concluded|suggests?|suggested|chose|chooses|picked|selected|answered|proposes?|proposed)\s+(?:that\s+)?(?:the\s+)?(?:\w+\s+)?$/i;
-const VERDICT = /^(?:not |also |indeed |still )*(?:correct|incorrect|wrong|right|valid|invalid|accurate|inaccurate|reasonable|reliable|consistent|verified|confirmed)\b/i;
+export const REPORTED =
+  /\b(?:agents?\s*\d*|solutions?\s*\d*|they|he|she|others?)\s+(?:\w+\s+)?(?:says?|said|states?|stated|claims?|claimed|thinks?|thought|believes?|believed|argues?|argued|concludes?|concluded|suggests?|suggested|chose|chooses|picked|selected|answered|proposes?|proposed)\s+(?:that\s+)?(?:the\s+)?(?:\w+\s+)?$/i;
+const VERDICT =
+  /^(?:not |also |indeed |still )*(?:correct|incorrect|wrong|right|valid|invalid|accurate|inaccurate|reasonable|reliable|consistent|verified|confirmed)\b/i;
 
 /** The raw stated answer of a numeric or MATH response (see the header); null when none is found. */
 export function statedAnswer(text: string): string | null {
@@ -183,7 +214,8 @@ function resultOf(expr: string): string {
   if (at < 0) return expr.trim();
   const left = expr.slice(0, at);
   // Also a name: "x", "f(2)", "\cos C", "\frac{AB}{DC}" (no digits, no sums); not an equation's left side ("x^2+y^2").
-  const arithmetic = /^[\d\s+\-*/^().,{}×÷]*$|^[\d\s+\-*/^().,{}]*(?:\\(?:times|cdot|div|frac|left|right)[\d\s+\-*/^().,{}]*)+$|^\s*[a-zA-Z](?:_\{?\d+\}?)?\s*$|^\s*[a-zA-Z]\([^()]*\)\s*$|^[^\d+\-=]+$/;
+  const arithmetic =
+    /^[\d\s+\-*/^().,{}×÷]*$|^[\d\s+\-*/^().,{}]*(?:\\(?:times|cdot|div|frac|left|right)[\d\s+\-*/^().,{}]*)+$|^\s*[a-zA-Z](?:_\{?\d+\}?)?\s*$|^\s*[a-zA-Z]\([^()]*\)\s*$|^[^\d+\-=]+$/;
   return arithmetic.test(left.slice(left.lastIndexOf('=') + 1)) || arithmetic.test(left) ? expr.slice(at + 1).trim() : expr.trim();
 }
 

@@ -25,7 +25,8 @@ export function splitTopLevel(s: string, sep: string): string[] {
   let start = 0;
   for (let i = 0; i < s.length; i++) {
     const c = s[i];
-    if (OPEN.includes(c)) depth++; // "\{" and "\}" nest like "{" and "}"
+    if (OPEN.includes(c))
+      depth++; // "\{" and "\}" nest like "{" and "}"
     else if (CLOSE.includes(c)) depth--;
     else if (depth === 0 && s.startsWith(sep, i)) {
       parts.push(s.slice(start, i));
@@ -59,7 +60,12 @@ export function parseMath(s: string): MathNode {
     // A lone backslash before a number is a row break that lost its other half: MATH's gold answers
     // went through Hendrycks' strip_string, which turns every double backslash into a single one.
     const body = matrix[2].replace(/(?<!\\)\\(?=[-+\d.(])/g, '\\\\');
-    return { kind: 'matrix', rows: splitTopLevel(body, '\\\\').filter(Boolean).map((row) => splitTopLevel(row, '&').map(parseMath)) };
+    return {
+      kind: 'matrix',
+      rows: splitTopLevel(body, '\\\\')
+        .filter(Boolean)
+        .map((row) => splitTopLevel(row, '&').map(parseMath)),
+    };
   }
   const braces = s.match(/^\\\{(.*)\\\}$/);
   if (braces) return { kind: 'set', items: splitTopLevel(braces[1], ',').map((x) => parseMath(x.replace(ASSIGNED, ''))) };
@@ -73,7 +79,7 @@ export function parseMath(s: string): MathNode {
 }
 
 /** Numeric value of a printed plain number ("3", "-0.5", "7/3"), else NaN: sets print in numeric order. */
-function valueOf(s: string): number {
+function plainValue(s: string): number {
   const m = s.match(/^(-?\d+(?:\.\d+)?)(?:\/(\d+))?$/);
   return m ? Number(m[1]) / Number(m[2] ?? 1) : NaN;
 }
@@ -87,7 +93,7 @@ export function printMath(node: MathNode, leaf: (text: string) => string): strin
     case 'set': {
       const items = node.items.map(print);
       items.sort((a, b) => {
-        const [x, y] = [valueOf(a), valueOf(b)];
+        const [x, y] = [plainValue(a), plainValue(b)];
         if (Number.isNaN(x) || Number.isNaN(y)) return Number.isNaN(x) === Number.isNaN(y) ? (a < b ? -1 : a > b ? 1 : 0) : Number.isNaN(x) ? 1 : -1;
         return x - y;
       });

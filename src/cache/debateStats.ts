@@ -5,7 +5,7 @@
 // as a function of how many peers in its context agree with the recipient's previous answer or
 // state the gold answer.
 import { markdownTable, pct } from '../table.ts';
-import type { Cache, Response } from './load.ts';
+import type { Cache, Response } from './types.ts';
 
 /** `hits` of `n` cases. */
 export interface Rate {
@@ -87,7 +87,16 @@ export function round1Accuracy(cache: Cache): Round1Accuracy[] {
 export function sampleAgreement(cache: Cache): SampleAgreement[] {
   const byQuestion = new Map<number, Response[]>();
   for (const r of cache.responses) if (r.round === 1) byQuestion.set(r.q, [...(byQuestion.get(r.q) ?? []), r]);
-  const tally = (kind: SampleAgreement['kind']) => ({ kind, pairs: 0, agree: 0, bothRight: 0, oneRight: 0, bothWrong: 0, sameWrong: { hits: 0, n: 0 }, correctnessCorrelation: 0 });
+  const tally = (kind: SampleAgreement['kind']) => ({
+    kind,
+    pairs: 0,
+    agree: 0,
+    bothRight: 0,
+    oneRight: 0,
+    bothWrong: 0,
+    sameWrong: { hits: 0, n: 0 },
+    correctnessCorrelation: 0,
+  });
   const same = tally('same agent');
   const other = tally('same model, other agent');
   for (const rs of byQuestion.values())
@@ -149,7 +158,8 @@ export function revisionStats(cache: Cache): RevisionStats {
       }
     }
   }
-  const sorted = (m: Map<string, RevisionRow>) => [...m.values()].sort((a, b) => Number(b.ownShown) - Number(a.ownShown) || a.peers - b.peers || a.count - b.count);
+  const sorted = (m: Map<string, RevisionRow>) =>
+    [...m.values()].sort((a, b) => Number(b.ownShown) - Number(a.ownShown) || a.peers - b.peers || a.count - b.count);
   return { counted, skipped, byAgreeing: sorted(rows.agree), byGold: sorted(rows.gold) };
 }
 
@@ -158,25 +168,51 @@ const rate = (r: Rate) => (r.n ? `${pct(r.hits / r.n)} (${r.hits}/${r.n})` : '-'
 /** The statistics as titled Markdown tables, as `cache stats` prints them. */
 export function debateStatsTables(cache: Cache): string {
   const s = debateStatistics(cache);
-  const out = ['Round-1 accuracy per agent (every sample)', markdownTable(['agent', 'model', 'right'], s.round1.map((a) => [a.agent, a.model, rate(a.right)]))];
+  const out = [
+    'Round-1 accuracy per agent (every sample)',
+    markdownTable(
+      ['agent', 'model', 'right'],
+      s.round1.map((a) => [a.agent, a.model, rate(a.right)]),
+    ),
+  ];
   out.push(
     '\nAgreement of two round-1 samples of one model on one question (same agent: two of its samples; same model, other agent: two agents naming the same model, sampled independently)',
     s.agreement.length
       ? markdownTable(
-        ['pairs of', 'pairs', 'same answer', 'both right', 'one right', 'both wrong', 'same wrong answer', 'correctness correlation'],
-        s.agreement.map((t) => [t.kind, t.pairs, pct(t.agree / t.pairs), pct(t.bothRight / t.pairs), pct(t.oneRight / t.pairs), pct(t.bothWrong / t.pairs), rate(t.sameWrong), t.correctnessCorrelation.toFixed(2)]),
-      )
+          ['pairs of', 'pairs', 'same answer', 'both right', 'one right', 'both wrong', 'same wrong answer', 'correctness correlation'],
+          s.agreement.map((t) => [
+            t.kind,
+            t.pairs,
+            pct(t.agree / t.pairs),
+            pct(t.bothRight / t.pairs),
+            pct(t.oneRight / t.pairs),
+            pct(t.bothWrong / t.pairs),
+            rate(t.sameWrong),
+            t.correctnessCorrelation.toFixed(2),
+          ]),
+        )
       : 'no question has two round-1 samples of one model',
   );
   const v = s.revisions;
-  const rows = (table: RevisionRow[], withRight: boolean) => table.map((r) => [
-    r.ownShown ? 'yes' : 'no', `${r.count} of ${r.peers}`, rate(r.fromWrong), r.fromWrong.n ? pct(r.wrongKept / r.fromWrong.n) : '-', ...(withRight ? [rate(r.fromRight)] : []),
-  ]);
+  const rows = (table: RevisionRow[], withRight: boolean) =>
+    table.map((r) => [
+      r.ownShown ? 'yes' : 'no',
+      `${r.count} of ${r.peers}`,
+      rate(r.fromWrong),
+      r.fromWrong.n ? pct(r.wrongKept / r.fromWrong.n) : '-',
+      ...(withRight ? [rate(r.fromRight)] : []),
+    ]);
   out.push(
     `\nRevisions (round >= 2) by the peers in their context (other agents' responses and external solutions; the recipient's own are not peers): ${v.counted} counted, ${v.skipped} without a parsed previous answer left out`,
     markdownTable(['own shown', 'peers agreeing with previous answer', 'wrong -> right', 'wrong kept', 'right -> wrong'], rows(v.byAgreeing, true)),
     '',
-    markdownTable(['own shown', 'peers with the gold answer', 'wrong -> right', 'wrong kept'], rows(v.byGold.filter((r) => r.fromWrong.n > 0), false)),
+    markdownTable(
+      ['own shown', 'peers with the gold answer', 'wrong -> right', 'wrong kept'],
+      rows(
+        v.byGold.filter((r) => r.fromWrong.n > 0),
+        false,
+      ),
+    ),
   );
   return out.join('\n');
 }

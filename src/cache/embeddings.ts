@@ -14,12 +14,19 @@ import { lockFolderWaiting } from '../io/lock.ts';
 import { progress } from '../progress.ts';
 import { fileLines } from '../io/textFile.ts';
 import { EMBEDDINGS_DIR } from './format.ts';
-import { CacheError, checkedLines, type Cache, type Problem } from './load.ts';
-import { chunked, writeFileAtomic } from './write.ts';
+import { checkedLines, type Problem } from '../io/problems.ts';
+import { CacheError, type Cache } from './types.ts';
+import { writeFileAtomic } from '../io/atomic.ts';
+import { chunked } from './write.ts';
 
 const VERSION = 2;
 const sha256 = z.string().regex(/^[0-9a-f]{64}$/, 'not a sha256 (64 hex digits)');
-const EmbeddingsHeader = z.strictObject({ type: z.literal('embeddings'), version: z.literal([1, VERSION]), encoder: z.string().min(1), dim: z.number().int().positive() });
+const EmbeddingsHeader = z.strictObject({
+  type: z.literal('embeddings'),
+  version: z.literal([1, VERSION]),
+  encoder: z.string().min(1),
+  dim: z.number().int().positive(),
+});
 const EmbeddingLine = z.strictObject({ sha256, v: z.string().regex(/^[A-Za-z0-9+/]*={0,2}$/, 'not base64') });
 /** A line of a version-1 file (keyed by record id): read only to be replaced. */
 const OldLine = z.strictObject({ kind: z.enum(['question', 'response']), id: z.string().min(1), v: z.string() });
@@ -47,7 +54,10 @@ const toBase64 = (v: Float32Array) => Buffer.from(v.buffer, v.byteOffset, v.byte
 /** A stored vector, or why it is not one. */
 function fromBase64(s: string, dim: number): Float32Array | string {
   const bytes = Buffer.from(s, 'base64');
-  if (bytes.length !== dim * 4) return bytes.length % 4 ? `${bytes.length} bytes, not float32 values (the header's dim is ${dim}: ${dim * 4} bytes)` : `${bytes.length / 4} float32 values, the header's dim is ${dim}`;
+  if (bytes.length !== dim * 4)
+    return bytes.length % 4
+      ? `${bytes.length} bytes, not float32 values (the header's dim is ${dim}: ${dim * 4} bytes)`
+      : `${bytes.length / 4} float32 values, the header's dim is ${dim}`;
   const v = new Float32Array(dim);
   new Uint8Array(v.buffer).set(bytes);
   const bad = v.findIndex((x) => !Number.isFinite(x));
@@ -65,7 +75,12 @@ interface Stored {
 function readFile(file: string, problems: Problem[]): Stored {
   const out: Stored = { vectors: new Map(), lines: new Map() };
   if (!existsSync(file)) return out;
-  for (const { rec, line } of checkedLines<EmbeddingsHeader | EmbeddingLine | OldLine>(fileLines(file), file, (line) => (line === 1 ? EmbeddingsHeader : out.header?.version === 1 ? OldLine : EmbeddingLine), problems)) {
+  for (const { rec, line } of checkedLines<EmbeddingsHeader | EmbeddingLine | OldLine>(
+    fileLines(file),
+    file,
+    (line) => (line === 1 ? EmbeddingsHeader : out.header?.version === 1 ? OldLine : EmbeddingLine),
+    problems,
+  )) {
     if ('type' in rec) {
       out.header = rec;
       continue;
@@ -83,7 +98,8 @@ function readFile(file: string, problems: Problem[]): Stored {
       out.lines.set(rec.sha256, line);
     }
   }
-  if (!out.header && out.lines.size === 0 && problems.length === 0) problems.push({ file, line: 1, field: 'type', message: 'empty file: no embeddings header' });
+  if (!out.header && out.lines.size === 0 && problems.length === 0)
+    problems.push({ file, line: 1, field: 'type', message: 'empty file: no embeddings header' });
   return out;
 }
 
@@ -92,7 +108,8 @@ function readStored(file: string, encoder: Encoder): { vectors: Map<string, Floa
   const problems: Problem[] = [];
   const stored = readFile(file, problems);
   const h = stored.header;
-  if (h && (h.encoder !== encoder.id || h.dim !== encoder.dim)) problems.push({ file, line: 1, field: 'encoder', message: `holds ${h.encoder} (dim ${h.dim}), expected ${encoder.id} (dim ${encoder.dim})` });
+  if (h && (h.encoder !== encoder.id || h.dim !== encoder.dim))
+    problems.push({ file, line: 1, field: 'encoder', message: `holds ${h.encoder} (dim ${h.dim}), expected ${encoder.id} (dim ${encoder.dim})` });
   if (problems.length) throw new CacheError(problems.map((p) => ({ ...p, message: `${p.message} (delete the file to compute the embeddings anew)` })));
   return { vectors: stored.vectors, outdated: h !== undefined && h.version !== VERSION };
 }
@@ -127,7 +144,15 @@ export async function ensureEmbeddings(dir: string, cache: Cache, encoder: Encod
     try {
       // Another process may have written the file meanwhile: what it stored stands (same texts, same encoder).
       for (const [k, v] of readStored(file, encoder).vectors) if (texts.has(k)) vectors.set(k, v);
-      writeFileAtomic(file, chunked(embeddingLines(encoder, [...texts.keys()].map((k) => [k, vectors.get(k)!]))));
+      writeFileAtomic(
+        file,
+        chunked(
+          embeddingLines(
+            encoder,
+            [...texts.keys()].map((k) => [k, vectors.get(k)!]),
+          ),
+        ),
+      );
     } finally {
       unlock();
     }
@@ -166,12 +191,15 @@ export function checkEmbeddings(dir: string, cache: Cache | undefined): { errors
   const errors: Problem[] = [];
   const warnings: Problem[] = [];
   if (!existsSync(folder)) return { errors, warnings };
-  for (const name of readdirSync(folder).filter((f) => f.endsWith('.jsonl')).sort()) {
+  for (const name of readdirSync(folder)
+    .filter((f) => f.endsWith('.jsonl'))
+    .sort()) {
     const file = join(folder, name);
     const stored = readFile(file, errors);
     const h = stored.header;
     if (!h) continue;
-    if (`${h.encoder}.jsonl` !== name) errors.push({ file, line: 1, field: 'encoder', message: `${h.encoder}, but the file is named for ${name.replace(/\.jsonl$/, '')}` });
+    if (`${h.encoder}.jsonl` !== name)
+      errors.push({ file, line: 1, field: 'encoder', message: `${h.encoder}, but the file is named for ${name.replace(/\.jsonl$/, '')}` });
     if (h.version !== VERSION) {
       warnings.push({ file, line: 1, field: 'version', message: `format version ${h.version} (matched by record id): recomputed at the next use` });
       continue;
@@ -180,8 +208,20 @@ export function checkEmbeddings(dir: string, cache: Cache | undefined): { errors
     const texts = new Set([...cache.questions.map((q) => textKey(q.text)), ...cache.responses.map((r) => textKey(r.text))]);
     const without = [...texts].filter((k) => !stored.vectors.has(k)).length;
     const stale = [...stored.lines].filter(([k]) => !texts.has(k));
-    if (without) warnings.push({ file, line: 0, field: '', message: `${without} of the cache's ${texts.size} texts have no vector yet: computed at the next use (cache embed)` });
-    if (stale.length) warnings.push({ file, line: stale[0][1], field: 'sha256', message: `${stale.length} vectors of texts the cache no longer holds (first on this line): dropped at the next write` });
+    if (without)
+      warnings.push({
+        file,
+        line: 0,
+        field: '',
+        message: `${without} of the cache's ${texts.size} texts have no vector yet: computed at the next use (cache embed)`,
+      });
+    if (stale.length)
+      warnings.push({
+        file,
+        line: stale[0][1],
+        field: 'sha256',
+        message: `${stale.length} vectors of texts the cache no longer holds (first on this line): dropped at the next write`,
+      });
   }
   return { errors, warnings };
 }

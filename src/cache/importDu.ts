@@ -13,14 +13,27 @@ import { basename, extname } from 'node:path';
 import seedrandom from 'seedrandom';
 import { z } from 'zod';
 import { extractAnswer, normalizeAnswer, questionOptions, type AnswerType } from '../answer.ts';
-import { CACHE_FORMAT, CACHE_VERSION, MAX_PRICE, SPLITS, type CacheLine, type ExternalRecord, type QuestionRecord, type ResponseRecord, type Split } from './format.ts';
-import { zodProblems } from './load.ts';
+import {
+  CACHE_FORMAT,
+  CACHE_VERSION,
+  MAX_PRICE,
+  SPLITS,
+  type CacheLine,
+  type ExternalRecord,
+  type QuestionRecord,
+  type ResponseRecord,
+  type Split,
+} from './format.ts';
+import { zodProblems } from '../io/problems.ts';
 import { readTextFile } from '../io/textFile.ts';
 import { assignSplits } from './splits.ts';
 import { tokenCounter, type Encoding } from './tokens.ts';
 
 /** Price per million tokens of one model (at most a million: the cache's bound of 1 per token). */
-const perMillion = z.number().nonnegative().max(MAX_PRICE * 1e6);
+const perMillion = z
+  .number()
+  .nonnegative()
+  .max(MAX_PRICE * 1e6);
 export const ModelPrice = z.strictObject({ in: perMillion, out: perMillion });
 export const PriceFile = z.record(z.string(), ModelPrice);
 
@@ -68,8 +81,7 @@ export interface ImportProblem {
   message: string;
 }
 
-export const formatImportProblem = (p: ImportProblem) =>
-  `${p.file}${p.problem ? `: problem ${p.problem}` : ''}: ${p.field ? `${p.field}: ` : ''}${p.message}`;
+export const formatImportProblem = (p: ImportProblem) => `${p.file}${p.problem ? `: problem ${p.problem}` : ''}: ${p.field ? `${p.field}: ` : ''}${p.message}`;
 
 const Message = z.looseObject({ role: z.enum(['system', 'user', 'assistant']), content: z.string() });
 const DuProblem = z
@@ -81,7 +93,7 @@ const DuProblem = z
  * its marker to the next marker, less the closing ``` fence and what follows it.
  */
 export const PEER_MARKERS: { source: string; marker: RegExp }[] = [
-  { source: 'Du et al. (MATH, GSM8K, MMLU), DyLAN\'s recorded MATH debates', marker: /One agent solution: ```/g },
+  { source: "Du et al. (MATH, GSM8K, MMLU), DyLAN's recorded MATH debates", marker: /One agent solution: ```/g },
   { source: 'Du et al. (arithmetic, biographies)', marker: /One agent response: ```/g },
   { source: 'DyLAN (code)', marker: /Agent solution \d+: ```/g },
 ];
@@ -116,7 +128,12 @@ export function shownSolutions(message: string, markers: RegExp[] = PEER_MARKERS
 function problemText(prompt: string): string {
   const at = prompt.lastIndexOf('Problem:');
   if (at < 0) return prompt.trim();
-  return prompt.slice(at + 'Problem:'.length).replace(/\s*Answer:\s*$/, '').trim() || prompt.trim();
+  return (
+    prompt
+      .slice(at + 'Problem:'.length)
+      .replace(/\s*Answer:\s*$/, '')
+      .trim() || prompt.trim()
+  );
 }
 
 const squash = (s: string) => s.replace(/\s+/g, ' ').trim();
@@ -167,7 +184,17 @@ export function importDu(files: string[], o: DuImportOptions): DuImport {
     } catch (e) {
       // The message names the file (and line) itself: the problem says them once.
       const message = (e as Error).message;
-      problems.push({ file, problem: 0, field: '', message: message.startsWith(file) ? message.slice(file.length).replace(/^:(\d+): /, 'line $1: ').replace(/^: /, '') : message });
+      problems.push({
+        file,
+        problem: 0,
+        field: '',
+        message: message.startsWith(file)
+          ? message
+              .slice(file.length)
+              .replace(/^:(\d+): /, 'line $1: ')
+              .replace(/^: /, '')
+          : message,
+      });
       continue;
     }
     if (typeof json !== 'object' || json === null || Array.isArray(json)) {
@@ -177,7 +204,8 @@ export function importDu(files: string[], o: DuImportOptions): DuImport {
     Object.entries(json).forEach(([prompt, value], k) => {
       read++;
       const problem = k + 1;
-      const say = (field: string, message: string) => problems.push({ file, problem, field, message: `${message} (prompt "${problemText(prompt).slice(0, 50)}...")` });
+      const say = (field: string, message: string) =>
+        problems.push({ file, problem, field, message: `${message} (prompt "${problemText(prompt).slice(0, 50)}...")` });
       const parsed = DuProblem.safeParse(value);
       if (!parsed.success) {
         for (const p of zodProblems(parsed.error.issues, file, 0)) say(p.field, `${p.message}; problem skipped`);
@@ -185,7 +213,8 @@ export function importDu(files: string[], o: DuImportOptions): DuImport {
       }
       const [agents, goldValue, ...extra] = parsed.data;
       const gold = String(goldValue).trim();
-      if (gold === '' || normalizeAnswer(gold, o.answerType) === null) return say('1', `gold answer '${gold}' cannot be read as a ${o.answerType} answer; problem skipped`);
+      if (gold === '' || normalizeAnswer(gold, o.answerType) === null)
+        return say('1', `gold answer '${gold}' cannot be read as a ${o.answerType} answer; problem skipped`);
       const qid = `${stem}/${problem}`;
       const options = o.answerType === 'mcq' ? questionOptions(prompt) : []; // options cited by their text
 
@@ -210,13 +239,23 @@ export function importDu(files: string[], o: DuImportOptions): DuImport {
           const id = `${qid}/a${i + 1}/r${t}`;
           if (content.trim() === '') say(`0.${i}.${m}.content`, `empty response of agent ${i + 1} at round ${t}: imported with no answer`);
           const record: ResponseRecord = {
-            type: 'response', id, question: qid, agent: `a${i + 1}`, round: t, sample: 0, context: [],
-            prev: t > 1 ? `${qid}/a${i + 1}/r${t - 1}` : null, text: content, answer: extractAnswer(content, o.answerType, options),
-            inTokens: count(transcript.slice(0, m)), outTokens: count(content),
+            type: 'response',
+            id,
+            question: qid,
+            agent: `a${i + 1}`,
+            round: t,
+            sample: 0,
+            context: [],
+            prev: t > 1 ? `${qid}/a${i + 1}/r${t - 1}` : null,
+            text: content,
+            answer: extractAnswer(content, o.answerType, options),
+            inTokens: count(transcript.slice(0, m)),
+            outTokens: count(content),
           };
           recorded.push({ agent: i, round: t, record, user: transcript[m - 1].content });
         }
-        if (expect === 'assistant') say(`0.${i}.${transcript.length - 1}`, `transcript of agent ${i + 1} ends with a user message: cut short, its last round is missing`);
+        if (expect === 'assistant')
+          say(`0.${i}.${transcript.length - 1}`, `transcript of agent ${i + 1} ends with a user message: cut short, its last round is missing`);
         if (t === 0) say(`0.${i}`, `agent ${i + 1} has no response; left out`);
       });
       if (recorded.length === 0) return say('0', 'no responses; problem skipped');
@@ -245,7 +284,14 @@ export function importDu(files: string[], o: DuImportOptions): DuImport {
           if (!eid) {
             eid = `${qid}/shown/${external.size + 1}`;
             external.set(shown, eid);
-            externals.push({ type: 'external', id: eid, question: qid, text: shown, answer: extractAnswer(shown, o.answerType, options), tokens: count(shown) });
+            externals.push({
+              type: 'external',
+              id: eid,
+              question: qid,
+              text: shown,
+              answer: extractAnswer(shown, o.answerType, options),
+              tokens: count(shown),
+            });
           }
           record.context.push(eid);
         }
@@ -256,7 +302,12 @@ export function importDu(files: string[], o: DuImportOptions): DuImport {
       positions = Math.max(positions, agents.length);
       const [level, subject] = extra;
       questions.push({
-        type: 'question', id: qid, text: problemText(prompt), gold, benchmark: o.benchmark, answerType: o.answerType,
+        type: 'question',
+        id: qid,
+        text: problemText(prompt),
+        gold,
+        benchmark: o.benchmark,
+        answerType: o.answerType,
         split: 'train', // assigned below, once every question is known
         promptTokens: count(first.slice(0, firstAssistant)),
         meta: { file: basename(file), problem, ...(level !== undefined && { level }), ...(subject !== undefined && { subject }) },
@@ -287,7 +338,11 @@ export function importDu(files: string[], o: DuImportOptions): DuImport {
   });
   const records: CacheLine[] = [
     {
-      type: 'cache', format: CACHE_FORMAT, version: CACHE_VERSION, name: o.name, source: 'imported',
+      type: 'cache',
+      format: CACHE_FORMAT,
+      version: CACHE_VERSION,
+      name: o.name,
+      source: 'imported',
       meta: { format: 'du', files: files.map((f) => basename(f)), encoding: o.encoding, splitSeed: o.splits ? null : o.splitSeed },
     },
     ...agents,

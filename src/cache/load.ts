@@ -2,141 +2,13 @@
 // in-memory index the environment replays from. Every problem is reported with file, line and
 // field; nothing here ever writes.
 import { closeSync, existsSync, openSync } from 'node:fs';
-import type { z } from 'zod';
 import { join } from 'node:path';
-import { emptySymbolicCounts, normalizeAnswer, sameMath, type SymbolicCounts } from '../answer.ts';
-import {
-  CACHE_FILE,
-  CacheLine,
-  type AgentRecord,
-  type ExternalRecord,
-  type HeaderRecord,
-  type QuestionRecord,
-  type ResponseRecord,
-  type SummaryRecord,
-} from './format.ts';
+import { emptySymbolicCounts, normalizeAnswer, sameMath } from '../answer.ts';
+import { CACHE_FILE, CacheLine, type ExternalRecord, type HeaderRecord, type ResponseRecord, type SummaryRecord } from './format.ts';
 import { JournalLine, journalPath, journalTail } from './journal.ts';
+import { checkedLines, zodProblems, type Problem } from '../io/problems.ts';
 import { fileLines } from '../io/textFile.ts';
-import { issueSentence } from '../io/problems.ts';
-
-export interface Problem {
-  file: string;
-  line: number; // 1-based; 0 when the problem is about the file as a whole
-  field: string;
-  message: string;
-}
-
-export const formatProblem = (p: Problem) =>
-  `${p.file}${p.line ? `:${p.line}` : ''}: ${p.field ? `${p.field}: ` : ''}${p.message}`;
-
-/** Zod issues as problems; an unknown key is named as the field. */
-export function zodProblems(issues: z.core.$ZodIssue[], file: string, line: number): Problem[] {
-  return issues.map((i) => ({
-    file,
-    line,
-    field: i.code === 'unrecognized_keys' ? [...i.path, i.keys.join(',')].join('.') : i.path.join('.') || 'type',
-    message: issueSentence(i),
-  }));
-}
-
-export class CacheError extends Error {
-  constructor(readonly problems: Problem[]) {
-    const shown = problems.slice(0, 20).map(formatProblem);
-    if (problems.length > 20) shown.push(`... and ${problems.length - 20} more`);
-    super(`invalid cache (${problems.length} problem${problems.length === 1 ? '' : 's'}):\n  ${shown.join('\n  ')}`);
-    this.name = 'CacheError';
-  }
-}
-
-/**
- * The lines of a JSON-lines file that parse and pass `schemaOf(line)`, with their line numbers;
- * every other line becomes a problem, unless `notJson` claims it (returns true).
- */
-export function* checkedLines<T>(lines: Iterable<string>, file: string, schemaOf: (line: number) => z.ZodType<T>, problems: Problem[], notJson?: (text: string, line: number) => boolean): Generator<{ rec: T; line: number }> {
-  let line = 0;
-  for (const text of lines) {
-    line++;
-    if (text.trim() === '') continue;
-    let json: unknown;
-    try {
-      json = JSON.parse(text);
-    } catch (e) {
-      if (!notJson?.(text, line)) problems.push({ file, line, field: '', message: `invalid JSON: ${(e as Error).message}` });
-      continue;
-    }
-    const parsed = schemaOf(line).safeParse(json);
-    if (parsed.success) yield { rec: json as T, line }; // strict schemas without defaults: the JSON is the record
-    else problems.push(...zodProblems(parsed.error.issues, file, line));
-  }
-}
-
-export interface Agent extends AgentRecord {
-  index: number;
-}
-export interface Question extends QuestionRecord {
-  index: number;
-  /** Interned normalized gold answer. */
-  goldKey: number;
-}
-export interface Response extends ResponseRecord {
-  index: number;
-  q: number;
-  a: number;
-  /** Interned normalized answer, -1 when unparsed. */
-  ans: number;
-  correct: boolean;
-  /** Context as response indices, in record order (external and summary entries are in `ext`). */
-  ctx: number[];
-  /** Context entries that are not responses of this cache (external solutions, summaries), as indices into `Cache.externals`. */
-  ext: number[];
-  /** Index of the agent's own previous response, -1 if none. */
-  prevIndex: number;
-}
-
-/**
- * A context entry that is not a response of this cache: an external solution or a summary. Both
- * are shown texts with a token count and a parsed answer; the environment treats them alike (never
- * a candidate, never an exact hit, a peer of source "external" to the signature and tier-3 model).
- */
-export type External = (ExternalRecord | SummaryRecord) & {
-  index: number;
-  q: number;
-  /** Interned normalized answer, -1 when unparsed. */
-  ans: number;
-};
-
-export interface Cache {
-  file: string;
-  header: HeaderRecord;
-  agents: Agent[];
-  questions: Question[];
-  responses: Response[];
-  /** External solutions and summaries, in file order. */
-  externals: External[];
-  agentIndex: Map<string, number>;
-  questionIndex: Map<string, number>;
-  responseIndex: Map<string, number>;
-  externalIndex: Map<string, number>;
-  /** Interned normalized answers: `answerKeys[k]` is the string of key k. */
-  answerKeys: string[];
-  answerIndex: Map<string, number>;
-  /** Per MATH question, each normalized answer seen and its key: equivalent answers share one key. */
-  mathKeys: Map<number, Map<string, number>>;
-  /** MATH answer comparisons that needed the symbolic path while interning, and how many found equal. */
-  symbolic: SymbolicCounts;
-  /** What the record tier's journal added (journal.ts), when the cache has one. */
-  journal?: JournalSummary;
-}
-
-export interface JournalSummary {
-  file: string;
-  /** Responses the journal added to cache.jsonl's. */
-  responses: number;
-  /** Size of the journal when read: lines after it were appended later (by another process). */
-  bytes: number;
-  /** Intents (response id -> request key) whose reply was not journaled: calls that may have been paid. */
-  unanswered: Map<string, string>;
-}
+import { CacheError, type Cache, type External, type JournalSummary, type Question, type Response } from './types.ts';
 
 /**
  * The key of a normalized answer to question `q`. Equal strings share a key; so do equivalent MATH
@@ -210,7 +82,8 @@ export function parseCache(lines: Iterable<string>, file: string): { cache?: Cac
   const rejected = new Set<string>();
   const reject = (json: unknown) => {
     const r = json as { type?: unknown; id?: unknown } | null;
-    if (r && typeof r === 'object' && typeof r.type === 'string' && typeof r.id === 'string') rejected.add(`${r.type === 'question' || r.type === 'agent' ? r.type : 'record'}:${r.id}`);
+    if (r && typeof r === 'object' && typeof r.type === 'string' && typeof r.id === 'string')
+      rejected.add(`${r.type === 'question' || r.type === 'agent' ? r.type : 'record'}:${r.id}`);
   };
   const pendingExternals: { rec: ExternalRecord | SummaryRecord; line: number }[] = [];
   const addResponse = (rec: ResponseRecord, line: number, final: boolean) => {
@@ -340,7 +213,8 @@ function resolveReferences(cache: Cache, r: Response): { field: string; message:
     if (c === undefined) {
       const e = cache.externalIndex.get(r.context[j]);
       if (e === undefined) return { field, message: `unknown response, external or summary id '${r.context[j]}'`, id: r.context[j] };
-      if (cache.externals[e].q !== r.q) return { field, message: `${cache.externals[e].type} '${r.context[j]}' belongs to another question (${cache.externals[e].question})` };
+      if (cache.externals[e].q !== r.q)
+        return { field, message: `${cache.externals[e].type} '${r.context[j]}' belongs to another question (${cache.externals[e].question})` };
       r.ext.push(e);
       continue;
     }
@@ -348,7 +222,10 @@ function resolveReferences(cache: Cache, r: Response): { field: string; message:
     if (other.q !== r.q) return { field, message: `response '${other.id}' answers another question (${other.question})` };
     const sameRound = other.round === r.round && other.a !== r.a;
     if (other.round !== r.round - 1 && !sameRound)
-      return { field, message: `response '${other.id}' is from round ${other.round}: a context holds round-${r.round - 1} responses, or another agent's round-${r.round} response` };
+      return {
+        field,
+        message: `response '${other.id}' is from round ${other.round}: a context holds round-${r.round - 1} responses, or another agent's round-${r.round} response`,
+      };
     r.ctx.push(c);
   }
   if (r.prev !== null) {
@@ -411,7 +288,9 @@ export function applyJournal(cache: Cache, dir: string): { problems: Problem[]; 
   const summary: JournalSummary = { file, responses: 0, bytes: end.size, unanswered: new Map() };
   const torn = (text: string, line: number) => {
     if (!end.torn || text !== end.tail) return false;
-    warnings.push(`${file}:${line}: dropped a torn last line (${Buffer.byteLength(text)} bytes, a write interrupted by a crash; the next recording run cuts it off)`);
+    warnings.push(
+      `${file}:${line}: dropped a torn last line (${Buffer.byteLength(text)} bytes, a write interrupted by a crash; the next recording run cuts it off)`,
+    );
     return true;
   };
   for (const { rec, line } of checkedLines(fileLines(file), file, () => JournalLine, problems, torn)) {
@@ -440,7 +319,10 @@ export function applyJournal(cache: Cache, dir: string): { problems: Problem[]; 
 
 /** Build a cache from records in memory (tests, generators); throws like `loadCache`. */
 export function cacheFromRecords(records: CacheLine[], file = '<memory>'): Cache {
-  const { cache, problems } = parseCache(records.map((r) => JSON.stringify(r)), file);
+  const { cache, problems } = parseCache(
+    records.map((r) => JSON.stringify(r)),
+    file,
+  );
   if (!cache) throw new CacheError(problems);
   return cache;
 }

@@ -3,7 +3,7 @@
 // (their endings, where answers are stated), so a user sees at once when the parser does not fit
 // their data. Printed by `cache import` and `cache stats`.
 import { markdownTable, pct } from '../table.ts';
-import type { Cache, Response } from './load.ts';
+import type { Cache, Response } from './types.ts';
 
 /** "97.6% (2055/2105)", or "-" of nothing. */
 export const ratio = (a: number, b: number) => (b ? `${pct(a / b)} (${a}/${b})` : '-');
@@ -32,13 +32,16 @@ export function parseReport(cache: Cache, sample = 5, chars = 160): string {
     `Answers parsed (${types}): final answers ${rate(finalResponses(cache))}; all responses ${rate(cache.responses)}`,
     '',
     'Parse rate per agent and round',
-    markdownTable(['agent', ...roundCols], [
-      ...cache.agents.map((a) => [a.id, ...roundCols.map((_, t) => rate(at(a.index, t + 1)))]),
-      ['all', ...roundCols.map((_, t) => rate(at(null, t + 1)))],
-    ]),
+    markdownTable(
+      ['agent', ...roundCols],
+      [...cache.agents.map((a) => [a.id, ...roundCols.map((_, t) => rate(at(a.index, t + 1)))]), ['all', ...roundCols.map((_, t) => rate(at(null, t + 1)))]],
+    ),
   ];
   if (cache.questions.some((q) => q.answerType === 'math'))
-    out.push('', `MATH answers compared symbolically (strings differed, see README "How answers are read"): ${cache.symbolic.comparisons} comparisons, ${cache.symbolic.equal} found equal`);
+    out.push(
+      '',
+      `MATH answers compared symbolically (strings differed, see README "How answers are read"): ${cache.symbolic.comparisons} comparisons, ${cache.symbolic.equal} found equal`,
+    );
   const unparsed = cache.responses.filter((r) => r.ans < 0);
   if (unparsed.length) {
     const step = unparsed.length / Math.min(sample, unparsed.length);

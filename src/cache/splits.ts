@@ -4,7 +4,10 @@ import { shuffle } from '../shuffle.ts';
 import type { Split } from './format.ts';
 
 export function assignSplits(n: number, trainFraction: number, validationFraction: number, random: () => number): Split[] {
-  const order = shuffle(Array.from({ length: n }, (_, i) => i), random);
+  const order = shuffle(
+    Array.from({ length: n }, (_, i) => i),
+    random,
+  );
   const nTrain = Math.round(n * trainFraction);
   const nVal = Math.round(n * validationFraction);
   const out = new Array<Split>(n);

@@ -15,5 +15,8 @@ export function tokenCounter(encoding: Encoding): (input: string | Message[]) =>
   return (input) =>
     typeof input === 'string'
       ? tokenizer.countTokens(input)
-      : tokenizer.encodeChat(input.map((m) => ({ role: m.role as 'user', content: m.content })), chatModel).length;
+      : tokenizer.encodeChat(
+          input.map((m) => ({ role: m.role as 'user', content: m.content })),
+          chatModel,
+        ).length;
 }

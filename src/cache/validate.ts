@@ -17,7 +17,9 @@ import { extractAnswer, normalizeAnswer, questionOptions, sameMath, type AnswerT
 import type { CacheLine } from './format.ts';
 import { checkEmbeddings } from './embeddings.ts';
 import { journalPath } from './journal.ts';
-import { applyJournal, cacheFilePath, formatProblem, parseCache, type Cache, type Problem } from './load.ts';
+import { formatProblem, type Problem } from '../io/problems.ts';
+import type { Cache } from './types.ts';
+import { applyJournal, cacheFilePath, parseCache } from './load.ts';
 import { fileLines } from '../io/textFile.ts';
 import { tokenCounter } from './tokens.ts';
 
@@ -51,8 +53,15 @@ function promptHeld(cache: Cache, id: string, promptTokens: number): { tokens: n
   const r = cache.responses[index];
   const shown = r.ctx.reduce((s, c) => s + cache.responses[c].outTokens, 0);
   const texts = r.ext.reduce((s, e) => s + cache.externals[e].tokens, 0);
-  const parts = [`promptTokens ${promptTokens}`, ...(r.ctx.length ? [`${shown} outTokens of ${r.ctx.length} context responses`] : []), ...(r.ext.length ? [`${texts} tokens of ${r.ext.length} external or summary entries`] : [])];
-  return { tokens: promptTokens + shown + texts, what: parts.length > 1 ? `${parts.join(' + ')} = ${promptTokens + shown + texts}` : `its question's promptTokens (${promptTokens})` };
+  const parts = [
+    `promptTokens ${promptTokens}`,
+    ...(r.ctx.length ? [`${shown} outTokens of ${r.ctx.length} context responses`] : []),
+    ...(r.ext.length ? [`${texts} tokens of ${r.ext.length} external or summary entries`] : []),
+  ];
+  return {
+    tokens: promptTokens + shown + texts,
+    what: parts.length > 1 ? `${parts.join(' + ')} = ${promptTokens + shown + texts}` : `its question's promptTokens (${promptTokens})`,
+  };
 }
 
 interface QuestionFacts {
@@ -112,7 +121,12 @@ export function validateCache(dir: string): { cache?: Cache; issues: Issue[] } {
     if (rec.type === 'agent') {
       for (const field of ['priceIn', 'priceOut'] as const)
         if (typeof rec[field] === 'number' && rec[field] > MAX_PRICE_PER_TOKEN)
-          say('warning', line, field, `${rec[field]} per token is ${(rec[field] * 1e6).toLocaleString('en-US')} per million tokens: prices are per token (e.g. 2.5e-6 for $2.50 per million); is this a price per million?`);
+          say(
+            'warning',
+            line,
+            field,
+            `${rec[field]} per token is ${(rec[field] * 1e6).toLocaleString('en-US')} per million tokens: prices are per token (e.g. 2.5e-6 for $2.50 per million); is this a price per million?`,
+          );
     } else if (rec.type === 'response') {
       const q = questions.get(rec.question);
       checkAnswer(line, rec.answer, rec.text, q);
@@ -121,8 +135,7 @@ export function validateCache(dir: string): { cache?: Cache; issues: Issue[] } {
         if (off) say('warning', line, 'outTokens', off);
       }
       const shown = q && cache && typeof rec.inTokens === 'number' ? promptHeld(cache, rec.id, q.promptTokens) : undefined;
-      if (shown && rec.inTokens < shown.tokens)
-        say('warning', line, 'inTokens', `${rec.inTokens} is less than what its prompt held: ${shown.what}`);
+      if (shown && rec.inTokens < shown.tokens) say('warning', line, 'inTokens', `${rec.inTokens} is less than what its prompt held: ${shown.what}`);
     } else if (rec.type === 'external' || rec.type === 'summary') {
       checkAnswer(line, rec.answer, rec.text, questions.get(rec.question));
       if (!simulated && typeof rec.text === 'string' && typeof rec.tokens === 'number') {

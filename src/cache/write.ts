@@ -1,49 +1,15 @@
 // Writing caches. Every write goes to a temporary file that is flushed to disk (fsync), checked
 // where a check is given, and only then renamed into place (and the rename flushed), so an
 // interrupted write, a power loss or a failed check never leaves a half-written or invalid file.
-import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, renameSync, rmSync, statSync, writeSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { existsSync, rmSync, statSync } from 'node:fs';
+import { join } from 'node:path';
 import { AgentRecord, FIT_FILE, ExternalRecord, QuestionRecord, ResponseRecord, SummaryRecord, type CacheLine } from './format.ts';
 import { journalPath } from './journal.ts';
-import { CacheError, cacheFilePath, loadCache, parseCache, type Cache } from './load.ts';
+import { CacheError, type Cache } from './types.ts';
+import { cacheFilePath, loadCache, parseCache } from './load.ts';
+import { writeFileAtomic } from '../io/atomic.ts';
 import { fileLines } from '../io/textFile.ts';
 import { withLockSync } from '../io/lock.ts';
-
-/**
- * Write `chunks` to a temporary file beside `path` (`<path>.<pid>.tmp`), fsync it, run `check` on
- * it (which throws to refuse it), then rename it into place and fsync the folder.
- */
-export function writeFileAtomic(path: string, chunks: Iterable<string | Uint8Array>, check?: (tmp: string) => void): void {
-  mkdirSync(dirname(path), { recursive: true });
-  const tmp = `${path}.${process.pid}.tmp`;
-  const fd = openSync(tmp, 'w');
-  try {
-    for (const chunk of chunks) (typeof chunk === 'string' ? writeSync(fd, chunk) : writeSync(fd, chunk));
-    fsyncSync(fd);
-    closeSync(fd);
-    check?.(tmp);
-  } catch (e) {
-    try {
-      closeSync(fd);
-    } catch {
-      // closed already
-    }
-    rmSync(tmp, { force: true });
-    throw e;
-  }
-  renameSync(tmp, path);
-  syncFolder(dirname(path));
-}
-
-/** fsync a folder, so that a rename into it survives a power loss. */
-export function syncFolder(dir: string): void {
-  const fd = openSync(dir, 'r');
-  try {
-    fsyncSync(fd);
-  } finally {
-    closeSync(fd);
-  }
-}
 
 /** Copy only the fields a schema declares, dropping the loader's index fields. */
 function pick<T extends object>(shape: object, value: object): T {
@@ -116,7 +82,11 @@ function compactLocked(dir: string): { responses: number; unanswered: number; jo
   const file = journalPath(dir);
   const journalKept = existsSync(file) && statSync(file).size !== journal.bytes;
   if (!journalKept) {
-    if (journal.unanswered.size) writeFileAtomic(file, [...journal.unanswered].map(([id, key]) => JSON.stringify({ type: 'intent', id, key }) + '\n'));
+    if (journal.unanswered.size)
+      writeFileAtomic(
+        file,
+        [...journal.unanswered].map(([id, key]) => JSON.stringify({ type: 'intent', id, key }) + '\n'),
+      );
     else rmSync(file);
   }
   return { responses: journal.responses, unanswered: journal.unanswered.size, journalKept };

@@ -15,7 +15,8 @@ import { basename, resolve } from 'node:path';
 import { z } from 'zod';
 import { ANSWER_TYPES } from '../answer.ts';
 import { CACHE_FORMAT, CACHE_VERSION, QuestionRecord, ResponseRecord, SPLITS, type CacheLine, type Split } from '../cache/format.ts';
-import { appendResponse, cacheFilePath, cacheFromRecords, loadCache, type Agent, type Cache, type Question, type Response } from '../cache/load.ts';
+import type { Agent, Cache, Question, Response } from '../cache/types.ts';
+import { appendResponse, cacheFilePath, cacheFromRecords, loadCache } from '../cache/load.ts';
 import { tokenCounter } from '../cache/tokens.ts';
 import { cacheRecords, writeCacheRecords } from '../cache/write.ts';
 import { majority } from '../env/debate.ts';
@@ -108,7 +109,14 @@ function openOutCache(o: LiveDebateOptions, team: TeamFile, teamIds: string[], q
   const file = cacheFilePath(o.out);
   if (!existsSync(file)) {
     const records: CacheLine[] = [
-      { type: 'cache', format: CACHE_FORMAT, version: CACHE_VERSION, name: basename(resolve(o.out)), source: 'recorded', meta: { producer: 'debate', team: basename(o.team) } },
+      {
+        type: 'cache',
+        format: CACHE_FORMAT,
+        version: CACHE_VERSION,
+        name: basename(resolve(o.out)),
+        source: 'recorded',
+        meta: { producer: 'debate', team: basename(o.team) },
+      },
       ...teamIds.map((id): CacheLine => {
         const a = team.agents[id];
         return { type: 'agent', id, model: a.endpoint.model, priceIn: a.price.in / 1e6, priceOut: a.price.out / 1e6 };
@@ -125,7 +133,9 @@ function openOutCache(o: LiveDebateOptions, team: TeamFile, teamIds: string[], q
     if (at === undefined) return true;
     const had = cache.questions[at];
     if (had.text !== q.text || had.gold !== q.gold)
-      throw new Error(`${file}: question '${q.id}' is already there with another text or gold answer than in ${'cache' in o.questions ? o.questions.cache : o.questions.file}`);
+      throw new Error(
+        `${file}: question '${q.id}' is already there with another text or gold answer than in ${'cache' in o.questions ? o.questions.cache : o.questions.file}`,
+      );
     return false;
   });
   if (added.length === 0) return cache;
@@ -162,7 +172,8 @@ export async function liveDebate(o: LiveDebateOptions): Promise<LiveDebateSummar
     }));
   }
   questions = questions.slice(0, o.limit ?? questions.length);
-  if (questions.length === 0) throw new Error(`no questions to debate in ${'cache' in o.questions ? `split ${o.questions.split} of ${o.questions.cache}` : o.questions.file}`);
+  if (questions.length === 0)
+    throw new Error(`no questions to debate in ${'cache' in o.questions ? `split ${o.questions.split} of ${o.questions.cache}` : o.questions.file}`);
 
   const out = openOutCache(o, team, teamIds, questions);
   if (source && resolve(source.file) === resolve(out.file)) source = undefined;
@@ -187,7 +198,16 @@ export async function liveDebate(o: LiveDebateOptions): Promise<LiveDebateSummar
     if (copy) record = responseRecord.parse(copy);
     else {
       const reply = await endpoint.respond({ cache: out, question, agent, round, context, prev, sample });
-      record = { type: 'response', id: recordedResponseId(ids), ...ids, text: reply.text, answer: reply.answer, inTokens: reply.inTokens, outTokens: reply.outTokens, ...(reply.meta && { meta: reply.meta }) };
+      record = {
+        type: 'response',
+        id: recordedResponseId(ids),
+        ...ids,
+        text: reply.text,
+        answer: reply.answer,
+        inTokens: reply.inTokens,
+        outTokens: reply.outTokens,
+        ...(reply.meta && { meta: reply.meta }),
+      };
     }
     const response = appendResponse(out, record);
     writeSync(file, JSON.stringify(record) + '\n');
@@ -221,7 +241,15 @@ export async function liveDebate(o: LiveDebateOptions): Promise<LiveDebateSummar
     for (let t = 2; t <= o.rounds; t++) {
       const shown = Object.fromEntries(members.map((a, i) => [a.id, { text: current[i].text, tokens: current[i].outTokens }]));
       const decisions = await Promise.all(
-        members.map((a, i) => policy.decide({ question: { text: question.text, tokens: question.promptTokens }, round: t, recipient: a.id, responses: shown, accepted: accepted[i] })),
+        members.map((a, i) =>
+          policy.decide({
+            question: { text: question.text, tokens: question.promptTokens },
+            round: t,
+            recipient: a.id,
+            responses: shown,
+            accepted: accepted[i],
+          }),
+        ),
       );
       const contexts = decisions.map((ds) => ds.filter((d) => d.keep).map((d) => current[teamIds.indexOf(d.agent)]));
       contexts.forEach((context, i) => accepted[i].push(...context.map((r) => ({ text: r.text, tokens: r.outTokens }))));
@@ -229,7 +257,11 @@ export async function liveDebate(o: LiveDebateOptions): Promise<LiveDebateSummar
       current = (await settled(members.map((a, i) => ask(question, a, t, contexts[i], current[i], 0)))).map(take);
       result.responses.push(current);
     }
-    const final = majority(current.map((r) => r.ans), 'lowest-agent', Math.random);
+    const final = majority(
+      current.map((r) => r.ans),
+      'lowest-agent',
+      Math.random,
+    );
     result.final = final < 0 ? null : out.answerKeys[final];
     result.correct = final === question.goldKey;
     return result;
@@ -293,7 +325,9 @@ export function formatSummary(s: LiveDebateSummary, out: string): string {
   const keptEdges = edges.reduce((n, k) => n + k.length, 0);
   const size = s.results[0]?.responses[0].length ?? 0;
   const b = s.budget;
-  const retries = Object.entries(s.retries.retries).filter(([, n]) => n > 0).map(([cause, n]) => `${cause} ${n}`);
+  const retries = Object.entries(s.retries.retries)
+    .filter(([, n]) => n > 0)
+    .map(([cause, n]) => `${cause} ${n}`);
   return [
     `debated ${s.results.length} of ${s.questions} questions: accuracy ${s.results.length ? ((100 * correct) / s.results.length).toFixed(1) : '-'}% (${correct}/${s.results.length})` +
       (edges.length ? `, kept edges ${((100 * keptEdges) / (edges.length * size)).toFixed(1)}%` : ''),

@@ -59,7 +59,11 @@ export function openaiEndpoint(agentId: string, agent: TeamAgent, shared: TeamSh
   const prepare = (req: EndpointRequest) => {
     if (req.agent.id !== agentId) throw new Error(`${name} was asked for agent '${req.agent.id}'`);
     const messages = chatMessages(promptsFor(agent, req.question.answerType), req);
-    return { messages, worstUsd: count(messages) * priceIn + maxTokens * priceOut, what: `a call of ${name} (question '${req.question.id}', round ${req.round})` };
+    return {
+      messages,
+      worstUsd: count(messages) * priceIn + maxTokens * priceOut,
+      what: `a call of ${name} (question '${req.question.id}', round ${req.round})`,
+    };
   };
 
   return {

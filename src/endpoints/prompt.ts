@@ -6,7 +6,7 @@
 // solutions (the simulator's "shown again"). So the prompt carries everything a reply depends on:
 // question, round (one assistant turn per earlier round), the shown responses, and its previous
 // response (the last assistant turn); `serve` reads them back from it.
-import type { Cache, Response } from '../cache/load.ts';
+import type { Cache, Response } from '../cache/types.ts';
 import type { EndpointRequest } from '../env/endpoint.ts';
 import type { Prompts } from './team.ts';
 

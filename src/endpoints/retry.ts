@@ -16,7 +16,11 @@ export interface RetryCounts {
   waitedMs: number;
 }
 
-export const emptyRetryCounts = (): RetryCounts => ({ attempts: 0, retries: { 'rate-limit': 0, server: 0, timeout: 0, connection: 0, malformed: 0 }, waitedMs: 0 });
+export const emptyRetryCounts = (): RetryCounts => ({
+  attempts: 0,
+  retries: { 'rate-limit': 0, server: 0, timeout: 0, connection: 0, malformed: 0 },
+  waitedMs: 0,
+});
 
 /** A reply that arrived but is not a chat completion (invalid JSON, no message text). */
 export class MalformedReplyError extends Error {
@@ -74,7 +78,9 @@ export async function withRetries<T>(attempt: () => Promise<T>, s: RetrySettings
       if (retry >= s.maxRetries) throw new Error(`gave up after ${retry + 1} attempts (retry.maxRetries = ${s.maxRetries}); last: ${describe(e)}`);
       const asked = retryAfterMs(e);
       if (asked !== null && asked > s.maxRetryAfterS * 1000)
-        throw new Error(`the server asked to wait ${(asked / 1000).toFixed(1)} s (Retry-After), more than retry.maxRetryAfterS = ${s.maxRetryAfterS}; last: ${describe(e)}`);
+        throw new Error(
+          `the server asked to wait ${(asked / 1000).toFixed(1)} s (Retry-After), more than retry.maxRetryAfterS = ${s.maxRetryAfterS}; last: ${describe(e)}`,
+        );
       const wait = asked ?? backoffMs(s, retry);
       counts.retries[cause]++;
       counts.waitedMs += wait;

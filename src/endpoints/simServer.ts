@@ -26,7 +26,7 @@ import type { AddressInfo } from 'node:net';
 import seedrandom from 'seedrandom';
 import { z } from 'zod';
 import { shownSolutions } from '../cache/importDu.ts';
-import type { Cache, Question, Response } from '../cache/load.ts';
+import type { Cache, Question, Response } from '../cache/types.ts';
 import { profileLookup, replyFields, simulatorEndpoint } from '../sim/simulator.ts';
 import { WorldConfig } from '../sim/world.ts';
 import { recordedResponseId, requestKey, sameRequest, type RequestIds } from '../env/requestKey.ts';
@@ -112,7 +112,18 @@ export async function serveSimulator(cache: Cache, o: ServeOptions): Promise<Sim
   const world = WorldConfig.parse(cache.header.simulator);
   const profile = profileLookup(world, cache.file);
   const random = seedrandom(`${o.seed}|faults`);
-  const stats: ServeStats = { attempts: 0, paid: 0, replayed: 0, rateLimited: 0, serverErrors: 0, dropped: 0, malformed: 0, rejected: 0, resolvedByKey: 0, ambiguous: 0 };
+  const stats: ServeStats = {
+    attempts: 0,
+    paid: 0,
+    replayed: 0,
+    rateLimited: 0,
+    serverErrors: 0,
+    dropped: 0,
+    malformed: 0,
+    rejected: 0,
+    resolvedByKey: 0,
+    ambiguous: 0,
+  };
   const known: Known[][] = cache.questions.map(() => []);
   const recorded = new Set<string>();
   for (const r of cache.responses) {
@@ -142,7 +153,10 @@ export async function serveSimulator(cache: Cache, o: ServeOptions): Promise<Sim
       const found = [...known[q.index].filter((r) => fits(r) && same(r)), ...served[q.index].filter((r) => fits(r) && same(r)).reverse()];
       if (found.length) return found;
     }
-    throw new RequestError(400, `${what} matches no round-${round} response ${agent ? `of agent '${agent}' ` : ''}to question '${q.id}' (cache ${cache.file}, or a reply this server gave)`);
+    throw new RequestError(
+      400,
+      `${what} matches no round-${round} response ${agent ? `of agent '${agent}' ` : ''}to question '${q.id}' (cache ${cache.file}, or a reply this server gave)`,
+    );
   };
 
   /**
@@ -185,19 +199,33 @@ export async function serveSimulator(cache: Cache, o: ServeOptions): Promise<Sim
     }
     const { model, messages, seed } = parsed.data;
     const a = cache.agentIndex.get(model);
-    if (a === undefined) throw new RequestError(404, `The model '${model}' does not exist (serve's models are the agents of ${cache.file}: ${cache.agents.map((x) => x.id).join(', ')})`, 'model_not_found');
+    if (a === undefined)
+      throw new RequestError(
+        404,
+        `The model '${model}' does not exist (serve's models are the agents of ${cache.file}: ${cache.agents.map((x) => x.id).join(', ')})`,
+        'model_not_found',
+      );
     const agent = cache.agents[a].id;
     const chat = messages[0].role === 'system' ? messages.slice(1) : messages;
     chat.forEach((m, i) => {
-      if (m.role !== (i % 2 === 0 ? 'user' : 'assistant')) throw new RequestError(400, `messages: expected user and assistant turns in turn, ending with a user turn; found ${m.role} at turn ${i + 1}`);
+      if (m.role !== (i % 2 === 0 ? 'user' : 'assistant'))
+        throw new RequestError(400, `messages: expected user and assistant turns in turn, ending with a user turn; found ${m.role} at turn ${i + 1}`);
     });
     if (chat.length % 2 === 0) throw new RequestError(400, 'messages: the last turn must be a user turn');
     const question = findQuestion(chat[0].content);
     const round = (chat.length + 1) / 2;
     const prevs = round > 1 ? matches(question, round - 1, chat[chat.length - 2].content, 'the last assistant turn', agent) : null;
-    const shown = round > 1 ? shownSolutions(chat[chat.length - 1].content).map((text, k) => matches(question, round - 1, text, `shown solution ${k + 1}`)) : [];
+    const shown =
+      round > 1 ? shownSolutions(chat[chat.length - 1].content).map((text, k) => matches(question, round - 1, text, `shown solution ${k + 1}`)) : [];
     const sample = seed ?? 0;
-    const idsOf = (prev: Known | null, context: Known[]): RequestIds => ({ question: question.id, agent, round, context: context.map((r) => r.id), prev: prev?.id ?? null, sample });
+    const idsOf = (prev: Known | null, context: Known[]): RequestIds => ({
+      question: question.id,
+      agent,
+      round,
+      context: context.map((r) => r.id),
+      prev: prev?.id ?? null,
+      sample,
+    });
     const { prev, context } = read(prevs, shown, idsOf, key);
     const ids = idsOf(prev, context);
     const r = replyFields(world, profile, question, agent, round, context, prev, sample);
@@ -228,7 +256,14 @@ export async function serveSimulator(cache: Cache, o: ServeOptions): Promise<Sim
     for await (const chunk of req) chunks.push(chunk as Buffer);
     const url = (req.url ?? '').replace(/\?.*$/, '');
     if (req.method === 'GET' && url === '/v1/models') {
-      return send(res, 200, JSON.stringify({ object: 'list', data: cache.agents.map((a) => ({ id: a.id, object: 'model', created: 0, owned_by: `cpp-workbench serve (${a.model})` })) }));
+      return send(
+        res,
+        200,
+        JSON.stringify({
+          object: 'list',
+          data: cache.agents.map((a) => ({ id: a.id, object: 'model', created: 0, owned_by: `cpp-workbench serve (${a.model})` })),
+        }),
+      );
     }
     if (req.method !== 'POST' || url !== '/v1/chat/completions') return send(res, 404, error(`no route ${req.method} ${url}`, 'invalid_request_error'));
     stats.attempts++;

@@ -108,5 +108,11 @@ export const DU_PROMPTS = Object.fromEntries(
 export function promptsFor(agent: TeamAgent, answerType: (typeof ANSWER_TYPES)[number]): Prompts {
   const d = DU_PROMPTS[answerType];
   const p = agent.prompts;
-  return { system: p.system === undefined ? d.system : p.system, round1: p.round1 ?? d.round1, revision: p.revision ?? d.revision, reflect: p.reflect ?? d.reflect, solution: p.solution ?? d.solution };
+  return {
+    system: p.system === undefined ? d.system : p.system,
+    round1: p.round1 ?? d.round1,
+    revision: p.revision ?? d.revision,
+    reflect: p.reflect ?? d.reflect,
+    solution: p.solution ?? d.solution,
+  };
 }

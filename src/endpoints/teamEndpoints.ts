@@ -1,7 +1,7 @@
 // A team file as one endpoint: each request goes to its agent's OpenAI-compatible endpoint, and all
 // of them share one limiter, one retry count and one cap. `--endpoints FILE` of the replaying
 // commands and `debate --team FILE` load it here.
-import type { Cache } from '../cache/load.ts';
+import type { Cache } from '../cache/types.ts';
 import type { Endpoint } from '../env/endpoint.ts';
 import { makeBudget, type Budget, type BudgetState } from './budget.ts';
 import { limiter } from './limiter.ts';
@@ -35,7 +35,9 @@ export function loadTeamEndpoints(file: string, cache: Cache, caps: Partial<Caps
     const { priceIn, priceOut } = cache.agents[a];
     const same = (perToken: number, price: number) => Math.abs(perToken * 1e6 - price) <= 1e-9 * Math.max(1, price);
     if (!same(priceIn, agent.price.in) || !same(priceOut, agent.price.out))
-      problems.push(`agents.${id}.price: ${agent.price.in} / ${agent.price.out} per million tokens, but cache ${cache.file} prices '${id}' at ${perMillion(priceIn)} / ${perMillion(priceOut)}`);
+      problems.push(
+        `agents.${id}.price: ${agent.price.in} / ${agent.price.out} per million tokens, but cache ${cache.file} prices '${id}' at ${perMillion(priceIn)} / ${perMillion(priceOut)}`,
+      );
   }
   if (problems.length) throw new Error(problems.map((p) => `${file}: ${p}`).join('\n'));
 
@@ -50,7 +52,8 @@ export function loadTeamEndpoints(file: string, cache: Cache, caps: Partial<Caps
     refuses: (req) => endpoints.get(req.agent.id)?.refuses?.(req) ?? null,
     respond(req) {
       const endpoint = endpoints.get(req.agent.id);
-      if (!endpoint) return Promise.reject(new Error(`${file}: agent '${req.agent.id}' has no endpoint (the team file names ${[...endpoints.keys()].join(', ')})`));
+      if (!endpoint)
+        return Promise.reject(new Error(`${file}: agent '${req.agent.id}' has no endpoint (the team file names ${[...endpoints.keys()].join(', ')})`));
       return endpoint.respond(req);
     },
   };

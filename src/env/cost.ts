@@ -5,7 +5,7 @@
 // entries and all). Elsewhere (signature and model tiers, whose stand-in was recorded with another
 // context) they are computed: promptTokens + the outTokens of every kept response. Reports say
 // which share of calls was priced each way.
-import type { Cache } from '../cache/load.ts';
+import type { Cache } from '../cache/types.ts';
 import type { Tier, TierCounts } from './tiers.ts';
 
 export function callCost(cache: Cache, agent: number, inTokens: number, outTokens: number): number {

@@ -198,7 +198,12 @@ export async function playDebates(env: Environment, qs: number[], rule: KeepRule
       return finishDebate(env, d);
     });
   const debates = await startDebates(env, qs, seed);
-  for (let t = 2; t <= env.rounds; t++) await stepDebates(env, debates, debates.map((d) => (d.missed ? [] : rule(d, n))));
+  for (let t = 2; t <= env.rounds; t++)
+    await stepDebates(
+      env,
+      debates,
+      debates.map((d) => (d.missed ? [] : rule(d, n))),
+    );
   return debates.map((d) => finishDebate(env, d));
 }
 

@@ -2,7 +2,7 @@
 // indexes and fitted response model the lookup tiers read. The debate loop is in debate.ts, the
 // tiers in tiers.ts, the record path in record.ts, pricing in cost.ts.
 import type { Split } from '../cache/format.ts';
-import type { Cache, Question } from '../cache/load.ts';
+import type { Cache, Question } from '../cache/types.ts';
 import { emptyIndex, indexResponse, type LookupIndex } from './lookupIndex.ts';
 import type { Debate, DebateResponse } from './debate.ts';
 import type { Recording } from './record.ts';
@@ -53,18 +53,26 @@ export function deepestRounds(cache: Cache): number[] {
  */
 function checkRounds(cache: Cache, s: DebateSettings): void {
   if (s.allowUnrecordedRounds && s.miss !== 'model')
-    throw new Error(`setting allowUnrecordedRounds applies to miss = model only (the tier-3 model draws the unrecorded rounds); miss = ${s.miss} ${s.miss === 'record' ? 'records every round the cache lacks through its live endpoint' : 'never draws an answer'}`);
+    throw new Error(
+      `setting allowUnrecordedRounds applies to miss = model only (the tier-3 model draws the unrecorded rounds); miss = ${s.miss} ${s.miss === 'record' ? 'records every round the cache lacks through its live endpoint' : 'never draws an answer'}`,
+    );
   if (s.miss === 'record') return;
   const deepest = deepestRounds(cache);
   const most = deepest.reduce((m, t) => Math.max(m, t), 0);
   if (s.rounds <= most || (s.miss === 'model' && s.allowUnrecordedRounds)) return;
   const counts = new Map<number, number>();
   for (const t of deepest) counts.set(t, (counts.get(t) ?? 0) + 1);
-  const held = [...counts].sort((x, y) => y[0] - x[0]).map(([t, n]) => `round ${t}: ${n} question${n === 1 ? '' : 's'}`).join(', ');
-  const deeper = s.miss === 'model'
-    ? `every answer of round ${most + 1}${s.rounds > most + 1 ? ` to ${s.rounds}` : ''} would be drawn by the tier-3 response model: allow that with allowUnrecordedRounds (--allow-unrecorded-rounds), or record those rounds with a live endpoint (miss = record)`
-    : `no tier of miss = ${s.miss} answers round ${most + 1}: record it with a live endpoint (miss = record), or let the tier-3 model draw it (miss = model with --allow-unrecorded-rounds)`;
-  throw new Error(`setting rounds: ${s.rounds}, but cache ${cache.file} records debates of at most ${most} round${most === 1 ? '' : 's'} (deepest recorded round per question: ${held}); ${deeper}`);
+  const held = [...counts]
+    .sort((x, y) => y[0] - x[0])
+    .map(([t, n]) => `round ${t}: ${n} question${n === 1 ? '' : 's'}`)
+    .join(', ');
+  const deeper =
+    s.miss === 'model'
+      ? `every answer of round ${most + 1}${s.rounds > most + 1 ? ` to ${s.rounds}` : ''} would be drawn by the tier-3 response model: allow that with allowUnrecordedRounds (--allow-unrecorded-rounds), or record those rounds with a live endpoint (miss = record)`
+      : `no tier of miss = ${s.miss} answers round ${most + 1}: record it with a live endpoint (miss = record), or let the tier-3 model draw it (miss = model with --allow-unrecorded-rounds)`;
+  throw new Error(
+    `setting rounds: ${s.rounds}, but cache ${cache.file} records debates of at most ${most} round${most === 1 ? '' : 's'} (deepest recorded round per question: ${held}); ${deeper}`,
+  );
 }
 
 // The fitted response model depends only on the cache's responses and two settings: environments
@@ -88,7 +96,8 @@ export function makeEnvironment(cache: Cache, settings: Partial<DebateSettings> 
     return a;
   });
   if (s.miss === 'record' && !recording) throw new Error(`setting miss = record needs a live endpoint, and cache ${cache.file} has none attached`);
-  if (s.miss !== 'record' && recording) throw new Error(`a live endpoint (${recording.endpoint.name}) is attached but miss = ${s.miss}: it would never be asked`);
+  if (s.miss !== 'record' && recording)
+    throw new Error(`a live endpoint (${recording.endpoint.name}) is attached but miss = ${s.miss}: it would never be asked`);
   checkRounds(cache, s);
   const env: Environment = {
     cache,

@@ -2,7 +2,7 @@
 // previous response, context ids),
 // signature keys (the context's (source agent, parsed answer) multiset), round-1 samples, and the
 // responses stating each answer (text for tier-3 answers).
-import type { Cache, Response } from '../cache/load.ts';
+import type { Cache, Response } from '../cache/types.ts';
 
 export interface LookupIndex {
   exact: Map<string, number[]>;

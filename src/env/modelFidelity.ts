@@ -1,6 +1,6 @@
 // The tier-3 response model's fidelity as a report table (`cache stats`, the import report):
 // fitted on the train split's revisions, scored on the other splits' (responseModel.ts).
-import type { Cache } from '../cache/load.ts';
+import type { Cache } from '../cache/types.ts';
 import { markdownTable, pct } from '../table.ts';
 import { formFeatures, responseModelFidelity } from './responseModel.ts';
 
@@ -15,6 +15,9 @@ export function fidelityTable(cache: Cache, priorSmoothing: number): string {
       rows.map((f) => [f.agent, f.train, f.heldOut, ...scored(f.model.full), ...scored(f.model.base), ...scored(f.keepPrevious)]),
     ),
     '\nThe full form fitted on the train split: feature weights and the share of fresh answers (slip)',
-    markdownTable(['agent', ...formFeatures('full'), 'slip'], rows.map((f) => [f.agent, ...[...f.fits.full.weights, f.fits.full.slip].map((w) => w.toFixed(2))])),
+    markdownTable(
+      ['agent', ...formFeatures('full'), 'slip'],
+      rows.map((f) => [f.agent, ...[...f.fits.full.weights, f.fits.full.slip].map((w) => w.toFixed(2))]),
+    ),
   ].join('\n');
 }

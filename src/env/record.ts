@@ -12,7 +12,8 @@
 // (EndpointCapReached) stops the recording cleanly, as the recording's own limits do.
 import type { ResponseRecord } from '../cache/format.ts';
 import { appendJournal, readAppended, type Journal } from '../cache/journal.ts';
-import { appendResponse, type Cache, type Response } from '../cache/load.ts';
+import type { Cache, Response } from '../cache/types.ts';
+import { appendResponse } from '../cache/load.ts';
 import { candidateOrder } from './actions.ts';
 import { callCost } from './cost.ts';
 import type { Debate } from './debate.ts';
@@ -56,7 +57,10 @@ export interface Recording {
   busy: boolean;
 }
 
-export function newRecording(endpoint: Endpoint, o: { journal?: Journal; concurrency?: number; limits?: RecordLimits; unanswered?: Map<string, string> } = {}): Recording {
+export function newRecording(
+  endpoint: Endpoint,
+  o: { journal?: Journal; concurrency?: number; limits?: RecordLimits; unanswered?: Map<string, string> } = {},
+): Recording {
   return {
     endpoint,
     journal: o.journal,
@@ -179,9 +183,19 @@ async function recordMissing(env: Environment, rec: Recording, requests: RecordR
       try {
         const reply = await rec.endpoint.respond(request);
         const record: ResponseRecord = {
-          type: 'response', id: ids[k], question: question.id, agent: agent.id, round: r.round, sample: r.sample,
-          context: r.context.map((c) => c.id), prev: r.prev?.id ?? null,
-          text: reply.text, answer: reply.answer, inTokens: reply.inTokens, outTokens: reply.outTokens, ...(reply.meta && { meta: reply.meta }),
+          type: 'response',
+          id: ids[k],
+          question: question.id,
+          agent: agent.id,
+          round: r.round,
+          sample: r.sample,
+          context: r.context.map((c) => c.id),
+          prev: r.prev?.id ?? null,
+          text: reply.text,
+          answer: reply.answer,
+          inTokens: reply.inTokens,
+          outTokens: reply.outTokens,
+          ...(reply.meta && { meta: reply.meta }),
         };
         if (rec.journal) appendJournal(rec.journal, record);
         replies.set(ids[k], record);
@@ -192,7 +206,10 @@ async function recordMissing(env: Environment, rec: Recording, requests: RecordR
         if (e instanceof EndpointCapReached) {
           rec.spent.calls--; // refused at the cap (another user of the endpoint spent it meanwhile): not sent
           rec.stopped ??= e.message;
-        } else failure ??= new Error(`record tier: endpoint ${rec.endpoint.name} failed for agent '${agent.id}' on question '${question.id}' at round ${r.round}: ${(e as Error).message}`);
+        } else
+          failure ??= new Error(
+            `record tier: endpoint ${rec.endpoint.name} failed for agent '${agent.id}' on question '${question.id}' at round ${r.round}: ${(e as Error).message}`,
+          );
       }
     }
   };
@@ -230,10 +247,19 @@ export async function recordRound(env: Environment, debates: Debate[], keeps: bo
   debates.forEach((d, k) => {
     if (d.missed) return;
     for (let i = 0; i < n; i++) {
-      const kept = candidateOrder(n, i).filter((_, j) => keeps[k][i][j]).map((c) => d.current[c]);
+      const kept = candidateOrder(n, i)
+        .filter((_, j) => keeps[k][i][j])
+        .map((c) => d.current[c]);
       const own = d.current[i];
       if (exactHits(env, d.q, env.team[i], d.round + 1, own, kept)) continue;
-      requests.push({ q: d.q, agent: env.team[i], round: d.round + 1, context: kept.map((c) => cache.responses[c.source]), prev: cache.responses[own.source], sample: 0 });
+      requests.push({
+        q: d.q,
+        agent: env.team[i],
+        round: d.round + 1,
+        context: kept.map((c) => cache.responses[c.source]),
+        prev: cache.responses[own.source],
+        sample: 0,
+      });
       at.push([k, i]);
     }
   });

@@ -31,7 +31,9 @@ export const requestIds = (r: Pick<EndpointRequest, 'question' | 'agent' | 'roun
 
 /** SHA-256 (hex) of everything asked. */
 export const requestKey = (r: RequestIds): string =>
-  createHash('sha256').update(JSON.stringify([r.question, r.agent, r.round, r.context, r.prev, r.sample])).digest('hex');
+  createHash('sha256')
+    .update(JSON.stringify([r.question, r.agent, r.round, r.context, r.prev, r.sample]))
+    .digest('hex');
 
 /** Id of the response a live endpoint gave to this request: `rec/<question>/<agent>/r<round>/<key prefix>`. */
 export const recordedResponseId = (r: RequestIds, key = requestKey(r)) => `rec/${r.question}/${r.agent}/r${r.round}/${key.slice(0, 20)}`;

@@ -22,13 +22,12 @@
 // other answer". The outcome set of a revision is every answer among {previous, kept peers, round-1
 // answers} plus that OTHER bucket; drawing leaves OTHER out, since it names no answer. Agent accuracy
 // is the smoothed share of right round-1 answers on the train split (external solutions: the team's).
-import type { Cache, Response } from '../cache/load.ts';
+import type { Cache, Response } from '../cache/types.ts';
 import { drawIndex } from '../shuffle.ts';
-import type { DebateSettings } from './settings.ts';
+import type { DebateSettings, RESPONSE_MODELS } from './settings.ts';
 
 export const FEATURES = ['prev', 'prevShown', 'alone', 'peers', 'peerAccuracy', 'peersRight', 'agreeing', 'disagreeing', 'prior'] as const;
 export type Feature = (typeof FEATURES)[number];
-export const RESPONSE_MODELS = ['base', 'full'] as const;
 export type ResponseModelForm = (typeof RESPONSE_MODELS)[number];
 /** The features each form fits (indices into FEATURES). */
 const FORM_FEATURES: Record<ResponseModelForm, number[]> = {
@@ -64,7 +63,8 @@ export function priorCounts(cache: Cache): PriorCounts {
  */
 export function agentAccuracy(cache: Cache, use: (q: number) => boolean): number[] {
   const A = cache.agents.length;
-  const right = new Array<number>(A + 1).fill(0), n = new Array<number>(A + 1).fill(0);
+  const right = new Array<number>(A + 1).fill(0),
+    n = new Array<number>(A + 1).fill(0);
   for (const r of cache.responses) {
     if (r.round !== 1 || !use(r.q)) continue;
     for (const k of [r.a, A]) {
@@ -113,23 +113,36 @@ export function outcomes(inputs: ModelInputs, c: RevisionContext): Outcomes {
   const answers: number[] = [c.prev];
   for (const p of c.peers) if (!answers.includes(p.ans)) answers.push(p.ans);
   let n = 0;
-  if (prior) for (const [b, count] of prior) {
-    n += count;
-    if (!answers.includes(b)) answers.push(b);
-  }
+  if (prior)
+    for (const [b, count] of prior) {
+      n += count;
+      if (!answers.includes(b)) answers.push(b);
+    }
   const denom = n + inputs.smoothing * ((prior?.size ?? 0) + 1);
   answers.push(OTHER);
   const team = inputs.accuracy[inputs.agents];
   const agreeing = c.peers.filter((p) => p.ans === c.prev).length;
   const features = answers.map((b) => {
-    let peers = 0, peerAccuracy = 0;
-    for (const p of c.peers) if (p.ans === b) {
-      peers++;
-      peerAccuracy += inputs.accuracy[p.agent] - team;
-    }
+    let peers = 0,
+      peerAccuracy = 0;
+    for (const p of c.peers)
+      if (p.ans === b) {
+        peers++;
+        peerAccuracy += inputs.accuracy[p.agent] - team;
+      }
     const isPrev = b === c.prev ? 1 : 0;
     const count = b === OTHER ? 0 : (prior?.get(b) ?? 0);
-    return [isPrev, isPrev * +c.prevShown, isPrev * +(!c.prevShown && c.peers.length === 0), peers, peerAccuracy, b === inputs.gold[c.q] ? peers : 0, isPrev * agreeing, isPrev * (c.peers.length - agreeing), Math.log((count + inputs.smoothing) / denom)];
+    return [
+      isPrev,
+      isPrev * +c.prevShown,
+      isPrev * +(!c.prevShown && c.peers.length === 0),
+      peers,
+      peerAccuracy,
+      b === inputs.gold[c.q] ? peers : 0,
+      isPrev * agreeing,
+      isPrev * (c.peers.length - agreeing),
+      Math.log((count + inputs.smoothing) / denom),
+    ];
   });
   return { answers, features };
 }
@@ -162,7 +175,10 @@ function freshProbabilities(o: Outcomes): number[] {
  * (full form) with a share `slip` of answering afresh from its round-1 frequencies.
  */
 function probabilities(fit: AgentFit, use: number[], o: Outcomes): number[] {
-  const p = softmax(fit.weights, o.features.map((f) => use.map((k) => f[k])));
+  const p = softmax(
+    fit.weights,
+    o.features.map((f) => use.map((k) => f[k])),
+  );
   if (fit.slip === 0) return p;
   const fresh = freshProbabilities(o);
   return p.map((x, k) => (1 - fit.slip) * x + fit.slip * fresh[k]);
@@ -231,7 +247,8 @@ export function revisions(cache: Cache, inputs: ModelInputs, keep: (r: Response)
 
 /** Mean log-likelihood per revision, and the share whose most likely outcome is the observed one. */
 export function score(fit: AgentFit, form: ResponseModelForm, data: Revision[]): { logLik: number; accuracy: number } {
-  let ll = 0, acc = 0;
+  let ll = 0,
+    acc = 0;
   for (const d of data) {
     const p = probabilities(fit, FORM_FEATURES[form], d.outcomes);
     ll += Math.log(p[d.observed]);
@@ -252,7 +269,8 @@ interface Example {
  */
 function newton(data: Example[], omega: number[], w: number[], l2: number, iterations: number): number[] {
   const d = w.length;
-  const objective = (v: number[]) => data.reduce((s, x, i) => s + omega[i] * Math.log(softmax(v, x.f)[x.observed]), 0) - (l2 / 2) * v.reduce((s, y) => s + y * y, 0);
+  const objective = (v: number[]) =>
+    data.reduce((s, x, i) => s + omega[i] * Math.log(softmax(v, x.f)[x.observed]), 0) - (l2 / 2) * v.reduce((s, y) => s + y * y, 0);
   let current = objective(w);
   for (let it = 0; it < iterations; it++) {
     const g = w.map((x) => -l2 * x);
@@ -296,7 +314,17 @@ export function fitWeights(data: Revision[], form: ResponseModelForm, l2 = 1e-3,
   const fit: AgentFit = { weights: unfitted(form), slip: 0 };
   if (data.length === 0) return fit;
   const examples = data.map((x) => ({ f: x.outcomes.features.map((row) => use.map((k) => row[k])), observed: x.observed }));
-  if (form === 'base') return { weights: newton(examples, examples.map(() => 1), fit.weights, l2, iterations), slip: 0 };
+  if (form === 'base')
+    return {
+      weights: newton(
+        examples,
+        examples.map(() => 1),
+        fit.weights,
+        l2,
+        iterations,
+      ),
+      slip: 0,
+    };
   const fresh = data.map((x) => freshProbabilities(x.outcomes)[x.observed]);
   fit.slip = 0.05;
   let logLik = -Infinity;
@@ -308,7 +336,13 @@ export function fitWeights(data: Revision[], form: ResponseModelForm, l2 = 1e-3,
     logLik = next;
     const responsibility = mixed.map((p, n) => (fit.slip * fresh[n]) / p);
     fit.slip = Math.min(0.5, responsibility.reduce((a, b) => a + b, 0) / data.length);
-    fit.weights = newton(examples, responsibility.map((r) => 1 - r), fit.weights, l2, 1);
+    fit.weights = newton(
+      examples,
+      responsibility.map((r) => 1 - r),
+      fit.weights,
+      l2,
+      1,
+    );
   }
   return fit;
 }
@@ -340,7 +374,14 @@ export function modelInputs(cache: Cache, smoothing: number, use: (q: number) =>
     if (!m) stated.set(r.q, (m = new Map()));
     m.set(r.ans, (m.get(r.ans) ?? 0) + 1);
   }
-  return { agents: cache.agents.length, smoothing, prior: priorCounts(cache), accuracy: agentAccuracy(cache, use), gold: cache.questions.map((q) => q.goldKey), stated };
+  return {
+    agents: cache.agents.length,
+    smoothing,
+    prior: priorCounts(cache),
+    accuracy: agentAccuracy(cache, use),
+    gold: cache.questions.map((q) => q.goldKey),
+    stated,
+  };
 }
 
 /**
@@ -348,7 +389,11 @@ export function modelInputs(cache: Cache, smoothing: number, use: (q: number) =>
  * revisions of the train split (SPEC §3); `use` picks other questions (tests, the before/after
  * comparison of fitting on every split).
  */
-export function fitResponseModel(cache: Cache, settings: Pick<DebateSettings, 'responseModel' | 'priorSmoothing'>, use: (q: number) => boolean = onTrain(cache)): ResponseModel {
+export function fitResponseModel(
+  cache: Cache,
+  settings: Pick<DebateSettings, 'responseModel' | 'priorSmoothing'>,
+  use: (q: number) => boolean = onTrain(cache),
+): ResponseModel {
   const inputs = modelInputs(cache, settings.priorSmoothing, use);
   const data = revisions(cache, inputs, (r) => use(r.q));
   const perAgent = cache.agents.map((_, a) => data.filter((d) => d.agent === a));
@@ -381,7 +426,8 @@ export function responseModelFidelity(cache: Cache, smoothing: number): Fidelity
     const te = held.filter((d) => d.agent === a);
     const fits = { base: fitWeights(tr, 'base'), full: fitWeights(tr, 'full') };
     const keepRate = Math.min(1 - 1e-3, Math.max(1e-3, tr.filter((d) => d.observed === 0).length / Math.max(1, tr.length)));
-    let llPrev = 0, accPrev = 0;
+    let llPrev = 0,
+      accPrev = 0;
     for (const d of te) {
       llPrev += Math.log(d.observed === 0 ? keepRate : (1 - keepRate) / (d.outcomes.answers.length - 1));
       if (d.observed === 0) accPrev++;

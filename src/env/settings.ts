@@ -1,16 +1,25 @@
 // Debate and environment settings (SPEC §1 and §3). Every default here is a setting users may
 // override from a config file or a flag.
 import { z } from 'zod';
-import { RESPONSE_MODELS } from './responseModel.ts';
 
 export const MISS_TIERS = ['error', 'signature', 'model', 'record'] as const;
 export type MissTier = (typeof MISS_TIERS)[number];
+
+/** Forms of the tier-3 response model (responseModel.ts). */
+export const RESPONSE_MODELS = ['base', 'full'] as const;
 
 export const DebateSettings = z.strictObject({
   /** Team, as agent ids in debate order; default: every agent of the cache, in cache order. */
   agents: z.array(z.string()).optional(),
   /** Rounds R; round 1 is the independent answer, so a debate (something to prune) needs R >= 2. */
-  rounds: z.number().int().min(2, 'a debate needs at least 2 rounds: round 1 answers independently, round 2 revises after reading the others (below 2 there is no edge to keep or prune)').default(3),
+  rounds: z
+    .number()
+    .int()
+    .min(
+      2,
+      'a debate needs at least 2 rounds: round 1 answers independently, round 2 revises after reading the others (below 2 there is no edge to keep or prune)',
+    )
+    .default(3),
   /**
    * Replay rounds beyond the deepest round the cache recorded, every answer there drawn by the
    * tier-3 response model (miss = model only). Without it that is an error: a figure from such

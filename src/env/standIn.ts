@@ -22,7 +22,10 @@ function textSource(env: Environment, c: RevisionContext, round: number, ans: nu
   let bestScore = Infinity;
   for (const idx of env.byAnswer.get(`${c.q}|${ans}`)!) {
     const r = cache.responses[idx];
-    const theirs = [...r.ctx.map((i) => shownCode(cache.responses[i].a, cache.responses[i].ans)), ...r.ext.map((e) => shownCode(cache.agents.length, cache.externals[e].ans))];
+    const theirs = [
+      ...r.ctx.map((i) => shownCode(cache.responses[i].a, cache.responses[i].ans)),
+      ...r.ext.map((e) => shownCode(cache.agents.length, cache.externals[e].ans)),
+    ];
     const common = theirs.filter((s) => shown.has(s)).length;
     const mismatch = theirs.length - common + (shown.size - common);
     const score = (r.a === c.agent ? 0 : 100000) + mismatch * 100 + Math.abs(r.round - round) * 10 + (r.round < round ? 0 : 1);

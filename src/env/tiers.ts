@@ -2,7 +2,7 @@
 // as the `miss` setting allows: exact, then signature, then the fitted model (tier 3); with a live
 // endpoint (miss = record), exact, else the endpoint's reply recorded before the round (record.ts).
 // Each lookup is counted by the tier that answered it.
-import type { Cache } from '../cache/load.ts';
+import type { Cache } from '../cache/types.ts';
 import { pick } from '../shuffle.ts';
 import type { Debate, DebateResponse } from './debate.ts';
 import type { Environment } from './environment.ts';
@@ -38,7 +38,14 @@ export const fromCache = (cache: Cache, index: number): DebateResponse => {
  * The response of `agent` in round d.round + 1 given its own previous response and what it kept.
  * `recorded`: the response the record tier added for this lookup before the round (record.ts), or -1.
  */
-export function lookup(env: Environment, d: Debate, agent: number, own: DebateResponse, kept: DebateResponse[], recorded = -1): { response: DebateResponse; tier: Tier } {
+export function lookup(
+  env: Environment,
+  d: Debate,
+  agent: number,
+  own: DebateResponse,
+  kept: DebateResponse[],
+  recorded = -1,
+): { response: DebateResponse; tier: Tier } {
   const { cache } = env;
   const t = d.round + 1;
   const miss: MissTier = env.settings.miss;
@@ -48,14 +55,40 @@ export function lookup(env: Environment, d: Debate, agent: number, own: DebateRe
   env.onExactMiss?.(d, agent, own, kept);
   // With a live endpoint, every context the cache lacks was recorded before the round: the
   // approximate tiers (signature, model) never stand in for a real answer.
-  if (miss === 'record') throw new Error(`miss = record: agent '${cache.agents[agent].id}' on question '${cache.questions[d.q].id}' at round ${t} was not recorded before the round was stepped (step debates with stepDebates or playDebates, which ask the endpoint first)`);
-  const sig = env.signature.get(signatureKey(d.q, agent, t, kept.map((k) => k.agent), kept.map((k) => k.ans)));
+  if (miss === 'record')
+    throw new Error(
+      `miss = record: agent '${cache.agents[agent].id}' on question '${cache.questions[d.q].id}' at round ${t} was not recorded before the round was stepped (step debates with stepDebates or playDebates, which ask the endpoint first)`,
+    );
+  const sig = env.signature.get(
+    signatureKey(
+      d.q,
+      agent,
+      t,
+      kept.map((k) => k.agent),
+      kept.map((k) => k.ans),
+    ),
+  );
   if (miss === 'error')
-    throw new CacheMissError(cache, d.q, agent, t, kept.map((k) => (k.cached ? cache.responses[k.source].id : `(tier-3 ${cache.agents[k.agent].id})`)).join(', '), miss,
-      sig ? 'the signature tier would answer it: miss = signature' : 'the tier-3 model would answer it: miss = model, or a live endpoint: miss = record');
+    throw new CacheMissError(
+      cache,
+      d.q,
+      agent,
+      t,
+      kept.map((k) => (k.cached ? cache.responses[k.source].id : `(tier-3 ${cache.agents[k.agent].id})`)).join(', '),
+      miss,
+      sig ? 'the signature tier would answer it: miss = signature' : 'the tier-3 model would answer it: miss = model, or a live endpoint: miss = record',
+    );
   if (sig) return { response: fromCache(cache, pick(sig, d.random)), tier: 'signature' };
   if (miss === 'signature')
-    throw new CacheMissError(cache, d.q, agent, t, `signature ${kept.map((k) => `${cache.agents[k.agent].id}:${k.ans < 0 ? '-' : cache.answerKeys[k.ans]}`).join(', ')}`, miss, 'the tier-3 model would answer it: miss = model, or a live endpoint: miss = record');
+    throw new CacheMissError(
+      cache,
+      d.q,
+      agent,
+      t,
+      `signature ${kept.map((k) => `${cache.agents[k.agent].id}:${k.ans < 0 ? '-' : cache.answerKeys[k.ans]}`).join(', ')}`,
+      miss,
+      'the tier-3 model would answer it: miss = model, or a live endpoint: miss = record',
+    );
   // A reply cut at its token limit shows no answer; the agent still remembers what it argued for.
   const peers = kept.filter((k) => k.agent !== agent && k.cutAnswer === undefined).map((k) => ({ agent: k.agent, ans: k.ans }));
   const prevShown = kept.some((k) => k.agent === agent);
@@ -66,4 +99,5 @@ export function lookup(env: Environment, d: Debate, agent: number, own: DebateRe
 }
 
 /** The round-1 miss: no tier but record answers it. */
-export const roundOneMiss = (env: Environment, q: number, agent: number) => new CacheMissError(env.cache, q, agent, 1, '', env.settings.miss, 'only a live endpoint answers a missing round-1 response: miss = record');
+export const roundOneMiss = (env: Environment, q: number, agent: number) =>
+  new CacheMissError(env.cache, q, agent, 1, '', env.settings.miss, 'only a live endpoint answers a missing round-1 response: miss = record');

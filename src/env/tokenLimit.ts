@@ -10,7 +10,7 @@
 // What stays: its embedding (the encoders see the whole text), and the agent's own memory of what it
 // was arguing for (the tier-3 model takes the agent's previous answer from the uncut reply). A cut
 // text is not the recorded one, so it is never part of an exact-tier context.
-import type { Cache } from '../cache/load.ts';
+import type { Cache } from '../cache/types.ts';
 import type { DebateResponse } from './debate.ts';
 import type { Environment } from './environment.ts';
 import type { DebateSettings } from './settings.ts';
@@ -28,7 +28,10 @@ export function tokenLimits(cache: Cache, limit: DebateSettings['tokenLimit']): 
   if (limit === 'none') return out;
   const q = Number(limit.slice(1)) / 100;
   cache.agents.forEach((_, a) => {
-    const lengths = cache.responses.filter((r) => r.a === a).map((r) => r.outTokens).sort((x, y) => x - y);
+    const lengths = cache.responses
+      .filter((r) => r.a === a)
+      .map((r) => r.outTokens)
+      .sort((x, y) => x - y);
     if (lengths.length) out[a] = Math.round(quantile(lengths, q));
   });
   return out;

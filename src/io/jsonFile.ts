@@ -1,6 +1,6 @@
 // Reading a JSON settings file, or a JSONL file, against a zod schema; every problem names the file, line and field.
 import type { z } from 'zod';
-import { checkedLines, formatProblem, zodProblems, type Problem } from '../cache/load.ts';
+import { checkedLines, formatProblem, zodProblems, type Problem } from './problems.ts';
 import { fileLines, readTextFile } from './textFile.ts';
 
 export function readJsonFile<T extends z.ZodType>(file: string, schema: T): z.infer<T> {

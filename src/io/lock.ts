@@ -8,7 +8,20 @@
 // Not proper-lockfile: it judges a lock stale by an mtime its holder refreshes from a timer, which
 // a long synchronous write (generating or importing a cache) would let expire under a live holder,
 // and it cannot name the holder's pid and start time.
-import { existsSync, linkSync, mkdirSync, readdirSync, readFileSync, realpathSync, renameSync, rmdirSync, rmSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  linkSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  realpathSync,
+  renameSync,
+  rmdirSync,
+  rmSync,
+  statSync,
+  unlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { hostname } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { z } from 'zod';
@@ -161,7 +174,9 @@ function attemptLock(dir: string, what: string): { holder?: Holder; error: () =>
     // Only empty folders: another process that made the same folder at the same moment may hold it.
     removeEmpty(resolve(dir), created && resolve(created));
     const error = () =>
-      new Error(`${dir} is being written by another process (${holder.what}: ${describe(holder)}): wait for it to finish, or stop it${holder.host !== hostname() ? `; if it is gone, delete ${file}` : ''}`);
+      new Error(
+        `${dir} is being written by another process (${holder.what}: ${describe(holder)}): wait for it to finish, or stop it${holder.host !== hostname() ? `; if it is gone, delete ${file}` : ''}`,
+      );
     return { holder, error };
   }
   const lock = { dir: resolve(dir), file, content, created: created && resolve(created), what };

@@ -1,7 +1,10 @@
 // Settings that fail their schema, said as sentences a user can act on ("--workers 0: must be at
 // least 1"), never as zod's raw issue list. Each setting's range lives in its schema; this only
 // words what the schema found.
-import { z } from 'zod';
+import type { z } from 'zod';
+
+/** A setting's flag name: batchSize -> batch-size. */
+export const kebab = (s: string) => s.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
 
 /** What a value must be, from a zod issue (zod's own message where no plainer one fits). */
 export function issueSentence(i: z.core.$ZodIssue): string {
@@ -48,8 +51,58 @@ export function parseSettings<T extends z.ZodType>(schema: T, input: unknown, na
         // An unknown key is named itself, one line each.
         if (i.code === 'unrecognized_keys') return i.keys.map((k) => `${name([...i.path, k].join('.'))}: ${issueSentence(i)}`);
         const found = valueAt(input, i.path);
-        return [`${name(i.path.join('.'))}: ${issueSentence(i)}${found !== undefined ? ` (found ${typeof found === 'number' ? String(found) : JSON.stringify(found)})` : ''}`];
+        return [
+          `${name(i.path.join('.'))}: ${issueSentence(i)}${found !== undefined ? ` (found ${typeof found === 'number' ? String(found) : JSON.stringify(found)})` : ''}`,
+        ];
       })
       .join('\n'),
   );
+}
+
+export interface Problem {
+  file: string;
+  line: number; // 1-based; 0 when the problem is about the file as a whole
+  field: string;
+  message: string;
+}
+
+export const formatProblem = (p: Problem) => `${p.file}${p.line ? `:${p.line}` : ''}: ${p.field ? `${p.field}: ` : ''}${p.message}`;
+
+/** Zod issues as problems; an unknown key is named as the field. */
+export function zodProblems(issues: z.core.$ZodIssue[], file: string, line: number): Problem[] {
+  return issues.map((i) => ({
+    file,
+    line,
+    field: i.code === 'unrecognized_keys' ? [...i.path, i.keys.join(',')].join('.') : i.path.join('.') || 'type',
+    message: issueSentence(i),
+  }));
+}
+
+/**
+ * The lines of a JSON-lines file that parse and pass `schemaOf(line)`, with their line numbers;
+ * every other line becomes a problem, unless `notJson` claims it (returns true).
+ */
+export function* checkedLines<T>(
+  lines: Iterable<string>,
+  file: string,
+  schemaOf: (line: number) => z.ZodType<T>,
+  problems: Problem[],
+  notJson?: (text: string, line: number) => boolean,
+): Generator<{ rec: T; line: number }> {
+  let line = 0;
+  for (const text of lines) {
+    line++;
+    if (text.trim() === '') continue;
+    let json: unknown;
+    try {
+      json = JSON.parse(text);
+    } catch (e) {
+      if (!notJson?.(text, line)) problems.push({ file, line, field: '', message: `invalid JSON: ${(e as Error).message}` });
+      continue;
+    }
+    const parsed = schemaOf(line).safeParse(json);
+    if (parsed.success)
+      yield { rec: json as T, line }; // strict schemas without defaults: the JSON is the record
+    else problems.push(...zodProblems(parsed.error.issues, file, line));
+  }
 }

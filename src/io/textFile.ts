@@ -54,7 +54,7 @@ export function* fileLines(file: string): Generator<string> {
     let rest: Buffer = Buffer.alloc(0);
     let line = 1;
     let first = true;
-    for (let n; (n = read(fd, buffer, file)) > 0; ) {
+    for (let n: number; (n = read(fd, buffer, file)) > 0; ) {
       const bytes = rest.length ? Buffer.concat([rest, buffer.subarray(0, n)]) : buffer.subarray(0, n);
       const end = bytes.lastIndexOf(0x0a) + 1;
       rest = Buffer.from(bytes.subarray(end));

@@ -5,8 +5,8 @@
 // must have the name and shape the policy's dimensions give it and hold finite numbers only, and
 // every problem names the file and the field.
 import { z } from 'zod';
-import { formatProblem, zodProblems } from '../cache/load.ts';
-import { writeFileAtomic } from '../cache/write.ts';
+import { formatProblem, zodProblems } from '../io/problems.ts';
+import { writeFileAtomic } from '../io/atomic.ts';
 import { readTextFile } from '../io/textFile.ts';
 import type { EngineState } from './engine.ts';
 import { isTrainable, parameterShapes, PolicyArchitecture, type PolicyShape, type Weights } from './model.ts';
@@ -18,7 +18,9 @@ export const FORMAT_VERSION = 1;
 type Encoded = Record<string, { shape: number[]; data: string }>;
 
 function encodeWeights(w: Weights): Encoded {
-  return Object.fromEntries(Object.entries(w).map(([k, t]) => [k, { shape: t.shape, data: Buffer.from(t.data.buffer, t.data.byteOffset, t.data.byteLength).toString('base64') }]));
+  return Object.fromEntries(
+    Object.entries(w).map(([k, t]) => [k, { shape: t.shape, data: Buffer.from(t.data.buffer, t.data.byteOffset, t.data.byteLength).toString('base64') }]),
+  );
 }
 
 const count = z.number().int().nonnegative();
@@ -71,7 +73,8 @@ function decodeWeights(e: Encoded, shape: PolicyShape, file: string, field: stri
     const t = e[name];
     const at = `${file}: ${field}.${name}`;
     if (!t) throw new Error(`${at}: missing`);
-    if (JSON.stringify(t.shape) !== JSON.stringify(dims)) throw new Error(`${at}: shape [${t.shape.join(', ')}], but the policy's dimensions (${where}) give [${dims.join(', ')}]`);
+    if (JSON.stringify(t.shape) !== JSON.stringify(dims))
+      throw new Error(`${at}: shape [${t.shape.join(', ')}], but the policy's dimensions (${where}) give [${dims.join(', ')}]`);
     const bytes = Buffer.from(t.data, 'base64');
     const size = dims.reduce((a, b) => a * b, 1);
     if (bytes.length !== size * 4) throw new Error(`${at}: holds ${bytes.length / 4} float32 values, its shape [${dims.join(', ')}] needs ${size}`);
@@ -98,7 +101,13 @@ function readJson(path: string): Record<string, unknown> {
 }
 
 /** `json` as a file of `format` (`what` it is, for the error): parsed by `schema`, its team checked against its shape. */
-function readAs<T extends typeof CheckpointFile | typeof PolicyFile>(path: string, json: Record<string, unknown>, format: string, what: string, schema: T): z.infer<T> {
+function readAs<T extends typeof CheckpointFile | typeof PolicyFile>(
+  path: string,
+  json: Record<string, unknown>,
+  format: string,
+  what: string,
+  schema: T,
+): z.infer<T> {
   if (json.format !== format) throw new Error(`${path}: format: expected '${format}' (${what}), found ${JSON.stringify(json.format)}`);
   const r = schema.safeParse(json);
   if (!r.success) throw new Error(zodProblems(r.error.issues, path, 0).slice(0, 10).map(formatProblem).join('\n'));
@@ -159,7 +168,12 @@ function checkpointOf(path: string, json: Record<string, unknown>): Checkpoint {
   const shape = c.shape as PolicyShape;
   if (c.best && c.best.epoch > c.epoch) throw new Error(`${path}: best.epoch: ${c.best.epoch}, after the checkpoint's epoch ${c.epoch}`);
   const e = c.engine;
-  const engine = { step: e.step, weights: decodeWeights(e.weights, shape, path, 'engine.weights'), m: decodeWeights(e.m, shape, path, 'engine.m', true), v: decodeWeights(e.v, shape, path, 'engine.v', true) };
+  const engine = {
+    step: e.step,
+    weights: decodeWeights(e.weights, shape, path, 'engine.weights'),
+    m: decodeWeights(e.m, shape, path, 'engine.m', true),
+    v: decodeWeights(e.v, shape, path, 'engine.v', true),
+  };
   return { ...c, shape, engine };
 }
 
@@ -195,5 +209,7 @@ export function loadAnyPolicy(path: string): PolicyArtifact {
   const json = readJson(path);
   if (json.format === CHECKPOINT_FORMAT) return artifactOf(checkpointOf(path, json));
   if (json.format === POLICY_FORMAT) return policyOf(path, json);
-  throw new Error(`${path}: format: expected '${CHECKPOINT_FORMAT}' (a training checkpoint) or '${POLICY_FORMAT}' (an exported policy), found ${JSON.stringify(json.format)}`);
+  throw new Error(
+    `${path}: format: expected '${CHECKPOINT_FORMAT}' (a training checkpoint) or '${POLICY_FORMAT}' (an exported policy), found ${JSON.stringify(json.format)}`,
+  );
 }

@@ -12,7 +12,8 @@ type RunningEngine = PolicyEngine & { ran: ComputeRan };
 /** The engine, backend and threads that `c` gets here (`auto` resolved; a TF.js backend is loaded to know it). */
 export async function computeRan(c: ComputeSettings): Promise<ComputeRan> {
   const onnx = c.engine !== 'tfjs' && (await onnxAvailable());
-  if (c.engine !== 'tfjs' && c.engine !== 'auto' && !onnx) throw new Error(`engine ${c.engine}: onnxruntime-node does not load here (npm ci installs it); use --engine tfjs`);
+  if (c.engine !== 'tfjs' && c.engine !== 'auto' && !onnx)
+    throw new Error(`engine ${c.engine}: onnxruntime-node does not load here (npm ci installs it); use --engine tfjs`);
   if (onnx) return { engine: c.engine === 'onnx-cuda' ? 'onnx-cuda' : 'onnx', backend: null, threads: c.threads };
   const { loadBackend } = await import('./tfjsEngine.ts');
   return { engine: 'tfjs', backend: await loadBackend(c.backend), threads: null };

@@ -38,8 +38,15 @@ export type Weights = Record<string, Tensor>;
 export function parameterShapes(s: PolicyShape): [string, number[]][] {
   const { dim: D, hidden: H, agents: A, rounds: R } = s;
   const block = (p: string): [string, number[]][] => [
-    [`${p}.lnx.g`, [D]], [`${p}.lnx.b`, [D]], [`${p}.lny.g`, [D]], [`${p}.lny.b`, [D]],
-    [`${p}.Wg`, [D, H]], [`${p}.Vg`, [D, H]], [`${p}.Wu`, [D, H]], [`${p}.Vu`, [D, H]], [`${p}.Wd`, [H, D]],
+    [`${p}.lnx.g`, [D]],
+    [`${p}.lnx.b`, [D]],
+    [`${p}.lny.g`, [D]],
+    [`${p}.lny.b`, [D]],
+    [`${p}.Wg`, [D, H]],
+    [`${p}.Vg`, [D, H]],
+    [`${p}.Wu`, [D, H]],
+    [`${p}.Vu`, [D, H]],
+    [`${p}.Wd`, [H, D]],
   ];
   return [
     ['behavior', [A, D]],

@@ -21,7 +21,13 @@ export async function onnxAvailable(): Promise<boolean> {
 type Reply = Record<string, unknown> & { id: number; error?: string };
 
 /** `device` cuda runs the graphs on ONNX Runtime's CUDA execution provider (see the README). */
-export async function onnxEngine(shape: PolicyShape, state: EngineState, opt: OptimizerSettings, threads = 1, device: 'cpu' | 'cuda' = 'cpu'): Promise<PolicyEngine> {
+export async function onnxEngine(
+  shape: PolicyShape,
+  state: EngineState,
+  opt: OptimizerSettings,
+  threads = 1,
+  device: 'cpu' | 'cuda' = 'cpu',
+): Promise<PolicyEngine> {
   const frozen: Weights = Object.fromEntries(Object.entries(state.weights).filter(([name]) => !isTrainable(shape, name)));
   const worker = new Worker(new URL('./onnx/worker.mjs', import.meta.url));
   worker.unref(); // an idle engine does not keep the process alive
@@ -47,7 +53,11 @@ export async function onnxEngine(shape: PolicyShape, state: EngineState, opt: Op
 
   // The batch arrays are fresh for each call: hand them over instead of copying.
   const send = (type: string, feeds: ReturnType<typeof batchFeeds>, args: Record<string, unknown> = {}) =>
-    call(type, { feeds, ...args }, Object.values(feeds).map((f) => f.data.buffer as ArrayBuffer));
+    call(
+      type,
+      { feeds, ...args },
+      Object.values(feeds).map((f) => f.data.buffer as ArrayBuffer),
+    );
   // The gradient and train graphs are built and sent with their first call: an engine that only
   // evaluates never builds them.
   const sent = new Set<string>();
@@ -75,13 +85,23 @@ export async function onnxEngine(shape: PolicyShape, state: EngineState, opt: Op
     },
     async trainStep(b, actions, advantages) {
       step++;
-      const c1 = 1 - opt.beta1 ** step, c2 = 1 - opt.beta2 ** step;
-      const r = await send('train', batchFeeds(shape, b, 'float32', actions, advantages), { stepSize: (opt.lr * Math.sqrt(c2)) / c1, epsHat: opt.epsilon * Math.sqrt(c2), graph: graphOnce('train') });
+      const c1 = 1 - opt.beta1 ** step,
+        c2 = 1 - opt.beta2 ** step;
+      const r = await send('train', batchFeeds(shape, b, 'float32', actions, advantages), {
+        stepSize: (opt.lr * Math.sqrt(c2)) / c1,
+        epsHat: opt.epsilon * Math.sqrt(c2),
+        graph: graphOnce('train'),
+      });
       return { loss: r.loss as number, entropy: r.entropy as number };
     },
     async getState() {
       const r = await call('state', {});
-      return { weights: { ...unflatten(shape, r.params as Float32Array), ...frozen }, step, m: unflatten(shape, r.m as Float32Array), v: unflatten(shape, r.v as Float32Array) };
+      return {
+        weights: { ...unflatten(shape, r.params as Float32Array), ...frozen },
+        step,
+        m: unflatten(shape, r.m as Float32Array),
+        v: unflatten(shape, r.v as Float32Array),
+      };
     },
     dispose() {
       void call('release', {}).finally(() => worker.terminate());

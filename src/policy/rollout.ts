@@ -129,6 +129,14 @@ export async function rollout(engine: PolicyEngine, env: Environment, emb: Embed
 export async function playGreedy(engine: PolicyEngine, env: Environment, emb: Embeddings, questions: number[], batch = 256): Promise<DebateResult[]> {
   const results: DebateResult[] = [];
   for (let i = 0; i < questions.length; i += batch)
-    results.push(...(await rollout(engine, env, emb, questions.slice(i, i + batch), { mode: 'greedy', debateSeed: String(env.settings.seed), conditioning: engine.shape.conditioning })).results);
+    results.push(
+      ...(
+        await rollout(engine, env, emb, questions.slice(i, i + batch), {
+          mode: 'greedy',
+          debateSeed: String(env.settings.seed),
+          conditioning: engine.shape.conditioning,
+        })
+      ).results,
+    );
   return results;
 }

@@ -41,7 +41,8 @@ const LN_EPS = 1e-5;
 export function tfjsEngine(shape: PolicyShape, state: EngineState, opt: OptimizerSettings): PolicyEngine {
   const vars: Record<string, tf.Variable> = {};
   const consts: Record<string, tf.Tensor> = {};
-  const copy = (w: Weights, names: string[]): Weights => Object.fromEntries(names.map((n) => [n, { shape: [...w[n].shape], data: Float32Array.from(w[n].data) }]));
+  const copy = (w: Weights, names: string[]): Weights =>
+    Object.fromEntries(names.map((n) => [n, { shape: [...w[n].shape], data: Float32Array.from(w[n].data) }]));
   for (const [name, t] of Object.entries(state.weights)) {
     if (isTrainable(shape, name)) vars[name] = tf.variable(tf.tensor(t.data, t.shape), true);
     else consts[name] = tf.tensor(t.data, t.shape);
@@ -55,14 +56,23 @@ export function tfjsEngine(shape: PolicyShape, state: EngineState, opt: Optimize
 
   const layerNorm = (x: tf.Tensor2D, p: string) => {
     const { mean, variance } = tf.moments(x, -1, true);
-    return x.sub(mean).mul(tf.rsqrt(variance.add(LN_EPS))).mul(P(`${p}.g`)).add(P(`${p}.b`)) as tf.Tensor2D;
+    return x
+      .sub(mean)
+      .mul(tf.rsqrt(variance.add(LN_EPS)))
+      .mul(P(`${p}.g`))
+      .add(P(`${p}.b`)) as tf.Tensor2D;
   };
   const fuseGlu = (p: string, x: tf.Tensor2D, y: tf.Tensor2D) => {
     const xn = layerNorm(x, `${p}.lnx`);
     const yn = layerNorm(y, `${p}.lny`);
     const gate = xn.matMul(P(`${p}.Wg`) as tf.Tensor2D).add(yn.matMul(P(`${p}.Vg`) as tf.Tensor2D));
     const up = xn.matMul(P(`${p}.Wu`) as tf.Tensor2D).add(yn.matMul(P(`${p}.Vu`) as tf.Tensor2D));
-    return x.add(gate.mul(tf.sigmoid(gate)).mul(up).matMul(P(`${p}.Wd`) as tf.Tensor2D)) as tf.Tensor2D;
+    return x.add(
+      gate
+        .mul(tf.sigmoid(gate))
+        .mul(up)
+        .matMul(P(`${p}.Wd`) as tf.Tensor2D),
+    ) as tf.Tensor2D;
   };
   // Row lookup as one-hot x table: the gradient of tf.gather needs UnsortedSegmentSum, which the
   // wasm backend lacks.
@@ -80,7 +90,10 @@ export function tfjsEngine(shape: PolicyShape, state: EngineState, opt: Optimize
     if (shape.roundFeature) c = c.add(lookup('roundEmb', b.round));
     const e = lookup('behavior', b.recipient);
     const z = fuseGlu('b2', fuseGlu('b1', q, e), c);
-    return z.matMul(P('head.w').reshape([D, 1])).reshape([b.n]).add(P('head.b')) as tf.Tensor1D;
+    return z
+      .matMul(P('head.w').reshape([D, 1]))
+      .reshape([b.n])
+      .add(P('head.b')) as tf.Tensor1D;
   };
   // log pi(a) = -softplus(-s l) with s = +1 keep / -1 prune (tf.logSigmoid of an intermediate
   // cannot be differentiated in TF.js 4.22); entropy = p softplus(-l) + (1 - p) softplus(l).
@@ -89,7 +102,10 @@ export function tfjsEngine(shape: PolicyShape, state: EngineState, opt: Optimize
     const sign = tf.tensor1d(Float32Array.from(actions, (a) => 2 * a - 1));
     const logp = tf.softplus(l.mul(sign).neg()).neg();
     const p = tf.sigmoid(l);
-    const entropy = p.mul(tf.softplus(l.neg())).add(tf.scalar(1).sub(p).mul(tf.softplus(l))).mean();
+    const entropy = p
+      .mul(tf.softplus(l.neg()))
+      .add(tf.scalar(1).sub(p).mul(tf.softplus(l)))
+      .mean();
     const loss = logp.mul(tf.tensor1d(adv)).mean().neg().sub(entropy.mul(opt.entropyBonus)) as tf.Scalar;
     return { loss, entropy };
   };
@@ -117,7 +133,11 @@ export function tfjsEngine(shape: PolicyShape, state: EngineState, opt: Optimize
     },
     async lossAndGradients(b, actions, adv) {
       const { value, grads, entropy } = gradientsOf(b, actions, adv);
-      const out = { loss: (await value.data())[0], entropy: (await entropy.data())[0], gradients: await download(Object.fromEntries(names.map((n, i) => [n, grads[varList[i].name]]))) };
+      const out = {
+        loss: (await value.data())[0],
+        entropy: (await entropy.data())[0],
+        gradients: await download(Object.fromEntries(names.map((n, i) => [n, grads[varList[i].name]]))),
+      };
       tf.dispose([value, entropy, ...Object.values(grads)]);
       return out;
     },

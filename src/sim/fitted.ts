@@ -28,9 +28,9 @@ import { dirname, join } from 'node:path';
 import seedrandom from 'seedrandom';
 import { z } from 'zod';
 import { FIT_FILE } from '../cache/format.ts';
-import type { Cache, Question, Response } from '../cache/load.ts';
+import type { Cache, Question, Response } from '../cache/types.ts';
 import { tokenCounter } from '../cache/tokens.ts';
-import { writeFileAtomic } from '../cache/write.ts';
+import { writeFileAtomic } from '../io/atomic.ts';
 import type { Endpoint, EndpointRequest } from '../env/endpoint.ts';
 import { requestIds, sameRequest } from '../env/requestKey.ts';
 import { readJsonFile } from '../io/jsonFile.ts';
@@ -60,11 +60,15 @@ const FittedQuestion = z.strictObject({
   /** The question's drawn ability offset (posterior given its round-1 answers). */
   offset: z.number(),
   /** Option 0 is the gold answer; the last is "no stated answer" (answer null). */
-  options: z.array(z.strictObject({
-    answer: z.string().nullable(),
-    /** Id of a recorded response or shown solution stating it, whose text replies reuse; null: a one-line text. */
-    source: z.string().nullable(),
-  })).min(2),
+  options: z
+    .array(
+      z.strictObject({
+        answer: z.string().nullable(),
+        /** Id of a recorded response or shown solution stating it, whose text replies reuse; null: a one-line text. */
+        source: z.string().nullable(),
+      }),
+    )
+    .min(2),
   distractor: z.number().int().nonnegative(),
   /** Preferred wrong option per agent id (its recorded round-1 answer when wrong). */
   wrong: z.record(z.string(), z.number().int().nonnegative()),
@@ -90,12 +94,11 @@ export const SimulatorFit = z.strictObject({
 });
 export type SimulatorFit = z.infer<typeof SimulatorFit>;
 
-
 /** Standard normal grid the offset is integrated over (weights sum to 1). */
 const GRID_STEP = 8 / 24;
 const GRID = Array.from({ length: 25 }, (_, g) => -4 + (8 * g) / 24); // spaced GRID_STEP apart
 const GRID_W = (() => {
-  const w = GRID.map((z) => Math.exp(-z * z / 2));
+  const w = GRID.map((z) => Math.exp((-z * z) / 2));
   const s = w.reduce((a, b) => a + b, 0);
   return w.map((x) => x / s);
 })();
@@ -110,19 +113,47 @@ const subjectOf = (q: Question) => String((q.meta as { subject?: unknown } | und
 /** One profile for every agent (one model): the world's revision knobs, skill per subject. */
 function profileOf(k: Knobs, skill: Record<string, number>): AgentProfile {
   return {
-    id: 'fitted', model: 'fitted', priceIn: 0, priceOut: 0, meanTokens: 1, skill,
-    knowledge: k.knowledge, slip: k.slip, stubbornness: k.stubbornness, ownBoost: k.ownBoost,
-    swayRight: k.swayRight, swayWrong: k.swayWrong, persuasion: 1, eloquence: 0, adversarial: false,
+    id: 'fitted',
+    model: 'fitted',
+    priceIn: 0,
+    priceOut: 0,
+    meanTokens: 1,
+    skill,
+    knowledge: k.knowledge,
+    slip: k.slip,
+    stubbornness: k.stubbornness,
+    ownBoost: k.ownBoost,
+    swayRight: k.swayRight,
+    swayWrong: k.swayWrong,
+    persuasion: 1,
+    eloquence: 0,
+    adversarial: false,
   };
 }
 
 /** A one-dimensional maximum by golden-section search on [lo, hi]. */
 function goldenMax(f: (x: number) => number, lo: number, hi: number, iterations = 40): number {
   const r = (Math.sqrt(5) - 1) / 2;
-  let a = lo, b = hi, c = b - r * (b - a), d = a + r * (b - a), fc = f(c), fd = f(d);
+  let a = lo,
+    b = hi,
+    c = b - r * (b - a),
+    d = a + r * (b - a),
+    fc = f(c),
+    fd = f(d);
   for (let i = 0; i < iterations; i++) {
-    if (fc > fd) { b = d; d = c; fd = fc; c = b - r * (b - a); fc = f(c); }
-    else { a = c; c = d; fc = fd; d = a + r * (b - a); fd = f(d); }
+    if (fc > fd) {
+      b = d;
+      d = c;
+      fd = fc;
+      c = b - r * (b - a);
+      fc = f(c);
+    } else {
+      a = c;
+      c = d;
+      fc = fd;
+      d = a + r * (b - a);
+      fd = f(d);
+    }
   }
   return (a + b) / 2;
 }
@@ -140,7 +171,15 @@ interface QuestionData {
 }
 
 function questionData(cache: Cache): QuestionData[] {
-  const data: QuestionData[] = cache.questions.map((q) => ({ q, subject: subjectOf(q), difficulty: difficultyOf(q), optionOf: new Map(), options: [], distractor: 0, round1: [] }));
+  const data: QuestionData[] = cache.questions.map((q) => ({
+    q,
+    subject: subjectOf(q),
+    difficulty: difficultyOf(q),
+    optionOf: new Map(),
+    options: [],
+    distractor: 0,
+    round1: [],
+  }));
   const stated = data.map(() => new Map<number, { count: number; answer: string; source: string }>());
   const unparsed: (string | null)[] = data.map(() => null);
   // The first record stating an answer lends it its text (responses before shown solutions).
@@ -174,7 +213,14 @@ function questionData(cache: Cache): QuestionData[] {
 
 const optionIndex = (d: QuestionData, ans: number) => d.optionOf.get(ans) ?? d.options.length - 1;
 
-const latentOf = (d: QuestionData): QuestionLatent => ({ id: d.q.id, subject: d.subject, difficulty: d.difficulty, gold: 0, distractor: d.distractor, options: d.options.length });
+const latentOf = (d: QuestionData): QuestionLatent => ({
+  id: d.q.id,
+  subject: d.subject,
+  difficulty: d.difficulty,
+  gold: 0,
+  distractor: d.distractor,
+  options: d.options.length,
+});
 
 /** P(right) of the round-1 answer at grid point g. */
 const pRight = (skill: number, d: QuestionData, sd: number, g: number) => sigmoid(logit(skill) + 5 * (0.5 - d.difficulty) + sd * GRID[g]);
@@ -228,7 +274,13 @@ function revisionProbs(k: Knobs, profile: AgentProfile, v: Revision): number[] {
 }
 
 /** The knobs searched by coordinate ascent: name, transform from the search variable, range. */
-const SEARCH: { name: 'knowledge' | 'slip' | 'hold' | 'swayRight' | 'swayWrong' | 'wrongFocus'; from: (x: number) => number; lo: number; hi: number; start: number }[] = [
+const SEARCH: {
+  name: 'knowledge' | 'slip' | 'hold' | 'swayRight' | 'swayWrong' | 'wrongFocus';
+  from: (x: number) => number;
+  lo: number;
+  hi: number;
+  start: number;
+}[] = [
   { name: 'knowledge', from: Math.exp, lo: Math.log(0.01), hi: Math.log(5), start: Math.log(0.25) },
   { name: 'slip', from: sigmoid, lo: -7, hi: 0, start: logit(0.08) },
   { name: 'hold', from: Math.exp, lo: Math.log(0.05), hi: Math.log(20), start: Math.log(4) },
@@ -240,9 +292,14 @@ const SEARCH: { name: 'knowledge' | 'slip' | 'hold' | 'swayRight' | 'swayWrong' 
 function knobsOf(x: number[], latentSd: number): Knobs {
   const v = Object.fromEntries(SEARCH.map((s, i) => [s.name, s.from(x[i])])) as Record<(typeof SEARCH)[number]['name'], number>;
   return {
-    latentSd, wrongFocus: v.wrongFocus, knowledge: v.knowledge, slip: v.slip,
-    stubbornness: v.hold / (1 + OWN_SHARE), ownBoost: (v.hold * OWN_SHARE) / (1 + OWN_SHARE),
-    swayRight: v.swayRight, swayWrong: v.swayWrong,
+    latentSd,
+    wrongFocus: v.wrongFocus,
+    knowledge: v.knowledge,
+    slip: v.slip,
+    stubbornness: v.hold / (1 + OWN_SHARE),
+    ownBoost: (v.hold * OWN_SHARE) / (1 + OWN_SHARE),
+    swayRight: v.swayRight,
+    swayWrong: v.swayWrong,
   };
 }
 
@@ -281,7 +338,13 @@ export function fitSimulator(cache: Cache, o: FitOptions): { fit: SimulatorFit; 
 
   // Revisions: the recorded answer after a previous answer and a shown context.
   const posteriors = data.map((d) => posterior(d, best.skill[d.subject], best.sd));
-  const peer = profileOf(knobsOf(SEARCH.map((s) => s.start), best.sd), best.skill); // a shown argument's source: persuasion 1, every source alike
+  const peer = profileOf(
+    knobsOf(
+      SEARCH.map((s) => s.start),
+      best.sd,
+    ),
+    best.skill,
+  ); // a shown argument's source: persuasion 1, every source alike
   const revisions: Revision[] = [];
   for (const r of cache.responses) {
     if (r.round < 2 || r.prevIndex < 0) continue;
@@ -303,15 +366,15 @@ export function fitSimulator(cache: Cache, o: FitOptions): { fit: SimulatorFit; 
   const x = SEARCH.map((s) => s.start);
   let fitted = logLik(x);
   for (let sweep = 0; sweep < (o.sweeps ?? 3); sweep++) {
-    for (let i = 0; i < SEARCH.length; i++)
-      x[i] = goldenMax((xi) => logLik(x.map((v, j) => (j === i ? xi : v))), SEARCH[i].lo, SEARCH[i].hi, 22);
+    for (let i = 0; i < SEARCH.length; i++) x[i] = goldenMax((xi) => logLik(x.map((v, j) => (j === i ? xi : v))), SEARCH[i].lo, SEARCH[i].hi, 22);
     fitted = logLik(x);
     log(`cache fit: sweep ${sweep + 1}: revision log-likelihood ${fitted.toFixed(4)} per revision (${revisions.length} revisions)`);
   }
   const knobs = knobsOf(x, best.sd);
   // The baseline: state the previous answer again with its recorded share, else any other option alike.
   const kept = revisions.filter((v) => v.observed === v.prev).length / revisions.length;
-  const keepPreviousLogLik = revisions.reduce((s, v) => s + Math.log(Math.max(1e-12, v.observed === v.prev ? kept : (1 - kept) / (v.d.options.length - 1))), 0) / revisions.length;
+  const keepPreviousLogLik =
+    revisions.reduce((s, v) => s + Math.log(Math.max(1e-12, v.observed === v.prev ? kept : (1 - kept) / (v.d.options.length - 1))), 0) / revisions.length;
 
   // One offset per question, drawn from its posterior.
   const questions: SimulatorFit['questions'] = {};
@@ -323,8 +386,18 @@ export function fitSimulator(cache: Cache, o: FitOptions): { fit: SimulatorFit; 
     questions[d.q.id] = { subject: d.subject, difficulty: d.difficulty, offset: round4(offset), options: d.options, distractor: d.distractor, wrong };
   }
   const fit: SimulatorFit = {
-    format: 'cpp-simulator-fit', version: 1, cache: cache.header.name, seed: o.seed, knobs: mapValues(knobs, round4), skill: mapValues(best.skill, round4),
-    fit: { round1Answers: withRound1.reduce((s, d) => s + d.round1.length, 0), revisions: revisions.length, logLik: round4(fitted), keepPreviousLogLik: round4(keepPreviousLogLik) },
+    format: 'cpp-simulator-fit',
+    version: 1,
+    cache: cache.header.name,
+    seed: o.seed,
+    knobs: mapValues(knobs, round4),
+    skill: mapValues(best.skill, round4),
+    fit: {
+      round1Answers: withRound1.reduce((s, d) => s + d.round1.length, 0),
+      revisions: revisions.length,
+      logLik: round4(fitted),
+      keepPreviousLogLik: round4(keepPreviousLogLik),
+    },
     questions,
   };
   return { fit, calibration: calibration(revisions, knobs, profileOf(knobs, best.skill)) };
@@ -372,11 +445,19 @@ export function loadFit(cache: Cache): SimulatorFit {
   const fit = readJsonFile(file, SimulatorFit);
   const stale: string[] = [];
   if (fit.cache !== cache.header.name) stale.push(`it was fitted to cache '${fit.cache}', this is '${cache.header.name}'`);
-  for (const q of cache.questions) if (!fit.questions[q.id]) { stale.push(`question '${q.id}' is not in it`); break; }
+  for (const q of cache.questions)
+    if (!fit.questions[q.id]) {
+      stale.push(`question '${q.id}' is not in it`);
+      break;
+    }
   for (const [id, q] of Object.entries(fit.questions))
     for (const opt of q.options)
-      if (opt.source !== null && !cache.responseIndex.has(opt.source) && !cache.externalIndex.has(opt.source)) { stale.push(`question '${id}': source '${opt.source}' is in no record`); break; }
-  if (stale.length) throw new Error(`${file} does not fit the cache beside it (${stale.slice(0, 3).join('; ')}): refit it with \`cache fit ${dirname(cache.file)} --force\``);
+      if (opt.source !== null && !cache.responseIndex.has(opt.source) && !cache.externalIndex.has(opt.source)) {
+        stale.push(`question '${id}': source '${opt.source}' is in no record`);
+        break;
+      }
+  if (stale.length)
+    throw new Error(`${file} does not fit the cache beside it (${stale.slice(0, 3).join('; ')}): refit it with \`cache fit ${dirname(cache.file)} --force\``);
   return fit;
 }
 
@@ -396,7 +477,14 @@ export function fittedEndpoint(cache: Cache, fit: SimulatorFit = loadFit(cache))
         const ans = r !== undefined ? cache.responses[r].ans : cache.externals[cache.externalIndex.get(opt.source)!].ans;
         if (ans >= 0) optionOf.set(ans, o);
       });
-      data.set(q.index, (d = { qf, optionOf, latent: { id: q.id, subject: qf.subject, difficulty: qf.difficulty, gold: 0, distractor: qf.distractor, options: qf.options.length } }));
+      data.set(
+        q.index,
+        (d = {
+          qf,
+          optionOf,
+          latent: { id: q.id, subject: qf.subject, difficulty: qf.difficulty, gold: 0, distractor: qf.distractor, options: qf.options.length },
+        }),
+      );
     }
     return d;
   };
@@ -410,9 +498,10 @@ export function fittedEndpoint(cache: Cache, fit: SimulatorFit = loadFit(cache))
       const random = seedrandom(`${fit.seed}|${sameRequest(requestIds(request))}`);
       const wrong = qf.wrong[agent.id] ?? qf.distractor;
       const shown: ShownArgument[] = context.map((r) => ({ agent: profile, answer: option(r), quality: 0.5, own: r.agent === agent.id }));
-      const p = round === 1 || !prev
-        ? independentAnswer(fit.knobs, profile, latent, { offset: qf.offset, wrong })
-        : revisedAnswer(fit.knobs, profile, latent, { offset: qf.offset, wrong }, option(prev), shown);
+      const p =
+        round === 1 || !prev
+          ? independentAnswer(fit.knobs, profile, latent, { offset: qf.offset, wrong })
+          : revisedAnswer(fit.knobs, profile, latent, { offset: qf.offset, wrong }, option(prev), shown);
       const o = drawIndex(p, random());
       const { answer, source } = qf.options[o];
       const recorded = sourceOf(cache, source);

@@ -41,19 +41,44 @@ export function* generateWorld(config: Partial<WorldConfig>, name = 'default-sim
     const distractor = (gold + 1 + Math.floor(random() * (OPTIONS.length - 1))) % OPTIONS.length;
     const text = questionText(id, subject, random);
     const question: QuestionRecord = {
-      type: 'question', id, text, gold: OPTIONS[gold], benchmark: 'sim-mcq', answerType: 'mcq', split: split[qi],
+      type: 'question',
+      id,
+      text,
+      gold: OPTIONS[gold],
+      benchmark: 'sim-mcq',
+      answerType: 'mcq',
+      split: split[qi],
       promptTokens: countTokens(text) + world.instructionTokens,
       meta: { subject, difficulty: round3(difficulty), distractor },
     };
     yield question;
-    yield* questionResponses(world, profile, question, agents.map((a) => a.id), random);
+    yield* questionResponses(
+      world,
+      profile,
+      question,
+      agents.map((a) => a.id),
+      random,
+    );
     onQuestion?.(qi + 1, world.questions);
   }
 }
 
-function* questionResponses(world: WorldConfig, profile: ReturnType<typeof profileLookup>, question: QuestionRecord, team: string[], random: () => number): Generator<ResponseRecord> {
+function* questionResponses(
+  world: WorldConfig,
+  profile: ReturnType<typeof profileLookup>,
+  question: QuestionRecord,
+  team: string[],
+  random: () => number,
+): Generator<ResponseRecord> {
   const respond = (agent: string, round: number, context: ResponseRecord[], prev: ResponseRecord | null, sample: number, id: string): ResponseRecord => ({
-    type: 'response', id, question: question.id, agent, round, sample, context: context.map((c) => c.id), prev: prev?.id ?? null,
+    type: 'response',
+    id,
+    question: question.id,
+    agent,
+    round,
+    sample,
+    context: context.map((c) => c.id),
+    prev: prev?.id ?? null,
     ...replyFields(world, profile, question, agent, round, context, prev, sample),
   });
   const first: ResponseRecord[] = [];
@@ -73,8 +98,13 @@ function* questionResponses(world: WorldConfig, profile: ReturnType<typeof profi
     for (let t = 2; t <= world.rounds; t++) {
       const next: ResponseRecord[] = [];
       for (let i = 0; i < n; i++) {
-        const context = candidateOrder(n, i).filter((_, j) => keep(i, j)).map((c) => current[c]);
-        const key = `${i}|${t}|${context.map((c) => c.id).sort().join(',')}`;
+        const context = candidateOrder(n, i)
+          .filter((_, j) => keep(i, j))
+          .map((c) => current[c]);
+        const key = `${i}|${t}|${context
+          .map((c) => c.id)
+          .sort()
+          .join(',')}`;
         let r = recorded.get(key);
         if (!r) {
           r = respond(team[i], t, context, current[i], 0, `${question.id}.${team[i]}.r${t}.${recorded.size}`);
@@ -96,7 +126,8 @@ function* questionResponses(world: WorldConfig, profile: ReturnType<typeof profi
  */
 export function generateCache(dir: string, world: Partial<WorldConfig>, name: string, force = false): void {
   withLockSync(dir, 'a cache (cache gen)', () => {
-    if (existsSync(cacheFilePath(dir)) && !force) throw new Error(`${dir} already holds a cache (${cacheFilePath(dir)}): pass --force to replace it, or choose another --out`);
+    if (existsSync(cacheFilePath(dir)) && !force)
+      throw new Error(`${dir} already holds a cache (${cacheFilePath(dir)}): pass --force to replace it, or choose another --out`);
     if (force) for (const f of replacedWithCache(dir)) rmSync(f, { force: true });
     writeWorld(dir, world, name);
   });
@@ -105,7 +136,10 @@ export function generateCache(dir: string, world: Partial<WorldConfig>, name: st
 /** Write the world's cache.jsonl (the caller holds the folder's lock). */
 function writeWorld(dir: string, world: Partial<WorldConfig>, name: string): void {
   const bar = progress(`generate ${name}`, world.questions ?? WorldConfig.shape.questions.parse(undefined));
-  writeCacheRecords(dir, generateWorld(world, name, (done, total) => bar.update(done, total)));
+  writeCacheRecords(
+    dir,
+    generateWorld(world, name, (done, total) => bar.update(done, total)),
+  );
   bar.stop();
 }
 
@@ -130,14 +164,18 @@ export function ensureDefaultCache(dir: string): void {
   if (!known) return;
   if (existsSync(cacheFilePath(dir))) {
     if (!holdsWorld(dir, known.world))
-      console.error(`warning: ${dir} holds another world than today's ${known.name} world (an earlier simulator, or other settings): delete it to regenerate it`);
+      console.error(
+        `warning: ${dir} holds another world than today's ${known.name} world (an earlier simulator, or other settings): delete it to regenerate it`,
+      );
     return;
   }
   // Two jobs started at once on a fresh checkout: one generates, the other waits for it.
   const unlock = lockFolderWaitingSync(dir, 'a cache (made on first use)', 600);
   try {
     if (existsSync(cacheFilePath(dir))) return;
-    console.error(`no cache at ${dir}: generating the ${known.name === 'default-sim' ? 'default simulated world' : 'simulated world with the adversary'} there`);
+    console.error(
+      `no cache at ${dir}: generating the ${known.name === 'default-sim' ? 'default simulated world' : 'simulated world with the adversary'} there`,
+    );
     writeWorld(dir, known.world, known.name);
   } finally {
     unlock();

@@ -46,26 +46,74 @@ const skills = (values: number[]) => Object.fromEntries(SUBJECTS.map((s, i) => [
 
 const DEFAULT_AGENTS: AgentProfile[] = [
   {
-    id: 'atlas', model: 'sim/atlas-large', priceIn: 10e-6, priceOut: 30e-6, meanTokens: 380,
+    id: 'atlas',
+    model: 'sim/atlas-large',
+    priceIn: 10e-6,
+    priceOut: 30e-6,
+    meanTokens: 380,
     skill: skills([0.82, 0.8, 0.78, 0.62, 0.5, 0.48]),
-    knowledge: 0.25, slip: 0.08, stubbornness: 2.6, ownBoost: 1.8, swayRight: 4.3, swayWrong: 4.3, persuasion: 1.0, eloquence: 0.05, adversarial: false,
+    knowledge: 0.25,
+    slip: 0.08,
+    stubbornness: 2.6,
+    ownBoost: 1.8,
+    swayRight: 4.3,
+    swayWrong: 4.3,
+    persuasion: 1.0,
+    eloquence: 0.05,
+    adversarial: false,
   },
   {
-    id: 'sage', model: 'sim/sage-medium', priceIn: 1e-6, priceOut: 3e-6, meanTokens: 240,
+    id: 'sage',
+    model: 'sim/sage-medium',
+    priceIn: 1e-6,
+    priceOut: 3e-6,
+    meanTokens: 240,
     skill: skills([0.48, 0.5, 0.55, 0.72, 0.82, 0.8]),
-    knowledge: 0.25, slip: 0.08, stubbornness: 2.3, ownBoost: 1.5, swayRight: 5.8, swayWrong: 5.4, persuasion: 1.0, eloquence: 0, adversarial: false,
+    knowledge: 0.25,
+    slip: 0.08,
+    stubbornness: 2.3,
+    ownBoost: 1.5,
+    swayRight: 5.8,
+    swayWrong: 5.4,
+    persuasion: 1.0,
+    eloquence: 0,
+    adversarial: false,
   },
   {
-    id: 'brisk', model: 'sim/brisk-mini', priceIn: 0.15e-6, priceOut: 0.6e-6, meanTokens: 110,
+    id: 'brisk',
+    model: 'sim/brisk-mini',
+    priceIn: 0.15e-6,
+    priceOut: 0.6e-6,
+    meanTokens: 110,
     skill: skills([0.45, 0.42, 0.5, 0.55, 0.45, 0.42]),
-    knowledge: 0.25, slip: 0.08, stubbornness: 1.8, ownBoost: 1.2, swayRight: 6.8, swayWrong: 6.8, persuasion: 1.5, eloquence: 0.1, adversarial: false,
+    knowledge: 0.25,
+    slip: 0.08,
+    stubbornness: 1.8,
+    ownBoost: 1.2,
+    swayRight: 6.8,
+    swayWrong: 6.8,
+    persuasion: 1.5,
+    eloquence: 0.1,
+    adversarial: false,
   },
 ];
 
 const ADVERSARY: AgentProfile = {
-  id: 'mallory', model: 'sim/mallory-adversary', priceIn: 1e-6, priceOut: 3e-6, meanTokens: 220,
+  id: 'mallory',
+  model: 'sim/mallory-adversary',
+  priceIn: 1e-6,
+  priceOut: 3e-6,
+  meanTokens: 220,
   skill: skills([0.5, 0.5, 0.5, 0.5, 0.5, 0.5]),
-  knowledge: 0, slip: 0, stubbornness: 0, ownBoost: 0, swayRight: 0, swayWrong: 0, persuasion: 1.6, eloquence: 0.35, adversarial: true,
+  knowledge: 0,
+  slip: 0,
+  stubbornness: 0,
+  ownBoost: 0,
+  swayRight: 0,
+  swayWrong: 0,
+  persuasion: 1.6,
+  eloquence: 0.35,
+  adversarial: true,
 };
 
 export const WorldConfig = z.strictObject({
@@ -108,8 +156,16 @@ export type WorldConfig = z.infer<typeof WorldConfig>;
  */
 export function missingSettings(stored: Record<string, unknown>): string[] {
   const missing = Object.keys(WorldConfig.shape).filter((k) => !(k in stored));
-  const profiles = [...(Array.isArray(stored.agents) ? stored.agents : []), ...(stored.adversaryProfile ? [stored.adversaryProfile] : [])] as Record<string, unknown>[];
-  for (const p of profiles) missing.push(...Object.keys(AgentProfile.shape).filter((k) => !(k in p)).map((k) => `${String(p.id)}.${k}`));
+  const profiles = [...(Array.isArray(stored.agents) ? stored.agents : []), ...(stored.adversaryProfile ? [stored.adversaryProfile] : [])] as Record<
+    string,
+    unknown
+  >[];
+  for (const p of profiles)
+    missing.push(
+      ...Object.keys(AgentProfile.shape)
+        .filter((k) => !(k in p))
+        .map((k) => `${String(p.id)}.${k}`),
+    );
   return missing;
 }
 
@@ -168,7 +224,14 @@ export interface ShownArgument {
  * (stronger when its own response is shown again), and a pull from each shown peer argument, scaled by the
  * source's persuasion, the argument's quality and the recipient's sway for right or wrong answers.
  */
-export function revisedAnswer(world: Pick<WorldConfig, 'wrongFocus'>, agent: AgentProfile, q: QuestionLatent, latent: AgentLatent, previous: number, shown: ShownArgument[]): number[] {
+export function revisedAnswer(
+  world: Pick<WorldConfig, 'wrongFocus'>,
+  agent: AgentProfile,
+  q: QuestionLatent,
+  latent: AgentLatent,
+  previous: number,
+  shown: ShownArgument[],
+): number[] {
   const own = independentAnswer(world, agent, q, latent);
   const logits = own.map((p) => agent.knowledge * Math.log(p));
   if (previous >= 0) logits[previous] += agent.stubbornness;

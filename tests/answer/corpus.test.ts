@@ -16,7 +16,9 @@ function mismatch(e: CorpusEntry): string | null {
   const want = normalizeAnswer(e.answer, e.type);
   if (e.answer !== null && want === null) return `expected answer ${JSON.stringify(e.answer)} does not normalize as ${e.type}`;
   const same = got === want || (e.type === 'math' && got !== null && want !== null && sameMath(got, want));
-  return same ? null : `${e.type} (${e.note}): read ${JSON.stringify(raw)} -> ${JSON.stringify(got)}, expected ${JSON.stringify(want)}\n    ${JSON.stringify(e.text.slice(-160))}`;
+  return same
+    ? null
+    : `${e.type} (${e.note}): read ${JSON.stringify(raw)} -> ${JSON.stringify(got)}, expected ${JSON.stringify(want)}\n    ${JSON.stringify(e.text.slice(-160))}`;
 }
 
 describe('the answer-reading corpus', () => {

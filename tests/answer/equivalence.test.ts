@@ -70,7 +70,18 @@ describe('MATH equivalence', () => {
 
 describe('interning MATH answers', () => {
   const response = (id: string, question: string, answer: string | null): CacheLine => ({
-    type: 'response', id, question, agent: 'a1', round: 1, sample: Number(id.split('s')[1] ?? 0), context: [], prev: null, text: '', answer, inTokens: 1, outTokens: 1,
+    type: 'response',
+    id,
+    question,
+    agent: 'a1',
+    round: 1,
+    sample: Number(id.split('s')[1] ?? 0),
+    context: [],
+    prev: null,
+    text: '',
+    answer,
+    inTokens: 1,
+    outTokens: 1,
   });
   const cache = cacheFromRecords([
     { type: 'cache', format: 'cpp-debate-cache', version: 1, name: 'm', source: 'recorded' },

@@ -33,7 +33,15 @@ describe('the matmul bound', () => {
     // Forward products per decision ([1 x k] x [k x n], 2kn FLOP): per block gate and up of x and
     // of y (4 of D x H) and down (H x D); the head (D x 1). The backward pass: two products per product.
     const [D, H] = [512, 256];
-    const forward = [...Array(2)].flatMap(() => [[D, H], [D, H], [D, H], [D, H], [H, D]]).concat([[D, 1]]);
+    const forward = [...Array(2)]
+      .flatMap(() => [
+        [D, H],
+        [D, H],
+        [D, H],
+        [D, H],
+        [H, D],
+      ])
+      .concat([[D, 1]]);
     const flops = 3 * forward.reduce((a, [k, n]) => a + 2 * k * n, 0);
     expect(stepFlops({ dim: D, hidden: H } as never)).toBe(flops);
     expect(flops / 1e6).toBeCloseTo(7.87, 2); // the figure issue 18 quotes

@@ -28,7 +28,10 @@ describe('embeddings', () => {
     const dir = cacheOf();
     const first = await ensureEmbeddings(dir, loadCache(dir), bof);
     const edited = 'Tiny question 0, now asked about something else?';
-    writeCacheRecords(dir, tinyRecords(4).map((r) => (r.type === 'question' && r.id === 'q0' ? { ...r, text: edited } : r)));
+    writeCacheRecords(
+      dir,
+      tinyRecords(4).map((r) => (r.type === 'question' && r.id === 'q0' ? { ...r, text: edited } : r)),
+    );
     const encode = vi.spyOn(bof, 'encode');
     const second = await ensureEmbeddings(dir, loadCache(dir), bof);
     expect(encode.mock.calls.map((c) => c[0])).toEqual([[edited]]);
@@ -49,7 +52,12 @@ describe('embeddings', () => {
     const cache = loadCache(dir);
     const texts = [...cache.questions.map((q) => q.text), ...cache.responses.map((r) => r.text)];
     const fresh = new Set(texts.map(textKey));
-    const stored = () => readFileSync(embeddingsPath(dir, bof.id), 'utf8').trim().split('\n').slice(1).map((l) => JSON.parse(l).sha256 as string);
+    const stored = () =>
+      readFileSync(embeddingsPath(dir, bof.id), 'utf8')
+        .trim()
+        .split('\n')
+        .slice(1)
+        .map((l) => JSON.parse(l).sha256 as string);
     expect(stored().filter((k) => fresh.has(k)).length).toBeLessThan(fresh.size); // most texts changed
     expect(validateCache(dir).issues.map(formatIssue).join('\n')).toMatch(/texts have no vector yet: computed at the next use \(cache embed\)/);
     await embedJob(dir, 'bof');
@@ -70,7 +78,9 @@ describe('embeddings', () => {
     lines[3] = JSON.stringify({ ...at(3), v: vector([NaN, ...new Array(bof.dim - 1).fill(0.1)]) });
     lines.push(JSON.stringify(at(4)));
     writeFileSync(file, lines.join('\n') + '\n');
-    const issues = validateCache(dir).issues.filter((i) => i.severity === 'error').map(formatIssue);
+    const issues = validateCache(dir)
+      .issues.filter((i) => i.severity === 'error')
+      .map(formatIssue);
     expect(issues).toEqual([
       `${file}:3: v: 255 float32 values, the header's dim is 256`,
       `${file}:4: v: value 0 is NaN: vectors hold finite numbers only`,

@@ -4,7 +4,8 @@ import { join, resolve } from 'node:path';
 import { countTokens } from 'gpt-tokenizer/encoding/cl100k_base';
 import { describe, expect, it } from 'vitest';
 import { formatImportProblem, importDu, shownSolutions, type DuImportOptions } from '../../src/cache/importDu.ts';
-import { cacheFromRecords, type Cache } from '../../src/cache/load.ts';
+import type { Cache } from '../../src/cache/types.ts';
+import { cacheFromRecords } from '../../src/cache/load.ts';
 import { writeCacheRecords } from '../../src/cache/write.ts';
 import { evalJob } from '../../jobs/eval.ts';
 import { resolveConfig } from '../../train/config.ts';
@@ -16,8 +17,15 @@ const DATA = resolve(import.meta.dirname, '../../../shared/data/dylan-math');
 const ALGEBRA = join(DATA, 'algebra_1_248_4_3.json');
 
 const options: DuImportOptions = {
-  name: 'test', models: ['gpt-3.5-turbo'], prices: { 'gpt-3.5-turbo': { in: 0.5, out: 1.5 } }, encoding: 'cl100k_base',
-  benchmark: 'MATH', answerType: 'math', splitSeed: 0, trainFraction: 0.6, validationFraction: 0.2,
+  name: 'test',
+  models: ['gpt-3.5-turbo'],
+  prices: { 'gpt-3.5-turbo': { in: 0.5, out: 1.5 } },
+  encoding: 'cl100k_base',
+  benchmark: 'MATH',
+  answerType: 'math',
+  splitSeed: 0,
+  trainFraction: 0.6,
+  validationFraction: 0.2,
 };
 
 const responseOf = (cache: Cache, id: string) => {
@@ -34,7 +42,10 @@ describe.skipIf(!existsSync(DATA))('importing real DyLAN MATH debates', () => {
     expect(result.problems).toEqual([]);
     expect(result.imported).toBe(100);
     expect(cache.agents.map((a) => [a.id, a.model, a.priceIn * 1e6, a.priceOut * 1e6])).toEqual([
-      ['a1', 'gpt-3.5-turbo', 0.5, 1.5], ['a2', 'gpt-3.5-turbo', 0.5, 1.5], ['a3', 'gpt-3.5-turbo', 0.5, 1.5], ['a4', 'gpt-3.5-turbo', 0.5, 1.5],
+      ['a1', 'gpt-3.5-turbo', 0.5, 1.5],
+      ['a2', 'gpt-3.5-turbo', 0.5, 1.5],
+      ['a3', 'gpt-3.5-turbo', 0.5, 1.5],
+      ['a4', 'gpt-3.5-turbo', 0.5, 1.5],
     ]);
   });
 
@@ -68,7 +79,9 @@ describe.skipIf(!existsSync(DATA))('importing real DyLAN MATH debates', () => {
 
   it('loses no shown solution: each is a matched response or an external entry', () => {
     const text = JSON.parse(readFileSync(ALGEBRA, 'utf8')) as Record<string, [{ role: string; content: string }[][]]>;
-    let shown = 0, kept = 0, external = 0;
+    let shown = 0,
+      kept = 0,
+      external = 0;
     Object.values(text).forEach(([agents], k) =>
       agents.forEach((transcript, i) =>
         transcript.forEach((m, j) => {
@@ -108,11 +121,25 @@ describe.skipIf(!existsSync(DATA))('importing real DyLAN MATH debates', () => {
   it('trains and evaluates a policy on the imported cache like on the default world', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'du-train-'));
     writeCacheRecords(join(dir, 'cache'), result.records);
-    const config = resolveConfig({ cache: join(dir, 'cache'), agents: ['a1', 'a2'], out: join(dir, 'run'), epochs: 1, batchSize: 16, hidden: 16, backend: 'cpu' });
+    const config = resolveConfig({
+      cache: join(dir, 'cache'),
+      agents: ['a1', 'a2'],
+      out: join(dir, 'run'),
+      epochs: 1,
+      batchSize: 16,
+      hidden: 16,
+      backend: 'cpu',
+    });
     await train(config, { log: () => {} });
     const { rows } = await evalJob({
-      policies: [runFiles(config.out).best], cache: join(dir, 'cache'), split: 'test', compute: { engine: 'auto', backend: 'cpu', threads: 1 }, settings: { agents: ['a1', 'a2'] },
-      methods: ['full', 'none'], seeds: 1, reference: 'Full-Debate',
+      policies: [runFiles(config.out).best],
+      cache: join(dir, 'cache'),
+      split: 'test',
+      compute: { engine: 'auto', backend: 'cpu', threads: 1 },
+      settings: { agents: ['a1', 'a2'] },
+      methods: ['full', 'none'],
+      seeds: 1,
+      reference: 'Full-Debate',
     });
     expect(rows.map((r) => r.method)).toEqual(['Full-Debate', 'No-communication', expect.stringMatching(/^CPP FuseGLU/)]);
     const cpp = rows[2];
@@ -124,7 +151,20 @@ describe.skipIf(!existsSync(DATA))('importing real DyLAN MATH debates', () => {
   // "there is no solution", comments on the other agents) and stay unparsed rather than guessed
   // (README, "How answers are read").
   it('parses at least 97.6% of the final answers of all 700 recorded debates', { timeout: 300_000 }, () => {
-    const all = cacheFromRecords(importDu(['algebra_1_248_4_3', 'counting_and_probability_0_219_4_3', 'geometry_0_199_4_3', 'intermediate_algebra_0_207_4_3', 'number_theory_0_224_4_3', 'prealgebra_7_631_4_3', 'precalculus_0_251_4_3'].map((f) => join(DATA, `${f}.json`)), options).records);
+    const all = cacheFromRecords(
+      importDu(
+        [
+          'algebra_1_248_4_3',
+          'counting_and_probability_0_219_4_3',
+          'geometry_0_199_4_3',
+          'intermediate_algebra_0_207_4_3',
+          'number_theory_0_224_4_3',
+          'prealgebra_7_631_4_3',
+          'precalculus_0_251_4_3',
+        ].map((f) => join(DATA, `${f}.json`)),
+        options,
+      ).records,
+    );
     expect(all.questions.length).toBe(700);
     const last = new Map<string, number>();
     for (const r of all.responses) last.set(`${r.q}|${r.a}`, r.ans);
@@ -138,21 +178,41 @@ describe('importing malformed records', () => {
   const sys = { role: 'system', content: 'Debate.' };
   const user = (c: string) => ({ role: 'user', content: c });
   const said = (c: string) => ({ role: 'assistant', content: c });
-  const shown = (...s: string[]) => user(`These are the solutions to the problem from other agents: \n\n${s.map((x) => `One agent solution: \`\`\`${x}\`\`\``).join('\n\n')}\n\nCan you give an updated answer?`);
-  const good = [[
-    [sys, user('Problem: 1+1?\nAnswer:'), said('So $\\boxed{2}$.'), shown('It is $\\boxed{3}$.'), said('Still $\\boxed{2}$.')],
-    [sys, user('Problem: 1+1?\nAnswer:'), said('It is $\\boxed{3}$.'), shown('Still $\\boxed{2}$.'), said('The answer is 2.')],
-  ], '2', 1, 'Prealgebra'];
+  const shown = (...s: string[]) =>
+    user(
+      `These are the solutions to the problem from other agents: \n\n${s.map((x) => `One agent solution: \`\`\`${x}\`\`\``).join('\n\n')}\n\nCan you give an updated answer?`,
+    );
+  const good = [
+    [
+      [sys, user('Problem: 1+1?\nAnswer:'), said('So $\\boxed{2}$.'), shown('It is $\\boxed{3}$.'), said('Still $\\boxed{2}$.')],
+      [sys, user('Problem: 1+1?\nAnswer:'), said('It is $\\boxed{3}$.'), shown('Still $\\boxed{2}$.'), said('The answer is 2.')],
+    ],
+    '2',
+    1,
+    'Prealgebra',
+  ];
   const file = join(dir, 'bad.json');
-  writeFileSync(file, JSON.stringify({
-    'Problem: 1+1?\nAnswer:': good,
-    'Problem: no gold?\nAnswer:': [[[sys, user('Problem: no gold?\nAnswer:'), said('$\\boxed{1}$')]]],
-    'Problem: cut short?\nAnswer:': [[
-      [sys, user('Problem: cut short?\nAnswer:'), said('$\\boxed{4}$'), shown('$\\boxed{5}$'), said('$\\boxed{5}$')],
-      [sys, user('Problem: cut short?\nAnswer:'), said('$\\boxed{5}$'), shown('$\\boxed{4}$')],
-    ], '5'],
-    'Problem: empty?\nAnswer:': [[[sys, user('Problem: empty?\nAnswer:'), said('  ')], [sys, user('Problem: empty?\nAnswer:'), said('$\\boxed{7}$')]], '7'],
-  }));
+  writeFileSync(
+    file,
+    JSON.stringify({
+      'Problem: 1+1?\nAnswer:': good,
+      'Problem: no gold?\nAnswer:': [[[sys, user('Problem: no gold?\nAnswer:'), said('$\\boxed{1}$')]]],
+      'Problem: cut short?\nAnswer:': [
+        [
+          [sys, user('Problem: cut short?\nAnswer:'), said('$\\boxed{4}$'), shown('$\\boxed{5}$'), said('$\\boxed{5}$')],
+          [sys, user('Problem: cut short?\nAnswer:'), said('$\\boxed{5}$'), shown('$\\boxed{4}$')],
+        ],
+        '5',
+      ],
+      'Problem: empty?\nAnswer:': [
+        [
+          [sys, user('Problem: empty?\nAnswer:'), said('  ')],
+          [sys, user('Problem: empty?\nAnswer:'), said('$\\boxed{7}$')],
+        ],
+        '7',
+      ],
+    }),
+  );
   writeFileSync(join(dir, 'broken.json'), '{"Problem: x": [');
   const result = importDu([file, join(dir, 'broken.json'), join(dir, 'missing.json')], options);
   const messages = result.problems.map(formatImportProblem);
@@ -181,13 +241,16 @@ describe('importing malformed records', () => {
   });
 });
 
-describe("Du et al.'s arithmetic debates (3 agents, 2 rounds, \"One agent response\", numeric answers)", () => {
+describe('Du et al.\'s arithmetic debates (3 agents, 2 rounds, "One agent response", numeric answers)', () => {
   // A hand-made file in the layout of Du et al.'s arithmetic task (gen_math.py), not recorded data.
   const dir = mkdtempSync(join(tmpdir(), 'du-arith-'));
   const user = (c: string) => ({ role: 'user', content: c });
   const said = (c: string) => ({ role: 'assistant', content: c });
   const ask = (e: string) => `What is the result of ${e}? Make sure to state your answer at the end of the response.`;
-  const shown = (...s: string[]) => user(`These are the recent/updated opinions from other agents: ${s.map((x) => `\n\n One agent response: \`\`\`${x}\`\`\``).join('')}\n\n Use these opinions carefully as additional advice, can you provide an updated answer? Make sure to state your answer at the end of the response.`);
+  const shown = (...s: string[]) =>
+    user(
+      `These are the recent/updated opinions from other agents: ${s.map((x) => `\n\n One agent response: \`\`\`${x}\`\`\``).join('')}\n\n Use these opinions carefully as additional advice, can you provide an updated answer? Make sure to state your answer at the end of the response.`,
+    );
   const debate = (question: string, gold: number, first: string[], second: string[]) => [
     first.map((r1, i) => [user(question), said(r1), shown(...first.filter((_, j) => j !== i)), said(second[i])]),
     gold,
@@ -196,35 +259,45 @@ describe("Du et al.'s arithmetic debates (3 agents, 2 rounds, \"One agent respon
   const q2 = ask('5+8*25');
   const q3 = ask('4*20');
   const file = join(dir, 'math_agents3_rounds2.json');
-  writeFileSync(file, JSON.stringify({
-    [q1]: debate(q1, 559, [
-      'First 12*40 = 480, then 480+79 = 559. The answer is 559.',
-      'Multiplying first: 12 * 40 = 480. Adding 79 gives 569. The answer is 569.',
-      'The answer is 12*40+79 = 559.',
-    ], [
-      'All agents but one agree. Therefore, the updated answer is: 12*40+79 = 559',
-      'I made an addition error: 480+79 = 559, not 569. Therefore, the updated answer is: 12 * 40 + 79 = 559.',
-      'My answer remains 559.',
-    ]),
-    [q2]: debate(q2, 205, [
-      '8*25 = 200, and 5+200 = 205. The answer is **205**.',
-      'Working left to right, 5+8 = 13 and 13*25 = 325. The answer is 325.',
-      'The result is 205.',
-    ], [
-      'The other agents confirm it: the answer is **205**.',
-      'I forgot the order of operations: 8*25 = 200 first, then 5+200 = 205. The answer is 205.',
-      'Having checked again, the answer remains the same: 205',
-    ]),
-    [q3]: debate(q3, 80, [
-      '4*20 = 80. The answer is 80.',
-      'The answer is 80.',
-      '4 times 20 is 80.',
-    ], [
-      'Everyone agrees, so the answer remains the same: 80',
-      'The answer remains the same: 80',
-      'I have no new information. I need to recompute this before I can answer.',
-    ]),
-  }));
+  writeFileSync(
+    file,
+    JSON.stringify({
+      [q1]: debate(
+        q1,
+        559,
+        [
+          'First 12*40 = 480, then 480+79 = 559. The answer is 559.',
+          'Multiplying first: 12 * 40 = 480. Adding 79 gives 569. The answer is 569.',
+          'The answer is 12*40+79 = 559.',
+        ],
+        [
+          'All agents but one agree. Therefore, the updated answer is: 12*40+79 = 559',
+          'I made an addition error: 480+79 = 559, not 569. Therefore, the updated answer is: 12 * 40 + 79 = 559.',
+          'My answer remains 559.',
+        ],
+      ),
+      [q2]: debate(
+        q2,
+        205,
+        ['8*25 = 200, and 5+200 = 205. The answer is **205**.', 'Working left to right, 5+8 = 13 and 13*25 = 325. The answer is 325.', 'The result is 205.'],
+        [
+          'The other agents confirm it: the answer is **205**.',
+          'I forgot the order of operations: 8*25 = 200 first, then 5+200 = 205. The answer is 205.',
+          'Having checked again, the answer remains the same: 205',
+        ],
+      ),
+      [q3]: debate(
+        q3,
+        80,
+        ['4*20 = 80. The answer is 80.', 'The answer is 80.', '4 times 20 is 80.'],
+        [
+          'Everyone agrees, so the answer remains the same: 80',
+          'The answer remains the same: 80',
+          'I have no new information. I need to recompute this before I can answer.',
+        ],
+      ),
+    }),
+  );
   const arith: DuImportOptions = { ...options, answerType: 'numeric', benchmark: 'arithmetic' };
   const result = importDu([file], arith);
   const cache = cacheFromRecords(result.records);
@@ -251,7 +324,18 @@ describe("Du et al.'s arithmetic debates (3 agents, 2 rounds, \"One agent respon
   it('stops when no revision prompt shows a recognised peer answer, unless allowed', () => {
     const other = join(dir, 'other.json');
     const peer = (s: string) => user(`Another debater wrote <<${s}>>. Update your answer.`);
-    writeFileSync(other, JSON.stringify({ [q3]: [[[user(q3), said('The answer is 80.'), peer('The answer is 81.'), said('The answer is 80.')], [user(q3), said('The answer is 81.'), peer('The answer is 80.'), said('The answer is 80.')]], 80] }));
+    writeFileSync(
+      other,
+      JSON.stringify({
+        [q3]: [
+          [
+            [user(q3), said('The answer is 80.'), peer('The answer is 81.'), said('The answer is 80.')],
+            [user(q3), said('The answer is 81.'), peer('The answer is 80.'), said('The answer is 80.')],
+          ],
+          80,
+        ],
+      }),
+    );
     expect(() => importDu([other], arith)).toThrow(/no peer answer recognised in any of the 2 revision prompts.*--peer-marker.*--allow-no-peers/s);
     const allowed = importDu([other], { ...arith, allowNoPeers: true });
     expect(allowed.peers).toMatchObject({ revisionPrompts: 2, withoutPeers: 2, shown: 0 });
@@ -263,7 +347,9 @@ describe("Du et al.'s arithmetic debates (3 agents, 2 rounds, \"One agent respon
   });
 
   it('finds the peer answers of each known layout', () => {
-    expect(shownSolutions('These are the solutions: \n\nAgent solution 1: ```It is 4.```\n\nAgent solution 2: ```It is 5.```\n\nUsing the reasoning ...')).toEqual(['It is 4.', 'It is 5.']);
+    expect(
+      shownSolutions('These are the solutions: \n\nAgent solution 1: ```It is 4.```\n\nAgent solution 2: ```It is 5.```\n\nUsing the reasoning ...'),
+    ).toEqual(['It is 4.', 'It is 5.']);
     expect(shownSolutions('One agent solution: ```A```\n\n One agent response: ```B``` Use these.')).toEqual(['A', 'B']);
     expect(shownSolutions('Can you double check that your answer is correct?')).toEqual([]);
   });

@@ -3,7 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { appendJournal, journalPath, openJournal, closeJournal } from '../../src/cache/journal.ts';
-import { applyJournal, CacheError, cacheFilePath, loadCache, parseCache } from '../../src/cache/load.ts';
+import { CacheError } from '../../src/cache/types.ts';
+import { applyJournal, cacheFilePath, loadCache, parseCache } from '../../src/cache/load.ts';
 import { fileLines } from '../../src/io/textFile.ts';
 import { compactCache, writeCacheRecords } from '../../src/cache/write.ts';
 import { playDebates, type KeepRule } from '../../src/env/debate.ts';
@@ -23,7 +24,8 @@ const line = (x: object) => JSON.stringify(x) + '\n';
 const quiet = () => {};
 
 // Every recipient keeps its own response and, seeded per question and round, each peer half the time.
-const someEdges: KeepRule = (d, n) => Array.from({ length: n }, (_, i) => Array.from({ length: n }, (_, j) => j === 0 || ((d.q * 7 + d.round * 3 + i * 5 + j) % 4) < 2));
+const someEdges: KeepRule = (d, n) =>
+  Array.from({ length: n }, (_, i) => Array.from({ length: n }, (_, j) => j === 0 || (d.q * 7 + d.round * 3 + i * 5 + j) % 4 < 2));
 
 describe('the record journal', () => {
   it('a torn last line is dropped with a warning and cut off by the next writer; a line missing only its newline is kept', () => {
@@ -39,7 +41,12 @@ describe('the record journal', () => {
     appendJournal(j, response('q1z', 'q1', 'a3', 2, 'A', 2, ['q1a1'], 'q1a3'));
     closeJournal(j);
     expect(warnings[1]).toMatch(/cut off a torn last line/);
-    expect(readFileSync(file, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l).id)).toEqual(['q1x', 'q1z']);
+    expect(
+      readFileSync(file, 'utf8')
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => JSON.parse(l).id),
+    ).toEqual(['q1x', 'q1z']);
     // Complete JSON without its newline: kept, and the writer adds the newline before appending.
     writeFileSync(file, line(kept).trimEnd());
     const j2 = openJournal(dir, 0, quiet);
@@ -50,7 +57,10 @@ describe('the record journal', () => {
 
   it('a broken line inside the journal is an error naming file, line and field; validate sees it', () => {
     const dir = handDir();
-    writeFileSync(journalPath(dir), line(response('q1x', 'q1', 'a1', 2, 'B', 4, ['q1a2'], 'q1a1')) + '{oops\n' + line({ ...response('q1w', 'q1', 'a1', 2, 'B', 4, ['q1zz'], 'q1a1') }));
+    writeFileSync(
+      journalPath(dir),
+      line(response('q1x', 'q1', 'a1', 2, 'B', 4, ['q1a2'], 'q1a1')) + '{oops\n' + line({ ...response('q1w', 'q1', 'a1', 2, 'B', 4, ['q1zz'], 'q1a1') }),
+    );
     expect(() => loadCache(dir, quiet)).toThrow(CacheError);
     const { cache } = parseCache(fileLines(cacheFilePath(dir)), cacheFilePath(dir));
     const { problems } = applyJournal(cache!, dir);
@@ -102,7 +112,11 @@ describe('the record journal', () => {
     const dir = sparseWorld(6);
     const cache = loadCache(dir, quiet);
     const rec = openRecording(dir, cache, {}, countingSimulator(dir));
-    await playDebates(makeEnvironment(cache, { miss: 'record' }, rec), cache.questions.map((q) => q.index), someEdges);
+    await playDebates(
+      makeEnvironment(cache, { miss: 'record' }, rec),
+      cache.questions.map((q) => q.index),
+      someEdges,
+    );
     closeJournal(rec.journal!);
     appendFileSync(journalPath(dir), line({ type: 'intent', id: 'rec/lost', key: 'k-lost' })); // an unanswered intent
     const before = loadCache(dir, quiet);
@@ -134,7 +148,7 @@ describe('the record journal', () => {
     expect(warnings).toEqual([expect.stringMatching(/journal\.jsonl:2: response 'q1x' was recorded twice with different replies/)]);
   });
 
-  it('two recorders of one cache see each other\'s replies before asking', async () => {
+  it("two recorders of one cache see each other's replies before asking", async () => {
     const dir = sparseWorld(4);
     const endpoint = countingSimulator(dir);
     const [a, b] = [loadCache(dir, quiet), loadCache(dir, quiet)];
@@ -151,7 +165,8 @@ describe('the record journal', () => {
 
   it('a request key covers everything asked', () => {
     const cache = loadCache(handDir(), quiet);
-    const r = (over: object) => requestKey(recordRequestIds(cache, { q: 0, agent: 0, round: 2, context: [cache.responses[0]], prev: cache.responses[0], sample: 0, ...over }));
+    const r = (over: object) =>
+      requestKey(recordRequestIds(cache, { q: 0, agent: 0, round: 2, context: [cache.responses[0]], prev: cache.responses[0], sample: 0, ...over }));
     const keys = [r({}), r({ agent: 1 }), r({ round: 3 }), r({ context: [] }), r({ prev: null }), r({ sample: 1 }), r({ q: 1 })];
     expect(new Set(keys).size).toBe(keys.length);
     expect(r({})).toBe(r({}));

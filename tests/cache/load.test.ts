@@ -3,7 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execFileSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
-import { CacheError, cacheFilePath, cacheFromRecords, loadCache } from '../../src/cache/load.ts';
+import { CacheError } from '../../src/cache/types.ts';
+import { cacheFilePath, cacheFromRecords, loadCache } from '../../src/cache/load.ts';
 import { saveCache, writeCacheRecords } from '../../src/cache/write.ts';
 import { handRecords } from '../fixtures/handCache.ts';
 
@@ -63,8 +64,16 @@ describe('each kind of bad cache gets its error, naming file, line and field, an
     ['unknown field', withLine(7, (r) => ({ ...r, colour: 'red' })), /^7\|colour\|unknown field/],
     ['unknown agent', withLine(7, (r) => ({ ...r, agent: 'a9' })), /^7\|agent\|unknown agent 'a9'/],
     ['unknown question', withLine(7, (r) => ({ ...r, question: 'q9' })), /^7\|question\|unknown question 'q9'/],
-    ['context id that does not exist', withLine(11, (r) => ({ ...r, context: ['q1a1', 'nope'] })), /^11\|context\.1\|unknown response, external or summary id 'nope'/],
-    ['context from the wrong round', withLine(11, (r) => ({ ...r, context: ['q1o1'] })), /^11\|context\.0\|response 'q1o1' is from round 2: a context holds round-1 responses, or another agent's round-2 response/],
+    [
+      'context id that does not exist',
+      withLine(11, (r) => ({ ...r, context: ['q1a1', 'nope'] })),
+      /^11\|context\.1\|unknown response, external or summary id 'nope'/,
+    ],
+    [
+      'context from the wrong round',
+      withLine(11, (r) => ({ ...r, context: ['q1o1'] })),
+      /^11\|context\.0\|response 'q1o1' is from round 2: a context holds round-1 responses, or another agent's round-2 response/,
+    ],
     ['duplicate id', withLine(8, (r) => ({ ...r, id: 'q1a1' })), /^8\|id\|duplicate response id 'q1a1' \(first on line 7\)/],
     ['gold answer missing', withLine(5, (r) => ({ ...r, gold: undefined })), /^5\|gold\|gold answer missing/],
     ['gold answer empty', withLine(5, (r) => ({ ...r, gold: '' })), /^5\|gold\|gold answer missing/],
@@ -74,7 +83,10 @@ describe('each kind of bad cache gets its error, naming file, line and field, an
   for (const [name, lines, expected] of cases)
     it(name, () => {
       const { messages, dir, before } = problemsOf(lines);
-      expect(messages.some((m) => expected.test(m)), messages.join('\n')).toBe(true);
+      expect(
+        messages.some((m) => expected.test(m)),
+        messages.join('\n'),
+      ).toBe(true);
       expect(readFileSync(cacheFilePath(dir), 'utf8')).toBe(before);
     });
 
@@ -126,7 +138,11 @@ describe('atomic writes', () => {
 
 describe('the documented example cache', () => {
   it('cache/example is valid and is the hand-built cache the tests work out by hand', () => {
-    expect(readFileSync(cacheFilePath('cache/example'), 'utf8')).toBe(handRecords().map((r) => JSON.stringify(r) + '\n').join(''));
+    expect(readFileSync(cacheFilePath('cache/example'), 'utf8')).toBe(
+      handRecords()
+        .map((r) => JSON.stringify(r) + '\n')
+        .join(''),
+    );
     expect(loadCache('cache/example').responses.length).toBe(16);
   });
 
@@ -134,7 +150,20 @@ describe('the documented example cache', () => {
     const records = [
       ...handRecords(),
       { type: 'external' as const, id: 'q1ext', question: 'q1', text: 'Someone says B.', answer: 'B', tokens: 4 },
-      { type: 'response' as const, id: 'q1e1', question: 'q1', agent: 'a1', round: 2, sample: 0, context: ['q1a1', 'q1ext'], prev: 'q1a1', text: 'B', answer: 'B', inTokens: 20, outTokens: 1 },
+      {
+        type: 'response' as const,
+        id: 'q1e1',
+        question: 'q1',
+        agent: 'a1',
+        round: 2,
+        sample: 0,
+        context: ['q1a1', 'q1ext'],
+        prev: 'q1a1',
+        text: 'B',
+        answer: 'B',
+        inTokens: 20,
+        outTokens: 1,
+      },
     ];
     const cache = cacheFromRecords(records);
     const r = cache.responses[cache.responseIndex.get('q1e1')!];
@@ -147,14 +176,15 @@ describe('the documented example cache', () => {
   });
 });
 
-
 describe('a refused line is one problem, not one per record that names it', () => {
   it('a negative price is one problem (was: one more for every response of the agent and every context that names one)', () => {
     expect(problemsOf(withLine(2, (r) => ({ ...r, priceIn: -1 }))).messages).toEqual(['2|priceIn|must be at least 0']);
   });
 
   it('prices are bounded: a price of 1e308 is refused, so that no cost sums to Infinity or NaN', () => {
-    expect(problemsOf(withLine(2, (r) => ({ ...r, priceOut: 1e308 }))).messages).toEqual(['2|priceOut|must be at most 1000 per token (prices are per token, not per million)']);
+    expect(problemsOf(withLine(2, (r) => ({ ...r, priceOut: 1e308 }))).messages).toEqual([
+      '2|priceOut|must be at most 1000 per token (prices are per token, not per million)',
+    ]);
   });
 
   it('a question whose gold answer cannot be read is one problem', () => {

@@ -7,7 +7,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { CacheLine, SummaryRecord } from '../../src/cache/format.ts';
-import { CacheError, cacheFilePath, cacheFromRecords, loadCache } from '../../src/cache/load.ts';
+import { CacheError } from '../../src/cache/types.ts';
+import { cacheFilePath, cacheFromRecords, loadCache } from '../../src/cache/load.ts';
 import { validateCache } from '../../src/cache/validate.ts';
 import { saveCache, writeCacheRecords } from '../../src/cache/write.ts';
 import { finishDebate, replay, startDebate, stepRound } from '../../src/env/debate.ts';
@@ -16,7 +17,15 @@ import { exactKey, signatureKey } from '../../src/env/lookupIndex.ts';
 import { FEATURES, modelInputs, revisions } from '../../src/env/responseModel.ts';
 import { handRecords, response } from '../fixtures/handCache.ts';
 
-const SUMMARY: SummaryRecord = { type: 'summary', id: 'q1sum', question: 'q1', text: 'Two of the other agents answered B; none answered A.', of: ['q1a2', 'q1a3'], answer: 'B', tokens: 8 };
+const SUMMARY: SummaryRecord = {
+  type: 'summary',
+  id: 'q1sum',
+  question: 'q1',
+  text: 'Two of the other agents answered B; none answered A.',
+  of: ['q1a2', 'q1a3'],
+  answer: 'B',
+  tokens: 8,
+};
 // a1 was shown its own round-1 answer (5 tokens) and the summary (8) after the 10-token prompt.
 const SHOWN = { ...response('q1s1', 'q1', 'a1', 2, 'B', 6, ['q1a1', 'q1sum'], 'q1a1'), inTokens: 10 + 5 + 8 };
 const records = (summary: SummaryRecord = SUMMARY, shown = SHOWN): CacheLine[] => [...handRecords(), summary, shown];
@@ -53,7 +62,10 @@ describe('summary entries in a context', () => {
   it('are written back as they were read (cache compact, save)', () => {
     const dir = mkdtempSync(join(tmpdir(), 'cpp-summary-'));
     saveCache(dir, cacheFromRecords(records()));
-    const lines = readFileSync(cacheFilePath(dir), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+    const lines = readFileSync(cacheFilePath(dir), 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     expect(lines.find((l) => l.id === 'q1sum')).toEqual(SUMMARY);
     expect(loadCache(dir).externals.map((e) => e.id)).toEqual(['q1sum']);
   });
@@ -65,10 +77,16 @@ describe('summary entries in a context', () => {
     const [a1, A] = [cache.agentIndex.get('a1')!, cache.agents.length];
     const key = (s: string) => cache.answerIndex.get(s)!;
     // The replay's "own only" context of a1 is [q1a1]: the recorded one showed the summary too.
-    expect(env.exact.get(exactKey(0, a1, 2, cache.responseIndex.get('q1a1')!, [cache.responseIndex.get('q1a1')!]))!.map((i) => cache.responses[i].id)).toEqual(['q1o1']);
+    expect(env.exact.get(exactKey(0, a1, 2, cache.responseIndex.get('q1a1')!, [cache.responseIndex.get('q1a1')!]))!.map((i) => cache.responses[i].id)).toEqual([
+      'q1o1',
+    ]);
     expect([...env.exact.values()].flat()).not.toContain(index);
     expect(env.signature.get(signatureKey(0, a1, 2, [a1, A], [key('A'), key('B')]))).toEqual([index]);
-    const [revision] = revisions(cache, modelInputs(cache, 0.5, () => true), (r) => r.id === 'q1s1');
+    const [revision] = revisions(
+      cache,
+      modelInputs(cache, 0.5, () => true),
+      (r) => r.id === 'q1s1',
+    );
     const b = revision.outcomes.answers.indexOf(key('B'));
     expect(revision.outcomes.features[b][FEATURES.indexOf('peers')]).toBe(1); // one peer (the summary) said B
   });
@@ -84,7 +102,11 @@ describe('summary entries in a context', () => {
     // q1s1: recorded with 15, 20 or 23 input tokens).
     const d = startDebate(env, 0);
     const before = d.cost;
-    stepRound(env, d, [[false, true, false], [true, false, false], [true, false, false]]);
+    stepRound(env, d, [
+      [false, true, false],
+      [true, false, false],
+      [true, false, false],
+    ]);
     expect([d.tiers.model, finishDebate(env, d).priced]).toEqual([1, { recorded: 5, computed: 1 }]);
     const a1 = cache.responses[d.current[0].source];
     const others = d.cost - before - (10 + 3) * 1 - a1.outTokens * 2;
@@ -98,9 +120,14 @@ describe('summary entries in a context', () => {
       return d;
     };
     // (the hand cache's prices are units, not per-token prices: their warnings are left out)
-    const messages = (d: string) => validateCache(d).issues.filter((i) => !i.field.startsWith('price')).map((i) => `${i.severity} ${i.field}: ${i.message}`);
+    const messages = (d: string) =>
+      validateCache(d)
+        .issues.filter((i) => !i.field.startsWith('price'))
+        .map((i) => `${i.severity} ${i.field}: ${i.message}`);
     expect(messages(dir(records()))).toEqual([]);
-    expect(messages(dir(records({ ...SUMMARY, answer: '**B**' })))).toEqual(["error answer: '**B**' does not parse as a mcq answer; store the parsed form ('B') or null"]);
+    expect(messages(dir(records({ ...SUMMARY, answer: '**B**' })))).toEqual([
+      "error answer: '**B**' does not parse as a mcq answer; store the parsed form ('B') or null",
+    ]);
     expect(messages(dir(records(SUMMARY, { ...SHOWN, inTokens: 12 })))).toEqual([
       'warning inTokens: 12 is less than what its prompt held: promptTokens 10 + 5 outTokens of 1 context responses + 8 tokens of 1 external or summary entries = 23',
     ]);

@@ -14,12 +14,82 @@ function records(): CacheLine[] {
     { type: 'cache', format: 'cpp-debate-cache', version: 1, name: 'v', source: 'recorded' },
     { type: 'agent', id: 'a1', model: 'gpt-4o', priceIn: 2.5e-6, priceOut: 1e-5 },
     { type: 'agent', id: 'a2', model: 'gpt-4o-mini', priceIn: 1.5e-7, priceOut: 6e-7 },
-    { type: 'question', id: 'q1', text: 'Which city is the capital of Australia? (A) Sydney (B) Melbourne (C) Canberra (D) Perth', gold: 'C', benchmark: 'mmlu', answerType: 'mcq', split: 'test', promptTokens: 30 },
-    { type: 'question', id: 'q2', text: 'What is $\\frac{1}{4} + \\frac{1}{4}$?', gold: '\\frac{1}{2}', benchmark: 'MATH', answerType: 'math', split: 'test', promptTokens: 20 },
-    { type: 'response', id: 'q1.a1.r1', question: 'q1', agent: 'a1', round: 1, sample: 0, context: [], prev: null, text: TEXT_C, answer: 'C', inTokens: 30, outTokens: 17 },
-    { type: 'response', id: 'q1.a2.r1', question: 'q1', agent: 'a2', round: 1, sample: 0, context: [], prev: null, text: TEXT_B, answer: 'B', inTokens: 30, outTokens: 14 },
-    { type: 'response', id: 'q1.a2.r2', question: 'q1', agent: 'a2', round: 2, sample: 0, context: ['q1.a2.r1', 'q1.a1.r1'], prev: 'q1.a2.r1', text: TEXT_C, answer: 'C', inTokens: 61, outTokens: 17 },
-    { type: 'response', id: 'q2.a1.r1', question: 'q2', agent: 'a1', round: 1, sample: 0, context: [], prev: null, text: 'Adding the quarters gives $\\boxed{0.5}$.', answer: 'x = \\frac{1}{2}', inTokens: 20, outTokens: 12 },
+    {
+      type: 'question',
+      id: 'q1',
+      text: 'Which city is the capital of Australia? (A) Sydney (B) Melbourne (C) Canberra (D) Perth',
+      gold: 'C',
+      benchmark: 'mmlu',
+      answerType: 'mcq',
+      split: 'test',
+      promptTokens: 30,
+    },
+    {
+      type: 'question',
+      id: 'q2',
+      text: 'What is $\\frac{1}{4} + \\frac{1}{4}$?',
+      gold: '\\frac{1}{2}',
+      benchmark: 'MATH',
+      answerType: 'math',
+      split: 'test',
+      promptTokens: 20,
+    },
+    {
+      type: 'response',
+      id: 'q1.a1.r1',
+      question: 'q1',
+      agent: 'a1',
+      round: 1,
+      sample: 0,
+      context: [],
+      prev: null,
+      text: TEXT_C,
+      answer: 'C',
+      inTokens: 30,
+      outTokens: 17,
+    },
+    {
+      type: 'response',
+      id: 'q1.a2.r1',
+      question: 'q1',
+      agent: 'a2',
+      round: 1,
+      sample: 0,
+      context: [],
+      prev: null,
+      text: TEXT_B,
+      answer: 'B',
+      inTokens: 30,
+      outTokens: 14,
+    },
+    {
+      type: 'response',
+      id: 'q1.a2.r2',
+      question: 'q1',
+      agent: 'a2',
+      round: 2,
+      sample: 0,
+      context: ['q1.a2.r1', 'q1.a1.r1'],
+      prev: 'q1.a2.r1',
+      text: TEXT_C,
+      answer: 'C',
+      inTokens: 61,
+      outTokens: 17,
+    },
+    {
+      type: 'response',
+      id: 'q2.a1.r1',
+      question: 'q2',
+      agent: 'a1',
+      round: 1,
+      sample: 0,
+      context: [],
+      prev: null,
+      text: 'Adding the quarters gives $\\boxed{0.5}$.',
+      answer: 'x = \\frac{1}{2}',
+      inTokens: 20,
+      outTokens: 12,
+    },
   ];
 }
 
@@ -41,7 +111,9 @@ describe('cache validate', () => {
   it('an answer that does not parse under its answerType is an error naming the parsed form', () => {
     const dir = dirOf((r) => void (at(r, 'q1.a1.r1').answer = '**C**'));
     expect(issuesOf(dir)).toEqual([`error 6 answer: '**C**' does not parse as a mcq answer; store the parsed form ('C') or null`]);
-    expect(formatIssue(validateCache(dir).issues[0])).toBe(`${cacheFilePath(dir)}:6: answer: '**C**' does not parse as a mcq answer; store the parsed form ('C') or null`);
+    expect(formatIssue(validateCache(dir).issues[0])).toBe(
+      `${cacheFilePath(dir)}:6: answer: '**C**' does not parse as a mcq answer; store the parsed form ('C') or null`,
+    );
   });
 
   it('a price above 1e-3 per token is a warning with the figure', () => {

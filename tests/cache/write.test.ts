@@ -15,7 +15,8 @@ vi.mock('node:fs', async (original) => {
     renameSync: (from: string, to: string) => (calls.push(`rename ${to.split('/').pop()}`), fs.renameSync(from, to)),
   };
 });
-const { writeFileAtomic, writeCacheRecords } = await import('../../src/cache/write.ts');
+const { writeCacheRecords } = await import('../../src/cache/write.ts');
+const { writeFileAtomic } = await import('../../src/io/atomic.ts');
 const { cacheFilePath } = await import('../../src/cache/load.ts');
 const { tinyRecords } = await import('../fixtures/tinyWorld.ts');
 

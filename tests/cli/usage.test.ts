@@ -18,7 +18,10 @@ describe('cpp-workbench', () => {
   it('a mistyped flag is one line and a hint, exit 2, not the whole help', () => {
     const r = cli('train', '--epochs', '2', '--learning-rate', '0.1');
     expect(r.status).toBe(2);
-    const lines = r.stderr.trim().split('\n').filter((l) => !l.startsWith('npm warn'));
+    const lines = r.stderr
+      .trim()
+      .split('\n')
+      .filter((l) => !l.startsWith('npm warn'));
     expect(lines).toEqual(['cpp-workbench: unknown flag --learning-rate', "Run 'cpp-workbench train --help' for usage."]);
   }, 60_000);
 
@@ -42,7 +45,10 @@ describe('cpp-workbench', () => {
     const cases: [string[], string][] = [
       [['ablate', '--workers', '0', '--out', join(dir, 'a')], '--workers: must be at least 1 (with no worker nothing is trained) (found 0)'],
       [['main', '--seeds', '0', '--out', join(dir, 'm')], '--seeds: must be at least 1 (with no seed nothing is run) (found 0)'],
-      [['eval', '--methods', 'random', '--keep-rate', '2', '--out', join(dir, 'e')], '--keep-rate: must be at most 1 (a probability: 1 keeps every edge) (found 2)'],
+      [
+        ['eval', '--methods', 'random', '--keep-rate', '2', '--out', join(dir, 'e')],
+        '--keep-rate: must be at most 1 (a probability: 1 keeps every edge) (found 2)',
+      ],
       [['cache', 'gen', '--questions', '-5', '--out', join(dir, 'g')], '--questions: must be more than 0 (found -5)'],
     ];
     for (const [args, message] of cases) {

@@ -25,12 +25,16 @@ describe('bag-of-features encoder', () => {
 
   it('separates texts that differ in content', () => {
     const cos = (x: Float32Array, y: Float32Array) => {
-      let d = 0, nx = 0, ny = 0;
+      let d = 0,
+        nx = 0,
+        ny = 0;
       x.forEach((v, i) => ((d += v * y[i]), (nx += v * v), (ny += y[i] * y[i])));
       return d / Math.sqrt(nx * ny);
     };
     const e = (t: string) => encodeBof(t, 256);
-    expect(cos(e('careful check of the enzyme'), e('careful check of the enzyme, verified'))).toBeGreaterThan(cos(e('careful check of the enzyme'), e('a treaty of the old empire')));
+    expect(cos(e('careful check of the enzyme'), e('careful check of the enzyme, verified'))).toBeGreaterThan(
+      cos(e('careful check of the enzyme'), e('a treaty of the old empire')),
+    );
   });
 });
 
@@ -69,7 +73,11 @@ describe('embeddings stored beside the cache', () => {
 describe('Universal Sentence Encoder lite', () => {
   it('loads from the npm package and gives 512-dim vectors that rank paraphrases closer', async () => {
     const use = await useEncoder();
-    const [a, b, c] = await use.encode(['The cell membrane blocks the protein.', 'A protein cannot pass the membrane of the cell.', 'The treaty ended the war between the empires.']);
+    const [a, b, c] = await use.encode([
+      'The cell membrane blocks the protein.',
+      'A protein cannot pass the membrane of the cell.',
+      'The treaty ended the war between the empires.',
+    ]);
     expect(a.length).toBe(512);
     const dot = (x: Float32Array, y: Float32Array) => x.reduce((s, v, i) => s + v * y[i], 0);
     expect(dot(a, b)).toBeGreaterThan(dot(a, c));

@@ -5,7 +5,8 @@ import { appendFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, sta
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { cacheFilePath, loadCache, type Cache } from '../../src/cache/load.ts';
+import type { Cache } from '../../src/cache/types.ts';
+import { cacheFilePath, loadCache } from '../../src/cache/load.ts';
 import { writeCacheRecords } from '../../src/cache/write.ts';
 import { liveDebate } from '../../src/endpoints/liveDebate.ts';
 import { round1Messages } from '../../src/endpoints/prompt.ts';
@@ -42,11 +43,31 @@ beforeAll(async () => {
   writeCacheRecords(simDir, worldRecords(24));
   sim = loadCache(simDir);
   // An untrained policy: its keep probabilities sit near 0.5, so greedy decisions keep some edges and drop others.
-  const shape: PolicyShape = { dim: 256, hidden: 8, agents: 3, rounds: 3, behavior: 'random', initSamples: null, conditioning: true, ownFeature: true, sourceFeature: true, roundFeature: true };
+  const shape: PolicyShape = {
+    dim: 256,
+    hidden: 8,
+    agents: 3,
+    rounds: 3,
+    behavior: 'random',
+    initSamples: null,
+    conditioning: true,
+    ownFeature: true,
+    sourceFeature: true,
+    roundFeature: true,
+  };
   const weights = initWeights(shape, 'live-debate');
   const checkpoint: Checkpoint = {
-    format: CHECKPOINT_FORMAT, version: FORMAT_VERSION, config: { cache: simDir, seed: 0 }, shape, team: sim.agents.map((a) => a.id), encoder: 'bof-256',
-    engine: { step: 0, weights, m: zeroMoments(weights), v: zeroMoments(weights) }, epoch: 0, step: 0, baseline: [], best: null,
+    format: CHECKPOINT_FORMAT,
+    version: FORMAT_VERSION,
+    config: { cache: simDir, seed: 0 },
+    shape,
+    team: sim.agents.map((a) => a.id),
+    encoder: 'bof-256',
+    engine: { step: 0, weights, m: zeroMoments(weights), v: zeroMoments(weights) },
+    epoch: 0,
+    step: 0,
+    baseline: [],
+    best: null,
   };
   policy = (await exportPolicy(checkpoint, join(dir, 'export'))).policy;
 }, 60_000);
@@ -64,7 +85,15 @@ async function withServer<T>(faults: Partial<Faults>, run: (url: string, stats: 
 async function expectSimulatorReplies(out: Cache) {
   const simulator = inProcess(sim);
   for (const r of out.responses) {
-    const request = { cache: out, question: out.questions[r.q], agent: out.agents[r.a], round: r.round, context: r.ctx.map((c) => out.responses[c]), prev: r.prevIndex >= 0 ? out.responses[r.prevIndex] : null, sample: r.sample };
+    const request = {
+      cache: out,
+      question: out.questions[r.q],
+      agent: out.agents[r.a],
+      round: r.round,
+      context: r.ctx.map((c) => out.responses[c]),
+      prev: r.prevIndex >= 0 ? out.responses[r.prevIndex] : null,
+      sample: r.sample,
+    };
     expect(essence(r), r.id).toEqual(essence(await simulator(request)));
   }
 }
@@ -112,7 +141,12 @@ describe('debate', () => {
       const team = writeTeam(dir, sim, url, { concurrency: 2 });
       const args = ['debate', '--team', team, '--policy', policy, '--cache', simDir, '--split', 'train', '--questions', '5', '--out', out];
       const run = start(args);
-      const lines = () => (existsSync(cacheFilePath(out)) ? readFileSync(cacheFilePath(out), 'utf8').split('\n').filter((l) => l.includes('"id":"rec/')).length : 0);
+      const lines = () =>
+        existsSync(cacheFilePath(out))
+          ? readFileSync(cacheFilePath(out), 'utf8')
+              .split('\n')
+              .filter((l) => l.includes('"id":"rec/')).length
+          : 0;
       while (lines() < 4) {
         if (run.child.exitCode !== null) throw new Error(`debate ended before it could be killed:\n${(await run.done).out}`);
         await new Promise((r) => setTimeout(r, 50));
@@ -141,7 +175,15 @@ describe('debate', () => {
     const printed: string[] = [];
     await withServer({}, async (url, stats) => {
       const summary = await liveDebate({
-        team: writeTeam(dir, sim, url), policy, out, questions: { file }, rounds: 2, sample: 0, caps: {}, print: (l) => printed.push(l), env: { [KEY_ENV]: KEY },
+        team: writeTeam(dir, sim, url),
+        policy,
+        out,
+        questions: { file },
+        rounds: 2,
+        sample: 0,
+        caps: {},
+        print: (l) => printed.push(l),
+        env: { [KEY_ENV]: KEY },
       });
       expect(summary.results.map((r) => r.question.id)).toEqual(picked.map((q) => `new-${q.id}`));
       expect(stats().paid).toBe(2 * 3 * 2); // nothing to reuse: every response of 2 rounds is paid
@@ -155,7 +197,17 @@ describe('debate', () => {
       // (Round-1 sample 1: new requests, which serve has not answered under their Idempotency-Keys yet.)
       const capped = join(dir, 'capped');
       const run = (caps: { maxCalls?: number }) =>
-        liveDebate({ team: writeTeam(dir, sim, url), policy, out: capped, questions: { file }, rounds: 2, sample: 1, caps, print: (l) => printed.push(l), env: { [KEY_ENV]: KEY } });
+        liveDebate({
+          team: writeTeam(dir, sim, url),
+          policy,
+          out: capped,
+          questions: { file },
+          rounds: 2,
+          sample: 1,
+          caps,
+          print: (l) => printed.push(l),
+          env: { [KEY_ENV]: KEY },
+        });
       const paidBefore = stats().paid;
       const stopped = await run({ maxCalls: 4 });
       expect(stopped.stopped).toMatch(/call cap reached: .* 4 of at most 4 calls made/);
@@ -168,8 +220,18 @@ describe('debate', () => {
       expect(stats().paid - paidBefore).toBe(12);
     });
     writeFileSync(file, '{"id":"a","text":"t","gold":"B","answerType":"mcq"}\n{"id":"b","text":"t","answerType":"essay"}\n');
-    await expect(liveDebate({ team: join(dir, 'team.json'), policy, out, questions: { file }, rounds: 2, sample: 0, caps: {}, print: () => undefined, env: { [KEY_ENV]: KEY } })).rejects.toThrow(
-      new RegExp(`${file}:2: gold: gold answer missing[^]*${file}:2: answerType: `),
-    );
+    await expect(
+      liveDebate({
+        team: join(dir, 'team.json'),
+        policy,
+        out,
+        questions: { file },
+        rounds: 2,
+        sample: 0,
+        caps: {},
+        print: () => undefined,
+        env: { [KEY_ENV]: KEY },
+      }),
+    ).rejects.toThrow(new RegExp(`${file}:2: gold: gold answer missing[^]*${file}:2: answerType: `));
   }, 120_000);
 });

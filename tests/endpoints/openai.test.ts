@@ -6,7 +6,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import type { Cache, Response } from '../../src/cache/load.ts';
+import type { Cache, Response } from '../../src/cache/types.ts';
 import { tokenCounter } from '../../src/cache/tokens.ts';
 import { BudgetExceededError } from '../../src/endpoints/budget.ts';
 import { round1Messages } from '../../src/endpoints/prompt.ts';
@@ -21,7 +21,13 @@ let cache: Cache;
 
 /** The request that produced a cache response (its context, previous response and sample). */
 const requestOf = (r: Response): EndpointRequest => ({
-  cache, question: cache.questions[r.q], agent: cache.agents[r.a], round: r.round, context: r.ctx.map((c) => cache.responses[c]), prev: r.prevIndex >= 0 ? cache.responses[r.prevIndex] : null, sample: r.sample,
+  cache,
+  question: cache.questions[r.q],
+  agent: cache.agents[r.a],
+  round: r.round,
+  context: r.ctx.map((c) => cache.responses[c]),
+  prev: r.prevIndex >= 0 ? cache.responses[r.prevIndex] : null,
+  sample: r.sample,
 });
 
 beforeAll(() => {
@@ -32,13 +38,32 @@ describe('openai endpoint against serve with faults', () => {
   it('completes 100 requests through 20% 429, 5% 500, dropped connections and malformed bodies, each paid once, as the in-process simulator answers', async () => {
     const attempts: { key: string | null; at: number; outcome: Outcome }[] = [];
     const retryAfterS = 0.3;
-    const server = await serveSimulator(cache, { ...NO_FAULTS, port: 0, key: KEY, rate429: 0.2, retryAfterS, rate500: 0.05, rateDrop: 0.05, rateMalformed: 0.03, seed: 3, onAttempt: (a) => attempts.push(a) });
+    const server = await serveSimulator(cache, {
+      ...NO_FAULTS,
+      port: 0,
+      key: KEY,
+      rate429: 0.2,
+      retryAfterS,
+      rate500: 0.05,
+      rateDrop: 0.05,
+      rateMalformed: 0.03,
+      seed: 3,
+      onAttempt: (a) => attempts.push(a),
+    });
     try {
       const dir = mkdtempSync(join(tmpdir(), 'cpp-openai-'));
       // baseDelayMs 1: a retry that waited retryAfterS can only have honoured Retry-After.
-      const team = loadTeamEndpoints(writeTeam(dir, cache, server.url, { concurrency: 8, retry: { maxRetries: 12, baseDelayMs: 1, maxDelayMs: 20 } }), cache, {}, env);
+      const team = loadTeamEndpoints(
+        writeTeam(dir, cache, server.url, { concurrency: 8, retry: { maxRetries: 12, baseDelayMs: 1, maxDelayMs: 20 } }),
+        cache,
+        {},
+        env,
+      );
       // 10 later round-1 samples (the seed carries the sample) and 90 revisions under recorded contexts.
-      const round1 = cache.responses.filter((r) => r.round === 1 && r.sample > 0).filter((_, k) => k % 17 === 0).slice(0, 10);
+      const round1 = cache.responses
+        .filter((r) => r.round === 1 && r.sample > 0)
+        .filter((_, k) => k % 17 === 0)
+        .slice(0, 10);
       const revisions = cache.responses.filter((r) => r.round > 1).slice(0, 90);
       const requests = [...round1, ...revisions].map(requestOf);
       expect(requests).toHaveLength(100);
@@ -74,9 +99,18 @@ describe('openai endpoint against serve with faults', () => {
     const server = await serveSimulator(cache, { ...NO_FAULTS, port: 0 });
     try {
       const team = loadTeamEndpoints(writeTeam(mkdtempSync(join(tmpdir(), 'cpp-openai-')), cache, server.url, { budget: { maxCalls: 5 } }), cache, {}, env);
-      const requests = cache.responses.filter((r) => r.round === 2).slice(0, 8).map(requestOf);
+      const requests = cache.responses
+        .filter((r) => r.round === 2)
+        .slice(0, 8)
+        .map(requestOf);
       const outcomes = [];
-      for (const r of requests) outcomes.push(await team.respond(r).then(() => 'ok', (e: Error) => e));
+      for (const r of requests)
+        outcomes.push(
+          await team.respond(r).then(
+            () => 'ok',
+            (e: Error) => e,
+          ),
+        );
       expect(outcomes.slice(0, 5)).toEqual(['ok', 'ok', 'ok', 'ok', 'ok']);
       expect(outcomes[5]).toBeInstanceOf(BudgetExceededError);
       expect((outcomes[5] as Error).message).toMatch(/call cap reached: .* 5 of at most 5 calls made/);
@@ -119,7 +153,9 @@ describe('openai endpoint against serve with faults', () => {
 });
 
 /** A one-route server on 127.0.0.1 for cases `serve` does not produce. */
-async function tinyServer(handle: (body: { key: string | null; auth: string }, reply: (status: number, body: unknown) => void) => void): Promise<{ url: string; server: Server }> {
+async function tinyServer(
+  handle: (body: { key: string | null; auth: string }, reply: (status: number, body: unknown) => void) => void,
+): Promise<{ url: string; server: Server }> {
   const server = createServer((req, res) => {
     req.resume();
     req.on('end', () =>
@@ -133,7 +169,13 @@ async function tinyServer(handle: (body: { key: string | null; auth: string }, r
   return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`, server };
 }
 
-const completion = (text: string) => ({ id: 'x', object: 'chat.completion', created: 0, model: 'm', choices: [{ index: 0, message: { role: 'assistant', content: text }, finish_reason: 'stop' }] });
+const completion = (text: string) => ({
+  id: 'x',
+  object: 'chat.completion',
+  created: 0,
+  model: 'm',
+  choices: [{ index: 0, message: { role: 'assistant', content: text }, finish_reason: 'stop' }],
+});
 
 describe('openai endpoint: timeouts, usage and keys', () => {
   const request = (): EndpointRequest => ({ cache, question: cache.questions[0], agent: cache.agents[0], round: 1, context: [], prev: null, sample: 0 });
@@ -165,7 +207,9 @@ describe('openai endpoint: timeouts, usage and keys', () => {
 
   it('reads the key from the named environment variable and keeps it out of every error and reply', async () => {
     const { url, server } = await tinyServer(({ auth }, reply) =>
-      auth.endsWith('please-echo') ? reply(200, completion(`Your header was ${auth}. The answer is (A).`)) : reply(400, { error: { message: `malformed request from ${auth}` } }),
+      auth.endsWith('please-echo')
+        ? reply(200, completion(`Your header was ${auth}. The answer is (A).`))
+        : reply(400, { error: { message: `malformed request from ${auth}` } }),
     );
     try {
       const file = writeTeam(dir(), cache, url);

@@ -11,7 +11,8 @@ import { fullDebate, randomPruning } from '../../eval/baselines.ts';
 import { evalJob } from '../../jobs/eval.ts';
 import { recordJob } from '../../jobs/record.ts';
 import type { CacheLine } from '../../src/cache/format.ts';
-import { cacheFromRecords, loadCache, type Cache } from '../../src/cache/load.ts';
+import type { Cache } from '../../src/cache/types.ts';
+import { cacheFromRecords, loadCache } from '../../src/cache/load.ts';
 import { NO_FAULTS, serveSimulator, type SimServer } from '../../src/endpoints/simServer.ts';
 import { loadTeamEndpoints } from '../../src/endpoints/teamEndpoints.ts';
 import type { Endpoint } from '../../src/env/endpoint.ts';
@@ -33,7 +34,15 @@ async function expectSimulatorReplies(cache: Cache, sim: Cache) {
   const simulator = inProcess(sim);
   const recorded = cache.responses.filter((r) => r.id.startsWith('rec/'));
   for (const r of recorded) {
-    const request = { cache, question: cache.questions[r.q], agent: cache.agents[r.a], round: r.round, context: r.ctx.map((c) => cache.responses[c]), prev: r.prevIndex >= 0 ? cache.responses[r.prevIndex] : null, sample: r.sample };
+    const request = {
+      cache,
+      question: cache.questions[r.q],
+      agent: cache.agents[r.a],
+      round: r.round,
+      context: r.ctx.map((c) => cache.responses[c]),
+      prev: r.prevIndex >= 0 ? cache.responses[r.prevIndex] : null,
+      sample: r.sample,
+    };
     expect(essence(r), r.id).toEqual(essence(await simulator(request)));
   }
   return recorded.length;
@@ -71,7 +80,10 @@ describe('serve and the in-process simulator name recorded responses alike', () 
   }
 
   it('in every round: a world of questions without responses, every round of every debate recorded', async () => {
-    const { added } = await recordBoth(worldRecords(10).filter((x) => x.type !== 'response'), {});
+    const { added } = await recordBoth(
+      worldRecords(10).filter((x) => x.type !== 'response'),
+      {},
+    );
     expect(new Set(added.map((r) => r.round))).toEqual(new Set([1, 2, 3]));
     expect(added.length).toBeGreaterThan(10 * 3 * 3); // round 1, Full-Debate's rounds 2 and 3, and more for random pruning
   }, 120_000);
@@ -122,27 +134,52 @@ describe('recording through a team file', () => {
     const dir = sparseWorld(4);
     const sim = loadCache(dir, quiet);
     const recorded: Cache = { ...sim, file: '<recorded>', header: { ...sim.header, source: 'recorded' } };
-    expect(() => cacheEndpoint(recorded)).toThrow(/cache <recorded> \(source recorded\) has no live endpoint for miss = record: .*pass --endpoints FILE, a team file/);
-    const team = writeTeam(mkdtempSync(join(tmpdir(), 'cpp-team-')), sim, 'http://127.0.0.1:9/v1');
-    await expect(evalJob({ policies: [], cache: dir, split: 'test', compute: defaultCompute(), settings: { miss: 'model' }, methods: ['full'], seeds: 1, reference: 'Full-Debate', recording: { endpoints: team } })).rejects.toThrow(
-      /--endpoints .*team\.json: the record tier asks them only with --miss record \(miss is model\)/,
+    expect(() => cacheEndpoint(recorded)).toThrow(
+      /cache <recorded> \(source recorded\) has no live endpoint for miss = record: .*pass --endpoints FILE, a team file/,
     );
+    const team = writeTeam(mkdtempSync(join(tmpdir(), 'cpp-team-')), sim, 'http://127.0.0.1:9/v1');
+    await expect(
+      evalJob({
+        policies: [],
+        cache: dir,
+        split: 'test',
+        compute: defaultCompute(),
+        settings: { miss: 'model' },
+        methods: ['full'],
+        seeds: 1,
+        reference: 'Full-Debate',
+        recording: { endpoints: team },
+      }),
+    ).rejects.toThrow(/--endpoints .*team\.json: the record tier asks them only with --miss record \(miss is model\)/);
     const out = join(mkdtempSync(join(tmpdir(), 'cpp-run-')), 'run');
-    await expect(train(resolveConfig({ cache: dir, endpoints: team, epochs: 1, out }))).rejects.toThrow(/setting endpoints \(.*team\.json\): the record tier asks them only with miss = record, and miss is model/);
+    await expect(train(resolveConfig({ cache: dir, endpoints: team, epochs: 1, out }))).rejects.toThrow(
+      /setting endpoints \(.*team\.json\): the record tier asks them only with miss = record, and miss is model/,
+    );
   }, 60_000);
 
-  it('active recording and training with miss = record ask the team file\'s endpoints; the key reaches no file', async () => {
+  it("active recording and training with miss = record ask the team file's endpoints; the key reaches no file", async () => {
     const dir = sparseWorld(40, 2);
     const out = mkdtempSync(join(tmpdir(), 'cpp-active-team-'));
     await withServe(dir, async (team, sim) => {
       const config = resolveConfig({ cache: dir, k: -1, epochs: 1, batchSize: 8, hidden: 16, entropyBonus: 0.1, lr: 3e-3, endpoints: team });
-      const { rounds } = await activeJob({ config, out: join(out, 'active'), rounds: 1, passes: 1, recording: { concurrency: 4, limits: { maxCalls: 15 }, endpoints: config.endpoints }, evalRecord: true, log: quiet });
+      const { rounds } = await activeJob({
+        config,
+        out: join(out, 'active'),
+        rounds: 1,
+        passes: 1,
+        recording: { concurrency: 4, limits: { maxCalls: 15 }, endpoints: config.endpoints },
+        evalRecord: true,
+        log: quiet,
+      });
       expect(rounds[0].calls).toBe(Math.min(15, rounds[0].askable));
       expect(rounds[0].calls).toBeGreaterThan(0);
       expect(rounds[0].accuracyRecord).toBeGreaterThan(0);
       expect(loadCache(dir, quiet).journal!.responses).toBe(rounds[0].calls);
       const said: string[] = [];
-      await train(resolveConfig({ cache: dir, miss: 'record', endpoints: team, epochs: 1, batchSize: 8, hidden: 16, behavior: 'random', out: join(out, 'run') }), { log: (l) => said.push(l) });
+      await train(
+        resolveConfig({ cache: dir, miss: 'record', endpoints: team, epochs: 1, batchSize: 8, hidden: 16, behavior: 'random', out: join(out, 'run') }),
+        { log: (l) => said.push(l) },
+      );
       expect(said.at(-1)).toMatch(/^record tier \(team .*team\.json\): [1-9]\d* calls, .* \d+ attempts, retries: /);
       const cache = loadCache(dir, quiet);
       expect(await expectSimulatorReplies(cache, sim)).toBe(cache.journal!.responses);

@@ -5,7 +5,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import OpenAI, { NotFoundError } from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { appendResponse, type Cache, type Response } from '../../src/cache/load.ts';
+import type { Cache, Response } from '../../src/cache/types.ts';
+import { appendResponse } from '../../src/cache/load.ts';
 import { recordedResponseId, sameRequest } from '../../src/env/requestKey.ts';
 import { NO_FAULTS, serveSimulator, type SimServer } from '../../src/endpoints/simServer.ts';
 import { loadTeamEndpoints } from '../../src/endpoints/teamEndpoints.ts';
@@ -22,7 +23,11 @@ beforeAll(async () => {
 afterAll(() => server.close());
 
 const post = (body: unknown, key?: string) =>
-  fetch(`${server.url}/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json', ...(key && { 'idempotency-key': key }) }, body: JSON.stringify(body) });
+  fetch(`${server.url}/chat/completions`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...(key && { 'idempotency-key': key }) },
+    body: JSON.stringify(body),
+  });
 
 describe('serve', () => {
   it('lists the agents as models and names them when a model is unknown', async () => {
@@ -37,7 +42,17 @@ describe('serve', () => {
     const question = cache.questions[0];
     const cases: [unknown, RegExp][] = [
       [{ model: 'atlas', messages: [{ role: 'user', content: 'What is the capital of France?' }] }, /the first user message holds the text of no question/],
-      [{ model: 'atlas', messages: [{ role: 'user', content: question.text }, { role: 'assistant', content: 'I made this up.' }, { role: 'user', content: 'Again?' }] }, /the last assistant turn matches no round-1 response of agent 'atlas' to question 'q01'/],
+      [
+        {
+          model: 'atlas',
+          messages: [
+            { role: 'user', content: question.text },
+            { role: 'assistant', content: 'I made this up.' },
+            { role: 'user', content: 'Again?' },
+          ],
+        },
+        /the last assistant turn matches no round-1 response of agent 'atlas' to question 'q01'/,
+      ],
       [{ model: 'atlas', messages: [{ role: 'assistant', content: 'Hi' }] }, /expected user and assistant turns in turn/],
       [{ model: 'atlas', messages: [{ role: 'user', content: [{ type: 'text', text: 'x' }] }] }, /messages\.0\.content: serve reads text content only/],
     ];
@@ -47,7 +62,14 @@ describe('serve', () => {
       expect(((await res.json()) as { error: { message: string } }).error.message).toMatch(message);
     }
     const own = cache.responses.find((r) => r.q === 0 && r.a === 0 && r.round === 1 && r.sample === 0)!;
-    const shown = await post({ model: 'atlas', messages: [{ role: 'user', content: question.text }, { role: 'assistant', content: own.text }, { role: 'user', content: 'One agent solution: ```Nobody said this.```' }] });
+    const shown = await post({
+      model: 'atlas',
+      messages: [
+        { role: 'user', content: question.text },
+        { role: 'assistant', content: own.text },
+        { role: 'user', content: 'One agent solution: ```Nobody said this.```' },
+      ],
+    });
     expect(((await shown.json()) as { error: { message: string } }).error.message).toMatch(/shown solution 1 matches no round-1 response to question 'q01'/);
   });
 

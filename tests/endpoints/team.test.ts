@@ -21,10 +21,15 @@ describe('team file', () => {
     writeFileSync(file, JSON.stringify(team));
     return file;
   };
-  const agent = (over: Record<string, unknown> = {}) => ({ endpoint: { baseURL: 'http://127.0.0.1:9/v1', model: 'm', keyEnv: KEY_ENV, maxTokens: 100, ...over }, price: { in: 10, out: 30 } });
+  const agent = (over: Record<string, unknown> = {}) => ({
+    endpoint: { baseURL: 'http://127.0.0.1:9/v1', model: 'm', keyEnv: KEY_ENV, maxTokens: 100, ...over },
+    price: { in: 10, out: 30 },
+  });
 
   it('names the file and field of every problem, and never echoes a key put where its variable name belongs', () => {
-    const file = write({ agents: { atlas: agent({ keyEnv: 'sk-proj-abc123', maxTokens: undefined }), sage: { ...agent(), prompts: { revision: 'no placeholder' } } } });
+    const file = write({
+      agents: { atlas: agent({ keyEnv: 'sk-proj-abc123', maxTokens: undefined }), sage: { ...agent(), prompts: { revision: 'no placeholder' } } },
+    });
     const error = (() => {
       try {
         loadTeamEndpoints(file, cache, {}, env);
@@ -40,7 +45,9 @@ describe('team file', () => {
 
   it('requires every agent to be in the cache, at the cache’s prices', () => {
     const file = write({ agents: { atlas: agent(), sage: agent(), mallory: agent() } });
-    expect(() => loadTeamEndpoints(file, cache, {}, env)).toThrow(`${file}: agents.sage.price: 10 / 30 per million tokens, but cache <memory> prices 'sage' at 1 / 3`);
+    expect(() => loadTeamEndpoints(file, cache, {}, env)).toThrow(
+      `${file}: agents.sage.price: 10 / 30 per million tokens, but cache <memory> prices 'sage' at 1 / 3`,
+    );
     expect(() => loadTeamEndpoints(file, cache, {}, env)).toThrow(`${file}: agents.mallory: no agent 'mallory' in cache <memory> (it has atlas, sage, brisk)`);
     const fine = loadTeamEndpoints(writeTeam(dir(), cache, 'http://127.0.0.1:9/v1', { budget: { maxUsd: 3 } }), cache, { maxCalls: 7 }, env);
     expect(fine.stats().budget).toMatchObject({ maxUsd: 3, maxCalls: 7, calls: 0 });
@@ -62,13 +69,23 @@ describe('Du-style chat', () => {
     const second = cache.responses[third.prevIndex];
     const first = cache.responses[second.prevIndex];
     const question = cache.questions[0];
-    const p = promptsFor(TeamAgent.parse({ endpoint: { baseURL: 'http://127.0.0.1:9/v1', model: 'm', keyEnv: 'K', maxTokens: 9 }, price: { in: 0, out: 0 }, prompts: { system: 'Debate well.' } }), 'mcq');
+    const p = promptsFor(
+      TeamAgent.parse({
+        endpoint: { baseURL: 'http://127.0.0.1:9/v1', model: 'm', keyEnv: 'K', maxTokens: 9 },
+        price: { in: 0, out: 0 },
+        prompts: { system: 'Debate well.' },
+      }),
+      'mcq',
+    );
     const shown = [r(third.context[1]), r(third.context[2])];
     const messages = chatMessages(p, { cache, question, agent: cache.agents[0], round: 3, context: shown, prev: second, sample: 0 });
     const block = (id: string) => `\n\n One agent solution: \`\`\`${r(id).text}\`\`\``;
     expect(messages).toEqual([
       { role: 'system', content: 'Debate well.' },
-      { role: 'user', content: `Can you answer the following question as accurately as possible? ${question.text} Explain your answer. Put your answer in the form (X) at the end of your response.` },
+      {
+        role: 'user',
+        content: `Can you answer the following question as accurately as possible? ${question.text} Explain your answer. Put your answer in the form (X) at the end of your response.`,
+      },
       { role: 'assistant', content: first.text },
       { role: 'user', content: DU_PROMPTS.mcq.revision.replace('{solutions}', second.context.map(block).join('')) },
       { role: 'assistant', content: second.text },
@@ -76,13 +93,17 @@ describe('Du-style chat', () => {
     ]);
     const alone = chatMessages(p, { cache, question, agent: cache.agents[0], round: 3, context: [], prev: second, sample: 0 });
     expect(alone.at(-1)).toEqual({ role: 'user', content: DU_PROMPTS.mcq.reflect });
-    expect(() => chatMessages(p, { cache, question, agent: cache.agents[0], round: 2, context: [], prev: null, sample: 0 })).toThrow(/the chat history needs the agent's own responses of rounds 1..1, found 0/);
+    expect(() => chatMessages(p, { cache, question, agent: cache.agents[0], round: 2, context: [], prev: null, sample: 0 })).toThrow(
+      /the chat history needs the agent's own responses of rounds 1..1, found 0/,
+    );
   });
 
   it('fills templates in one pass: a text holding a placeholder stays as written', () => {
     const p = { ...DU_PROMPTS.math, round1: 'Q: {question}' };
     const question = { ...cache.questions[0], text: 'What is {solutions} here?' };
-    expect(chatMessages(p, { cache, question, agent: cache.agents[0], round: 1, context: [], prev: null, sample: 0 })).toEqual([{ role: 'user', content: 'Q: What is {solutions} here?' }]);
+    expect(chatMessages(p, { cache, question, agent: cache.agents[0], round: 1, context: [], prev: null, sample: 0 })).toEqual([
+      { role: 'user', content: 'Q: What is {solutions} here?' },
+    ]);
   });
 });
 

@@ -3,7 +3,11 @@ import { actionIndex, actionOf, actionsPerDebate, actionsPerRound, candidateOrde
 
 describe('the action index of a debate', () => {
   it('numbers (round, recipient, candidate) round-major, then recipient, then candidate, from 0 without gaps', () => {
-    for (const [A, R] of [[3, 3], [4, 2], [2, 5]]) {
+    for (const [A, R] of [
+      [3, 3],
+      [4, 2],
+      [2, 5],
+    ]) {
       let x = 0;
       for (let t = 2; t <= R; t++)
         for (let i = 0; i < A; i++)

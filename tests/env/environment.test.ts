@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { cacheFromRecords, type Cache } from '../../src/cache/load.ts';
+import type { Cache } from '../../src/cache/types.ts';
+import { cacheFromRecords } from '../../src/cache/load.ts';
 import type { CacheLine } from '../../src/cache/format.ts';
 import { CacheMissError } from '../../src/env/tiers.ts';
 import { candidateOrder } from '../../src/env/actions.ts';
@@ -48,7 +49,8 @@ describe('replay of the hand-built cache (2 rounds)', () => {
     // round 1: (20+8) + (20+4) + (20+2)*0.5 = 63; round 2 in = 30: (30+8) + (30+4) + (30+2)*0.5 = 88
     expect(r.cost).toBe(63 + 88);
     const seen = new Set<string>();
-    for (let seed = 0; seed < 40; seed++) seen.add(cache.answerKeys[replay(makeEnvironment(cache, { rounds: 2, miss: 'error', tieBreak: 'random' }), 1, keepAll, seed).final]);
+    for (let seed = 0; seed < 40; seed++)
+      seen.add(cache.answerKeys[replay(makeEnvironment(cache, { rounds: 2, miss: 'error', tieBreak: 'random' }), 1, keepAll, seed).final]);
     expect(seen).toEqual(new Set(['C', 'D', 'B']));
   });
 
@@ -79,7 +81,9 @@ describe('lookup tiers', () => {
   it('miss = error names question, agent, round and context of a miss', () => {
     const env = makeEnvironment(hand(), { rounds: 2, miss: 'error' });
     expect(() => replay(env, 0, keepOwnAndA2)).toThrow(CacheMissError);
-    expect(() => replay(env, 0, keepOwnAndA2)).toThrow(/agent 'a1' to question 'q1' at round 2 with context \[q1a1, q1a2\] \(miss = error; the tier-3 model would answer it: miss = model/);
+    expect(() => replay(env, 0, keepOwnAndA2)).toThrow(
+      /agent 'a1' to question 'q1' at round 2 with context \[q1a1, q1a2\] \(miss = error; the tier-3 model would answer it: miss = model/,
+    );
   });
 
   it('signature serves a context with the same (source, answer) multiset, and only then', () => {
@@ -93,7 +97,14 @@ describe('lookup tiers', () => {
     expect(r.tiers).toEqual({ exact: 0, signature: 3, model: 0, record: 0 });
     expect(letters(cache, r.answers)).toEqual(['ABB', 'BBA']);
     // With sample 0 the same contexts are exact hits; a context never seen is a miss at this depth.
-    expect(replay(env, 0, keepAll, [...Array(50).keys()].find((s) => s !== seed && cache.responses[startDebate(env, 0, s).current[1].source].id === 'q1a2')).tiers.exact).toBe(3);
+    expect(
+      replay(
+        env,
+        0,
+        keepAll,
+        [...Array(50).keys()].find((s) => s !== seed && cache.responses[startDebate(env, 0, s).current[1].source].id === 'q1a2'),
+      ).tiers.exact,
+    ).toBe(3);
     expect(() => replay(env, 0, keepOwnAndA2, seed)).toThrow(/signature a1:A, a2:B\] \(miss = signature; the tier-3 model would answer it/);
   });
 
@@ -150,7 +161,9 @@ describe('lookup tiers', () => {
     expect(() => makeEnvironment(hand(), { miss: 'record' })).toThrow(/needs a live endpoint/);
     const records = handRecords().filter((r) => !(r.type === 'response' && (r.id === 'q2a3' || r.id.startsWith('q2f'))));
     const env = makeEnvironment(cacheFromRecords(records), { rounds: 2, miss: 'model' });
-    expect(() => replay(env, 1, keepAll)).toThrow(/agent 'a3' to question 'q2' at round 1 .*\(miss = model; only a live endpoint answers a missing round-1 response: miss = record\)/);
+    expect(() => replay(env, 1, keepAll)).toThrow(
+      /agent 'a3' to question 'q2' at round 1 .*\(miss = model; only a live endpoint answers a missing round-1 response: miss = record\)/,
+    );
   });
 
   it('same seed, same replay; the model tier follows the seed', () => {
@@ -176,7 +189,11 @@ describe('team and settings', () => {
     const records = [...handRecords(), response('q1x', 'q1', 'a1', 2, 'B', 1, ['q1a2'], 'q1a1')];
     const env = makeEnvironment(cacheFromRecords(records), { rounds: 2, miss: 'error' });
     const d = startDebate(env, 0);
-    stepRound(env, d, [[false, true, false], [true, false, false], [true, false, false]]);
+    stepRound(env, d, [
+      [false, true, false],
+      [true, false, false],
+      [true, false, false],
+    ]);
     expect(d.tiers.exact).toBe(3);
     expect(key(env.cache, 'B')).toBe(d.current[0].ans);
   });
@@ -210,9 +227,8 @@ describe('team and settings', () => {
   });
 });
 
-
 describe('exact tier: the same shown responses after another previous response are another request', () => {
-  it("a response answers after its own recorded previous response only; one whose record names none answers after any", async () => {
+  it('a response answers after its own recorded previous response only; one whose record names none answers after any', async () => {
     const { exactHits } = await import('../../src/env/lookupIndex.ts');
     const records = handRecords();
     records.push(

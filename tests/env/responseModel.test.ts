@@ -2,14 +2,35 @@ import seedrandom from 'seedrandom';
 import { describe, expect, it } from 'vitest';
 import type { CacheLine, ResponseRecord } from '../../src/cache/format.ts';
 import { cacheFromRecords } from '../../src/cache/load.ts';
-import { answerProbabilities, drawAnswer, FEATURES, fitResponseModel, fitWeights, formFeatures, outcomes, responseModelFidelity, type ModelInputs, type ResponseModel, type Revision, type RevisionContext } from '../../src/env/responseModel.ts';
+import {
+  answerProbabilities,
+  drawAnswer,
+  FEATURES,
+  fitResponseModel,
+  fitWeights,
+  formFeatures,
+  outcomes,
+  responseModelFidelity,
+  type ModelInputs,
+  type ResponseModel,
+  type Revision,
+  type RevisionContext,
+} from '../../src/env/responseModel.ts';
 import { generateWorld } from '../../src/sim/generate.ts';
 import { response } from '../fixtures/handCache.ts';
 
 const inputs = (): ModelInputs => ({
   agents: 3,
   smoothing: 0.5,
-  prior: new Map([[0 * 3 + 0, new Map([[1, 3], [3, 1]])]]),
+  prior: new Map([
+    [
+      0 * 3 + 0,
+      new Map([
+        [1, 3],
+        [3, 1],
+      ]),
+    ],
+  ]),
   accuracy: [0.7, 0.5, 0.3, 0.5],
   gold: [2],
   stated: new Map(),
@@ -24,7 +45,17 @@ function drawIndex(p: number[], random: () => number): number {
 
 describe('tier-3 response model', () => {
   it('outcome features: previous answer, own response shown, peers, their accuracy and rightness, agreement, smoothed log prior with an other bucket', () => {
-    const c: RevisionContext = { q: 0, agent: 0, prev: 1, prevShown: true, peers: [{ agent: 1, ans: 2 }, { agent: 2, ans: 2 }, { agent: 1, ans: 1 }] };
+    const c: RevisionContext = {
+      q: 0,
+      agent: 0,
+      prev: 1,
+      prevShown: true,
+      peers: [
+        { agent: 1, ans: 2 },
+        { agent: 2, ans: 2 },
+        { agent: 1, ans: 1 },
+      ],
+    };
     const o = outcomes(inputs(), c);
     expect(o.answers).toEqual([1, 2, 3, -2]);
     const denom = 4 + 0.5 * 3;
@@ -51,11 +82,33 @@ describe('tier-3 response model', () => {
     const data: Revision[] = [];
     const base = formFeatures('base').map((name) => FEATURES.indexOf(name));
     for (let n = 0; n < 4000; n++) {
-      const prior = new Map([[Math.floor(random() * 4), 1 + Math.floor(random() * 4)], [Math.floor(random() * 4), 1]]);
-      const o = outcomes({ ...inputs(), prior: new Map([[0, prior]]) }, { q: 0, agent: 0, prev: Math.floor(random() * 4), prevShown: true, peers: [{ agent: 1, ans: Math.floor(random() * 4) }, { agent: 2, ans: Math.floor(random() * 4) }] });
+      const prior = new Map([
+        [Math.floor(random() * 4), 1 + Math.floor(random() * 4)],
+        [Math.floor(random() * 4), 1],
+      ]);
+      const o = outcomes(
+        { ...inputs(), prior: new Map([[0, prior]]) },
+        {
+          q: 0,
+          agent: 0,
+          prev: Math.floor(random() * 4),
+          prevShown: true,
+          peers: [
+            { agent: 1, ans: Math.floor(random() * 4) },
+            { agent: 2, ans: Math.floor(random() * 4) },
+          ],
+        },
+      );
       const s = o.features.map((f) => Math.exp(base.reduce((t, k, j) => t + truth[j] * f[k], 0)));
       const z = s.reduce((a, b) => a + b, 0);
-      data.push({ agent: 0, outcomes: o, observed: drawIndex(s.map((x) => x / z), random) });
+      data.push({
+        agent: 0,
+        outcomes: o,
+        observed: drawIndex(
+          s.map((x) => x / z),
+          random,
+        ),
+      });
     }
     const fit = fitWeights(data, 'base');
     expect(fit.slip).toBe(0);
@@ -68,13 +121,27 @@ describe('tier-3 response model', () => {
     const random = seedrandom('em');
     const data: Revision[] = [];
     for (let n = 0; n < 8000; n++) {
-      const prior = new Map([[Math.floor(random() * 4), 1 + Math.floor(random() * 6)], [Math.floor(random() * 4), 1]]);
+      const prior = new Map([
+        [Math.floor(random() * 4), 1 + Math.floor(random() * 6)],
+        [Math.floor(random() * 4), 1],
+      ]);
       const peers = Array.from({ length: Math.floor(random() * 3) }, (_, k) => ({ agent: 1 + k, ans: Math.floor(random() * 4) }));
-      const o = outcomes({ ...inputs(), prior: new Map([[0, prior]]), gold: [Math.floor(random() * 4)] }, { q: 0, agent: 0, prev: Math.floor(random() * 4), prevShown: random() < 0.5, peers });
+      const o = outcomes(
+        { ...inputs(), prior: new Map([[0, prior]]), gold: [Math.floor(random() * 4)] },
+        { q: 0, agent: 0, prev: Math.floor(random() * 4), prevShown: random() < 0.5, peers },
+      );
       const s = o.features.map((f) => Math.exp(truth.weights.reduce((t, w, k) => t + w * f[k], 0)));
       const fresh = o.features.map((f) => Math.exp(f[FEATURES.indexOf('prior')]));
-      const z = s.reduce((a, b) => a + b, 0), zf = fresh.reduce((a, b) => a + b, 0);
-      data.push({ agent: 0, outcomes: o, observed: drawIndex(s.map((x, k) => (1 - truth.slip) * (x / z) + (truth.slip * fresh[k]) / zf), random) });
+      const z = s.reduce((a, b) => a + b, 0),
+        zf = fresh.reduce((a, b) => a + b, 0);
+      data.push({
+        agent: 0,
+        outcomes: o,
+        observed: drawIndex(
+          s.map((x, k) => (1 - truth.slip) * (x / z) + (truth.slip * fresh[k]) / zf),
+          random,
+        ),
+      });
     }
     const fit = fitWeights(data, 'full');
     expect(Math.abs(fit.slip - truth.slip)).toBeLessThan(0.04);
@@ -85,7 +152,21 @@ describe('tier-3 response model', () => {
   });
 
   it("gives the other bucket's share to answers cached responses state outside the outcome set, by how many state them", () => {
-    const model: ResponseModel = { ...inputs(), form: 'base', fits: [{ weights: [0, 0, 1], slip: 0 }], stated: new Map([[0, new Map([[1, 3], [5, 1], [6, 3]])]]) };
+    const model: ResponseModel = {
+      ...inputs(),
+      form: 'base',
+      fits: [{ weights: [0, 0, 1], slip: 0 }],
+      stated: new Map([
+        [
+          0,
+          new Map([
+            [1, 3],
+            [5, 1],
+            [6, 3],
+          ]),
+        ],
+      ]),
+    };
     const { answers, p } = answerProbabilities(model, { q: 0, agent: 0, prev: 1, prevShown: true, peers: [] });
     expect(answers).toEqual([1, 3, 5, 6]);
     const denom = 4 + 0.5 * 3; // prior {1: 3, 3: 1}: the weights draw each outcome by its smoothed frequency
@@ -105,7 +186,8 @@ describe('tier-3 response model', () => {
     const cache = cacheFromRecords(ownKeptRecords());
     const a1 = cache.agentIndex.get('a1')!;
     const q = cache.questionIndex.get('t0')!;
-    const B = cache.answerKeys.indexOf('B'), A = cache.answerKeys.indexOf('A');
+    const B = cache.answerKeys.indexOf('B'),
+      A = cache.answerKeys.indexOf('A');
     const shown = (model: ResponseModel, prevShown: boolean) => {
       const { answers, p } = answerProbabilities(model, { q, agent: a1, prev: B, prevShown, peers: [{ agent: cache.agentIndex.get('a2')!, ans: A }] });
       return p[answers.indexOf(B)];
@@ -119,11 +201,12 @@ describe('tier-3 response model', () => {
   });
 
   it('is fitted on the train split only: a test-split revision does not move the fit, a train-split one does', () => {
-    const fit = (records: CacheLine[]) => fitResponseModel(cacheFromRecords(records), { responseModel: 'full', priorSmoothing: 0.5 }).fits;
-    const flip = (split: string) => ownKeptRecords().map((r) => (r.type === 'response' && r.id === `${split}1.a1.kept` ? { ...r, answer: 'A', text: 'The answer is A.' } : r));
-    const original = fit(ownKeptRecords());
-    expect(fit(flip('e'))).toEqual(original);
-    expect(fit(flip('t'))).not.toEqual(original);
+    const fitOf = (records: CacheLine[]) => fitResponseModel(cacheFromRecords(records), { responseModel: 'full', priorSmoothing: 0.5 }).fits;
+    const flip = (split: string) =>
+      ownKeptRecords().map((r) => (r.type === 'response' && r.id === `${split}1.a1.kept` ? { ...r, answer: 'A', text: 'The answer is A.' } : r));
+    const original = fitOf(ownKeptRecords());
+    expect(fitOf(flip('e'))).toEqual(original);
+    expect(fitOf(flip('t'))).not.toEqual(original);
   });
 
   it('on the simulated world the full form beats the base form and "keep your previous answer" on held-out revisions', () => {

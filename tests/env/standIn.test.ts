@@ -2,13 +2,15 @@
 // the recipient's own, written after a context like the one asked about.
 import seedrandom from 'seedrandom';
 import { describe, expect, it } from 'vitest';
-import { cacheFromRecords, type Cache, type Response } from '../../src/cache/load.ts';
+import type { Cache, Response } from '../../src/cache/types.ts';
+import { cacheFromRecords } from '../../src/cache/load.ts';
 import { makeEnvironment } from '../../src/env/environment.ts';
 import { revisionContext, type RevisionContext } from '../../src/env/responseModel.ts';
 import { standIn } from '../../src/env/standIn.ts';
 import { generateWorld } from '../../src/sim/generate.ts';
 
-const shownSet = (cache: Cache, r: Response) => [...r.ctx.map((i) => `${cache.responses[i].a}:${cache.responses[i].ans}`), ...r.ext.map((e) => `${cache.agents.length}:${cache.externals[e].ans}`)].sort();
+const shownSet = (cache: Cache, r: Response) =>
+  [...r.ctx.map((i) => `${cache.responses[i].a}:${cache.responses[i].ans}`), ...r.ext.map((e) => `${cache.agents.length}:${cache.externals[e].ans}`)].sort();
 const askedSet = (c: RevisionContext) => [...c.peers.map((p) => `${p.agent}:${p.ans}`), ...(c.prevShown ? [`${c.agent}:${c.prev}`] : [])].sort();
 
 describe('tier-3 stand-in text', () => {
@@ -16,7 +18,9 @@ describe('tier-3 stand-in text', () => {
     const cache = cacheFromRecords([...generateWorld({ questions: 40, round1Samples: 2, randomTrajectories: 2 }, 'w')], 'w.jsonl');
     const env = makeEnvironment(cache, { rounds: 3, miss: 'model', seed: 0 });
     const random = seedrandom('stand-ins');
-    let asked = 0, matched = 0, ownAgent = 0;
+    let asked = 0,
+      matched = 0,
+      ownAgent = 0;
     for (const r of cache.responses) {
       if (r.round < 2 || r.prevIndex < 0) continue;
       // Ask about the context this revision was recorded after, with one peer pruned where it had one: a context no response may have seen.

@@ -27,7 +27,7 @@ function records(): CacheLine[] {
 }
 
 describe('per-agent output-token limits (Table 7)', () => {
-  it('are the q85 / q95 of each agent\'s recorded output lengths', () => {
+  it("are the q85 / q95 of each agent's recorded output lengths", () => {
     const cache = cacheFromRecords(records());
     expect([...tokenLimits(cache, 'q85')]).toEqual([10, 46, 10]);
     expect([...tokenLimits(cache, 'q95')]).toEqual([10, 82, 10]);
@@ -41,25 +41,30 @@ describe('per-agent output-token limits (Table 7)', () => {
     const free = startDebate(makeEnvironment(cache, { rounds: 2, miss: 'model' }), 0);
     expect(free.answers[0].map((a) => cache.answerKeys[a])).toEqual(['A', 'B', 'B']);
     expect(vote(free)).toBe(cache.answerIndex.get('B'));
-    expect(free.cost).toBe((5 + 20) + (5 + 100) + (5 + 10));
+    expect(free.cost).toBe(5 + 20 + (5 + 100) + (5 + 10));
     const cut = startDebate(makeEnvironment(cache, { rounds: 2, miss: 'model', tokenLimit: 'q85' }), 0);
     // a2's answer reads unparsed: A and B tie, the lowest-numbered agent's A wins.
     expect(cut.answers[0][1]).toBe(-1);
     expect(vote(cut)).toBe(cache.answerIndex.get('A'));
-    expect(cut.cost).toBe((5 + 20) + (5 + 46) + (5 + 10));
+    expect(cut.cost).toBe(5 + 20 + (5 + 46) + (5 + 10));
   });
 
-  it('a cut reply is shown at the limit\'s length, without its answer, and never as a recorded context', () => {
+  it("a cut reply is shown at the limit's length, without its answer, and never as a recorded context", () => {
     const cache = cacheFromRecords(records());
     // a1 keeps its own reply and a2's cut one: not the recorded a2.s0 text, so no exact context; the
     // signature tier finds the revision recorded with a2's unparsed reply. a2's own revision is missing.
     const env = makeEnvironment(cache, { rounds: 2, tokenLimit: 'q85', miss: 'signature', agents: ['a1', 'a2'] });
     const d = startDebate(env, 0);
-    expect(d.cost).toBe((5 + 20) + (5 + 46));
-    expect(() => stepRound(env, d, [[true, true], [true, false]])).toThrow(/cache miss.*'a2'/);
+    expect(d.cost).toBe(5 + 20 + (5 + 46));
+    expect(() =>
+      stepRound(env, d, [
+        [true, true],
+        [true, false],
+      ]),
+    ).toThrow(/cache miss.*'a2'/);
     expect(env.tiers).toMatchObject({ exact: 0, signature: 1 });
     // a1's call, priced before a2's lookup failed: in 5 + 10 + 46 (a2 as shown), out 10 at price 2.
-    expect(d.cost).toBe((5 + 20) + (5 + 46) + (5 + 10 + 46) + 20);
+    expect(d.cost).toBe(5 + 20 + (5 + 46) + (5 + 10 + 46) + 20);
     // Tier 3: a cut peer pulls towards no answer: a model that follows peers strongly still leaves a1
     // with its previous answer A.
     for (let seed = 0; seed < 20; seed++) {
@@ -67,7 +72,15 @@ describe('per-agent output-token limits (Table 7)', () => {
       m.responseModel = fitResponseModel(cache, { responseModel: 'base', priorSmoothing: 0.5 });
       // Base form (previous answer, peers, prior): a shown B would win by its peer weight (20 - 13.9 > -2.9); cut, it is no outcome.
       m.responseModel.fits[0] = { weights: [0, 20, 10], slip: 0 };
-      const r = replay(m, 0, () => [[false, true], [true, false]], seed);
+      const r = replay(
+        m,
+        0,
+        () => [
+          [false, true],
+          [true, false],
+        ],
+        seed,
+      );
       expect(cache.answerKeys[r.answers[1][0]]).toBe('A');
     }
   });

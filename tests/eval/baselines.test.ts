@@ -83,9 +83,15 @@ describe('consistency votes and freeze gates, worked by hand', () => {
 
   it('every method keeps per question, in input order, whether it ended right and what it cost', async () => {
     const u = cache.questions[2];
-    expect((await fullDebate(env, [q, u])).outcomes).toEqual([{ q: q.index, correct: false, cost: 65 }, { q: u.index, correct: false, cost: (await fullDebate(env, [u])).cost }]);
+    expect((await fullDebate(env, [q, u])).outcomes).toEqual([
+      { q: q.index, correct: false, cost: 65 },
+      { q: u.index, correct: false, cost: (await fullDebate(env, [u])).cost },
+    ]);
     // u holds one sample of x, so the vote takes one sample on every question: x's sample 0 on q says A.
-    expect(consistency(env, [u, q], 0).outcomes).toEqual([{ q: u.index, correct: true, cost: 20 }, { q: q.index, correct: true, cost: 20 }]);
+    expect(consistency(env, [u, q], 0).outcomes).toEqual([
+      { q: u.index, correct: true, cost: 20 },
+      { q: q.index, correct: true, cost: 20 },
+    ]);
     expect((await freezeGate(env, [q], 'always')).outcomes).toEqual([{ q: q.index, correct: true, cost: 25 }]);
     expect((await singleAgent(env, [q], 1)).outcomes).toEqual([{ q: q.index, correct: false, cost: 5 }]); // y's sample 0 says B
   });
@@ -100,7 +106,13 @@ describe('consistency votes and freeze gates, worked by hand', () => {
   });
 
   it('report rows aggregate runs as mean ± sd with n, and mark the Pareto frontier', () => {
-    const rs = rows([{ method: 'Full-Debate', runs: [full] }, { method: 'Vote', runs: [consistency(env, [q], 0), consistencyFuse(env, [q], full.cost)] }], full);
+    const rs = rows(
+      [
+        { method: 'Full-Debate', runs: [full] },
+        { method: 'Vote', runs: [consistency(env, [q], 0), consistencyFuse(env, [q], full.cost)] },
+      ],
+      full,
+    );
     expect(rs[1]).toMatchObject({ n: 2, accuracy: 100, accuracySd: 0 });
     expect(rs[1].costPct).toBeCloseTo((100 * (80 + 35)) / 2 / 65, 6);
     expect(rs[1].collapsesPrevented).toBe(1);

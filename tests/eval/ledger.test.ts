@@ -15,7 +15,19 @@ function debate(rounds: string[]): DebateResult {
   last.filter((a) => a >= 0).forEach((a) => counts.set(a, (counts.get(a) ?? 0) + 1));
   const best = Math.max(0, ...counts.values());
   const final = best ? last.find((a) => counts.get(a) === best)! : -1;
-  return { q: 0, answers, correct: answers.map((r) => r.map((a) => a === 0)), keeps: [], final, finalCorrect: final === 0, invalid: final < 0, cost: 0, priced: { recorded: 0, computed: 0 }, keptEdges: 0, tiers: { exact: 0, signature: 0, model: 0, record: 0 } };
+  return {
+    q: 0,
+    answers,
+    correct: answers.map((r) => r.map((a) => a === 0)),
+    keeps: [],
+    final,
+    finalCorrect: final === 0,
+    invalid: final < 0,
+    cost: 0,
+    priced: { recorded: 0, computed: 0 },
+    keptEdges: 0,
+    tiers: { exact: 0, signature: 0, model: 0, record: 0 },
+  };
 }
 const entry = (rounds: string[]) => ledgerEntry(debate(rounds), 0, 'lowest-agent', Math.random);
 

@@ -36,7 +36,10 @@ describe('learning curves', () => {
       { series: 'validation (greedy)', run: 'seed 0', epoch: 2, metric: 'keep rate (%)', value: 80 },
     ]);
     const training = points.filter((p) => p.series === 'training (sampled)' && p.epoch === 1);
-    expect(training.map((p) => [p.metric, p.value])).toEqual([['accuracy (%)', 50], ['keep rate (%)', 60]]);
+    expect(training.map((p) => [p.metric, p.value])).toEqual([
+      ['accuracy (%)', 50],
+      ['keep rate (%)', 60],
+    ]);
   });
 
   it('a malformed log line is named by file and line', () => {
@@ -62,7 +65,9 @@ describe('learning curves', () => {
     const dir = mkdtempSync(join(tmpdir(), 'cpp-plots-train-'));
     writeTinyCache(join(dir, 'cache'));
     const out = join(dir, 'run');
-    await train(resolveConfig({ cache: join(dir, 'cache'), rounds: 2, miss: 'error', batchSize: 6, hidden: 8, backend: 'cpu', evalEvery: 1, epochs: 2, out }), { log: () => {} });
+    await train(resolveConfig({ cache: join(dir, 'cache'), rounds: 2, miss: 'error', batchSize: 6, hidden: 8, backend: 'cpu', evalEvery: 1, epochs: 2, out }), {
+      log: () => {},
+    });
     expect(existsSync(join(out, 'learning-curves.svg'))).toBe(true);
     expect(texts(readFileSync(join(out, 'learning-curves.svg'), 'utf8'))).toContain('training (sampled)');
   }, 120_000);
@@ -70,13 +75,22 @@ describe('learning curves', () => {
 
 describe('accuracy against cost', () => {
   const point = (method: string, kind: string, accuracy: number, costPct: number, spread = 0): CostPoint => ({
-    method, kind, accuracy, costPct,
-    accuracyLow: accuracy - 3, accuracyHigh: accuracy + 3,
-    costLow: spread ? costPct - spread : null, costHigh: spread ? costPct + spread : null,
+    method,
+    kind,
+    accuracy,
+    costPct,
+    accuracyLow: accuracy - 3,
+    accuracyHigh: accuracy + 3,
+    costLow: spread ? costPct - spread : null,
+    costHigh: spread ? costPct + spread : null,
   });
 
   it('names each method once, in the legend (no point labels), with Full-Debate as a reference', async () => {
-    const points = [point('Full-Debate', 'baseline', 76, 100), point('k = 1', 'CPP policy', 76.3, 100, 1), point('no behavior embedding', 'CPP policy', 75.8, 98, 2)];
+    const points = [
+      point('Full-Debate', 'baseline', 76, 100),
+      point('k = 1', 'CPP policy', 76.3, 100, 1),
+      point('no behavior embedding', 'CPP policy', 75.8, 98, 2),
+    ];
     const svg = await accuracyCostPlot(points, 'plane', { accuracy: 76, costPct: 100 });
     const t = texts(svg);
     for (const m of ['k = 1', 'no behavior embedding']) expect(t.filter((x) => x === m)).toHaveLength(1);

@@ -6,15 +6,25 @@ import { emptyTiers } from '../../src/env/tiers.ts';
 
 // CSV rows as objects, numbers cast (the test's method names hold no commas or quotes).
 function parse(text: string): Record<string, string | number>[] {
-  const [header, ...lines] = text.trim().split('\n').map((l) => l.split(','));
+  const [header, ...lines] = text
+    .trim()
+    .split('\n')
+    .map((l) => l.split(','));
   return lines.map((l) => Object.fromEntries(header.map((h, i) => [h, l[i] !== '' && !Number.isNaN(Number(l[i])) ? Number(l[i]) : l[i]])));
 }
 
 // A method's run from its per-question correctness and costs (question indices 0..n-1).
 function run(method: string, correct: boolean[], cost: number[] = correct.map(() => 10)): MethodResult {
   return {
-    method, questions: correct.length, correct: correct.filter(Boolean).length, invalid: 0, cost: cost.reduce((a, b) => a + b, 0),
-    keptEdges: 0, maxEdges: correct.length * 4, tiers: emptyTiers(), priced: { recorded: correct.length, computed: 0 },
+    method,
+    questions: correct.length,
+    correct: correct.filter(Boolean).length,
+    invalid: 0,
+    cost: cost.reduce((a, b) => a + b, 0),
+    keptEdges: 0,
+    maxEdges: correct.length * 4,
+    tiers: emptyTiers(),
+    priced: { recorded: correct.length, computed: 0 },
     ledger: correct.map((c) => ({ outcome: c ? 'preserved' : 'unrepaired', onset: null })),
     outcomes: correct.map((c, q) => ({ q, correct: c, cost: cost[q] })),
     skipped: [],
@@ -24,9 +34,21 @@ function run(method: string, correct: boolean[], cost: number[] = correct.map(()
 // 40 questions. Full-Debate right on the first 20 at cost 10 each. The policy's two seeds are right
 // on the first 30 (seed 0) and the first 28 (seed 1) at cost 5: 10 and 8 questions only they get right.
 const n = 40;
-const full = run('Full-Debate', Array.from({ length: n }, (_, i) => i < 20));
-const seeds = [30, 28].map((k, s) => run(`seed ${s}`, Array.from({ length: n }, (_, i) => i < k), Array.from({ length: n }, () => 5)));
-const groups: MethodGroup[] = [{ method: 'Full-Debate', runs: [full] }, { method: 'CPP', runs: seeds, policy: true }];
+const full = run(
+  'Full-Debate',
+  Array.from({ length: n }, (_, i) => i < 20),
+);
+const seeds = [30, 28].map((k, s) =>
+  run(
+    `seed ${s}`,
+    Array.from({ length: n }, (_, i) => i < k),
+    Array.from({ length: n }, () => 5),
+  ),
+);
+const groups: MethodGroup[] = [
+  { method: 'Full-Debate', runs: [full] },
+  { method: 'CPP', runs: seeds, policy: true },
+];
 
 describe('report rows and paired tests', () => {
   it('accuracy intervals: Wilson for one run, t over runs for several', () => {
@@ -53,7 +75,15 @@ describe('report rows and paired tests', () => {
 
   it('refuses to pair methods evaluated on other questions', () => {
     const shuffled = { ...seeds[0], outcomes: [...seeds[0].outcomes].reverse() };
-    expect(() => pairedTests([{ method: 'Full-Debate', runs: [full] }, { method: 'CPP', runs: [shuffled], policy: true }], full)).toThrow(/same questions in the same order/);
+    expect(() =>
+      pairedTests(
+        [
+          { method: 'Full-Debate', runs: [full] },
+          { method: 'CPP', runs: [shuffled], policy: true },
+        ],
+        full,
+      ),
+    ).toThrow(/same questions in the same order/);
   });
 
   it('CSVs hold numbers in their own columns; the Markdown holds the readable form', () => {

@@ -19,7 +19,11 @@ describe('static learned mask', () => {
     expect(theta[2 * 3 + 2]).toBeGreaterThan(0); // a2 -> a3
     expect(theta[0 * 3 + 2]).toBeLessThan(0); // a3 -> a1
     expect(theta[2 * 3 + 1]).toBeLessThan(0); // a1 -> a3
-    const result = await staticMask(env, cache.questions.filter((q) => q.split === 'validation'), theta);
+    const result = await staticMask(
+      env,
+      cache.questions.filter((q) => q.split === 'validation'),
+      theta,
+    );
     expect(result.correct).toBe(result.questions);
   });
 });

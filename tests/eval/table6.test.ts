@@ -10,7 +10,8 @@ import { writeTinyCache } from '../fixtures/tinyWorld.ts';
 
 describe('Table 6', () => {
   it('says which test finds a difference from the reference variant', () => {
-    const row = (low: number, high: number, p: number) => ({ delta: { accuracy: { estimate: (low + high) / 2, low, high }, cost: { estimate: 0, low: 0, high: 0 } }, welch: { t: 0, df: 2, p } }) as AblationRow;
+    const row = (low: number, high: number, p: number) =>
+      ({ delta: { accuracy: { estimate: (low + high) / 2, low, high }, cost: { estimate: 0, low: 0, high: 0 } }, welch: { t: 0, df: 2, p } }) as AblationRow;
     expect(differs(row(0.5, 3, 0.01))).toBe('yes (both)');
     expect(differs(row(-3, -0.5, 0.2))).toBe('over questions only');
     expect(differs(row(-1, 3, 0.01))).toBe('over seeds only');
@@ -22,7 +23,10 @@ describe('Table 6', () => {
     const dir = mkdtempSync(join(tmpdir(), 'cpp-table6-'));
     writeTinyCache(join(dir, 'cache'));
     const grid = GridFile.parse({
-      name: 'tiny', seeds: 2, caches: [join(dir, 'cache')], reference: 'full method',
+      name: 'tiny',
+      seeds: 2,
+      caches: [join(dir, 'cache')],
+      reference: 'full method',
       base: { rounds: 2, miss: 'error', k: -1, batchSize: 6, hidden: 8, backend: 'cpu', evalEvery: 1, epochs: 3, lr: 0.03 },
       variants: [{ name: 'full method' }, { name: 'k = 1', settings: { k: 1 } }],
     });
@@ -34,8 +38,13 @@ describe('Table 6', () => {
     }
     const { markdown, files } = await ablationReport(grid, outcomes, results, 'validation', { engine: 'auto', backend: 'cpu', threads: 1 });
     expect(markdown).toMatch(/\| full method +\| [\d.]+ ± [\d.]+ \(n = 2\) +\| (\[[\d.]+, [\d.]+\]|-) +\|.*\| reference +\|/);
-    expect(markdown).toMatch(/\| k = 1 +\|.*\| [-+][\d.]+ +\| \[[-+][\d.]+, [-+][\d.]+\] +\| +(\d\.\d{3}|-) +\| (yes \(both\)|over questions only|over seeds only|no) +\|/);
-    const [header, ...lines] = readFileSync(files[1], 'utf8').trim().split('\n').map((l) => l.split(','));
+    expect(markdown).toMatch(
+      /\| k = 1 +\|.*\| [-+][\d.]+ +\| \[[-+][\d.]+, [-+][\d.]+\] +\| +(\d\.\d{3}|-) +\| (yes \(both\)|over questions only|over seeds only|no) +\|/,
+    );
+    const [header, ...lines] = readFileSync(files[1], 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => l.split(','));
     expect(lines).toHaveLength(2);
     const col = (l: string[], name: string) => l[header.indexOf(name)];
     expect(col(lines[0], 'reference')).toBe('true');

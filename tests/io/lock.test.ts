@@ -17,7 +17,7 @@ const holder = async (dir: string) => {
 };
 
 describe('folder locks (one writer at a time)', () => {
-  it('a second writer is refused with the holder named (pid and start time); a killed holder\'s lock is taken over', async () => {
+  it("a second writer is refused with the holder named (pid and start time); a killed holder's lock is taken over", async () => {
     const dir = join(mkdtempSync(join(tmpdir(), 'cpp-lock-')), 'run');
     const child = await holder(dir);
     expect(holderOf(dir)?.pid).toBe(child.pid);
@@ -39,7 +39,7 @@ describe('folder locks (one writer at a time)', () => {
     expect(existsSync(join(dir, LOCK_FILE))).toBe(false);
   }, 60_000);
 
-  it('a lock copied along with its folder is not the copy\'s: the copy can be written at once', async () => {
+  it("a lock copied along with its folder is not the copy's: the copy can be written at once", async () => {
     const root = mkdtempSync(join(tmpdir(), 'cpp-lock-'));
     const child = await holder(join(root, 'run'));
     cpSync(join(root, 'run'), join(root, 'copy'), { recursive: true });

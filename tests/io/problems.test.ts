@@ -26,7 +26,9 @@ describe('setting problems as sentences', () => {
         '--rounds: a debate needs at least 2 rounds (found 1)',
       ].join('\n'),
     );
-    expect(() => parseSettings(schema, { workers: 1, rate: 0, mode: 'a', seeds: [0], name: 'n', rounds: 2, extra: 1 }, (p) => `grid.json: ${p}`)).toThrow('grid.json: extra: unknown field');
+    expect(() => parseSettings(schema, { workers: 1, rate: 0, mode: 'a', seeds: [0], name: 'n', rounds: 2, extra: 1 }, (p) => `grid.json: ${p}`)).toThrow(
+      'grid.json: extra: unknown field',
+    );
     expect(parseSettings(schema, { workers: 1, rate: 0, mode: 'a', seeds: [0], name: 'n', rounds: 2 }, flag).workers).toBe(1);
   });
 });

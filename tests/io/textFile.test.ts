@@ -15,7 +15,17 @@ const BOM = Buffer.from([0xef, 0xbb, 0xbf]);
 describe('reading text files', () => {
   it('a byte-order mark is dropped, in a cache as in a config file', () => {
     const dir = mkdtempSync(join(tmpdir(), 'cpp-text-'));
-    writeFileSync(cacheFilePath(dir), Buffer.concat([BOM, Buffer.from(tinyRecords(4).map((r) => JSON.stringify(r)).join('\n') + '\n')]));
+    writeFileSync(
+      cacheFilePath(dir),
+      Buffer.concat([
+        BOM,
+        Buffer.from(
+          tinyRecords(4)
+            .map((r) => JSON.stringify(r))
+            .join('\n') + '\n',
+        ),
+      ]),
+    );
     expect(loadCache(dir).questions).toHaveLength(4);
     writeFileSync(join(dir, 'config.json'), Buffer.concat([BOM, Buffer.from('{"epochs": 3}')]));
     expect(readConfigFile(join(dir, 'config.json'))).toEqual({ epochs: 3 });

@@ -15,7 +15,16 @@ describe('jobs writing one folder', () => {
     const dir = mkdtempSync(join(tmpdir(), 'cpp-ablate-'));
     writeTinyCache(join(dir, 'cache'));
     const grid = join(dir, 'grid.json');
-    writeFileSync(grid, JSON.stringify({ name: 'g', base: { rounds: 2, miss: 'error', epochs: 1, batchSize: 6, hidden: 8 }, seeds: 1, caches: [join(dir, 'cache')], variants: [{ name: 'v', settings: {} }] }));
+    writeFileSync(
+      grid,
+      JSON.stringify({
+        name: 'g',
+        base: { rounds: 2, miss: 'error', epochs: 1, batchSize: 6, hidden: 8 },
+        seeds: 1,
+        caches: [join(dir, 'cache')],
+        variants: [{ name: 'v', settings: {} }],
+      }),
+    );
     const config = join(dir, 'main.json');
     writeFileSync(config, JSON.stringify({ rounds: 2, miss: 'error', epochs: 1, batchSize: 6, hidden: 8 }));
     const out = join(dir, 'out');
@@ -24,7 +33,9 @@ describe('jobs writing one folder', () => {
     try {
       const named = `${out} is being written by another process (a test holder: pid ${holder.pid} on `;
       await expect(ablateJob({ grid, out, workers: 1, split: 'validation', compute, log: () => {} })).rejects.toThrow(named);
-      await expect(mainJob({ cache: join(dir, 'cache'), split: 'validation', settings: {}, config, seeds: 1, out, workers: 1, compute })).rejects.toThrow(named);
+      await expect(mainJob({ cache: join(dir, 'cache'), split: 'validation', settings: {}, config, seeds: 1, out, workers: 1, compute })).rejects.toThrow(
+        named,
+      );
       expect(readdirSync(out)).toEqual(['.lock']);
     } finally {
       await killHolder(holder);
@@ -40,7 +51,9 @@ describe('jobs writing one folder', () => {
     const grid = join(dir, 'grid.json');
     writeFileSync(grid, JSON.stringify({ name: 'g', caches: [join(dir, 'nocache')], variants: [{ name: 'v' }] }));
     const out = join(dir, 'out');
-    await expect(ablateJob({ grid, out, workers: 1, split: 'validation', compute: defaultCompute(), log: () => {} })).rejects.toThrow(`${grid}: caches.0: no cache at ${join(dir, 'nocache')} (${join(dir, 'nocache', 'cache.jsonl')} not found)`);
+    await expect(ablateJob({ grid, out, workers: 1, split: 'validation', compute: defaultCompute(), log: () => {} })).rejects.toThrow(
+      `${grid}: caches.0: no cache at ${join(dir, 'nocache')} (${join(dir, 'nocache', 'cache.jsonl')} not found)`,
+    );
     expect(readdirSync(dir)).toEqual(['grid.json']);
   });
 });

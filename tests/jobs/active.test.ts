@@ -8,13 +8,21 @@ import { resolveConfig } from '../../train/config.ts';
 import { sparseWorld } from '../fixtures/sparseWorld.ts';
 
 describe('active recording (small simulated world whose recorded debates are Full-Debate and No-communication only)', () => {
-  it('records what the policy visits, within each round\'s limit; round 0\'s policy then finds it in the cache', async () => {
+  it("records what the policy visits, within each round's limit; round 0's policy then finds it in the cache", async () => {
     const cache = sparseWorld(60, 2);
     const dir = mkdtempSync(join(tmpdir(), 'cpp-active-'));
     // k = -1 pushes the policy to prune: it goes where nothing was recorded.
     const config = resolveConfig({ cache, k: -1, epochs: 2, batchSize: 8, hidden: 16, entropyBonus: 0.1, lr: 3e-3 });
     const lines: string[] = [];
-    const { rounds, text } = await activeJob({ config, out: join(dir, 'active'), rounds: 2, passes: 2, recording: { concurrency: 4, limits: { maxCalls: 25 } }, evalRecord: true, log: (l) => lines.push(l) });
+    const { rounds, text } = await activeJob({
+      config,
+      out: join(dir, 'active'),
+      rounds: 2,
+      passes: 2,
+      recording: { concurrency: 4, limits: { maxCalls: 25 } },
+      evalRecord: true,
+      log: (l) => lines.push(l),
+    });
     expect(rounds.map((r) => r.round)).toEqual([0, 1, 2]);
     expect(rounds[0].modelShareTrain).toBeGreaterThan(0);
     expect(rounds[0].firstPolicyShareTrain).toBe(rounds[0].modelShareTrain);

@@ -53,15 +53,32 @@ describe('fidelity', () => {
     expect(r.stderr.split('\n').filter((l) => l && !l.startsWith('npm warn') && !/generate|embed/.test(l))).toEqual([]);
     expect(r.status).toBe(0);
     const methods = [
-      'Full-Debate', 'No-communication', 'Single atlas', 'Single sage', 'Single brisk', 'Consistency atlas', 'Consistency sage', 'Consistency brisk',
-      'Consistency-Best', 'Consistency-Fuse', 'Freeze (always)', 'Freeze (when round-2 majority changed)', 'Random pruning (keep 25%)', 'Random pruning (keep 75%)',
-      'Oracle: keeps only correct candidates (reads gold)', 'Static learned mask', 'CPP FuseGLU',
+      'Full-Debate',
+      'No-communication',
+      'Single atlas',
+      'Single sage',
+      'Single brisk',
+      'Consistency atlas',
+      'Consistency sage',
+      'Consistency brisk',
+      'Consistency-Best',
+      'Consistency-Fuse',
+      'Freeze (always)',
+      'Freeze (when round-2 majority changed)',
+      'Random pruning (keep 25%)',
+      'Random pruning (keep 75%)',
+      'Oracle: keeps only correct candidates (reads gold)',
+      'Static learned mask',
+      'CPP FuseGLU',
     ];
     for (const m of methods) expect(r.stdout).toContain(`| ${m}`);
     expect(r.stdout).toContain("Kendall's tau-b of the 17 methods ranked by accuracy under model and under record");
     expect(r.stdout).toContain('| wrong recipient, own response pruned');
 
-    const csv = readFileSync(join(out, 'fidelity.csv'), 'utf8').trim().split('\n').map((l) => l.split(','));
+    const csv = readFileSync(join(out, 'fidelity.csv'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => l.split(','));
     const column = (name: string) => csv[0].indexOf(name);
     const rows = new Map(csv.slice(1).map((c) => [c[0].replace(/^"|"$/g, ''), c]));
     expect(rows.size).toBe(17);

@@ -14,8 +14,17 @@ const DATA = resolve(import.meta.dirname, '../../../shared/data/dylan-math');
 const ALGEBRA = join(DATA, 'algebra_1_248_4_3.json');
 
 const options = (out: string, prices: ImportOptions['prices']): ImportOptions => ({
-  files: [ALGEBRA], out, name: 'algebra', models: ['gpt-3.5-turbo'], prices, encoding: 'cl100k_base',
-  benchmark: 'MATH', answerType: 'math', splitSeed: 0, trainFraction: 0.6, validationFraction: 0.2,
+  files: [ALGEBRA],
+  out,
+  name: 'algebra',
+  models: ['gpt-3.5-turbo'],
+  prices,
+  encoding: 'cl100k_base',
+  benchmark: 'MATH',
+  answerType: 'math',
+  splitSeed: 0,
+  trainFraction: 0.6,
+  validationFraction: 0.2,
 });
 
 describe.skipIf(!existsSync(DATA))('cache import', () => {
@@ -34,8 +43,12 @@ describe.skipIf(!existsSync(DATA))('cache import', () => {
     const out = join(mkdtempSync(join(tmpdir(), 'cpp-import-')), 'algebra');
     importJob(options(out, { 'gpt-3.5-turbo': { in: 0.5, out: 1.5 } }));
     const imported = readFileSync(cacheFilePath(out), 'utf8');
-    expect(() => importJob(options(out, { 'gpt-3.5-turbo': { in: 1, out: 2 } }))).toThrow(`${out} already holds a cache (${cacheFilePath(out)}): pass --force to replace it, or choose another --out`);
-    expect(() => genJob({ out, questions: 10, name: 'w' })).toThrow(`${out} already holds a cache (${cacheFilePath(out)}): pass --force to replace it, or choose another --out`);
+    expect(() => importJob(options(out, { 'gpt-3.5-turbo': { in: 1, out: 2 } }))).toThrow(
+      `${out} already holds a cache (${cacheFilePath(out)}): pass --force to replace it, or choose another --out`,
+    );
+    expect(() => genJob({ out, questions: 10, name: 'w' })).toThrow(
+      `${out} already holds a cache (${cacheFilePath(out)}): pass --force to replace it, or choose another --out`,
+    );
     expect(readFileSync(cacheFilePath(out), 'utf8')).toBe(imported);
     importJob({ ...options(out, { 'gpt-3.5-turbo': { in: 1, out: 2 } }), force: true });
     expect(loadCache(out).agents[0].priceIn).toBe(1e-6);
@@ -48,7 +61,9 @@ describe.skipIf(!existsSync(DATA))('cache import', () => {
     const out = join(mkdtempSync(join(tmpdir(), 'cpp-import-')), 'algebra');
     const holder = await lockHolder(out);
     try {
-      expect(() => importJob(options(out, { 'gpt-3.5-turbo': { in: 0.5, out: 1.5 } }))).toThrow(`${out} is being written by another process (a test holder: pid ${holder.pid} on `);
+      expect(() => importJob(options(out, { 'gpt-3.5-turbo': { in: 0.5, out: 1.5 } }))).toThrow(
+        `${out} is being written by another process (a test holder: pid ${holder.pid} on `,
+      );
       expect(() => genJob({ out, questions: 10, name: 'w' })).toThrow(`pid ${holder.pid}`);
       expect(readdirSync(out)).toEqual(['.lock']);
     } finally {

@@ -15,9 +15,21 @@ describe('eval with miss = signature', () => {
     const dir = mkdtempSync(join(tmpdir(), 'cpp-miss-'));
     writeCacheRecords(dir, records);
     const run = (methods: ('full' | 'random')[]) =>
-      evalJob({ policies: [], cache: dir, split: 'train', compute: defaultCompute(), settings: { rounds: 2, miss: 'signature' }, methods, keepRate: 0.5, seeds: 2, reference: 'Full-Debate' });
+      evalJob({
+        policies: [],
+        cache: dir,
+        split: 'train',
+        compute: defaultCompute(),
+        settings: { rounds: 2, miss: 'signature' },
+        methods,
+        keepRate: 0.5,
+        seeds: 2,
+        reference: 'Full-Debate',
+      });
     const { table, rows } = await run(['full', 'random']);
-    const note = table.match(/miss = signature: (\d+) of 18 questions could not be replayed by every method \(most left by one run: Full-Debate 0, Random pruning \(keep 50%\) [1-9]\d*\) and are left out of every row: (.*)/);
+    const note = table.match(
+      /miss = signature: (\d+) of 18 questions could not be replayed by every method \(most left by one run: Full-Debate 0, Random pruning \(keep 50%\) [1-9]\d*\) and are left out of every row: (.*)/,
+    );
     expect(note).not.toBeNull();
     const skipped = note![2].split(', ');
     expect(skipped.length).toBe(Number(note![1]));

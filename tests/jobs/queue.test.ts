@@ -47,14 +47,38 @@ function freePort(): Promise<number> {
 /** Our own redis-server (optionally with a password and TLS only); stopped after the test. */
 async function startRedis(dir: string, o: { password?: string; tls?: { cert: string; key: string; ca: string } } = {}): Promise<number> {
   if (spawnSync('redis-server', ['--version']).error)
-    throw new Error("redis-server not found: these tests need Redis (Debian: apt-get install -y redis-server; .ci/run installs it)");
+    throw new Error('redis-server not found: these tests need Redis (Debian: apt-get install -y redis-server; .ci/run installs it)');
   const port = await freePort();
   const data = join(dir, 'redis');
   mkdirSync(data, { recursive: true });
   const listen = o.tls
-    ? ['--port', '0', '--tls-port', String(port), '--tls-cert-file', o.tls.cert, '--tls-key-file', o.tls.key, '--tls-ca-cert-file', o.tls.ca, '--tls-auth-clients', 'no']
+    ? [
+        '--port',
+        '0',
+        '--tls-port',
+        String(port),
+        '--tls-cert-file',
+        o.tls.cert,
+        '--tls-key-file',
+        o.tls.key,
+        '--tls-ca-cert-file',
+        o.tls.ca,
+        '--tls-auth-clients',
+        'no',
+      ]
     : ['--port', String(port)];
-  const server = spawn('redis-server', [...listen, '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', data, ...(o.password ? ['--requirepass', o.password] : [])]);
+  const server = spawn('redis-server', [
+    ...listen,
+    '--bind',
+    '127.0.0.1',
+    '--save',
+    '',
+    '--appendonly',
+    'no',
+    '--dir',
+    data,
+    ...(o.password ? ['--requirepass', o.password] : []),
+  ]);
   cleanups.push(() => server.kill('SIGKILL'));
   let log = '';
   await new Promise<void>((ready, fail) => {
@@ -69,7 +93,14 @@ async function startRedis(dir: string, o: { password?: string; tls?: { cert: str
 
 /** A CA and a certificate for 127.0.0.1 signed by it (openssl). */
 function tlsFiles(dir: string) {
-  const f = { ca: join(dir, 'ca.pem'), caKey: join(dir, 'ca.key'), key: join(dir, 'server.key'), csr: join(dir, 'server.csr'), cert: join(dir, 'server.pem'), ext: join(dir, 'ext.cnf') };
+  const f = {
+    ca: join(dir, 'ca.pem'),
+    caKey: join(dir, 'ca.key'),
+    key: join(dir, 'server.key'),
+    csr: join(dir, 'server.csr'),
+    cert: join(dir, 'server.pem'),
+    ext: join(dir, 'ext.cnf'),
+  };
   writeFileSync(f.ext, 'subjectAltName=IP:127.0.0.1\n');
   const openssl = (...args: string[]) => {
     const r = spawnSync('openssl', args, { encoding: 'utf8' });
@@ -131,7 +162,8 @@ function trainingChildOf(parent: number): number | undefined {
 }
 
 const until = async (ok: () => boolean, what: string, seconds = 300) => {
-  for (const end = Date.now() + seconds * 1000; !ok(); await new Promise((r) => setTimeout(r, 50))) if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+  for (const end = Date.now() + seconds * 1000; !ok(); await new Promise((r) => setTimeout(r, 50)))
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
 };
 
 const filesUnder = (dir: string): string[] =>
@@ -172,12 +204,15 @@ describe('redis URLs', () => {
     expect(env.label).toBe('redis://db.example:6379/0');
     expect(env.redact('AUTH from-env-secret')).toBe('AUTH ***');
     expect(() => parseQueueUrl('http://:hunter2@db.example/0', {})).toThrow(/scheme http: is not redis/);
-    expect(() => parseQueueUrl('not a url :hunter2', {})).toThrow(/^--queue: not a URL[^]*$/);
+    expect(() => parseQueueUrl('not a url :hunter2', {})).toThrow(/^--queue: not a URL[\s\S]*$/);
     expect(() => parseQueueUrl('not a url :hunter2', {})).not.toThrow(/hunter2/);
   });
 
   it('ablate refuses --workers with --queue (local workers only)', () => {
-    const r = spawnSync(process.execPath, ['--import', 'tsx', 'cli/index.ts', 'ablate', '--queue', 'redis://127.0.0.1:1/0', '--workers', '3'], { cwd: ROOT, encoding: 'utf8' });
+    const r = spawnSync(process.execPath, ['--import', 'tsx', 'cli/index.ts', 'ablate', '--queue', 'redis://127.0.0.1:1/0', '--workers', '3'], {
+      cwd: ROOT,
+      encoding: 'utf8',
+    });
     expect(r.status).toBe(2);
     expect(r.stderr).toContain('Arguments queue and workers are mutually exclusive');
   }, 60_000);
@@ -188,7 +223,11 @@ describe('cell identity', () => {
     const dir = tempDir();
     const { cache, grid } = tinyGrid(dir);
     const hash = await cacheHash(cache);
-    expect(hash).toBe(createHash('sha256').update(readFileSync(join(cache, 'cache.jsonl'))).digest('hex'));
+    expect(hash).toBe(
+      createHash('sha256')
+        .update(readFileSync(join(cache, 'cache.jsonl')))
+        .digest('hex'),
+    );
     const [a, b] = expandGrid(grid, join(dir, 'results'));
     const id = cellIdentity(a.settings, hash);
     // Another out folder, cache path, engine, threads or backend: the same cell.
@@ -212,12 +251,14 @@ describe('cell identity', () => {
     const cells = expandGrid(grid, join(dir, 'results'));
     mkdirSync(cells[1].settings.out, { recursive: true });
     writeFileSync(runFiles(cells[1].settings.out).config, '{}');
-    await expect(runQueuedGrid(cells, { queue: parseQueueUrl('redis://127.0.0.1:1/0'), log: () => {} })).rejects.toThrow(`${cells[1].settings.out}: a run made without --queue`);
+    await expect(runQueuedGrid(cells, { queue: parseQueueUrl('redis://127.0.0.1:1/0'), log: () => {} })).rejects.toThrow(
+      `${cells[1].settings.out}: a run made without --queue`,
+    );
   });
 });
 
 describe('a grid on a queue', () => {
-  it('a worker refuses a cache whose content differs from the grid\'s: the cell fails once with the reason, nothing is trained', async () => {
+  it("a worker refuses a cache whose content differs from the grid's: the cell fails once with the reason, nothing is trained", async () => {
     const dir = tempDir();
     const { cache, grid } = tinyGrid(dir);
     const altered = join(dir, 'altered');
@@ -225,12 +266,25 @@ describe('a grid on a queue', () => {
     writeFileSync(join(altered, 'cache.jsonl'), readFileSync(join(cache, 'cache.jsonl'), 'utf8').replace('Tiny question 0', 'Tiny question zero'));
     const queue = parseQueueUrl(`redis://127.0.0.1:${await startRedis(dir)}/0`);
     const lines: string[] = [];
-    const worker = startWorker({ queue, concurrency: 1, compute: defaultCompute(), cacheMap: [[cache, altered]], work: join(dir, 'work'), lockSeconds: 30, stalledSeconds: 30, log: (l) => lines.push(l) });
+    const worker = startWorker({
+      queue,
+      concurrency: 1,
+      compute: defaultCompute(),
+      cacheMap: [[cache, altered]],
+      work: join(dir, 'work'),
+      lockSeconds: 30,
+      stalledSeconds: 30,
+      log: (l) => lines.push(l),
+    });
     try {
       const cells = expandGrid(grid, join(dir, 'results')).slice(0, 1);
       const [outcome] = await runQueuedGrid(cells, { queue, log: (l) => lines.push(l) });
       expect(outcome.status).toBe('failed');
-      expect(outcome.error).toMatch(new RegExp(`refuses the cell: its cache ${altered} has content ${(await cacheHash(altered)).slice(0, 12)}, the grid's ${cache} has ${(await cacheHash(cache)).slice(0, 12)}`));
+      expect(outcome.error).toMatch(
+        new RegExp(
+          `refuses the cell: its cache ${altered} has content ${(await cacheHash(altered)).slice(0, 12)}, the grid's ${cache} has ${(await cacheHash(cache)).slice(0, 12)}`,
+        ),
+      );
       expect(lines.filter((l) => l.includes(`took ${cells[0].id}`))).toHaveLength(1);
       expect(existsSync(cells[0].settings.out)).toBe(false);
       expect(readdirSync(join(dir, 'work'))).toEqual([]);
@@ -244,7 +298,16 @@ describe('a grid on a queue', () => {
     const { grid } = tinyGrid(dir);
     const queue = parseQueueUrl(`redis://127.0.0.1:${await startRedis(dir)}/0`);
     const lines: string[] = [];
-    const worker = startWorker({ queue, concurrency: 1, compute: defaultCompute(), cacheMap: [], work: join(dir, 'work'), lockSeconds: 30, stalledSeconds: 30, log: (l) => lines.push(l) });
+    const worker = startWorker({
+      queue,
+      concurrency: 1,
+      compute: defaultCompute(),
+      cacheMap: [],
+      work: join(dir, 'work'),
+      lockSeconds: 30,
+      stalledSeconds: 30,
+      log: (l) => lines.push(l),
+    });
     try {
       const [cell] = expandGrid(grid, join(dir, 'results'));
       const done = runQueuedGrid([cell], { queue, log: (l) => lines.push(l) });
@@ -274,7 +337,11 @@ describe('a grid on a queue', () => {
     const results = join(dir, 'results');
     const ablate = () => cli(['ablate', '--queue', url, '--grid', file, '--out', results, '--split', 'validation'], env, log);
     const worker = (name: string, ...extra: string[]) =>
-      cli(['worker', '--queue', url, '--workers', '1', '--lock-duration', '10', '--stalled-interval', '5', '--work', join(dir, `work-${name}`), ...extra], env, log);
+      cli(
+        ['worker', '--queue', url, '--workers', '1', '--lock-duration', '10', '--stalled-interval', '5', '--work', join(dir, `work-${name}`), ...extra],
+        env,
+        log,
+      );
     const cells = expandGrid(grid, results);
     const cellOf = (variant: string, seed: number) => cells.find((c) => c.variant === variant && c.seed === seed)!;
 
@@ -310,8 +377,18 @@ describe('a grid on a queue', () => {
     // A failure of the cell's own: once, with its error in the table, never retried.
     for (const seed of [0, 1]) {
       const id = cellOf('broken', seed).id;
-      expect(second.stdout().split('\n').filter((l) => l.startsWith(`- failed: ${id}: `) && l.includes('has no live endpoint for miss = record'))).toHaveLength(1);
-      expect(b.stderr().split('\n').filter((l) => l.includes(`took ${id}`))).toHaveLength(1);
+      expect(
+        second
+          .stdout()
+          .split('\n')
+          .filter((l) => l.startsWith(`- failed: ${id}: `) && l.includes('has no live endpoint for miss = record')),
+      ).toHaveLength(1);
+      expect(
+        b
+          .stderr()
+          .split('\n')
+          .filter((l) => l.includes(`took ${id}`)),
+      ).toHaveLength(1);
       expect(a.stderr()).not.toContain(`took ${id}`);
     }
 
@@ -326,12 +403,16 @@ describe('a grid on a queue', () => {
     const timeless = (out: string) => readLog(out).map(({ time: _t, seconds: _s, decisionsPerSecond: _d, ...l }) => l);
     for (const c of localCells) expect(timeless(cellOf(c.variant, c.seed).settings.out)).toEqual(timeless(c.settings.out));
     // The collected run reads like one trained in place (its settings name the grid's folder and cache).
-    expect(JSON.parse(readFileSync(runFiles(cellOf('full method', 1).settings.out).config, 'utf8'))).toMatchObject({ out: cellOf('full method', 1).settings.out, cache });
+    expect(JSON.parse(readFileSync(runFiles(cellOf('full method', 1).settings.out).config, 'utf8'))).toMatchObject({
+      out: cellOf('full method', 1).settings.out,
+      cache,
+    });
 
     // The password: in no output of any process and no file they wrote; the URL is shown redacted.
     const outputs = [first, second, a, b].map((p) => p.stdout() + p.stderr()).join('\n');
     expect(outputs).toContain(`rediss://:***@127.0.0.1:`);
-    for (const f of [...filesUnder(results), ...filesUnder(join(dir, 'work-a')), ...filesUnder(join(dir, 'work-b')), log]) expect(readFileSync(f, 'latin1').includes(PASSWORD), f).toBe(false);
+    for (const f of [...filesUnder(results), ...filesUnder(join(dir, 'work-a')), ...filesUnder(join(dir, 'work-b')), log])
+      expect(readFileSync(f, 'latin1').includes(PASSWORD), f).toBe(false);
     expect(outputs.includes(PASSWORD)).toBe(false);
   }, 900_000);
 
@@ -341,7 +422,9 @@ describe('a grid on a queue', () => {
     const cells = expandGrid(grid, join(dir, 'results'));
     await train(resolveConfig({ ...cells[0].settings, k: 1, epochs: 1 }), { log: () => {} });
     const before = readFileSync(runFiles(cells[0].settings.out).checkpoint);
-    await expect(runQueuedGrid(cells, { queue: parseQueueUrl('redis://127.0.0.1:1/0'), log: () => {} })).rejects.toThrow(`${cells[0].settings.out}: a run of other settings or another cache (epochs 1 there, 4 asked; k 1 there, 0 asked)`);
+    await expect(runQueuedGrid(cells, { queue: parseQueueUrl('redis://127.0.0.1:1/0'), log: () => {} })).rejects.toThrow(
+      `${cells[0].settings.out}: a run of other settings or another cache (epochs 1 there, 4 asked; k 1 there, 0 asked)`,
+    );
     expect(readFileSync(runFiles(cells[0].settings.out).checkpoint)).toEqual(before);
   }, 60_000);
 });

@@ -10,7 +10,16 @@ import { countingSimulator, sparseWorld } from '../fixtures/sparseWorld.ts';
 const quiet = () => {};
 
 const job = (dir: string, endpoint: Endpoint, limits = {}) =>
-  recordJob({ cache: dir, split: 'train', settings: { seed: 0 }, method: 'random', keepRate: 0.6, compute: defaultCompute(), recording: { concurrency: 4, limits }, endpoint });
+  recordJob({
+    cache: dir,
+    split: 'train',
+    settings: { seed: 0 },
+    method: 'random',
+    keepRate: 0.6,
+    compute: defaultCompute(),
+    recording: { concurrency: 4, limits },
+    endpoint,
+  });
 
 describe('record', () => {
   it('answers every context the cache lacks once; a second run makes no call; after it the method replays from the cache alone', async () => {

@@ -40,7 +40,14 @@ describe('record through serve with faults, killed with SIGKILL and rerun', () =
     const lostAtKill = new Set<string | null>();
     const sentAgain = new Set<string | null>();
     const server = await serveSimulator(sim, {
-      ...NO_FAULTS, port: 0, key: KEY, rate429: 0.2, retryAfterS: 0.05, rate500: 0.05, rateDrop: 0.05, seed: 12,
+      ...NO_FAULTS,
+      port: 0,
+      key: KEY,
+      rate429: 0.2,
+      retryAfterS: 0.05,
+      rate500: 0.05,
+      rateDrop: 0.05,
+      seed: 12,
       onAttempt: ({ key, outcome }) => {
         keysSent.add(key);
         if (lostAtKill.has(key)) sentAgain.add(key);
@@ -77,7 +84,10 @@ describe('record through serve with faults, killed with SIGKILL and rerun', () =
       // intent answered; every call serve saw was journaled as an intent before it was sent.
       const text = readFileSync(journalPath(dir), 'utf8');
       expect(text.endsWith('\n')).toBe(true);
-      const lines = text.slice(0, -1).split('\n').map((l) => JSON.parse(l) as { type: string; id: string; key?: string });
+      const lines = text
+        .slice(0, -1)
+        .split('\n')
+        .map((l) => JSON.parse(l) as { type: string; id: string; key?: string });
       const responses = lines.filter((l) => l.type === 'response').map((l) => l.id);
       expect(new Set(responses).size).toBe(responses.length);
       const answered = new Set<string>();
@@ -97,7 +107,15 @@ describe('record through serve with faults, killed with SIGKILL and rerun', () =
       expect(sentAgain).toEqual(lostAtKill); // each reply lost at a kill was asked for again (and, by the count above, not paid again)
       const simulator = inProcess(sim);
       for (const r of recorded) {
-        const request = { cache, question: cache.questions[r.q], agent: cache.agents[r.a], round: r.round, context: r.ctx.map((c) => cache.responses[c]), prev: cache.responses[r.prevIndex], sample: r.sample };
+        const request = {
+          cache,
+          question: cache.questions[r.q],
+          agent: cache.agents[r.a],
+          round: r.round,
+          context: r.ctx.map((c) => cache.responses[c]),
+          prev: cache.responses[r.prevIndex],
+          sample: r.sample,
+        };
         expect(essence(r), r.id).toEqual(essence(await simulator(request)));
       }
 

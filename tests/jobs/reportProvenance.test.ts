@@ -22,7 +22,17 @@ it('an eval report holds provenance: code, inputs and cache by content hash, the
   await train(config, { log: () => {} });
   const policy = runFiles(config.out).best;
   const out = join(dir, 'report');
-  const { files } = await evalJob({ policies: [policy], cache, split: 'validation', compute: { engine: 'auto', threads: 1, backend: 'cpu' }, settings: { miss: 'error' }, methods: ['full'], seeds: 1, reference: 'Full-Debate', out });
+  const { files } = await evalJob({
+    policies: [policy],
+    cache,
+    split: 'validation',
+    compute: { engine: 'auto', threads: 1, backend: 'cpu' },
+    settings: { miss: 'error' },
+    methods: ['full'],
+    seeds: 1,
+    reference: 'Full-Debate',
+    out,
+  });
   expect(files).toContain(join(out, 'provenance.json'));
   const [session] = readProvenance(join(out, 'provenance.json')).sessions;
   const commit = execFileSync('git', ['rev-parse', 'HEAD'], { cwd: resolve(import.meta.dirname, '../..'), encoding: 'utf8' }).trim();

@@ -4,7 +4,9 @@ import { adamStep } from '../../src/policy/adam.ts';
 describe('Adam (src/policy/adam.ts)', () => {
   it('takes the bias-corrected steps worked out by hand, in float32 and float64', () => {
     for (const Floats of [Float32Array, Float64Array]) {
-      const p = Floats.from([1, 2]), m = new Floats(2), v = new Floats(2);
+      const p = Floats.from([1, 2]),
+        m = new Floats(2),
+        v = new Floats(2);
       const s = { lr: 0.1, beta1: 0.9, beta2: 0.999, epsilon: 1e-8 };
       // Step 1: m = 0.05, v = 0.00025; m^ = 0.5, v^ = 0.25: a full lr step against the gradient's sign.
       adamStep(p, [0.5, 0], m, v, 1, s);

@@ -10,18 +10,38 @@ import { zeroMoments } from '../../src/policy/engine.ts';
 import { exportPolicy } from '../../src/policy/export.ts';
 import { initWeights, type PolicyShape } from '../../src/policy/model.ts';
 
-const shape: PolicyShape = { dim: 8, hidden: 4, agents: 3, rounds: 2, behavior: 'random', initSamples: null, conditioning: true, ownFeature: true, sourceFeature: true, roundFeature: true };
+const shape: PolicyShape = {
+  dim: 8,
+  hidden: 4,
+  agents: 3,
+  rounds: 2,
+  behavior: 'random',
+  initSamples: null,
+  conditioning: true,
+  ownFeature: true,
+  sourceFeature: true,
+  roundFeature: true,
+};
 
 function checkpoint(): Checkpoint {
   const weights = initWeights(shape, '0');
   return {
-    format: 'cpp-checkpoint', version: 1, config: { seed: 0 }, shape, team: ['a1', 'a2', 'a3'], encoder: 'bof-8',
-    epoch: 2, step: 6, baseline: [0, 0], best: { epoch: 1, accuracy: 0.5, costPct: 80 },
+    format: 'cpp-checkpoint',
+    version: 1,
+    config: { seed: 0 },
+    shape,
+    team: ['a1', 'a2', 'a3'],
+    encoder: 'bof-8',
+    epoch: 2,
+    step: 6,
+    baseline: [0, 0],
+    best: { epoch: 1, accuracy: 0.5, costPct: 80 },
     engine: { step: 6, weights, m: zeroMoments(weights), v: zeroMoments(weights) },
   };
 }
 
 /** A saved checkpoint's JSON, changed by `edit`, written to a file of its own. */
+// biome-ignore lint/suspicious/noExplicitAny: edits reach into any nested field of a saved checkpoint
 function edited(dir: string, name: string, edit: (json: Record<string, any>) => void): string {
   const good = join(dir, 'good.json');
   saveCheckpoint(good, checkpoint());
@@ -50,10 +70,23 @@ describe('reading checkpoints and policies', () => {
   it('every malformed checkpoint is an error naming the file and the field', () => {
     const dir = mkdtempSync(join(tmpdir(), 'cpp-artifact-'));
     const D = shape.dim;
+    // biome-ignore lint/suspicious/noExplicitAny: edits reach into any nested field of a saved checkpoint
     const cases: [string, (j: Record<string, any>) => void, string][] = [
-      ['wrong-width', (j) => (j.engine.weights['head.w'] = { shape: [D + 1], data: floats(D + 1, 0.1) }), `engine.weights.head.w: shape [${D + 1}], but the policy's dimensions (dim 8, hidden 4, 3 agents, 2 rounds) give [${D}]`],
-      ['half-tensor', (j) => (j.engine.weights['b1.Wg'].data = floats((D * 4) / 2, 0.1)), 'engine.weights.b1.Wg: holds 16 float32 values, its shape [8, 4] needs 32'],
-      ['nan-weight', (j) => (j.engine.weights['head.w'].data = floats(D, NaN)), 'engine.weights.head.w: value 0 is NaN: a checkpoint holds finite numbers only'],
+      [
+        'wrong-width',
+        (j) => (j.engine.weights['head.w'] = { shape: [D + 1], data: floats(D + 1, 0.1) }),
+        `engine.weights.head.w: shape [${D + 1}], but the policy's dimensions (dim 8, hidden 4, 3 agents, 2 rounds) give [${D}]`,
+      ],
+      [
+        'half-tensor',
+        (j) => (j.engine.weights['b1.Wg'].data = floats((D * 4) / 2, 0.1)),
+        'engine.weights.b1.Wg: holds 16 float32 values, its shape [8, 4] needs 32',
+      ],
+      [
+        'nan-weight',
+        (j) => (j.engine.weights['head.w'].data = floats(D, NaN)),
+        'engine.weights.head.w: value 0 is NaN: a checkpoint holds finite numbers only',
+      ],
       ['missing-tensor', (j) => delete j.engine.m['head.b'], 'engine.m.head.b: missing'],
       ['string-epoch', (j) => (j.epoch = 'one'), 'epoch'],
       ['no-format', (j) => delete j.format, "format: expected 'cpp-checkpoint' (a training checkpoint), found undefined"],
@@ -102,7 +135,7 @@ describe('reading checkpoints and policies', () => {
 });
 
 describe('a policy without a behavior embedding', () => {
-  it("reads back from a checkpoint whose optimizer moments leave the frozen embedding out, as the engines write them (was: engine.m.behavior: missing)", () => {
+  it('reads back from a checkpoint whose optimizer moments leave the frozen embedding out, as the engines write them (was: engine.m.behavior: missing)', () => {
     const dir = mkdtempSync(join(tmpdir(), 'cpp-artifact-none-'));
     const none: PolicyShape = { ...shape, behavior: 'none' };
     const weights = initWeights(none, '0');

@@ -37,7 +37,7 @@ describe('the deployable export', () => {
     const meta = Object.fromEntries(onnx.ModelProto.decode(model).metadataProps.map((p) => [p.key, p.value]));
     const spec = readFileSync(join(exportDir, 'policy.spec.md'), 'utf8');
     expect(meta.spec).toBe(spec);
-    expect(spec).toContain('the encoder\'s output **as is, not normalized**');
+    expect(spec).toContain("the encoder's output **as is, not normalized**");
     expect(meta.inputs).toContain('NOT unit-norm');
     const team = JSON.parse(meta.team) as string[];
     const behavior = JSON.parse(meta.behavior) as Record<string, number[]>;
@@ -49,7 +49,13 @@ describe('the deployable export', () => {
     const s = await setup(config);
     const questions = s.cache.questions.filter((q) => q.split === 'validation').slice(0, 5);
     const engine = await inferenceEngine({ engine: 'onnx', threads: 1, backend: 'cpu' }, s.shape, loadCheckpoint(runFiles(config.out).best).engine.weights);
-    const played = await rollout(engine, s.evalEnv, s.emb, questions.map((q) => q.index), { mode: 'greedy', debateSeed: '0', conditioning: true });
+    const played = await rollout(
+      engine,
+      s.evalEnv,
+      s.emb,
+      questions.map((q) => q.index),
+      { mode: 'greedy', debateSeed: '0', conditioning: true },
+    );
     engine.dispose();
     const A = team.length;
     const perDebate = (s.shape.rounds - 1) * A * A;
@@ -63,7 +69,11 @@ describe('the deployable export', () => {
           const [candidate] = await encoder.encode([round1[c].text]);
           const norm = Math.hypot(...S);
           const out = await session.run({
-            query: new ort.Tensor('float32', Float32Array.from(S, (x) => x / norm), [1, D]),
+            query: new ort.Tensor(
+              'float32',
+              Float32Array.from(S, (x) => x / norm),
+              [1, D],
+            ),
             behavior: new ort.Tensor('float32', Float32Array.from(behavior[team[i]]), [1, D]),
             candidate: new ort.Tensor('float32', candidate, [1, D]),
             own: new ort.Tensor('int64', BigInt64Array.of(j === 0 ? 1n : 0n), [1]),
@@ -99,7 +109,10 @@ describe('the deployable export', () => {
       expect.stringMatching(/^brisk: (keep|prune) \(p = [01]\.\d\d\)$/),
     ]);
     // The guard does stop TF.js: the same process setup fails on an import of it, as the export does.
-    const guarded = spawnSync(process.execPath, ['--import', tsx, '--import', forbid, '--input-type=module', '-e', "await import('@tensorflow/tfjs')"], { cwd: repo, encoding: 'utf8' });
+    const guarded = spawnSync(process.execPath, ['--import', tsx, '--import', forbid, '--input-type=module', '-e', "await import('@tensorflow/tfjs')"], {
+      cwd: repo,
+      encoding: 'utf8',
+    });
     expect(guarded.status).not.toBe(0);
     expect(guarded.stderr).toContain('TF.js loaded: @tensorflow/tfjs');
   }, 120_000);

@@ -44,7 +44,8 @@ function weights(): Weights {
 }
 const fresh = (w: Weights): EngineState => ({ weights: w, step: 0, m: zeroMoments(w), v: zeroMoments(w) });
 const relative = (a: Float32Array, b: Float32Array) => {
-  let d = 0, n = 0;
+  let d = 0,
+    n = 0;
   a.forEach((x, i) => ((d += (x - b[i]) ** 2), (n += x ** 2)));
   return Math.sqrt(d / Math.max(n, 1e-30));
 };
@@ -115,7 +116,15 @@ describe('the ONNX engine off the main thread', () => {
 describe('the exported ONNX inference model', () => {
   it('loads in ONNX Runtime as a standard model and gives the reference keep probabilities', async () => {
     const w = weights();
-    const artifact = { format: 'cpp-policy' as const, version: 1, shape: SHAPE, team: ['a1', 'a2', 'a3'], encoder: 'bof-24', trainedOn: { cache: 'none', seed: 0, epoch: 0 }, weights: w };
+    const artifact = {
+      format: 'cpp-policy' as const,
+      version: 1,
+      shape: SHAPE,
+      team: ['a1', 'a2', 'a3'],
+      encoder: 'bof-24',
+      trainedOn: { cache: 'none', seed: 0, epoch: 0 },
+      weights: w,
+    };
     const session = await ort.InferenceSession.create(onnxModel(artifact));
     expect(session.inputNames).toEqual(['query', 'behavior', 'candidate', 'own', 'source', 'round']);
     expect(session.outputNames).toEqual(['keep_probability']);
@@ -123,10 +132,19 @@ describe('the exported ONNX inference model', () => {
     const D = SHAPE.dim;
     const behavior = new Float32Array(batch.n * D);
     batch.recipient.forEach((r, i) => behavior.set(w.behavior.data.subarray(r * D, (r + 1) * D), i * D));
-    const int = (a: Int32Array) => new ort.Tensor('int64', BigInt64Array.from(a, (x) => BigInt(x)), [a.length]);
+    const int = (a: Int32Array) =>
+      new ort.Tensor(
+        'int64',
+        BigInt64Array.from(a, (x) => BigInt(x)),
+        [a.length],
+      );
     const out = await session.run({
-      query: new ort.Tensor('float32', batch.query, [batch.n, D]), behavior: new ort.Tensor('float32', behavior, [batch.n, D]),
-      candidate: new ort.Tensor('float32', batch.candidate, [batch.n, D]), own: int(batch.own), source: int(batch.source), round: int(batch.round),
+      query: new ort.Tensor('float32', batch.query, [batch.n, D]),
+      behavior: new ort.Tensor('float32', behavior, [batch.n, D]),
+      candidate: new ort.Tensor('float32', batch.candidate, [batch.n, D]),
+      own: int(batch.own),
+      source: int(batch.source),
+      round: int(batch.round),
     });
     const want = Float32Array.from(forwardLogits(SHAPE, w, batch), sigmoid);
     expect(relative(out.keep_probability.data as Float32Array, want)).toBeLessThan(1e-5);

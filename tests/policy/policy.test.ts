@@ -18,7 +18,18 @@ import { loadBackend, tfjsEngine } from '../../src/policy/tfjsEngine.ts';
 import { tinyRecords } from '../fixtures/tinyWorld.ts';
 import { randomBatch as sharedRandomBatch } from '../../bench/randomBatch.ts';
 
-const shape: PolicyShape = { dim: 12, hidden: 6, agents: 3, rounds: 3, behavior: 'random', initSamples: null, conditioning: true, ownFeature: true, sourceFeature: true, roundFeature: true };
+const shape: PolicyShape = {
+  dim: 12,
+  hidden: 6,
+  agents: 3,
+  rounds: 3,
+  behavior: 'random',
+  initSamples: null,
+  conditioning: true,
+  ownFeature: true,
+  sourceFeature: true,
+  roundFeature: true,
+};
 const opt = { lr: 1e-2, beta1: 0.9, beta2: 0.999, epsilon: 1e-8, entropyBonus: 0.01 };
 
 const randomBatch = (n: number, seed: string) => sharedRandomBatch(shape, n, seed).batch;
@@ -52,7 +63,8 @@ describe('FuseGLU engine (TF.js)', () => {
     // Loss in float64 from the reference forward pass.
     const loss = () => {
       const l = forwardLogits(shape, weights, batch);
-      let sum = 0, ent = 0;
+      let sum = 0,
+        ent = 0;
       l.forEach((x, i) => {
         const p = sigmoid(x);
         sum += adv[i] * Math.log(actions[i] ? p : 1 - p);
@@ -90,13 +102,16 @@ describe('FuseGLU engine (TF.js)', () => {
 });
 
 describe('conditional, progressive query (SPEC §4)', () => {
-  it('a kept candidate enters the recipient\'s query before the next candidate is decided', async () => {
+  it("a kept candidate enters the recipient's query before the next candidate is decided", async () => {
     const cache = cacheFromRecords(tinyRecords(4));
     const env = makeEnvironment(cache, { rounds: 2, miss: 'error' });
     const emb = await ensureEmbeddings(mkdtempSync(join(tmpdir(), 'cpp-q-')), cache, bofEncoder(32));
     const seen: DecisionBatch[] = [];
     // Keeps exactly the own response (position 0), records what it was asked.
-    const stub = { shape: { ...shape, dim: 32 }, keepLogits: async (b: DecisionBatch) => (seen.push(structuredClone(b)), Float32Array.from(b.own, (o) => (o ? 10 : -10))) } as unknown as PolicyEngine;
+    const stub = {
+      shape: { ...shape, dim: 32 },
+      keepLogits: async (b: DecisionBatch) => (seen.push(structuredClone(b)), Float32Array.from(b.own, (o) => (o ? 10 : -10))),
+    } as unknown as PolicyEngine;
     for (const conditioning of [true, false]) {
       seen.length = 0;
       await rollout(stub, env, emb, [0], { mode: 'greedy', debateSeed: '0', conditioning });
@@ -122,8 +137,17 @@ describe('checkpoints and export', () => {
     const engine = engineFor(weights);
     await engine.trainStep(randomBatch(8, 'e'), new Uint8Array(8).fill(1), new Float32Array(8).fill(1));
     const checkpoint: Checkpoint = {
-      format: 'cpp-checkpoint', version: 1, config: { cache: 'tiny', seed: 0 }, shape, team: ['a1', 'a2', 'a3'], encoder: 'bof-12',
-      epoch: 1, step: 1, baseline: [0], best: null, engine: await engine.getState(),
+      format: 'cpp-checkpoint',
+      version: 1,
+      config: { cache: 'tiny', seed: 0 },
+      shape,
+      team: ['a1', 'a2', 'a3'],
+      encoder: 'bof-12',
+      epoch: 1,
+      step: 1,
+      baseline: [0],
+      best: null,
+      engine: await engine.getState(),
     };
     const dir = mkdtempSync(join(tmpdir(), 'cpp-ckpt-'));
     saveCheckpoint(join(dir, 'c.json'), checkpoint);
@@ -139,7 +163,9 @@ describe('checkpoints and export', () => {
     // ... from the exported ONNX model, loaded by ONNX Runtime as any other runtime would.
     const deployed = await deployPolicy(artifact, bofEncoder(12), readFileSync(onnx));
     const decisions = await deployed.decide({
-      question: { text: q.text, tokens: q.promptTokens }, round: 2, recipient: 'a2',
+      question: { text: q.text, tokens: q.promptTokens },
+      round: 2,
+      recipient: 'a2',
       responses: Object.fromEntries(['a1', 'a2', 'a3'].map((a) => [a, { text: r1(a).text, tokens: r1(a).outTokens }])),
     });
     expect(decisions.map((d) => d.agent)).toEqual(['a2', 'a1', 'a3']);

@@ -17,19 +17,23 @@ beforeAll(async () => {
 
 describe('kill -9 trials', () => {
   for (const name of ['train', 'cache gen'])
-    it(`${name}: killed at 2 random moments, the rerun gives the uninterrupted run's files; nothing else changes, nothing is left half-written`, async () => {
-      const { trials } = await killTrials(KILL_COMMANDS.find((c) => c.name === name)!, inputs, 2, 'npm test');
-      for (const t of trials) {
-        expect(t.finished, JSON.stringify(t.refusals)).toBe(true);
-        expect(t.differing).toEqual([]);
-        expect(t.outside).toEqual([]);
-        expect([...t.unparseableAfterKill, ...t.unparseable]).toEqual([]);
-        expect(t.leftoverTemp).toEqual([]);
-        expect(t.stackTrace).toBe(false);
-        // A refusal (a kill before the first checkpoint: nothing to resume) says what to run instead.
-        for (const r of t.refusals) expect(r.said).toMatch(/--force|--resume|again|start/i);
-      }
-    }, LONG);
+    it(
+      `${name}: killed at 2 random moments, the rerun gives the uninterrupted run's files; nothing else changes, nothing is left half-written`,
+      async () => {
+        const { trials } = await killTrials(KILL_COMMANDS.find((c) => c.name === name)!, inputs, 2, 'npm test');
+        for (const t of trials) {
+          expect(t.finished, JSON.stringify(t.refusals)).toBe(true);
+          expect(t.differing).toEqual([]);
+          expect(t.outside).toEqual([]);
+          expect([...t.unparseableAfterKill, ...t.unparseable]).toEqual([]);
+          expect(t.leftoverTemp).toEqual([]);
+          expect(t.stackTrace).toBe(false);
+          // A refusal (a kill before the first checkpoint: nothing to resume) says what to run instead.
+          for (const r of t.refusals) expect(r.said).toMatch(/--force|--resume|again|start/i);
+        }
+      },
+      LONG,
+    );
 });
 
 describe('malformed-input corpus', () => {
@@ -42,21 +46,29 @@ describe('malformed-input corpus', () => {
 
   // Every twelfth case and each accepted input (pretty-printed checkpoints, byte-order marks).
   const sample = CORPUS.filter((c, i) => (i % 12 === 0 || c.code === 0) && (c.available?.() ?? true));
-  it.each(sample.map((c) => [c.id, c] as const))('%s', async (_, c) => {
-    const r = await runCase(c, inputs);
-    expect({ code: r.code, codeOk: r.codeOk, named: r.named, said: r.said }).toMatchObject({ codeOk: true, named: true });
-    expect(r.stackTrace).toBe(false);
-    expect(r.changed).toEqual([]);
-  }, LONG);
+  it.each(sample.map((c) => [c.id, c] as const))(
+    '%s',
+    async (_, c) => {
+      const r = await runCase(c, inputs);
+      expect({ code: r.code, codeOk: r.codeOk, named: r.named, said: r.said }).toMatchObject({ codeOk: true, named: true });
+      expect(r.stackTrace).toBe(false);
+      expect(r.changed).toEqual([]);
+    },
+    LONG,
+  );
 });
 
 describe('concurrency', () => {
-  it('a second train into the same --out, started while the first writes, is refused naming its pid; the first finishes', async () => {
-    const r = await concurrencyCase(CONCURRENCY_CASES[0], inputs);
-    expect(r.beside).toBe(true);
-    expect({ refused: r.refused, namesPid: r.namesPid }, `the second train said: ${r.said}`).toEqual({ refused: true, namesPid: true });
-    expect(r.firstCode).toBe(0);
-    expect(r.stackTrace).toBe(false);
-    expect(r.unparseable).toEqual([]);
-  }, LONG);
+  it(
+    'a second train into the same --out, started while the first writes, is refused naming its pid; the first finishes',
+    async () => {
+      const r = await concurrencyCase(CONCURRENCY_CASES[0], inputs);
+      expect(r.beside).toBe(true);
+      expect({ refused: r.refused, namesPid: r.namesPid }, `the second train said: ${r.said}`).toEqual({ refused: true, namesPid: true });
+      expect(r.firstCode).toBe(0);
+      expect(r.stackTrace).toBe(false);
+      expect(r.unparseable).toEqual([]);
+    },
+    LONG,
+  );
 });

@@ -9,7 +9,8 @@ import { fitJob } from '../../jobs/cache.ts';
 import { importJob } from '../../jobs/import.ts';
 import { normalizeAnswer } from '../../src/answer.ts';
 import type { CacheLine } from '../../src/cache/format.ts';
-import { loadCache, type Cache } from '../../src/cache/load.ts';
+import type { Cache } from '../../src/cache/types.ts';
+import { loadCache } from '../../src/cache/load.ts';
 import { writeCacheRecords } from '../../src/cache/write.ts';
 import type { EndpointRequest } from '../../src/env/endpoint.ts';
 import { cacheEndpoint } from '../../src/recording.ts';
@@ -66,14 +67,17 @@ describe('a simulator fitted to a recorded cache', () => {
     }
   }, 120_000);
 
-  it('is the endpoint of the cache once written beside it: same request, same reply; replies state the question\'s answers; two right peers carry a wrong recipient', async () => {
-    expect(() => cacheEndpoint(cache)).toThrow(new RegExp(`or fit a simulator to its records with \`cache fit ${dir.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\``));
+  it("is the endpoint of the cache once written beside it: same request, same reply; replies state the question's answers; two right peers carry a wrong recipient", async () => {
+    expect(() => cacheEndpoint(cache)).toThrow(
+      new RegExp(`or fit a simulator to its records with \`cache fit ${dir.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\``),
+    );
     saveFit(dir, fit);
     const endpoint = cacheEndpoint(load(dir));
     expect(endpoint.name).toMatch(/simulator fitted to the records of cache 'recorded-world'/);
     const c = load(dir);
     // Revisions of a wrong recipient whose two peers both state the gold answer: mostly right afterwards, as recorded.
-    let asked = 0, right = 0;
+    let asked = 0,
+      right = 0;
     for (const question of c.questions) {
       const request = afterRound1(c, question.index, 0);
       const a = await endpoint.respond(request);
@@ -98,7 +102,9 @@ describe('a simulator fitted to a recorded cache', () => {
 
     const other = recordedWorld(4);
     writeFileSync(fitPath(other), JSON.stringify({ ...fit, cache: 'another-cache' }));
-    expect(() => loadFit(load(other))).toThrow(new RegExp(`${fitPath(other)} does not fit the cache beside it \\(it was fitted to cache 'another-cache'.*cache fit .* --force`));
+    expect(() => loadFit(load(other))).toThrow(
+      new RegExp(`${fitPath(other)} does not fit the cache beside it \\(it was fitted to cache 'another-cache'.*cache fit .* --force`),
+    );
 
     const broken = JSON.parse(readFileSync(fitPath(dir), 'utf8'));
     broken.knobs.slip = 2;
@@ -110,17 +116,34 @@ describe('a simulator fitted to a recorded cache', () => {
 });
 
 describe.skipIf(!existsSync(DATA))('active recording on imported DyLAN MATH records, the fitted simulator answering', () => {
-  it('the share of the policy\'s lookups the tier-3 model answers falls round by round', async () => {
+  it("the share of the policy's lookups the tier-3 model answers falls round by round", async () => {
     const root = mkdtempSync(join(tmpdir(), 'cpp-fit-dylan-'));
     const dir = join(root, 'dylan');
     importJob({
-      files: ['algebra_1_248_4_3.json', 'prealgebra_7_631_4_3.json'].map((f) => join(DATA, f)), out: dir, name: 'dylan-two', models: ['gpt-3.5-turbo'],
-      prices: { 'gpt-3.5-turbo': { in: 0.5, out: 1.5 } }, encoding: 'cl100k_base', benchmark: 'MATH', answerType: 'math', splitSeed: 0, trainFraction: 0.6, validationFraction: 0.2,
+      files: ['algebra_1_248_4_3.json', 'prealgebra_7_631_4_3.json'].map((f) => join(DATA, f)),
+      out: dir,
+      name: 'dylan-two',
+      models: ['gpt-3.5-turbo'],
+      prices: { 'gpt-3.5-turbo': { in: 0.5, out: 1.5 } },
+      encoding: 'cl100k_base',
+      benchmark: 'MATH',
+      answerType: 'math',
+      splitSeed: 0,
+      trainFraction: 0.6,
+      validationFraction: 0.2,
     });
     const report = fitJob(dir, { seed: 0 });
     expect(report).toMatch(/a simulator fitted to the \d+ round-1 answers and \d+ revisions/);
     const config = resolveConfig({ cache: dir, agents: ['a1', 'a2', 'a3'], epochs: 2, batchSize: 16, hidden: 16, entropyBonus: 1, lr: 3e-4 });
-    const { rounds, text } = await activeJob({ config, out: join(root, 'active'), rounds: 2, passes: 2, recording: { concurrency: 4, limits: { maxCalls: 400 } }, evalRecord: true, log: () => {} });
+    const { rounds, text } = await activeJob({
+      config,
+      out: join(root, 'active'),
+      rounds: 2,
+      passes: 2,
+      recording: { concurrency: 4, limits: { maxCalls: 400 } },
+      evalRecord: true,
+      log: () => {},
+    });
     expect(rounds.map((r) => r.calls)).toEqual([400, 400, 0]);
     expect(rounds[1].modelShareTrain).toBeLessThan(rounds[0].modelShareTrain);
     expect(rounds[2].modelShareTrain).toBeLessThan(rounds[1].modelShareTrain);

@@ -6,7 +6,8 @@ import { describe, expect, it } from 'vitest';
 import { fullDebate, noCommunication, runRule, singleAgent } from '../../eval/baselines.ts';
 import { debateStatistics, type RevisionRow } from '../../src/cache/debateStats.ts';
 import { importDu } from '../../src/cache/importDu.ts';
-import { cacheFromRecords, type Cache } from '../../src/cache/load.ts';
+import type { Cache } from '../../src/cache/types.ts';
+import { cacheFromRecords } from '../../src/cache/load.ts';
 import { chunked, serializeRecords, writeCacheRecords } from '../../src/cache/write.ts';
 import { candidateOrder } from '../../src/env/actions.ts';
 import { makeEnvironment } from '../../src/env/environment.ts';
@@ -129,7 +130,15 @@ describe('simulated world', () => {
     const cache = cacheFromRecords([...generateWorld({ questions: 10, round1Samples: 1 })]);
     const endpoint = simulatorEndpoint(cache);
     for (const r of cache.responses.filter((x) => x.round > 1).slice(0, 20)) {
-      const reply = await endpoint.respond({ cache, question: cache.questions[r.q], agent: cache.agents[r.a], round: r.round, context: r.ctx.map((c) => cache.responses[c]), prev: r.prevIndex >= 0 ? cache.responses[r.prevIndex] : null, sample: r.sample });
+      const reply = await endpoint.respond({
+        cache,
+        question: cache.questions[r.q],
+        agent: cache.agents[r.a],
+        round: r.round,
+        context: r.ctx.map((c) => cache.responses[c]),
+        prev: r.prevIndex >= 0 ? cache.responses[r.prevIndex] : null,
+        sample: r.sample,
+      });
       expect(reply).toEqual({ text: r.text, answer: r.answer, inTokens: r.inTokens, outTokens: r.outTokens, meta: r.meta });
     }
   });
@@ -163,11 +172,24 @@ const DYLAN = resolve(import.meta.dirname, '../../../shared/data/dylan-math');
 
 describe.skipIf(!existsSync(DYLAN))('the default world is calibrated to dylan-math', () => {
   it('within-model correlation and revision rates with one peer sit near the recorded ones', () => {
-    const files = readdirSync(DYLAN).filter((f) => f.endsWith('.json')).map((f) => join(DYLAN, f));
-    const real = debateStatistics(cacheFromRecords(importDu(files, {
-      name: 'dylan', models: ['gpt-3.5-turbo'], prices: { 'gpt-3.5-turbo': { in: 0.5, out: 1.5 } }, encoding: 'cl100k_base',
-      benchmark: 'MATH', answerType: 'math', splitSeed: 0, trainFraction: 0.6, validationFraction: 0.2,
-    }).records));
+    const files = readdirSync(DYLAN)
+      .filter((f) => f.endsWith('.json'))
+      .map((f) => join(DYLAN, f));
+    const real = debateStatistics(
+      cacheFromRecords(
+        importDu(files, {
+          name: 'dylan',
+          models: ['gpt-3.5-turbo'],
+          prices: { 'gpt-3.5-turbo': { in: 0.5, out: 1.5 } },
+          encoding: 'cl100k_base',
+          benchmark: 'MATH',
+          answerType: 'math',
+          splitSeed: 0,
+          trainFraction: 0.6,
+          validationFraction: 0.2,
+        }).records,
+      ),
+    );
     const sim = debateStatistics(cacheFromRecords([...generateWorld({ questions: 400, round1Samples: 2 })]));
     // dylan-math has one sample per agent, but its agents are one model sampled independently.
     const [realPairs] = real.agreement;
@@ -175,10 +197,11 @@ describe.skipIf(!existsSync(DYLAN))('the default world is calibrated to dylan-ma
     expect(Math.abs(sim.agreement[0].correctnessCorrelation - realPairs.correctnessCorrelation)).toBeLessThan(0.1);
     const cell = (rows: RevisionRow[], count: number) => rows.find((r) => r.ownShown && r.peers === 1 && r.count === count)!;
     // Wrong kept and right -> wrong by peers agreeing, wrong -> right by peers with the gold answer.
-    const rates = (s: typeof sim) => [0, 1].flatMap((k) => {
-      const [agree, gold] = [cell(s.revisions.byAgreeing, k), cell(s.revisions.byGold, k)];
-      return [{ hits: agree.wrongKept, n: agree.fromWrong.n }, agree.fromRight, gold.fromWrong];
-    });
+    const rates = (s: typeof sim) =>
+      [0, 1].flatMap((k) => {
+        const [agree, gold] = [cell(s.revisions.byAgreeing, k), cell(s.revisions.byGold, k)];
+        return [{ hits: agree.wrongKept, n: agree.fromWrong.n }, agree.fromRight, gold.fromWrong];
+      });
     const [simRates, realRates] = [rates(sim), rates(real)];
     // Some recorded cells are small (one has 9 revisions): allow two standard errors of the
     // difference, plus 0.05.

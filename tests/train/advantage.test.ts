@@ -6,19 +6,57 @@ import { advantagesOf, baselineSize, batchRewards, creditAssignment, dualStep, t
 // 2 agents x 2 rounds: four decisions per debate, (r0: own, a1), (r1: own, a0).
 // Round 1: a0 wrong, a1 right, in every debate below.
 const debate = (q: number, keeps: boolean[][], after: boolean[]): DebateResult =>
-  ({ q, correct: [[false, true], after], keeps: [keeps], answers: [[0, 1], [0, 1]] }) as unknown as DebateResult;
+  ({
+    q,
+    correct: [[false, true], after],
+    keeps: [keeps],
+    answers: [
+      [0, 1],
+      [0, 1],
+    ],
+  }) as unknown as DebateResult;
 const played = (results: DebateResult[]): Played => ({ results, tokens: new Float32Array(results.length * 4).fill(10) });
 const settings = (over: Partial<AdvantageSettings> = {}): AdvantageSettings => ({
-  reward: RewardSettings.parse({}), W: influenceWeights(2, 2, 0, 0), meanTokens: 10, agents: 2,
-  baseline: 'running', rollouts: 1, normalize: false, state: new Array(baselineSize('running', 2, 2)).fill(0), momentum: 0.9, step: 0, ...over,
+  reward: RewardSettings.parse({}),
+  W: influenceWeights(2, 2, 0, 0),
+  meanTokens: 10,
+  agents: 2,
+  baseline: 'running',
+  rollouts: 1,
+  normalize: false,
+  state: new Array(baselineSize('running', 2, 2)).fill(0),
+  momentum: 0.9,
+  step: 0,
+  ...over,
 });
 const close = (a: ArrayLike<number>, b: number[]) => b.forEach((v, i) => expect(a[i]).toBeCloseTo(v, 5));
 
 // Three rollouts of question 7. Rewards (k = 0, a_2 = 1), decisions in order (r0 own, r0 <- a1, r1 own, r1 <- a0):
 const rollouts = [
-  debate(7, [[true, true], [true, true]], [true, true]), // a0 W->C: 2, 2; a1 C->C: 0, 0
-  debate(7, [[true, false], [false, true]], [false, false]), // a0 W->W: 0, 0 (pruned); a1 C->W: 0 (pruned), -2
-  debate(7, [[false, true], [true, false]], [true, true]), // a0 W->C: 0 (pruned), 2; a1 C->C: 0, 0
+  debate(
+    7,
+    [
+      [true, true],
+      [true, true],
+    ],
+    [true, true],
+  ), // a0 W->C: 2, 2; a1 C->C: 0, 0
+  debate(
+    7,
+    [
+      [true, false],
+      [false, true],
+    ],
+    [false, false],
+  ), // a0 W->W: 0, 0 (pruned); a1 C->W: 0 (pruned), -2
+  debate(
+    7,
+    [
+      [false, true],
+      [true, false],
+    ],
+    [true, true],
+  ), // a0 W->C: 0 (pruned), 2; a1 C->C: 0, 0
 ];
 
 describe('advantages (train/advantage.ts)', () => {
@@ -27,7 +65,18 @@ describe('advantages (train/advantage.ts)', () => {
     // slot 0 returns 2, 0, 0: 2 - 0, 0 - 1, 0 - 1; slot 1: 2, 0, 2 -> 1, -2, 1; slot 2: all 0; slot 3: 0, -2, 0 -> 1, -2, 1
     close(a.advantages, [2, 1, 0, 1, -1, -2, 0, -2, -1, 1, 0, 1]);
     expect(a.state).toEqual([]);
-    const mixed = played([rollouts[0], debate(8, [[true, true], [true, true]], [true, true]), rollouts[2]]);
+    const mixed = played([
+      rollouts[0],
+      debate(
+        8,
+        [
+          [true, true],
+          [true, true],
+        ],
+        [true, true],
+      ),
+      rollouts[2],
+    ]);
     expect(() => advantagesOf(mixed, settings({ baseline: 'rloo', rollouts: 3, state: [] }))).toThrow(/not rollouts of one question/);
   });
 
@@ -66,7 +115,7 @@ describe('advantages (train/advantage.ts)', () => {
     expect(Math.max(...a.advantages)).toBe(a.advantages[0]);
   });
 
-  it('the budget term charges each kept edge its input cost as a share of Full-Debate\'s cost, times the multiplier', () => {
+  it("the budget term charges each kept edge its input cost as a share of Full-Debate's cost, times the multiplier", () => {
     const budget = { multiplier: 5, priceIn: [2, 3], fullCost: (q: number) => (q === 7 ? 1000 : NaN) };
     const p = played([rollouts[1]]); // keeps (r0 own), (r1 <- a0); 10 tokens each
     p.tokens.set([10, 20, 30, 40]);

@@ -43,7 +43,9 @@ describe('ablation grids', () => {
     const dir = mkdtempSync(join(tmpdir(), 'cpp-grid-'));
     const file = join(dir, 'grid.json');
     writeFileSync(file, JSON.stringify({ name: 'g', variants: [{ name: 'full method' }, { name: 'Full  method!' }] }));
-    expect(() => readGrid(file)).toThrow(`${file}: variants.1.name: two variants named 'full method' and 'Full  method!' (one folder, full-method): name them apart`);
+    expect(() => readGrid(file)).toThrow(
+      `${file}: variants.1.name: two variants named 'full method' and 'Full  method!' (one folder, full-method): name them apart`,
+    );
     writeFileSync(file, JSON.stringify({ name: 'g', reference: 'ful', variants: [{ name: 'full' }, { name: 'no k' }] }));
     expect(() => readGrid(file)).toThrow(`${file}: reference: 'ful' is not a variant of this grid ('full', 'no k')`);
   });

@@ -37,15 +37,20 @@ describe('run identity', () => {
 
   it('a grid edited under the same row names, or given more epochs, is refused naming what differs; force trains it anew; the table says what was reused', async () => {
     const { dir, cache } = tiny();
-    const grid = (settings: object) => GridFile.parse({ name: 'g', base: { ...base, ...settings }, seeds: 1, caches: [cache], variants: [{ name: 'full method', settings: {} }] });
+    const grid = (settings: object) =>
+      GridFile.parse({ name: 'g', base: { ...base, ...settings }, seeds: 1, caches: [cache], variants: [{ name: 'full method', settings: {} }] });
     const results = join(dir, 'results');
     const cells = expandGrid(grid({}), results);
     await train(resolveConfig(cells[0].settings), quiet);
     const reused = await runGrid(cells, 1, () => {});
     expect(reused.map((o) => o.status)).toEqual(['reused']);
-    expect(reuseNote(reused)).toBe(`Runs: 0 trained by this run, 1 reused (finished earlier with the same settings and cache content): full method | ${cache} | seed 0.`);
+    expect(reuseNote(reused)).toBe(
+      `Runs: 0 trained by this run, 1 reused (finished earlier with the same settings and cache content): full method | ${cache} | seed 0.`,
+    );
     const out = cells[0].settings.out;
-    await expect(runGrid(expandGrid(grid({ k: 1 }), results), 1, () => {})).rejects.toThrow(`${out} holds a run of other settings or another cache (k -1 there, 1 asked): pass --force to train it anew there, or choose another folder`);
+    await expect(runGrid(expandGrid(grid({ k: 1 }), results), 1, () => {})).rejects.toThrow(
+      `${out} holds a run of other settings or another cache (k -1 there, 1 asked): pass --force to train it anew there, or choose another folder`,
+    );
     const longer = expandGrid(grid({ epochs: 2 }), results);
     await expect(runGrid(longer, 1, () => {})).rejects.toThrow(`${out} holds a run of other settings or another cache (epochs 1 there, 2 asked)`);
     const forced = await runGrid(longer, 1, () => {}, true);
@@ -58,11 +63,26 @@ describe('run identity', () => {
     const { dir, cache } = tiny();
     const config = join(dir, 'main.json');
     writeFileSync(config, JSON.stringify({ ...base, lr: 0.002 }));
-    const o = { cache, split: 'validation' as const, settings: {}, config, seeds: 1, out: join(dir, 'main'), workers: 1, compute: { ...defaultCompute(), backend: 'cpu' as const } };
+    const o = {
+      cache,
+      split: 'validation' as const,
+      settings: {},
+      config,
+      seeds: 1,
+      out: join(dir, 'main'),
+      workers: 1,
+      compute: { ...defaultCompute(), backend: 'cpu' as const },
+    };
     await train(resolveConfig({ ...base, cache, seed: 0, out: join(o.out, 'seed-0') }), quiet);
-    await expect(mainJob(o)).rejects.toThrow(`${join(o.out, 'seed-0')} holds a run of other settings or another cache (lr 0.001 there, 0.002 asked): pass --force to train it anew there`);
-    expect(await mainDescription(o).plan()).toContain(`  refuse ${join(o.out, 'seed-0')}: it holds a run of other settings or another cache (lr 0.001 there, 0.002 asked)`);
-    expect(await mainDescription({ ...o, force: true }).plan()).toContain(`  train anew (--force) ${join(o.out, 'seed-0')}: it holds a run of other settings or another cache (lr 0.001 there, 0.002 asked)`);
+    await expect(mainJob(o)).rejects.toThrow(
+      `${join(o.out, 'seed-0')} holds a run of other settings or another cache (lr 0.001 there, 0.002 asked): pass --force to train it anew there`,
+    );
+    expect(await mainDescription(o).plan()).toContain(
+      `  refuse ${join(o.out, 'seed-0')}: it holds a run of other settings or another cache (lr 0.001 there, 0.002 asked)`,
+    );
+    expect(await mainDescription({ ...o, force: true }).plan()).toContain(
+      `  train anew (--force) ${join(o.out, 'seed-0')}: it holds a run of other settings or another cache (lr 0.001 there, 0.002 asked)`,
+    );
   }, 120_000);
 
   it('train --resume on a cache whose content changed is refused, naming it, with what to run instead', async () => {

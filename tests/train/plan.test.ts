@@ -36,7 +36,10 @@ describe('--print-config and --dry-run', () => {
   beforeAll(async () => {
     writeTinyCache(cache);
     // An interrupted run: 1 of 3 epochs done.
-    await train(resolveConfig({ cache, out: run, rounds: 2, miss: 'error', batchSize: 6, hidden: 16, epochs: 3, lr: 0.01 }), { log: () => {}, stopAfterEpochs: 1 });
+    await train(resolveConfig({ cache, out: run, rounds: 2, miss: 'error', batchSize: 6, hidden: 16, epochs: 3, lr: 0.01 }), {
+      log: () => {},
+      stopAfterEpochs: 1,
+    });
     before = snapshot(dir);
   }, 120_000);
 
@@ -65,13 +68,29 @@ describe('--print-config and --dry-run', () => {
     expect(main).toContain(`start job/seed-0: ${epochs} epochs`);
     expect(main).toContain('writes in job/report: comparison.md');
     const settings = JSON.parse(cli('main', '--config', config, '--seeds', '2', '--print-config'));
-    expect(settings.runs).toEqual([{ seed: 0, out: 'checkpoints/main/seed-0' }, { seed: 1, out: 'checkpoints/main/seed-1' }]);
+    expect(settings.runs).toEqual([
+      { seed: 0, out: 'checkpoints/main/seed-0' },
+      { seed: 1, out: 'checkpoints/main/seed-1' },
+    ]);
     expect(settings.training.epochs).toBe(epochs);
     const ablate = cli('ablate', '--grid', join(repo, 'train/grids/table6.json'), '--dry-run');
     expect(ablate).toMatch(/^train \d+ cells, 2 at a time:$/m);
     expect(ablate).toMatch(/start results\/table6\/k-minus1\/default\/seed-0: \d+ epochs \[k = -1 \| cache\/default \| seed 0\]/);
-    const evalPlan = cli('eval', '--cache', cache, '--policy', join(run, 'best.json'), '--policy', 'missing.json', '--methods', 'full,random', '--out', 'cmp', '--dry-run');
-    expect(evalPlan).toContain('row: Random pruning at the policies\' mean keep rate, 3 seeds');
+    const evalPlan = cli(
+      'eval',
+      '--cache',
+      cache,
+      '--policy',
+      join(run, 'best.json'),
+      '--policy',
+      'missing.json',
+      '--methods',
+      'full,random',
+      '--out',
+      'cmp',
+      '--dry-run',
+    );
+    expect(evalPlan).toContain("row: Random pruning at the policies' mean keep rate, 3 seeds");
     expect(evalPlan).toContain('missing.json (missing: the command would stop there)');
     expect(evalPlan).toContain('replay: split test, team a1, a2, a3, 2 rounds');
     expect(JSON.parse(cli('baselines', '--cache', cache, '--print-config')).methods).toEqual(['full', 'none', 'single']);

@@ -39,7 +39,16 @@ function readRecords(file: string): Buffer[] {
 describe('a run folder', () => {
   const dir = mkdtempSync(join(tmpdir(), 'cpp-run-'));
   writeTinyCache(join(dir, 'cache'));
-  const config = resolveConfig({ cache: join(dir, 'cache'), out: join(dir, 'run'), rounds: 2, miss: 'error', batchSize: 6, hidden: 16, epochs: 2, evalEvery: 1 });
+  const config = resolveConfig({
+    cache: join(dir, 'cache'),
+    out: join(dir, 'run'),
+    rounds: 2,
+    miss: 'error',
+    batchSize: 6,
+    hidden: 16,
+    epochs: 2,
+    evalEvery: 1,
+  });
   const files = runFiles(config.out);
   beforeAll(async () => {
     await train(config, { log: () => {}, stopAfterEpochs: 1 });
@@ -56,7 +65,15 @@ describe('a run folder', () => {
       expect(s.versions.node).toBe(process.versions.node);
       expect(s.versions['onnxruntime-node']).toMatch(/^\d+\.\d+\.\d+/);
       expect(s.versions['@tensorflow/tfjs']).toMatch(/^\d+\.\d+\.\d+/);
-      expect(s.caches).toEqual([{ path: cacheFilePath(config.cache), bytes: readFileSync(cacheFilePath(config.cache)).length, sha256: createHash('sha256').update(readFileSync(cacheFilePath(config.cache))).digest('hex') }]);
+      expect(s.caches).toEqual([
+        {
+          path: cacheFilePath(config.cache),
+          bytes: readFileSync(cacheFilePath(config.cache)).length,
+          sha256: createHash('sha256')
+            .update(readFileSync(cacheFilePath(config.cache)))
+            .digest('hex'),
+        },
+      ]);
       const embeddings = join(config.cache, 'embeddings', 'bof-256.jsonl');
       expect(s.embeddings.map((e) => [e.path, e.sha256])).toEqual([[embeddings, createHash('sha256').update(readFileSync(embeddings)).digest('hex')]]);
       expect(s.compute).toEqual({ engine: 'onnx', backend: null, threads: 1 }); // what ran, not "auto"
@@ -79,13 +96,29 @@ describe('a run folder', () => {
   });
 
   it('writes TensorBoard event files whose records and scalars read back', () => {
-    const eventFiles = readdirSync(config.out).filter((f) => f.startsWith('events.out.tfevents.')).sort();
+    const eventFiles = readdirSync(config.out)
+      .filter((f) => f.startsWith('events.out.tfevents.'))
+      .sort();
     expect(eventFiles).toHaveLength(2); // one per session
-    const events = eventFiles.flatMap((f) => readRecords(join(config.out, f)).map((r) => Event.toObject(Event.decode(r), { longs: Number }) as { step: number; wallTime: number; fileVersion?: string; summary?: { value: { tag: string; simpleValue: number }[] }; sessionLog?: { status: number } }));
+    const events = eventFiles.flatMap((f) =>
+      readRecords(join(config.out, f)).map(
+        (r) =>
+          Event.toObject(Event.decode(r), { longs: Number }) as {
+            step: number;
+            wallTime: number;
+            fileVersion?: string;
+            summary?: { value: { tag: string; simpleValue: number }[] };
+            sessionLog?: { status: number };
+          },
+      ),
+    );
     expect(events.filter((e) => e.fileVersion)).toHaveLength(2);
     expect(events.every((e) => e.fileVersion === undefined || e.fileVersion === 'brain.Event:2')).toBe(true);
     // Each session opens with a START at its first step (TensorBoard drops later steps of an interrupted session).
-    expect(events.filter((e) => e.sessionLog).map((e) => [e.sessionLog!.status, e.step])).toEqual([[1, 1], [1, 4]]);
+    expect(events.filter((e) => e.sessionLog).map((e) => [e.sessionLog!.status, e.step])).toEqual([
+      [1, 1],
+      [1, 4],
+    ]);
     const scalars = events.filter((e) => e.summary);
     const log = readLog(config.out);
     expect(scalars).toHaveLength(log.length);
@@ -95,7 +128,9 @@ describe('a run folder', () => {
       expect(e.wallTime * 1000).toBeCloseTo(Date.parse(line.time), -1);
       const value = Object.fromEntries(e.summary!.value.map((v) => [v.tag, v.simpleValue]));
       const prefix = line.type === 'step' ? 'train' : 'validation';
-      for (const key of line.type === 'step' ? ['loss', 'entropy', 'meanReward', 'meanReturn', 'keepRate', 'accuracy', 'costPct', 'tier_exact'] : ['accuracy', 'costPct', 'keptEdges', 'tier_exact'])
+      for (const key of line.type === 'step'
+        ? ['loss', 'entropy', 'meanReward', 'meanReturn', 'keepRate', 'accuracy', 'costPct', 'tier_exact']
+        : ['accuracy', 'costPct', 'keptEdges', 'tier_exact'])
         expect(value[`${prefix}/${key}`]).toBeCloseTo(line[key as keyof typeof line] as number, 5); // float32
     });
   });
@@ -128,7 +163,16 @@ describe('a run folder is self-contained and survives a kill at any point', () =
     // The resumed settings come from the copy's checkpoint, which was saved in the original folder.
     await train(config('copy'), { ...quiet, resume: true });
     expect(snapshot(join(dir, 'run'))).toEqual(before);
-    expect(readLog(join(dir, 'copy')).map((l) => `${l.type} ${l.epoch}`)).toEqual(['step 1', 'step 1', 'step 1', 'eval 1', 'step 2', 'step 2', 'step 2', 'eval 2']);
+    expect(readLog(join(dir, 'copy')).map((l) => `${l.type} ${l.epoch}`)).toEqual([
+      'step 1',
+      'step 1',
+      'step 1',
+      'eval 1',
+      'step 2',
+      'step 2',
+      'step 2',
+      'eval 2',
+    ]);
     expect(JSON.parse(readFileSync(runFiles(join(dir, 'copy')).config, 'utf8')).out).toBe(join(dir, 'copy'));
     renameSync(join(dir, 'run'), join(dir, 'moved'));
     await train(config('moved'), { ...quiet, resume: true });
@@ -142,14 +186,23 @@ describe('a run folder is self-contained and survives a kill at any point', () =
     const files = runFiles(c.out);
     let checkpointFirst: boolean | undefined;
     // The trainer says "training on ..." once the log is open, before its first line.
-    await train(c, { log: (line) => void (line.startsWith('training on') && (checkpointFirst = existsSync(files.checkpoint) && !existsSync(files.jsonl))), stopAfterEpochs: 1 });
+    await train(c, {
+      log: (line) => void (line.startsWith('training on') && (checkpointFirst = existsSync(files.checkpoint) && !existsSync(files.jsonl))),
+      stopAfterEpochs: 1,
+    });
     expect(checkpointFirst).toBe(true);
     // A run killed after its first log lines but before any checkpoint (as runs were before): a log and no checkpoint.
     rmSync(files.checkpoint);
-    await expect(train(c, { ...quiet, resume: true })).rejects.toThrow(`${c.out} holds no checkpoint to resume: the run was stopped before its first checkpoint; start it again without --resume (its settings: --config ${files.config})`);
+    await expect(train(c, { ...quiet, resume: true })).rejects.toThrow(
+      `${c.out} holds no checkpoint to resume: the run was stopped before its first checkpoint; start it again without --resume (its settings: --config ${files.config})`,
+    );
     await train(c, quiet);
     expect(readLog(c.out).map((l) => `${l.type} ${l.epoch}`)).toEqual(['step 1', 'step 1', 'step 1', 'eval 1', 'step 2', 'step 2', 'step 2', 'eval 2']);
-    expect(readFileSync(files.csv, 'utf8').split('\n').filter((l) => l.startsWith('type,')).length).toBe(1);
+    expect(
+      readFileSync(files.csv, 'utf8')
+        .split('\n')
+        .filter((l) => l.startsWith('type,')).length,
+    ).toBe(1);
   }, 120_000);
 
   it('temporary files of killed writes are removed by the next run there', async () => {
@@ -182,7 +235,9 @@ describe('a run folder is self-contained and survives a kill at any point', () =
     expect(existsSync(join(dir, 'bad'))).toBe(false);
     const c = config('run');
     await train(c, { ...quiet, stopAfterEpochs: 1 });
-    await expect(train(c, quiet)).rejects.toThrow(`${c.out} already holds a run: pass --resume to continue it, --force to train it anew (its files are replaced), or choose another --out`);
+    await expect(train(c, quiet)).rejects.toThrow(
+      `${c.out} already holds a run: pass --resume to continue it, --force to train it anew (its files are replaced), or choose another --out`,
+    );
     await train(c, { ...quiet, force: true });
     expect(readLog(c.out)).toHaveLength(8);
   }, 120_000);

@@ -36,7 +36,9 @@ describe('split sizes a training run is told about', () => {
     const [w] = checkSplitSizes({ train: 100, validation: 12, test: 300 }, 8, 'c.jsonl');
     const half = (100 * (wilson(6, 12).high - wilson(6, 12).low)) / 2;
     expect(half).toBeGreaterThan(20);
-    expect(w).toBe(`c.jsonl: validation split: only 12 questions: a 95% interval of an accuracy on them is ±${half.toFixed(1)} points wide (at 50% right, Wilson); differences smaller than that are not told apart: the best checkpoint is picked on noise`);
+    expect(w).toBe(
+      `c.jsonl: validation split: only 12 questions: a 95% interval of an accuracy on them is ±${half.toFixed(1)} points wide (at 50% right, Wilson); differences smaller than that are not told apart: the best checkpoint is picked on noise`,
+    );
     expect(fewQuestionsNote('x', 30)).toBeUndefined();
     expect(halfWidthPoints(300)).toBeLessThan(6);
   });
@@ -56,12 +58,23 @@ describe('split sizes a training run is told about', () => {
 });
 
 describe('a report on few questions says its intervals are wide', () => {
-  it('eval on the hand-built cache (2 test questions) prints the half-width of the reference\'s interval', async () => {
+  it("eval on the hand-built cache (2 test questions) prints the half-width of the reference's interval", async () => {
     const dir = mkdtempSync(join(tmpdir(), 'cpp-small-'));
     writeCacheRecords(dir, handRecords());
-    const { table, rows } = await evalJob({ policies: [], cache: dir, split: 'test', compute: defaultCompute(), settings: { rounds: 2, miss: 'error' }, methods: ['full', 'single'], seeds: 1, reference: 'Full-Debate' });
+    const { table, rows } = await evalJob({
+      policies: [],
+      cache: dir,
+      split: 'test',
+      compute: defaultCompute(),
+      settings: { rounds: 2, miss: 'error' },
+      methods: ['full', 'single'],
+      seeds: 1,
+      reference: 'Full-Debate',
+    });
     const full = rows.find((r) => r.method === 'Full-Debate')!;
     const half = ((full.accuracyHigh - full.accuracyLow) / 2).toFixed(1);
-    expect(table).toContain(`test split (Full-Debate): only 2 questions: a 95% interval of an accuracy on them is ±${half} points wide (at 50.0% right, Wilson)`);
+    expect(table).toContain(
+      `test split (Full-Debate): only 2 questions: a 95% interval of an accuracy on them is ±${half} points wide (at 50.0% right, Wilson)`,
+    );
   }, 60_000);
 });

@@ -23,7 +23,7 @@ const quiet = { log: () => {} };
 const withoutTime = ({ time: _, seconds: __, decisionsPerSecond: ___, ...rest }: LogLine) => rest;
 
 describe('training (tiny world: a2 always helps, the other wrong agent always hurts)', () => {
-  it('drives the helping edge\'s keep probability up and the harmful ones down', async () => {
+  it("drives the helping edge's keep probability up and the harmful ones down", async () => {
     const { dir, base } = tinySetup();
     const config = resolveConfig({ ...base, out: join(dir, 'run'), epochs: 20 });
     const { checkpoint, setup } = await train(config, quiet);
@@ -52,7 +52,10 @@ describe('training (tiny world: a2 always helps, the other wrong agent always hu
     await train(split, { ...quiet, resume: true });
     // The same lines but for their wall time (when written, how long each step took, decisions/s).
     expect(readLog(split.out).map(withoutTime)).toEqual(readLog(whole.out).map(withoutTime));
-    const csvWithoutTime = (out: string) => readFileSync(runFiles(out).csv, 'utf8').split('\n').map((l) => l.split(',').slice(0, -3).join(','));
+    const csvWithoutTime = (out: string) =>
+      readFileSync(runFiles(out).csv, 'utf8')
+        .split('\n')
+        .map((l) => l.split(',').slice(0, -3).join(','));
     expect(csvWithoutTime(split.out)).toEqual(csvWithoutTime(whole.out));
     const a = loadCheckpoint(runFiles(whole.out).checkpoint);
     const b = loadCheckpoint(runFiles(split.out).checkpoint);
@@ -82,7 +85,8 @@ describe('training (tiny world: a2 always helps, the other wrong agent always hu
     const sampled = resolveConfig({ ...budget, targetOn: 'sampled', epochs: 1, out: join(dir, 'sampled') });
     await train(sampled, quiet);
     const lines = readLog(sampled.out).filter((l) => l.type === 'step');
-    for (let i = 1; i < lines.length; i++) expect(lines[i].costMultiplier).toBeCloseTo(Math.max(0, lines[i - 1].costMultiplier! + 5 * (lines[i - 1].costPct! / 100 - 0.6)), 3);
+    for (let i = 1; i < lines.length; i++)
+      expect(lines[i].costMultiplier).toBeCloseTo(Math.max(0, lines[i - 1].costMultiplier! + 5 * (lines[i - 1].costPct! / 100 - 0.6)), 3);
     expect(steps.some((l) => l.costMultiplier! > 0)).toBe(true);
     expect(a.baseline.length).toBe(2 * 4 * 9); // context state: means and counts of 9 decision slots x 4 contexts
     await expect(train(resolveConfig({ ...budget, targetCost: 0.5, out: join(dir, 'low') }), quiet)).rejects.toThrow(/targetCost: 0.5 is below 0.571/);

@@ -105,7 +105,17 @@ type InputGradient = 'rows' | 'none' | { sums: string };
  * Backward through GU += LN(x) W, given dGU (a row per row of x) and `product` = LN(x) W from the
  * forward pass: the gradients of W and of the layer norm's gain and bias, and of x as `want` says.
  */
-function projectionBackward(g: GraphBuilder, D: number, ln: LayerNormed, gain: string, bias: string, W: string, product: string, dGU: string, want: InputGradient): { dW: string; dGain: string; dBias: string; dx?: string } {
+function projectionBackward(
+  g: GraphBuilder,
+  D: number,
+  ln: LayerNormed,
+  gain: string,
+  bias: string,
+  W: string,
+  product: string,
+  dGU: string,
+  want: InputGradient,
+): { dW: string; dGain: string; dBias: string; dx?: string } {
   const n = g.op('Mul', [g.op('Sub', [ln.x, ln.mean]), ln.r]);
   if (want === 'rows') {
     const dOut = gemm(g, dGU, W, 0, 1);
@@ -148,13 +158,23 @@ function projectionBackward(g: GraphBuilder, D: number, ln: LayerNormed, gain: s
  * Gradients of one block's parameters into `grads`; returns dx (if wanted) and dy (if wanted: per
  * decision for rows, per table row for a table).
  */
-function blockBackward(g: GraphBuilder, P: (name: string) => string, D: number, b: Block, dOut: string, want: { x: 'rows' | 'none'; y: InputGradient }, grads: Map<string, string>, fault: Fault) {
+function blockBackward(
+  g: GraphBuilder,
+  P: (name: string) => string,
+  D: number,
+  b: Block,
+  dOut: string,
+  want: { x: 'rows' | 'none'; y: InputGradient },
+  grads: Map<string, string>,
+  fault: Fault,
+) {
   const p = (k: string) => P(`${b.prefix}.${k}`);
   const put = (k: string, v: string) => grads.set(`${b.prefix}.${k}`, v);
   put('Wd', gemm(g, b.M, dOut, 1, 0));
   const dM = gemm(g, dOut, p('Wd'), 0, 1);
   const dU = g.op('Mul', [dM, b.A]);
-  const siluSlope = fault === 'silu' && b.prefix === 'b2' ? b.S : g.op('Mul', [b.S, g.op('Add', [g.scalar(1), g.op('Mul', [b.G, g.op('Sub', [g.scalar(1), b.S])])])]);
+  const siluSlope =
+    fault === 'silu' && b.prefix === 'b2' ? b.S : g.op('Mul', [b.S, g.op('Add', [g.scalar(1), g.op('Mul', [b.G, g.op('Sub', [g.scalar(1), b.S])])])]);
   const dG = g.op('Mul', [g.op('Mul', [dM, b.U]), siluSlope]);
   const dGU = g.op('Concat', [dG, dU], { axis: 1 });
   // A table: the decisions' gradients are first summed per table row.
@@ -256,7 +276,12 @@ export function trainingGraph(
   const back1 = blockBackward(g, P, D, b1, back2.dx!, { x: 'none', y: behaviorTrains ? 'rows' : 'none' }, grads, o.fault);
   if (features) grads.set('features', back2.dy!);
   if (behaviorTrains) grads.set('behavior', back1.dy!);
-  const flat = (from: Slot[]) => g.op('Concat', from.map((piece) => g.op('Reshape', [grads.get(piece.name)!, g.ints([-1])])), { axis: 0 });
+  const flat = (from: Slot[]) =>
+    g.op(
+      'Concat',
+      from.map((piece) => g.op('Reshape', [grads.get(piece.name)!, g.ints([-1])])),
+      { axis: 0 },
+    );
   if (kind === 'gradient') {
     g.output(flat(pieces), 'grad', [size]);
     return g.bytes();
@@ -294,7 +319,11 @@ export function inferenceGraph(s: PolicyShape, w: Weights, meta: Record<string, 
   const g = graphBuilder('float32', 'fuseglu-policy');
   const D = s.dim;
   const H = s.hidden;
-  const values = new Map(Object.entries(w).filter(([name]) => name !== 'behavior' && !/\.(Wg|Wu|Vg|Vu)$/.test(name)).map(([name, t]) => [name, g.constant(t.data, t.shape, 'float32', `weight:${name}`)]));
+  const values = new Map(
+    Object.entries(w)
+      .filter(([name]) => name !== 'behavior' && !/\.(Wg|Wu|Vg|Vu)$/.test(name))
+      .map(([name, t]) => [name, g.constant(t.data, t.shape, 'float32', `weight:${name}`)]),
+  );
   for (const b of ['b1', 'b2']) {
     values.set(`${b}.Wx`, g.constant(pack(w[`${b}.Wg`].data, w[`${b}.Wu`].data, H), [D, 2 * H], 'float32', `weight:${b}.Wx`));
     values.set(`${b}.Vy`, g.constant(pack(w[`${b}.Vg`].data, w[`${b}.Vu`].data, H), [D, 2 * H], 'float32', `weight:${b}.Vy`));

@@ -74,7 +74,8 @@ export function pack(a: Float32Array, b: Float32Array, H: number): Float32Array 
 
 function unpack(ab: Float32Array, H: number): [Float32Array, Float32Array] {
   const rows = ab.length / (2 * H);
-  const a = new Float32Array(rows * H), b = new Float32Array(rows * H);
+  const a = new Float32Array(rows * H),
+    b = new Float32Array(rows * H);
   for (let i = 0; i < rows; i++) {
     a.set(ab.subarray(2 * i * H, (2 * i + 1) * H), i * H);
     b.set(ab.subarray((2 * i + 1) * H, (2 * i + 2) * H), i * H);
@@ -147,7 +148,11 @@ export function batchFeeds(s: PolicyShape, b: DecisionBatch, dtype: DType = 'flo
     width += widths[key];
   }
   if (width > 0) feeds.features = hot(width, parts);
-  if (actions) feeds.sign = feed(Array.from(actions, (a) => 2 * a - 1), [b.n]);
+  if (actions)
+    feeds.sign = feed(
+      Array.from(actions, (a) => 2 * a - 1),
+      [b.n],
+    );
   if (advantages) feeds.advantage = feed(advantages, [b.n]);
   return feeds;
 }

@@ -17,7 +17,11 @@ const viewCache = new WeakMap(); // buffer -> prefix -> tensors
 function viewsOf(data, prefix, stretches) {
   if (!viewCache.has(data)) viewCache.set(data, new Map());
   const byPrefix = viewCache.get(data);
-  if (!byPrefix.has(prefix)) byPrefix.set(prefix, Object.fromEntries(stretches.map((s) => [`${prefix}${s.name}`, new ort.Tensor('float32', data.subarray(s.offset, s.offset + s.size), s.shape)])));
+  if (!byPrefix.has(prefix))
+    byPrefix.set(
+      prefix,
+      Object.fromEntries(stretches.map((s) => [`${prefix}${s.name}`, new ort.Tensor('float32', data.subarray(s.offset, s.offset + s.size), s.shape)])),
+    );
   return byPrefix.get(prefix);
 }
 /** One input per parameter (and span), each a view into the flat vector. */
@@ -32,12 +36,20 @@ async function session(name, graph) {
 const handlers = {
   async init({ forward, threads, device, stretches, params, m, v }) {
     layout = stretches;
-    options = { intraOpNumThreads: threads, interOpNumThreads: 1, executionMode: 'sequential', graphOptimizationLevel: 'all', executionProviders: device === 'cuda' ? ['cuda', 'cpu'] : ['cpu'] };
+    options = {
+      intraOpNumThreads: threads,
+      interOpNumThreads: 1,
+      executionMode: 'sequential',
+      graphOptimizationLevel: 'all',
+      executionProviders: device === 'cuda' ? ['cuda', 'cpu'] : ['cpu'],
+    };
     try {
       await session('forward', forward);
     } catch (e) {
       if (device !== 'cuda') throw e;
-      throw new Error(`the CUDA execution provider did not start (${e.message}); install its binaries with \`npm ci --onnxruntime-node-install=cuda12\` (README, "Policy engines")`);
+      throw new Error(
+        `the CUDA execution provider did not start (${e.message}); install its binaries with \`npm ci --onnxruntime-node-install=cuda12\` (README, "Policy engines")`,
+      );
     }
     state = { params, m, v, next: { params: new Float32Array(params.length), m: new Float32Array(params.length), v: new Float32Array(params.length) } };
     return {};
@@ -58,8 +70,12 @@ const handlers = {
     const outputs = { params: viewsOf(next.params, 'params_out:', groups), m: viewsOf(next.m, 'm_out:', groups), v: viewsOf(next.v, 'v_out:', groups) };
     const out = await train.run(
       {
-        ...feedsOf(feeds), ...paramViews(state.params), ...viewsOf(state.m, 'm:', groups), ...viewsOf(state.v, 'v:', groups),
-        step_size: new ort.Tensor('float32', [stepSize], []), eps_hat: new ort.Tensor('float32', [epsHat], []),
+        ...feedsOf(feeds),
+        ...paramViews(state.params),
+        ...viewsOf(state.m, 'm:', groups),
+        ...viewsOf(state.v, 'v:', groups),
+        step_size: new ort.Tensor('float32', [stepSize], []),
+        eps_hat: new ort.Tensor('float32', [epsHat], []),
       },
       { loss: null, entropy: null, ...outputs.params, ...outputs.m, ...outputs.v },
     );
@@ -68,7 +84,8 @@ const handlers = {
     // writing into given buffers fails loudly instead of training on stale state.
     if (!checkedOutputs) {
       for (const byName of Object.values(outputs))
-        for (const [name, t] of Object.entries(byName)) if (!out[name].data.every((x, i) => Object.is(x, t.data[i]))) throw new Error(`onnxruntime did not write ${name} into the given buffer`);
+        for (const [name, t] of Object.entries(byName))
+          if (!out[name].data.every((x, i) => Object.is(x, t.data[i]))) throw new Error(`onnxruntime did not write ${name} into the given buffer`);
       checkedOutputs = true;
     }
     state = { params: next.params, m: next.m, v: next.v, next: { params: state.params, m: state.m, v: state.v } };
