@@ -12,11 +12,17 @@ import { newRecording, type RecordLimits, type Recording } from './env/record.ts
 import { fittedEndpoint, fitPath, hasFit } from './sim/fitted.ts';
 import { simulatorEndpoint } from './sim/simulator.ts';
 
-/** A recording's own settings (flags of record and active), each with its range. */
+/** A recording's own settings (flags of record and active; the endpoints of every command that replays), each with its range. */
 export const RecordingSettings = z.strictObject({
   concurrency: z.number().int().min(1, 'must be at least 1 (with no call in flight nothing is recorded)'),
   maxCalls: z.number().int().nonnegative().optional(),
   budgetUsd: z.number().nonnegative().optional(),
+  endpoints: z
+    .string()
+    .optional()
+    .describe(
+      "team file: the OpenAI-compatible endpoint of each agent, asked by the record tier (miss = record; active: its recording); default: a simulated cache's simulator, or the simulator fitted to a recorded cache by `cache fit` (README: Live endpoints)",
+    ),
 });
 
 export interface RecordingOptions {

@@ -24,7 +24,7 @@ import { lockFolder } from '../src/io/lock.ts';
 import { zeroMoments } from '../src/policy/engine.ts';
 import { initWeights, type PolicyShape, type Weights } from '../src/policy/model.ts';
 import { playGreedy, rollout } from '../src/policy/rollout.ts';
-import type { ComputeSettings } from '../src/policy/backends.ts';
+import { type ComputeSettings, computeOf } from '../src/policy/backends.ts';
 import { createEngine } from '../src/policy/createEngine.ts';
 import { progress } from '../src/progress.ts';
 import { recordRun, startSession } from '../src/provenance.ts';
@@ -36,7 +36,7 @@ import { identityDifferences, runContentHashes } from './identity.ts';
 import { noCheckpoint, runSettings } from './plan.ts';
 import { clearRun, openRunLog, round4, runFiles, tierShares, truncateLog } from './runFolder.ts';
 import { checkTrainingData } from './smallData.ts';
-import { architectureOf, computeOf, debateSettingsOf, rewardSettingsOf, TrainConfig } from './config.ts';
+import { architectureOf, debateSettingsOf, rewardSettingsOf, TrainConfig } from './config.ts';
 
 /** Behavior embeddings: mean embedding of each member's responses to `initSamples` validation questions. */
 function behaviorInit(cache: Cache, emb: Embeddings, team: number[], initSamples: number | null, seed: string): Float32Array {

@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { recordJob } from '../../jobs/record.ts';
 import { loadCache } from '../../src/cache/load.ts';
 import type { Endpoint } from '../../src/env/endpoint.ts';
-import { defaultCompute } from '../../train/config.ts';
+import { defaultCompute } from '../../src/policy/backends.ts';
 import { countingSimulator, sparseWorld } from '../fixtures/sparseWorld.ts';
 
 const quiet = () => {};
