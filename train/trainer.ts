@@ -18,7 +18,7 @@ import { makeEncoder } from '../src/encoders/index.ts';
 import { actionsPerDebate } from '../src/env/actions.ts';
 import { addTiers, emptyTiers } from '../src/env/tiers.ts';
 import { keepAll, playDebates, type DebateResult, type KeepRule } from '../src/env/debate.ts';
-import { makeEnvironment, splitQuestions, type Environment } from '../src/env/environment.ts';
+import { splitQuestions, type Environment } from '../src/env/environment.ts';
 import { saveCheckpoint, loadCheckpoint, type Checkpoint, type TrainingState } from '../src/policy/artifact.ts';
 import { lockFolder } from '../src/io/lock.ts';
 import { zeroMoments } from '../src/policy/engine.ts';
@@ -29,7 +29,7 @@ import { createEngine } from '../src/policy/createEngine.ts';
 import { progress } from '../src/progress.ts';
 import { recordRun, startSession } from '../src/provenance.ts';
 import { ensureDefaultCache } from '../src/sim/generate.ts';
-import { closeRecording, openRecording, recordingSummary } from '../src/recording.ts';
+import { closeRecording, openEnvironment, recordingSummary } from '../src/recording.ts';
 import { influenceWeights, meanResponseTokens } from '../src/reward.ts';
 import { advantagesOf, baselineSize, dualStep } from './advantage.ts';
 import { identityDifferences, runContentHashes } from './identity.ts';
@@ -68,11 +68,8 @@ export async function setup(config: TrainConfig): Promise<Setup> {
   ensureDefaultCache(config.cache);
   const cache = loadCache(config.cache);
   // With miss = record both environments ask one endpoint and share its journal and spending.
-  if (config.endpoints !== undefined && config.miss !== 'record')
-    throw new Error(`setting endpoints (${config.endpoints}): the record tier asks them only with miss = record, and miss is ${config.miss}`);
-  const recording = config.miss === 'record' ? openRecording(config.cache, cache, { endpoints: config.endpoints }) : undefined;
-  const trainEnv = makeEnvironment(cache, debateSettingsOf(config, 'train'), recording);
-  const evalEnv = makeEnvironment(cache, debateSettingsOf(config, 'eval'), recording);
+  const trainEnv = openEnvironment(cache, debateSettingsOf(config, 'train'), { endpoints: config.endpoints });
+  const evalEnv = openEnvironment(cache, debateSettingsOf(config, 'eval'), { shared: trainEnv.recording });
   for (const warning of checkTrainingData(trainEnv, evalEnv, config.batchSize)) console.error(`warning: ${warning}`);
   const emb = await ensureEmbeddings(config.cache, cache, await makeEncoder(config.encoder));
   const shape: PolicyShape = { ...architectureOf(config), dim: emb.dim, agents: trainEnv.team.length, rounds: trainEnv.rounds };

@@ -151,7 +151,7 @@ describe('recording through a team file', () => {
         reference: 'Full-Debate',
         recording: { endpoints: team },
       }),
-    ).rejects.toThrow(/--endpoints .*team\.json: the record tier asks them only with --miss record \(miss is model\)/);
+    ).rejects.toThrow(/setting endpoints \(.*team\.json\): the record tier asks them only with miss = record, and miss is model/);
     const out = join(mkdtempSync(join(tmpdir(), 'cpp-run-')), 'run');
     await expect(train(resolveConfig({ cache: dir, endpoints: team, epochs: 1, out }))).rejects.toThrow(
       /setting endpoints \(.*team\.json\): the record tier asks them only with miss = record, and miss is model/,

@@ -17,8 +17,7 @@ const job = (dir: string, endpoint: Endpoint, limits = {}) =>
     method: 'random',
     keepRate: 0.6,
     compute: defaultCompute(),
-    recording: { concurrency: 4, limits },
-    endpoint,
+    recording: { concurrency: 4, limits, endpoint },
   });
 
 describe('record', () => {
