@@ -34,8 +34,8 @@ import { resolveConfig, type TrainConfig } from '../train/config.ts';
 import { runFiles } from '../train/runFolder.ts';
 import { isFinished } from '../train/runs.ts';
 import { train } from '../train/trainer.ts';
-import type { MethodResult } from '../eval/baselines.ts';
-import { evaluatePolicy } from '../eval/policyEval.ts';
+import type { MethodResult } from '../src/env/tally.ts';
+import { evaluatePolicy } from '../src/policy/evaluate.ts';
 
 export interface ActiveOptions {
   /** Training settings of every round (their `cache` is the cache that grows; `out` and `endpoints` are not the rounds': see `recording`). */

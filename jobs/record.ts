@@ -18,8 +18,9 @@ import { encoderFor } from '../src/policy/inference.ts';
 import { closeRecording, openEnvironment, recordingLimits, recordingSummary, type RecordingOptions } from '../src/recording.ts';
 import { ensureDefaultCache } from '../src/sim/generate.ts';
 import { markdownTable, pct } from '../src/table.ts';
-import { fullDebate, noCommunication, randomPruning, type MethodResult } from '../eval/baselines.ts';
-import { evaluatePolicy, policyShapeFor } from '../eval/policyEval.ts';
+import type { MethodResult } from '../src/env/tally.ts';
+import { fullDebate, noCommunication, randomPruning } from '../eval/baselines.ts';
+import { evaluatePolicy, policyShapeFor } from '../src/policy/evaluate.ts';
 
 export const RECORD_METHODS = ['full', 'none', 'random'] as const;
 

@@ -15,7 +15,6 @@ import type { Cache } from '../src/cache/types.ts';
 import { cacheFilePath, loadCache } from '../src/cache/load.ts';
 import { writeFileAtomic } from '../src/io/atomic.ts';
 import { makeEncoder } from '../src/encoders/index.ts';
-import { actionsPerDebate } from '../src/env/actions.ts';
 import { addTiers, emptyTiers } from '../src/env/tiers.ts';
 import { keepAll, playDebates, type DebateResult, type KeepRule } from '../src/env/debate.ts';
 import { splitQuestions, type Environment } from '../src/env/environment.ts';
@@ -23,7 +22,8 @@ import { saveCheckpoint, loadCheckpoint, type Checkpoint, type TrainingState } f
 import { lockFolder } from '../src/io/lock.ts';
 import { zeroMoments } from '../src/policy/engine.ts';
 import { initWeights, type PolicyShape, type Weights } from '../src/policy/model.ts';
-import { playGreedy, rollout } from '../src/policy/rollout.ts';
+import { evaluatePolicy } from '../src/policy/evaluate.ts';
+import { rollout } from '../src/policy/rollout.ts';
 import { type ComputeSettings, computeOf } from '../src/policy/backends.ts';
 import { createEngine } from '../src/policy/createEngine.ts';
 import { progress } from '../src/progress.ts';
@@ -295,23 +295,9 @@ async function trainLocked(config: TrainConfig, o: TrainOptions): Promise<{ chec
     bar.stop();
     state.epoch = epoch;
     if (epoch % config.evalEvery === 0 || epoch === config.epochs) {
-      const played = replayable(
-        await playGreedy(
-          engine,
-          evalEnv,
-          emb,
-          validation.map((q) => q.index),
-        ),
-        cache,
-        'a validation debate',
-      );
-      const v = { cost: 0, keptEdges: 0, maxEdges: validation.length * actionsPerDebate(A, shape.rounds), tiers: emptyTiers() };
-      for (const d of played) {
-        v.cost += d.cost;
-        v.keptEdges += d.keptEdges;
-        addTiers(v.tiers, d.tiers);
-      }
-      const accuracy = played.filter((d) => d.finalCorrect).length / played.length;
+      const v = await evaluatePolicy(engine, evalEnv, emb, validation, 'validation');
+      if (v.skipped.length) throw unreplayable('a validation debate', v.skipped[0], v.missed!);
+      const accuracy = v.correct / v.questions;
       const costPct = (100 * v.cost) / validation.reduce((a, q) => a + fullCost.get(q.index)!, 0);
       const isBest = !state.best || accuracy > state.best.accuracy || (accuracy === state.best.accuracy && costPct < state.best.costPct);
       if (isBest) state.best = { epoch, accuracy, costPct };
@@ -364,9 +350,11 @@ function checkResumed(file: string, c: Checkpoint, shape: PolicyShape, encoder: 
 /** Training never leaves a debate out: a miss under miss = signature is an error naming the question. */
 function replayable(results: DebateResult[], cache: Cache, what: string): DebateResult[] {
   const missed = results.find((d) => d.missed);
-  if (missed) throw new Error(`${what} on question '${cache.questions[missed.q].id}' cannot be replayed: ${missed.missed}`);
+  if (missed) throw unreplayable(what, cache.questions[missed.q].id, missed.missed!);
   return results;
 }
+
+const unreplayable = (what: string, question: string, why: string) => new Error(`${what} on question '${question}' cannot be replayed: ${why}`);
 
 const costRatioOf = (results: DebateResult[], fullCost: Map<number, number>) =>
   results.reduce((s, d) => s + d.cost, 0) / results.reduce((s, d) => s + fullCost.get(d.q)!, 0);

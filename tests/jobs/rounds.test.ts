@@ -9,7 +9,7 @@ import { describe, expect, it, vi } from 'vitest';
 import { withRounds } from '../../jobs/ablate.ts';
 import { evalJob } from '../../jobs/eval.ts';
 import { runSettings } from '../../jobs/main.ts';
-import { policyShapeFor } from '../../eval/policyEval.ts';
+import { policyShapeFor } from '../../src/policy/evaluate.ts';
 import { POLICY_FORMAT, savePolicy, type PolicyArtifact } from '../../src/policy/artifact.ts';
 import { initWeights, type PolicyShape } from '../../src/policy/model.ts';
 import { defaultCompute } from '../../src/policy/backends.ts';
