@@ -23,7 +23,8 @@ export const RecordingSettings = z.strictObject({
     .string()
     .optional()
     .describe(
-      "team file: the OpenAI-compatible endpoint of each agent, asked by the record tier (miss = record; active: its recording); default: a simulated cache's simulator, or the simulator fitted to a recorded cache by `cache fit` (README: Live endpoints)",
+      'team file: the OpenAI-compatible endpoint of each agent, asked by the record tier (miss = record; active: its recording); ' +
+        "default: a simulated cache's simulator, or the simulator fitted to a recorded cache by `cache fit` (README: Live endpoints)",
     ),
 });
 

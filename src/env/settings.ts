@@ -37,19 +37,22 @@ export const DebateSettings = z.strictObject({
     .enum(MISS_TIERS)
     .default('model')
     .describe(
-      'deepest lookup tier on a cache miss (SPEC §3); record asks the live endpoint (the simulator of a simulated cache, a fitted simulator (cache fit) or --endpoints) and journals each reply',
+      'deepest lookup tier on a cache miss (SPEC §3); record asks the live endpoint (the simulator of a simulated cache, ' +
+        'a fitted simulator (cache fit) or --endpoints) and journals each reply',
     ),
   tokenLimit: z
     .enum(['none', 'q85', 'q95'])
     .default('none')
     .describe(
-      "per-agent output-token limit: none, or the 85th / 95th percentile of the agent's recorded output lengths; a longer reply is cut and loses its answer (src/env/tokenLimit.ts)",
+      "per-agent output-token limit: none, or the 85th / 95th percentile of the agent's recorded output lengths; " +
+        'a longer reply is cut and loses its answer (src/env/tokenLimit.ts)',
     ),
   responseModel: z
     .enum(RESPONSE_MODELS)
     .default('full')
     .describe(
-      'tier-3 response model: full (own response kept or pruned, kept peers agreeing / disagreeing with the previous answer, peers weighted by their accuracy) or base (previous answer, kept peers, round-1 prior: SPEC §3 base form)',
+      'tier-3 response model: full (own response kept or pruned, kept peers agreeing / disagreeing with the previous answer, ' +
+        'peers weighted by their accuracy) or base (previous answer, kept peers, round-1 prior: SPEC §3 base form)',
     ),
   priorSmoothing: z.number().positive().default(0.5).describe('smoothing of the tier-3 prior p_r(b|q): pseudo-count added to every answer bucket'),
   seed: z.number().int().default(0).describe('seed of every random choice of a replay (and of a training run: initialization, shuffling, sampling)'),
