@@ -9,10 +9,9 @@ import { parseSettings } from '../src/io/problems.ts';
 import { RecordingSettings, type RecordingOptions } from '../src/recording.ts';
 import { SPLITS, type Split } from '../src/cache/format.ts';
 import { parseDebateSettings } from '../src/env/environment.ts';
-import { DebateSettings, MISS_TIERS, RESPONSE_MODELS } from '../src/env/settings.ts';
-import { BACKENDS, ENGINES, type ComputeSettings } from '../src/policy/backends.ts';
-import { defaultCompute } from '../train/config.ts';
-import { kebab } from './flags.ts';
+import { DebateSettings } from '../src/env/settings.ts';
+import { COMPUTE_SETTINGS, ComputeSettings } from '../src/policy/backends.ts';
+import { kebab, settingFlags } from './flags.ts';
 import type { JobDescription } from '../train/plan.ts';
 
 import { DEFAULT_CACHE } from '../src/sim/generate.ts';
@@ -56,94 +55,27 @@ const DEBATE = 'Debate (SPEC §1, §3):';
 const ENGINE = 'Policy engine:';
 const PLAN = 'Before running:';
 
-/** Debate settings of the replaying commands (SPEC §1, §3). */
-export function debateOptions<T>(y: Argv<T>) {
-  return y
-    .option('miss', {
-      choices: MISS_TIERS,
-      default: 'model' as const,
-      describe:
-        'deepest lookup tier on a cache miss: error | signature | model | record (record asks the live endpoint: the simulator of a simulated cache, a fitted simulator (cache fit) or --endpoints)',
-      group: DEBATE,
-    })
-    .option('response-model', {
-      choices: RESPONSE_MODELS,
-      default: DebateSettings.shape.responseModel.parse(undefined),
-      describe: 'tier-3 response model: full (own response kept or pruned, agreeing / disagreeing peers, peer accuracy) or base (SPEC §3 base form)',
-      group: DEBATE,
-    })
-    .option('rounds', {
-      type: 'number',
-      describe:
-        'debate rounds R >= 2 (round 1 = independent answers); at most the deepest round the cache recorded [default: 3, or the rounds of the policy or training config]',
-      group: DEBATE,
-    })
-    .option('allow-unrecorded-rounds', {
-      type: 'boolean',
-      default: false,
-      describe: 'with --miss model: replay rounds beyond the deepest round the cache recorded, the tier-3 model drawing every answer there',
-      group: DEBATE,
-    })
-    .option('agents', { type: 'string', describe: 'team as comma-separated agent ids (default: every agent of the cache)', group: DEBATE })
-    .option('round1-sample', {
-      choices: ['first', 'random'] as const,
-      default: 'first' as const,
-      describe: 'round-1 sample a debate starts from',
-      group: DEBATE,
-    })
-    .option('tie-break', { choices: ['lowest-agent', 'random'] as const, default: 'lowest-agent' as const, describe: 'majority tie rule', group: DEBATE })
-    .option('token-limit', {
-      choices: ['none', 'q85', 'q95'] as const,
-      default: 'none' as const,
-      describe: "per-agent output-token limit (the agent's q85 / q95 recorded length); a longer reply is cut and loses its answer",
-      group: DEBATE,
-    })
-    .option('seed', { type: 'number', default: 0, describe: 'seed of every random choice in a replay', group: DEBATE });
-}
+/** The debate settings a replaying command takes as flags (not priorSmoothing: a config file's). */
+const DEBATE_FLAGS = ['miss', 'responseModel', 'rounds', 'allowUnrecordedRounds', 'agents', 'round1Sample', 'tieBreak', 'tokenLimit', 'seed'] as const;
+type DebateFlags = Partial<Pick<DebateSettings, (typeof DEBATE_FLAGS)[number]>>;
+
+/** Debate settings of the replaying commands (SPEC §1, §3). A policy or a training config may set the rounds. */
+export const debateOptions = <T>(y: Argv<T>) =>
+  settingFlags(y, DebateSettings.shape, DEBATE_FLAGS, {
+    group: DEBATE,
+    defaulted: true,
+    elsewhere: { rounds: 'or the rounds of the policy or training config' },
+  });
 
 /**
  * The debate settings the user gave (a job fills in the rest: defaults, or a policy's or config's
  * rounds), checked at once so that a bad one (e.g. --rounds 1) fails before anything loads.
  */
 export function debateSettings(a: DebateFlags): Partial<DebateSettings> {
-  const all: Partial<DebateSettings> = {
-    miss: a.miss,
-    responseModel: a.responseModel,
-    rounds: a.rounds,
-    agents: a.agents?.split(',').map((s) => s.trim()),
-    round1Sample: a.round1Sample,
-    tieBreak: a.tieBreak,
-    tokenLimit: a.tokenLimit,
-    seed: a.seed,
-    allowUnrecordedRounds: a.allowUnrecordedRounds,
-  };
-  const flag: Record<keyof typeof all, string> = {
-    miss: 'miss',
-    responseModel: 'response-model',
-    rounds: 'rounds',
-    agents: 'agents',
-    round1Sample: 'round1-sample',
-    tieBreak: 'tie-break',
-    tokenLimit: 'token-limit',
-    seed: 'seed',
-    allowUnrecordedRounds: 'allow-unrecorded-rounds',
-    priorSmoothing: 'prior-smoothing',
-  };
-  const out = Object.fromEntries(Object.entries(all).filter(([k]) => given(a, flag[k as keyof typeof all]))) as Partial<DebateSettings>;
+  const out: Partial<DebateSettings> = Object.fromEntries(DEBATE_FLAGS.filter((k) => given(a, kebab(k))).map((k) => [k, a[k]]));
   parseDebateSettings(out);
   return out;
 }
-type DebateFlags = {
-  miss: DebateSettings['miss'];
-  responseModel: DebateSettings['responseModel'];
-  rounds?: number;
-  agents?: string;
-  round1Sample: DebateSettings['round1Sample'];
-  tieBreak: DebateSettings['tieBreak'];
-  tokenLimit: DebateSettings['tokenLimit'];
-  seed: number;
-  allowUnrecordedRounds: boolean;
-};
 
 // Which flags the user gave: yargs fills in defaults, and a command must tell a flag given from one
 // defaulted to refuse flags it would not use (and to let a config file or a policy set the rest).
@@ -188,26 +120,10 @@ export const computeRules = (a: ComputeSettings, policyMath = true, why = ''): [
 ];
 
 /** The record tier's endpoints (`train` and `active` take the same flag from their `endpoints` setting). */
-export const endpointsOption = <T>(y: Argv<T>) =>
-  y.option('endpoints', {
-    type: 'string',
-    describe:
-      "team file: the OpenAI-compatible endpoint of each agent, asked by the record tier (miss = record); default: a simulated cache's simulator, or the simulator fitted to a recorded cache by `cache fit` (README: Live endpoints)",
-  });
+export const endpointsOption = <T>(y: Argv<T>) => settingFlags(y, RecordingSettings.shape, ['endpoints'], { defaulted: true });
 
 /** How policy math is computed (engine, threads, TF.js backend). */
-export function computeOptions<T>(y: Argv<T>) {
-  const d = defaultCompute();
-  return y
-    .option('engine', {
-      choices: ENGINES,
-      default: d.engine,
-      describe: 'policy-math engine: onnx (ONNX Runtime, native CPU), tfjs (TF.js on --backend); auto: onnx when it loads',
-      group: ENGINE,
-    })
-    .option('threads', { type: 'number', default: d.threads, describe: 'CPU threads of the onnx engine', group: ENGINE })
-    .option('backend', { choices: BACKENDS, default: d.backend, describe: 'TF.js backend of the tfjs engine', group: ENGINE });
-}
+export const computeOptions = <T>(y: Argv<T>) => settingFlags(y, ComputeSettings.shape, COMPUTE_SETTINGS, { group: ENGINE, defaulted: true });
 
 /** `--print-config` and `--dry-run`, on every command that trains or evaluates. */
 export const planOptions = <T>(y: Argv<T>) =>

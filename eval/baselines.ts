@@ -2,89 +2,26 @@
 // No-communication, and each Single agent (its round-1 answer alone).
 import seedrandom from 'seedrandom';
 import type { Question } from '../src/cache/types.ts';
-import { actionsPerDebate } from '../src/env/actions.ts';
 import { shownTokens } from '../src/env/tokenLimit.ts';
-import { addPricing, callCost, emptyPricing, type PricingCounts } from '../src/env/cost.ts';
-import { finishDebate, keepAll, keepOwn, majority, playDebates, startDebates, stepDebates, type DebateResult, type KeepRule } from '../src/env/debate.ts';
-import { addTiers, emptyTiers, type TierCounts } from '../src/env/tiers.ts';
+import { callCost } from '../src/env/cost.ts';
+import { finishDebate, keepAll, keepOwn, majority, playDebates, startDebates, stepDebates, type KeepRule } from '../src/env/debate.ts';
 import type { Environment } from '../src/env/environment.ts';
-import { ledgerEntry, type LedgerEntry } from './ledger.ts';
+import { addDebate, emptyResult, tally, type MethodResult } from '../src/env/tally.ts';
 
-export interface MethodResult {
-  method: string;
-  questions: number;
-  correct: number;
-  invalid: number;
-  cost: number;
-  /** Calls priced from recorded input tokens, and calls whose input tokens were computed (src/env/cost.ts). */
-  priced: PricingCounts;
-  keptEdges: number;
-  /** Edges a Full-Debate would use on the same questions. */
-  maxEdges: number;
-  tiers: TierCounts;
-  /** Per question, in input order: its transition ledger entry. */
-  ledger: LedgerEntry[];
-  /** Per question, in input order: what the paired tests compare (src/significance.ts). */
-  outcomes: QuestionOutcome[];
-  /** What the reader must know about this row (e.g. samples used by a consistency vote). */
-  note?: string;
-  /** Ids of the questions this method could not replay (miss = signature); they count nowhere else. */
-  skipped: string[];
-}
-
-export interface QuestionOutcome {
-  /** Question index in the cache (pairs two methods' outcomes). */
-  q: number;
-  correct: boolean;
-  cost: number;
-}
-
-export function emptyResult(env: Environment, questions: Question[], method: string): MethodResult {
-  const n = env.team.length;
-  return {
-    method,
-    questions: questions.length,
-    correct: 0,
-    invalid: 0,
-    cost: 0,
-    priced: emptyPricing(),
-    keptEdges: 0,
-    maxEdges: questions.length * actionsPerDebate(n, env.rounds),
-    tiers: emptyTiers(),
-    ledger: [],
-    outcomes: [],
-    skipped: [],
-  };
-}
-
-/** Count one finished debate into a method's result. */
-export function addDebate(env: Environment, out: MethodResult, r: DebateResult): void {
-  if (r.missed) {
-    out.skipped.push(env.cache.questions[r.q].id);
-    out.questions--;
-    out.maxEdges -= actionsPerDebate(env.team.length, env.rounds);
-    return;
-  }
-  out.correct += +r.finalCorrect;
-  out.invalid += +r.invalid;
-  out.cost += r.cost;
-  addPricing(out.priced, r.priced);
-  out.keptEdges += r.keptEdges;
-  addTiers(out.tiers, r.tiers);
-  const q = env.cache.questions[r.q];
-  out.ledger.push(ledgerEntry(r, q.goldKey, env.settings.tieBreak, seedrandom(`${env.settings.seed}|ledger|${q.id}`)));
-  out.outcomes.push({ q: r.q, correct: r.finalCorrect, cost: r.cost });
-}
+// jobs/fidelity.ts still imports the result type from here until its split lands (it lives in src/env/tally.ts).
+export type { MethodResult };
 
 export async function runRule(env: Environment, questions: Question[], method: string, rule: KeepRule): Promise<MethodResult> {
-  const out = emptyResult(env, questions, method);
-  for (const r of await playDebates(
+  return tally(
     env,
-    questions.map((q) => q.index),
-    rule,
-  ))
-    addDebate(env, out, r);
-  return out;
+    questions,
+    method,
+    await playDebates(
+      env,
+      questions.map((q) => q.index),
+      rule,
+    ),
+  );
 }
 
 export const fullDebate = (env: Environment, questions: Question[]) => runRule(env, questions, 'Full-Debate', keepAll);

@@ -9,7 +9,8 @@ import { callCost } from '../src/env/cost.ts';
 import { emptyTiers } from '../src/env/tiers.ts';
 import { majority } from '../src/env/debate.ts';
 import type { Environment } from '../src/env/environment.ts';
-import { addDebate, emptyResult, singleAgent, type MethodResult } from './baselines.ts';
+import { addDebate, emptyResult, type MethodResult } from '../src/env/tally.ts';
+import { singleAgent } from './baselines.ts';
 
 /** Cached round-1 samples of a team member for a question, in sample order. */
 function samples(env: Environment, q: Question, member: number): number[] {

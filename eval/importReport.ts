@@ -12,7 +12,7 @@ import { emptyTiers } from '../src/env/tiers.ts';
 import { emptyPricing } from '../src/env/cost.ts';
 import { majority, type DebateResult } from '../src/env/debate.ts';
 import { markdownTable, pct } from '../src/table.ts';
-import { ledgerEntry, OUTCOMES, summarize } from './ledger.ts';
+import { ledgerEntry, OUTCOMES, summarize } from '../src/env/ledger.ts';
 
 /** Each question's recorded debate: per agent, its responses by round (sample 0). */
 function debates(cache: Cache): Map<number, Map<number, Response[]>> {

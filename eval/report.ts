@@ -8,8 +8,8 @@ import { writeFileAtomic } from '../src/io/atomic.ts';
 import { markdownTable } from '../src/table.ts';
 import { addPricing, emptyPricing } from '../src/env/cost.ts';
 import { addTiers, emptyTiers, TIERS, type TierCounts } from '../src/env/tiers.ts';
-import type { MethodResult } from './baselines.ts';
-import { OUTCOMES, signedUtility, summarize } from './ledger.ts';
+import type { MethodResult } from '../src/env/tally.ts';
+import { OUTCOMES, signedUtility, summarize } from '../src/env/ledger.ts';
 import { accuracyCostPlot } from './plots.ts';
 import { excludesZero, formatP, mcnemar, mean, pairedDifference, sd, tInterval, wilson, type Estimate, type PerQuestion } from '../src/significance.ts';
 

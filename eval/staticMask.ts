@@ -14,7 +14,8 @@ import { sigmoid } from '../src/policy/model.ts';
 import { influenceWeights, meanResponseTokens, type RewardSettings } from '../src/reward.ts';
 import { advantagesOf, baselineSize, dualStep } from '../train/advantage.ts';
 import type { TrainConfig } from '../train/config.ts';
-import { runRule, type MethodResult } from './baselines.ts';
+import type { MethodResult } from '../src/env/tally.ts';
+import { runRule } from './baselines.ts';
 
 /** The training settings the mask reads, with its own learning rate. */
 export type MaskSettings = Pick<

@@ -20,22 +20,22 @@ import { ensureEmbeddings } from '../src/cache/embeddings.ts';
 import type { Cache } from '../src/cache/types.ts';
 import { loadCache } from '../src/cache/load.ts';
 import { actionIndex, actionsPerDebate } from '../src/env/actions.ts';
-import type { Endpoint } from '../src/env/endpoint.ts';
-import { makeEnvironment, splitQuestions, type Environment } from '../src/env/environment.ts';
-import { newRecording, recordResponses, RecordingStopped, type RecordRequest } from '../src/env/record.ts';
+import { splitQuestions, type Environment } from '../src/env/environment.ts';
+import { recordResponses, RecordingStopped, type RecordRequest } from '../src/env/record.ts';
 import { loadAnyPolicy, type PolicyArtifact } from '../src/policy/artifact.ts';
 import type { PolicyEngine } from '../src/policy/engine.ts';
 import { inferenceEngine } from '../src/policy/createEngine.ts';
 import { encoderFor } from '../src/policy/inference.ts';
 import { rollout } from '../src/policy/rollout.ts';
-import { cacheEndpoint, closeRecording, openRecording, type RecordingOptions } from '../src/recording.ts';
+import { closeRecording, openEnvironment, type RecordingOptions } from '../src/recording.ts';
 import { markdownTable, pct } from '../src/table.ts';
-import { computeOf, resolveConfig, type TrainConfig } from '../train/config.ts';
+import { computeOf } from '../src/policy/backends.ts';
+import { resolveConfig, type TrainConfig } from '../train/config.ts';
 import { runFiles } from '../train/runFolder.ts';
 import { isFinished } from '../train/runs.ts';
 import { train } from '../train/trainer.ts';
-import type { MethodResult } from '../eval/baselines.ts';
-import { evaluatePolicy } from '../eval/policyEval.ts';
+import type { MethodResult } from '../src/env/tally.ts';
+import { evaluatePolicy } from '../src/policy/evaluate.ts';
 
 export interface ActiveOptions {
   /** Training settings of every round (their `cache` is the cache that grows; `out` and `endpoints` are not the rounds': see `recording`). */
@@ -46,12 +46,10 @@ export interface ActiveOptions {
   rounds: number;
   /** Sampled replays of the train split per round that count visits. */
   passes: number;
-  /** Limits of each round's recording, its concurrency, and its endpoints (a team file; default: the simulator of a simulated cache). */
+  /** Limits of each round's recording, its concurrency, and its endpoints (a team file, or the endpoint itself; default: the cache's own). */
   recording: RecordingOptions;
   /** Validation accuracy under miss = record too (asks the endpoint on a copy of the cache each round). */
   evalRecord: boolean;
-  /** The endpoint; default: the cache's own (the simulator of a simulated cache). */
-  endpoint?: Endpoint;
   log?: (line: string) => void;
 }
 
@@ -163,7 +161,7 @@ export async function activeJob(o: ActiveOptions): Promise<{ text: string; round
     const artifact = await roundPolicy(config, log);
     const cache = loadCache(dir, log);
     const settings = { agents: artifact.team, rounds: artifact.shape.rounds, miss: 'model' as const, seed: config.seed };
-    const env = makeEnvironment(cache, { ...settings, allowUnrecordedRounds: config.allowUnrecordedRounds });
+    const env = openEnvironment(cache, { ...settings, allowUnrecordedRounds: config.allowUnrecordedRounds });
     const encoder = await encoderFor(artifact.encoder);
     const emb = await ensureEmbeddings(dir, cache, encoder);
     const engine = await inferenceEngine(computeOf(config), artifact.shape, artifact.weights);
@@ -206,10 +204,11 @@ export async function activeJob(o: ActiveOptions): Promise<{ text: string; round
       );
       row.visited = v.all;
       row.askable = v.askable.length;
-      const recording = openRecording(dir, cache, o.recording, o.endpoint);
+      const recordEnv = openEnvironment(cache, { ...settings, miss: 'record' }, o.recording);
+      const recording = recordEnv.recording!;
       try {
         await recordResponses(
-          makeEnvironment(cache, { ...settings, miss: 'record' }, recording),
+          recordEnv,
           v.askable.map((x) => x.request),
         );
       } catch (e) {
@@ -278,8 +277,8 @@ async function accuracyUnderRecord(
 ): Promise<number> {
   const copy: Cache = loadCache(dir, () => {});
   // A team file's endpoints here are capped by the team file alone (the round's limits are the recording's).
-  const endpoint = o.endpoint ?? cacheEndpoint(copy, { endpoints: o.recording.endpoints });
-  const env = makeEnvironment(copy, { ...settings, miss: 'record' }, newRecording(endpoint, { concurrency: o.recording.concurrency }));
+  const { endpoints, endpoint, concurrency } = o.recording;
+  const env = openEnvironment(copy, { ...settings, miss: 'record' }, { endpoints, endpoint, concurrency, journal: false });
   const emb = await ensureEmbeddings(dir, copy, encoder);
   const r = await evaluatePolicy(
     engine,

@@ -8,7 +8,7 @@ import { embeddingsPath, ensureEmbeddings } from '../src/cache/embeddings.ts';
 import { cacheFilePath, loadCache } from '../src/cache/load.ts';
 import { hashFile, recordReport, startSession, type Session } from '../src/provenance.ts';
 import type { Question } from '../src/cache/types.ts';
-import { makeEnvironment, splitQuestions, teamIds, type Environment } from '../src/env/environment.ts';
+import { splitQuestions, teamIds, type Environment } from '../src/env/environment.ts';
 import { DebateSettings } from '../src/env/settings.ts';
 import { loadAnyPolicy, type PolicyArtifact } from '../src/policy/artifact.ts';
 import type { ComputeSettings } from '../src/policy/backends.ts';
@@ -16,16 +16,17 @@ import type { PolicyShape } from '../src/policy/model.ts';
 import { inferenceEngine } from '../src/policy/createEngine.ts';
 import { encoderFor } from '../src/policy/inference.ts';
 import { resolveConfig, readConfigFile, rewardSettingsOf } from '../train/config.ts';
-import { freezeGate, fullDebate, noCommunication, randomPruning, singleAgent, type MethodResult } from '../eval/baselines.ts';
+import type { MethodResult } from '../src/env/tally.ts';
+import { freezeGate, fullDebate, noCommunication, randomPruning, singleAgent } from '../eval/baselines.ts';
 import { consistency, consistencyBest, consistencyFuse } from '../eval/consistency.ts';
-import { evaluatePolicy, policyShapeFor } from '../eval/policyEval.ts';
+import { evaluatePolicy, policyShapeFor } from '../src/policy/evaluate.ts';
 import { markdown, pairedTests, rows, writeReport, type MethodGroup, type PairedTest, type Row } from '../eval/report.ts';
 import { staticMask, trainStaticMask } from '../eval/staticMask.ts';
 import { fewQuestionsNote } from '../train/smallData.ts';
 import { ensureDefaultCache } from '../src/sim/generate.ts';
 import { cachePlan, computePlan, type JobDescription } from '../train/plan.ts';
 import { existsSync } from 'node:fs';
-import { closeRecording, openRecording, recordingSummary, type RecordingOptions } from '../src/recording.ts';
+import { closeRecording, openEnvironment, recordingSummary, type RecordingOptions } from '../src/recording.ts';
 
 export const METHODS = ['full', 'none', 'single', 'consistency', 'freeze', 'random', 'mask'] as const;
 export type MethodName = (typeof METHODS)[number];
@@ -83,11 +84,9 @@ export async function evalJob(o: EvalOptions): Promise<{ table: string; rows: Ro
   const cache = loadCache(o.cache);
   const artifacts = policyList.flatMap((g) => g.paths).map(loadAnyPolicy);
   const team = artifacts[0]?.team;
-  if (o.recording?.endpoints !== undefined && o.settings.miss !== 'record')
-    throw new Error(`--endpoints ${o.recording.endpoints}: the record tier asks them only with --miss record (miss is ${o.settings.miss ?? 'model'})`);
-  const recording = o.settings.miss === 'record' ? openRecording(o.cache, cache, o.recording) : undefined;
   // Rounds: as set (--rounds), else those the (first) policy was trained for; each policy must take them.
-  const env = makeEnvironment(cache, { ...o.settings, agents: o.settings.agents ?? team, rounds: o.settings.rounds ?? artifacts[0]?.shape.rounds }, recording);
+  const rounds = o.settings.rounds ?? artifacts[0]?.shape.rounds;
+  const env = openEnvironment(cache, { ...o.settings, agents: o.settings.agents ?? team, rounds }, o.recording);
   const split = splitQuestions(env, o.split);
   let questions = split.questions;
   if (questions.length === 0) throw new Error(`cache ${cache.file} has no questions in split '${o.split}' that team ${teamIds(env).join(', ')} can debate`);
@@ -128,9 +127,9 @@ export async function evalJob(o: EvalOptions): Promise<{ table: string; rows: Ro
       session,
     );
   }
-  if (recording) {
-    notes.push(recordingSummary(recording));
-    closeRecording(recording);
+  if (env.recording) {
+    notes.push(recordingSummary(env.recording));
+    closeRecording(env.recording);
   }
 
   const referenceGroup = groups.find((g) => g.method.startsWith(o.reference));

@@ -11,7 +11,8 @@ import type { Split } from '../src/cache/format.ts';
 import { ensureEmbeddings } from '../src/cache/embeddings.ts';
 import { loadCache } from '../src/cache/load.ts';
 import { writeFileAtomic } from '../src/io/atomic.ts';
-import { makeEnvironment, splitQuestions, teamIds } from '../src/env/environment.ts';
+import { splitQuestions, teamIds } from '../src/env/environment.ts';
+import { closeRecording, openEnvironment, recordingSummary } from '../src/recording.ts';
 import type { DebateSettings } from '../src/env/settings.ts';
 import { loadAnyPolicy } from '../src/policy/artifact.ts';
 import type { ComputeSettings } from '../src/policy/backends.ts';
@@ -24,9 +25,10 @@ import { expandGrid, GridFile, runGrid } from '../train/grid.ts';
 import { parseSettings } from '../src/io/problems.ts';
 import { runFiles } from '../train/runFolder.ts';
 import { costFloor } from '../train/trainer.ts';
-import { fullDebate, randomPruning, type MethodResult } from '../eval/baselines.ts';
+import type { MethodResult } from '../src/env/tally.ts';
+import { fullDebate, randomPruning } from '../eval/baselines.ts';
 import { consistencyBest, consistencyFuse } from '../eval/consistency.ts';
-import { evaluatePolicy } from '../eval/policyEval.ts';
+import { evaluatePolicy } from '../src/policy/evaluate.ts';
 import { csvTable, interval, num, perQuestion, plot, rows, signed, tierText, type MethodGroup } from '../eval/report.ts';
 import { TIERS } from '../src/env/tiers.ts';
 import { staticMask, trainStaticMask } from '../eval/staticMask.ts';
@@ -65,7 +67,7 @@ async function paretoLocked(o: ParetoOptions): Promise<string> {
   const base = { ...file, ...(o.settings.agents && { agents: o.settings.agents }) };
   const config = resolveConfig({ ...base, cache: o.cache });
   const cache = loadCache(o.cache);
-  const env = makeEnvironment(cache, { ...o.settings, agents: config.agents, rounds: config.rounds });
+  const env = openEnvironment(cache, { ...o.settings, agents: config.agents, rounds: config.rounds });
   const train = splitQuestions(env, 'train').questions;
   const floor = await costFloor(
     env,
@@ -179,7 +181,9 @@ async function paretoLocked(o: ParetoOptions): Promise<string> {
     `n = 1: a deterministic method (no interval). Budget = target cost as a share of Full-Debate's; the cost of pruning every edge is ${(100 * floor).toFixed(1)}% here (train split).`,
     `CPP minus a baseline: CPP at the row's budget against it on the same ${questions.length} questions, each question's accuracy averaged over a method's runs; percentile bootstrap over questions (5000 resamples). CPP against Full-Debate: ${cppVsFull.map(({ g, d }) => `${g.method} ${signed(d.estimate)} ${interval(d.low, d.high, signed)}`).join('; ')}.`,
     ...groups.filter((g) => g.runs[0].note).map((g) => `- ${g.method}: ${g.runs[0].note}`),
+    ...(env.recording ? [recordingSummary(env.recording)] : []),
   ];
+  if (env.recording) closeRecording(env.recording);
   const markdown = [title, '', markdownTable(header, lines), '', ...notes].join('\n');
   const dir = join(o.out, 'report');
   const files = [join(dir, 'pareto.md'), join(dir, 'pareto.csv'), join(dir, 'accuracy-cost.svg')];

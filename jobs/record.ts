@@ -6,8 +6,7 @@ import type { Split } from '../src/cache/format.ts';
 import { ensureEmbeddings } from '../src/cache/embeddings.ts';
 import type { Cache, Question } from '../src/cache/types.ts';
 import { loadCache } from '../src/cache/load.ts';
-import type { Endpoint } from '../src/env/endpoint.ts';
-import { makeEnvironment, splitQuestions, teamIds, type Environment } from '../src/env/environment.ts';
+import { splitQuestions, teamIds, type Environment } from '../src/env/environment.ts';
 import { exactKey } from '../src/env/lookupIndex.ts';
 import { RecordingStopped, type Recording } from '../src/env/record.ts';
 import type { DebateSettings } from '../src/env/settings.ts';
@@ -16,11 +15,12 @@ import { loadAnyPolicy } from '../src/policy/artifact.ts';
 import type { ComputeSettings } from '../src/policy/backends.ts';
 import { inferenceEngine } from '../src/policy/createEngine.ts';
 import { encoderFor } from '../src/policy/inference.ts';
-import { closeRecording, openRecording, recordingLimits, recordingSummary, type RecordingOptions } from '../src/recording.ts';
+import { closeRecording, openEnvironment, recordingLimits, recordingSummary, type RecordingOptions } from '../src/recording.ts';
 import { ensureDefaultCache } from '../src/sim/generate.ts';
 import { markdownTable, pct } from '../src/table.ts';
-import { fullDebate, noCommunication, randomPruning, type MethodResult } from '../eval/baselines.ts';
-import { evaluatePolicy, policyShapeFor } from '../eval/policyEval.ts';
+import type { MethodResult } from '../src/env/tally.ts';
+import { fullDebate, noCommunication, randomPruning } from '../eval/baselines.ts';
+import { evaluatePolicy, policyShapeFor } from '../src/policy/evaluate.ts';
 
 export const RECORD_METHODS = ['full', 'none', 'random'] as const;
 
@@ -35,8 +35,6 @@ export interface RecordOptions {
   policy?: string;
   compute: ComputeSettings;
   recording: RecordingOptions;
-  /** The endpoint to ask; default: the team file of `recording.endpoints`, else the simulator of a simulated cache. */
-  endpoint?: Endpoint;
 }
 
 /** A method replayed on some questions of an environment. */
@@ -67,15 +65,15 @@ export async function recordJob(
   const method = await methodOf(o, cache);
   // The before/after replays measure tier shares: rounds the cache has not recorded yet are the
   // tier-3 model's, and the table shows that share.
-  const modelEnv = () => makeEnvironment(cache, { ...method.settings, miss: 'model', allowUnrecordedRounds: true });
+  const modelEnv = () => openEnvironment(cache, { ...method.settings, miss: 'model', allowUnrecordedRounds: true });
   const atModel = async () => {
     const env = modelEnv();
     return method.play(env, splitQuestions(env, o.split).questions);
   };
   const before = await atModel();
 
-  const recording = openRecording(o.cache, cache, o.recording, o.endpoint);
-  const env = makeEnvironment(cache, { ...method.settings, miss: 'record', allowUnrecordedRounds: false }, recording);
+  const env = openEnvironment(cache, { ...method.settings, miss: 'record', allowUnrecordedRounds: false }, o.recording);
+  const recording = env.recording!;
   const questions = splitQuestions(env, o.split).questions;
   let during: MethodResult | undefined;
   try {

@@ -8,15 +8,24 @@ import { closeJournal, openJournal } from './cache/journal.ts';
 import type { Cache } from './cache/types.ts';
 import { loadTeamEndpoints, type TeamEndpoint } from './endpoints/teamEndpoints.ts';
 import type { Endpoint } from './env/endpoint.ts';
+import { makeEnvironment, parseDebateSettings, type Environment } from './env/environment.ts';
 import { newRecording, type RecordLimits, type Recording } from './env/record.ts';
+import type { DebateSettings } from './env/settings.ts';
 import { fittedEndpoint, fitPath, hasFit } from './sim/fitted.ts';
 import { simulatorEndpoint } from './sim/simulator.ts';
 
-/** A recording's own settings (flags of record and active), each with its range. */
+/** A recording's own settings (flags of record and active; the endpoints of every command that replays), each with its range. */
 export const RecordingSettings = z.strictObject({
   concurrency: z.number().int().min(1, 'must be at least 1 (with no call in flight nothing is recorded)'),
   maxCalls: z.number().int().nonnegative().optional(),
   budgetUsd: z.number().nonnegative().optional(),
+  endpoints: z
+    .string()
+    .optional()
+    .describe(
+      'team file: the OpenAI-compatible endpoint of each agent, asked by the record tier (miss = record; active: its recording); ' +
+        "default: a simulated cache's simulator, or the simulator fitted to a recorded cache by `cache fit` (README: Live endpoints)",
+    ),
 });
 
 export interface RecordingOptions {
@@ -26,6 +35,31 @@ export interface RecordingOptions {
   limits?: RecordLimits;
   /** A team file (--endpoints): its endpoints answer instead of a simulated cache's simulator. */
   endpoints?: string;
+  /** The endpoint itself (a test's, or one a job made up front); default: the cache's (cacheEndpoint). */
+  endpoint?: Endpoint;
+  /** false: the replies stay in this load of the cache (nothing journaled, no limits); default: journaled in the cache's folder. */
+  journal?: boolean;
+  /** The recording of another environment of the same cache, which this one asks through too (one journal, one spending). */
+  shared?: Recording;
+}
+
+/**
+ * The environment of every command that replays: `cache` under `settings`, and with miss = record
+ * the record tier's live side: the shared recording, else the endpoint (`o.endpoint`, else the
+ * cache's: cacheEndpoint) with its journal opened in the cache's folder (openRecording), or kept in
+ * memory (`journal: false`). A team file given without miss = record would never be asked: an error.
+ */
+export function openEnvironment(cache: Cache, settings: Partial<DebateSettings>, o: RecordingOptions = {}): Environment {
+  const s = parseDebateSettings(settings);
+  if (s.miss !== 'record') {
+    if (o.endpoints !== undefined)
+      throw new Error(`setting endpoints (${o.endpoints}): the record tier asks them only with miss = record, and miss is ${s.miss}`);
+    return makeEnvironment(cache, s);
+  }
+  const endpoint = () => o.endpoint ?? cacheEndpoint(cache, o);
+  const recording =
+    o.shared ?? (o.journal === false ? newRecording(endpoint(), { concurrency: o.concurrency }) : openRecording(dirname(cache.file), cache, o, endpoint()));
+  return makeEnvironment(cache, s, recording);
 }
 
 /**

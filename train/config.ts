@@ -5,23 +5,23 @@ import { z } from 'zod';
 import { ENCODERS } from '../src/encoders/index.ts';
 import { readJsonFile } from '../src/io/jsonFile.ts';
 import { kebab, parseSettings } from '../src/io/problems.ts';
-import { DebateSettings, MISS_TIERS } from '../src/env/settings.ts';
-import { BACKENDS, ENGINES, type ComputeSettings } from '../src/policy/backends.ts';
+import { DebateSettings } from '../src/env/settings.ts';
+import { ComputeSettings } from '../src/policy/backends.ts';
 import { PolicyArchitecture } from '../src/policy/model.ts';
+import { RecordingSettings } from '../src/recording.ts';
 import { RewardSettings } from '../src/reward.ts';
 import { BASELINES } from './advantage.ts';
 
 const P = PolicyArchitecture.shape;
 const R = RewardSettings.shape;
+const D = DebateSettings.shape;
 
 export const TrainConfig = z.strictObject({
   cache: z.string().default('cache/default').describe('cache directory to train on'),
   out: z.string().default('checkpoints/run').describe('run directory: config, logs, checkpoints'),
   encoder: z.enum(ENCODERS).default('bof').describe('text encoder: bof (hashed bag of features) or use (Universal Sentence Encoder lite)'),
-  engine: z.enum(ENGINES).default('auto').describe('policy-math engine: onnx (ONNX Runtime, native CPU), tfjs (TF.js on --backend); auto: onnx when it loads'),
-  threads: z.number().int().positive().default(1).describe('CPU threads of the onnx engine (the main job runs two trainings at a time)'),
-  backend: z.enum(BACKENDS).default('auto').describe('TF.js backend of the tfjs engine; auto takes the fastest that loads'),
-  seed: z.number().int().default(0).describe('seed of initialization, shuffling, sampling and replay'),
+  ...ComputeSettings.shape,
+  seed: D.seed,
   epochs: z.number().int().positive().default(12).describe('passes over the train split'),
   batchSize: z.number().int().positive().default(32).describe('debates per REINFORCE step'),
   lr: z.number().positive().default(1e-3).describe('Adam learning rate'),
@@ -80,29 +80,15 @@ export const TrainConfig = z.strictObject({
   ownFeature: P.ownFeature.describe('learned "is the recipient\'s own response" feature'),
   sourceFeature: P.sourceFeature.describe('learned source-agent feature'),
   roundFeature: P.roundFeature.describe('learned round feature'),
-  miss: z
-    .enum(MISS_TIERS)
-    .default('model')
-    .describe("deepest lookup tier on a cache miss; record asks the cache's live endpoint (a simulated cache's simulator) and journals each reply"),
-  endpoints: z
-    .string()
-    .optional()
-    .describe(
-      "team file whose OpenAI-compatible endpoints the record tier asks (miss = record; active: the recording); default: a simulated cache's simulator",
-    ),
-  responseModel: DebateSettings.shape.responseModel.describe(
-    'tier-3 response model: full (own response kept or pruned, agreeing / disagreeing peers, peers weighted by accuracy) or base (SPEC §3 base form)',
-  ),
-  rounds: DebateSettings.shape.rounds.describe('debate rounds R'),
-  allowUnrecordedRounds: DebateSettings.shape.allowUnrecordedRounds.describe(
-    'replay rounds beyond the deepest round the cache recorded, the tier-3 model drawing every answer there (miss = model only)',
-  ),
-  agents: z.array(z.string()).optional().describe('team as agent ids (default: every agent of the cache)'),
-  round1Sample: DebateSettings.shape.round1Sample.describe('round-1 sample a training debate starts from (evaluation always uses the first)'),
-  tieBreak: DebateSettings.shape.tieBreak.describe('majority tie rule'),
-  tokenLimit: DebateSettings.shape.tokenLimit.describe(
-    "per-agent output-token limit: none, or the 85th / 95th percentile of the agent's recorded output lengths; a longer reply is cut and loses its answer (src/env/tokenLimit.ts)",
-  ),
+  miss: D.miss,
+  endpoints: RecordingSettings.shape.endpoints,
+  responseModel: D.responseModel,
+  rounds: D.rounds,
+  allowUnrecordedRounds: D.allowUnrecordedRounds,
+  agents: D.agents,
+  round1Sample: D.round1Sample,
+  tieBreak: D.tieBreak,
+  tokenLimit: D.tokenLimit,
   evalEvery: z.number().int().positive().default(1).describe('validation evaluation every N epochs; the best checkpoint is kept'),
 });
 export type TrainConfig = z.infer<typeof TrainConfig>;
@@ -160,12 +146,6 @@ export const architectureOf = (c: TrainConfig): PolicyArchitecture => ({
   sourceFeature: c.sourceFeature,
   roundFeature: c.roundFeature,
 });
-
-/** Settings of how a run computes, not what it learns: a resumed run may change them. */
-export const COMPUTE_SETTINGS = ['engine', 'threads', 'backend'] as const;
-/** The compute settings of a config, or of parsed command-line flags. */
-export const computeOf = (c: ComputeSettings): ComputeSettings => ({ engine: c.engine, threads: c.threads, backend: c.backend });
-export const defaultCompute = (): ComputeSettings => computeOf(TrainConfig.parse({}));
 
 /** Each setting a flag gives another value than the config file `name` does: the flag wins, and these lines say so. */
 export function overrideNotes(file: Partial<TrainConfig>, flags: Partial<TrainConfig>, name: string | undefined): string[] {

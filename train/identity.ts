@@ -6,7 +6,8 @@ import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { cacheHash, sha256File } from '../src/cache/hash.ts';
 import { cacheFilePath } from '../src/cache/load.ts';
-import { COMPUTE_SETTINGS, resolveConfig, type TrainConfig } from './config.ts';
+import { COMPUTE_SETTINGS } from '../src/policy/backends.ts';
+import { resolveConfig, type TrainConfig } from './config.ts';
 
 /**
  * Settings that say where a run lives and how it computes, not what it learns: the out folder and

@@ -15,28 +15,28 @@ import type { Cache } from '../src/cache/types.ts';
 import { cacheFilePath, loadCache } from '../src/cache/load.ts';
 import { writeFileAtomic } from '../src/io/atomic.ts';
 import { makeEncoder } from '../src/encoders/index.ts';
-import { actionsPerDebate } from '../src/env/actions.ts';
 import { addTiers, emptyTiers } from '../src/env/tiers.ts';
 import { keepAll, playDebates, type DebateResult, type KeepRule } from '../src/env/debate.ts';
-import { makeEnvironment, splitQuestions, type Environment } from '../src/env/environment.ts';
+import { splitQuestions, type Environment } from '../src/env/environment.ts';
 import { saveCheckpoint, loadCheckpoint, type Checkpoint, type TrainingState } from '../src/policy/artifact.ts';
 import { lockFolder } from '../src/io/lock.ts';
 import { zeroMoments } from '../src/policy/engine.ts';
 import { initWeights, type PolicyShape, type Weights } from '../src/policy/model.ts';
-import { playGreedy, rollout } from '../src/policy/rollout.ts';
-import type { ComputeSettings } from '../src/policy/backends.ts';
+import { evaluatePolicy } from '../src/policy/evaluate.ts';
+import { rollout } from '../src/policy/rollout.ts';
+import { type ComputeSettings, computeOf } from '../src/policy/backends.ts';
 import { createEngine } from '../src/policy/createEngine.ts';
 import { progress } from '../src/progress.ts';
 import { recordRun, startSession } from '../src/provenance.ts';
 import { ensureDefaultCache } from '../src/sim/generate.ts';
-import { closeRecording, openRecording, recordingSummary } from '../src/recording.ts';
+import { closeRecording, openEnvironment, recordingSummary } from '../src/recording.ts';
 import { influenceWeights, meanResponseTokens } from '../src/reward.ts';
 import { advantagesOf, baselineSize, dualStep } from './advantage.ts';
 import { identityDifferences, runContentHashes } from './identity.ts';
 import { noCheckpoint, runSettings } from './plan.ts';
 import { clearRun, openRunLog, round4, runFiles, tierShares, truncateLog } from './runFolder.ts';
 import { checkTrainingData } from './smallData.ts';
-import { architectureOf, computeOf, debateSettingsOf, rewardSettingsOf, TrainConfig } from './config.ts';
+import { architectureOf, debateSettingsOf, rewardSettingsOf, TrainConfig } from './config.ts';
 
 /** Behavior embeddings: mean embedding of each member's responses to `initSamples` validation questions. */
 function behaviorInit(cache: Cache, emb: Embeddings, team: number[], initSamples: number | null, seed: string): Float32Array {
@@ -68,11 +68,8 @@ export async function setup(config: TrainConfig): Promise<Setup> {
   ensureDefaultCache(config.cache);
   const cache = loadCache(config.cache);
   // With miss = record both environments ask one endpoint and share its journal and spending.
-  if (config.endpoints !== undefined && config.miss !== 'record')
-    throw new Error(`setting endpoints (${config.endpoints}): the record tier asks them only with miss = record, and miss is ${config.miss}`);
-  const recording = config.miss === 'record' ? openRecording(config.cache, cache, { endpoints: config.endpoints }) : undefined;
-  const trainEnv = makeEnvironment(cache, debateSettingsOf(config, 'train'), recording);
-  const evalEnv = makeEnvironment(cache, debateSettingsOf(config, 'eval'), recording);
+  const trainEnv = openEnvironment(cache, debateSettingsOf(config, 'train'), { endpoints: config.endpoints });
+  const evalEnv = openEnvironment(cache, debateSettingsOf(config, 'eval'), { shared: trainEnv.recording });
   for (const warning of checkTrainingData(trainEnv, evalEnv, config.batchSize)) console.error(`warning: ${warning}`);
   const emb = await ensureEmbeddings(config.cache, cache, await makeEncoder(config.encoder));
   const shape: PolicyShape = { ...architectureOf(config), dim: emb.dim, agents: trainEnv.team.length, rounds: trainEnv.rounds };
@@ -298,23 +295,9 @@ async function trainLocked(config: TrainConfig, o: TrainOptions): Promise<{ chec
     bar.stop();
     state.epoch = epoch;
     if (epoch % config.evalEvery === 0 || epoch === config.epochs) {
-      const played = replayable(
-        await playGreedy(
-          engine,
-          evalEnv,
-          emb,
-          validation.map((q) => q.index),
-        ),
-        cache,
-        'a validation debate',
-      );
-      const v = { cost: 0, keptEdges: 0, maxEdges: validation.length * actionsPerDebate(A, shape.rounds), tiers: emptyTiers() };
-      for (const d of played) {
-        v.cost += d.cost;
-        v.keptEdges += d.keptEdges;
-        addTiers(v.tiers, d.tiers);
-      }
-      const accuracy = played.filter((d) => d.finalCorrect).length / played.length;
+      const v = await evaluatePolicy(engine, evalEnv, emb, validation, 'validation');
+      if (v.skipped.length) throw unreplayable('a validation debate', v.skipped[0], v.missed!);
+      const accuracy = v.correct / v.questions;
       const costPct = (100 * v.cost) / validation.reduce((a, q) => a + fullCost.get(q.index)!, 0);
       const isBest = !state.best || accuracy > state.best.accuracy || (accuracy === state.best.accuracy && costPct < state.best.costPct);
       if (isBest) state.best = { epoch, accuracy, costPct };
@@ -367,9 +350,11 @@ function checkResumed(file: string, c: Checkpoint, shape: PolicyShape, encoder: 
 /** Training never leaves a debate out: a miss under miss = signature is an error naming the question. */
 function replayable(results: DebateResult[], cache: Cache, what: string): DebateResult[] {
   const missed = results.find((d) => d.missed);
-  if (missed) throw new Error(`${what} on question '${cache.questions[missed.q].id}' cannot be replayed: ${missed.missed}`);
+  if (missed) throw unreplayable(what, cache.questions[missed.q].id, missed.missed!);
   return results;
 }
+
+const unreplayable = (what: string, question: string, why: string) => new Error(`${what} on question '${question}' cannot be replayed: ${why}`);
 
 const costRatioOf = (results: DebateResult[], fullCost: Map<number, number>) =>
   results.reduce((s, d) => s + d.cost, 0) / results.reduce((s, d) => s + fullCost.get(d.q)!, 0);

@@ -1,7 +1,7 @@
 // `ablate`: an ablation grid and its Table 6 style table (jobs/ablate.ts), trained by local worker
 // processes or, with --queue, by `worker` processes on any machines (jobs/queue/).
 import type { Argv } from 'yargs';
-import { computeOf } from '../../train/config.ts';
+import { computeOf } from '../../src/policy/backends.ts';
 import { computeOptions, computeRules, endpointsOption, planOptions, refuseUnused, runOrPlan, splitOption, workersOption } from '../options.ts';
 
 export const ablateCommand = <T>(y: Argv<T>) =>

@@ -1,6 +1,6 @@
 // `baselines`: Full-Debate, No-communication and each Single agent on a split.
 import type { Argv } from 'yargs';
-import { defaultCompute } from '../../train/config.ts';
+import { defaultCompute } from '../../src/policy/backends.ts';
 import { cacheOption, debateOptions, debateSettings, endpointsOption, planOptions, runOrPlan, splitOption } from '../options.ts';
 
 export const baselinesCommand = <T>(y: Argv<T>) =>

@@ -1,6 +1,6 @@
 // `eval`: every comparison of SPEC §8-9 on one cache and split (jobs/eval.ts).
 import type { Argv } from 'yargs';
-import { computeOf } from '../../train/config.ts';
+import { computeOf } from '../../src/policy/backends.ts';
 import {
   cacheOption,
   computeOptions,

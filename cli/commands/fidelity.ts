@@ -1,7 +1,7 @@
 // `fidelity`: every method under miss = model and under miss = record on a cache whose endpoint
 // answers every context (jobs/fidelity.ts).
 import type { Argv } from 'yargs';
-import { computeOf } from '../../train/config.ts';
+import { computeOf } from '../../src/policy/backends.ts';
 import { cacheOption, computeOptions, debateOptions, debateSettings, endpointsOption, seedsOption, splitOption } from '../options.ts';
 
 export const fidelityCommand = <T>(y: Argv<T>) =>

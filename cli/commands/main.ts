@@ -1,6 +1,6 @@
 // `main`: the main job (jobs/main.ts).
 import type { Argv } from 'yargs';
-import { computeOf } from '../../train/config.ts';
+import { computeOf } from '../../src/policy/backends.ts';
 import {
   cacheOption,
   computeOptions,

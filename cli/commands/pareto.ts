@@ -1,6 +1,6 @@
 // `pareto`: CPP trained to several target budgets against the baselines at matched cost (jobs/pareto.ts).
 import type { Argv } from 'yargs';
-import { computeOf } from '../../train/config.ts';
+import { computeOf } from '../../src/policy/backends.ts';
 import { cacheOption, computeOptions, debateOptions, debateSettings, seedsOption, splitOption, workersOption } from '../options.ts';
 
 export const paretoCommand = <T>(y: Argv<T>) =>

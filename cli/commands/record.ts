@@ -1,7 +1,7 @@
 // `record`: a method or a policy replayed with the record tier; every new reply is journaled
 // (jobs/record.ts).
 import type { Argv } from 'yargs';
-import { computeOf } from '../../train/config.ts';
+import { computeOf } from '../../src/policy/backends.ts';
 import {
   cacheOption,
   computeOptions,

@@ -1,6 +1,7 @@
 // `train`: one REINFORCE training run (train/trainer.ts); every setting is a flag.
 import type { Argv } from 'yargs';
-import { COMPUTE_SETTINGS, overrideNotes, readConfigFile, resolveConfig } from '../../train/config.ts';
+import { COMPUTE_SETTINGS } from '../../src/policy/backends.ts';
+import { overrideNotes, readConfigFile, resolveConfig } from '../../train/config.ts';
 import { flagSettings, kebab, trainFlags } from '../flags.ts';
 import { trainDescription } from '../../train/plan.ts';
 import { computeRules, planOptions, refuseUnused, runOrPlan } from '../options.ts';

@@ -2,7 +2,7 @@
 // return the results (jobs/queue/worker.ts). Runs until stopped: the first SIGINT/SIGTERM lets the
 // running cells finish, a second stops at once (those cells go back to the queue).
 import type { Argv } from 'yargs';
-import { computeOf } from '../../train/config.ts';
+import { computeOf } from '../../src/policy/backends.ts';
 import { computeOptions, workersOption } from '../options.ts';
 
 export const workerCommand = <T>(y: Argv<T>) =>

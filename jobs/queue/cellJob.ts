@@ -8,7 +8,8 @@ import type { Redis } from 'ioredis';
 import { z } from 'zod';
 import { writeFileAtomic } from '../../src/io/atomic.ts';
 import { readJsonFile } from '../../src/io/jsonFile.ts';
-import { COMPUTE_SETTINGS, TrainConfig, resolveConfig } from '../../train/config.ts';
+import { COMPUTE_SETTINGS } from '../../src/policy/backends.ts';
+import { TrainConfig, resolveConfig } from '../../train/config.ts';
 import type { Cell } from '../../train/grid.ts';
 import { runFiles } from '../../train/runFolder.ts';
 

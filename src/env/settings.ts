@@ -9,9 +9,8 @@ export type MissTier = (typeof MISS_TIERS)[number];
 export const RESPONSE_MODELS = ['base', 'full'] as const;
 
 export const DebateSettings = z.strictObject({
-  /** Team, as agent ids in debate order; default: every agent of the cache, in cache order. */
-  agents: z.array(z.string()).optional(),
-  /** Rounds R; round 1 is the independent answer, so a debate (something to prune) needs R >= 2. */
+  agents: z.array(z.string()).optional().describe('team as agent ids, in debate order (default: every agent of the cache, in cache order)'),
+  /** Round 1 is the independent answer, so a debate (something to prune) needs R >= 2. */
   rounds: z
     .number()
     .int()
@@ -19,29 +18,43 @@ export const DebateSettings = z.strictObject({
       2,
       'a debate needs at least 2 rounds: round 1 answers independently, round 2 revises after reading the others (below 2 there is no edge to keep or prune)',
     )
-    .default(3),
-  /**
-   * Replay rounds beyond the deepest round the cache recorded, every answer there drawn by the
-   * tier-3 response model (miss = model only). Without it that is an error: a figure from such
-   * rounds reflects the fitted model, not recorded answers.
-   */
-  allowUnrecordedRounds: z.boolean().default(false),
-  /** Which round-1 sample a debate starts from: sample 0, or a seeded random one. */
-  round1Sample: z.enum(['first', 'random']).default('first'),
-  /** Majority ties go to the answer of the lowest-numbered agent, or to a seeded random tied answer. */
-  tieBreak: z.enum(['lowest-agent', 'random']).default('lowest-agent'),
-  /** Deepest lookup tier allowed on a cache miss (SPEC §3). */
-  miss: z.enum(MISS_TIERS).default('model'),
-  /** Per-agent output-token limit: none, or the 85th / 95th percentile of the agent's recorded output lengths (tokenLimit.ts). */
-  tokenLimit: z.enum(['none', 'q85', 'q95']).default('none'),
-  /**
-   * Tier-3 response model: 'full' (own response kept or pruned, kept peers agreeing / disagreeing
-   * with the previous answer, peers weighted by their agent's accuracy) or 'base' (previous answer,
-   * kept peers, round-1 prior: SPEC §3's base form).
-   */
-  responseModel: z.enum(RESPONSE_MODELS).default('full'),
-  /** Smoothing of the tier-3 prior p_r(b|q): pseudo-count added to every answer bucket. */
-  priorSmoothing: z.number().positive().default(0.5),
-  seed: z.number().int().default(0),
+    .default(3)
+    .describe('debate rounds R >= 2 (round 1 = independent answers); at most the deepest round the cache recorded, unless allowUnrecordedRounds'),
+  /** Without it that is an error: a figure from such rounds reflects the fitted model, not recorded answers. */
+  allowUnrecordedRounds: z
+    .boolean()
+    .default(false)
+    .describe('with miss = model: replay rounds beyond the deepest round the cache recorded, the tier-3 model drawing every answer there'),
+  round1Sample: z
+    .enum(['first', 'random'])
+    .default('first')
+    .describe("round-1 sample a debate starts from: the first, or a seeded random one (a training run's validation always starts from the first)"),
+  tieBreak: z
+    .enum(['lowest-agent', 'random'])
+    .default('lowest-agent')
+    .describe('majority tie rule: the answer of the lowest-numbered agent, or a seeded random tied answer'),
+  miss: z
+    .enum(MISS_TIERS)
+    .default('model')
+    .describe(
+      'deepest lookup tier on a cache miss (SPEC §3); record asks the live endpoint (the simulator of a simulated cache, ' +
+        'a fitted simulator (cache fit) or --endpoints) and journals each reply',
+    ),
+  tokenLimit: z
+    .enum(['none', 'q85', 'q95'])
+    .default('none')
+    .describe(
+      "per-agent output-token limit: none, or the 85th / 95th percentile of the agent's recorded output lengths; " +
+        'a longer reply is cut and loses its answer (src/env/tokenLimit.ts)',
+    ),
+  responseModel: z
+    .enum(RESPONSE_MODELS)
+    .default('full')
+    .describe(
+      'tier-3 response model: full (own response kept or pruned, kept peers agreeing / disagreeing with the previous answer, ' +
+        'peers weighted by their accuracy) or base (previous answer, kept peers, round-1 prior: SPEC §3 base form)',
+    ),
+  priorSmoothing: z.number().positive().default(0.5).describe('smoothing of the tier-3 prior p_r(b|q): pseudo-count added to every answer bucket'),
+  seed: z.number().int().default(0).describe('seed of every random choice of a replay (and of a training run: initialization, shuffling, sampling)'),
 });
 export type DebateSettings = z.infer<typeof DebateSettings>;

@@ -1,5 +1,7 @@
-// Compute engines and TF.js backends a user may ask for (kept apart from the engines so that
-// settings and --help load neither).
+// Compute engines and TF.js backends a user may ask for, and the compute settings that choose
+// them (kept apart from the engines so that settings and --help load neither).
+import { z } from 'zod';
+
 export const BACKENDS = ['auto', 'tensorflow-gpu', 'tensorflow', 'wasm', 'cpu'] as const;
 export type BackendChoice = (typeof BACKENDS)[number];
 
@@ -11,9 +13,15 @@ export type BackendChoice = (typeof BACKENDS)[number];
 export const ENGINES = ['auto', 'onnx', 'onnx-cuda', 'tfjs'] as const;
 export type EngineChoice = (typeof ENGINES)[number];
 
-/** How to compute: engine, TF.js backend, CPU threads of the ONNX engine. */
-export interface ComputeSettings {
-  engine: EngineChoice;
-  backend: BackendChoice;
-  threads: number;
-}
+/** How to compute, not what: engine, CPU threads of the ONNX engine, TF.js backend (a resumed run may change them). */
+export const ComputeSettings = z.strictObject({
+  engine: z.enum(ENGINES).default('auto').describe('policy-math engine: onnx (ONNX Runtime, native CPU), tfjs (TF.js on --backend); auto: onnx when it loads'),
+  threads: z.number().int().positive().default(1).describe('CPU threads of the onnx engine (of each training run: the main job runs two at a time)'),
+  backend: z.enum(BACKENDS).default('auto').describe('TF.js backend of the tfjs engine; auto takes the fastest that loads'),
+});
+export type ComputeSettings = z.infer<typeof ComputeSettings>;
+
+export const COMPUTE_SETTINGS = ComputeSettings.keyof().options;
+/** The compute settings of a config, or of parsed command-line flags. */
+export const computeOf = (c: ComputeSettings): ComputeSettings => ({ engine: c.engine, threads: c.threads, backend: c.backend });
+export const defaultCompute = (): ComputeSettings => ComputeSettings.parse({});

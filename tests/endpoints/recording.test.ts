@@ -20,7 +20,8 @@ import { makeEnvironment } from '../../src/env/environment.ts';
 import { newRecording } from '../../src/env/record.ts';
 import { cacheEndpoint } from '../../src/recording.ts';
 import { simulatorEndpoint } from '../../src/sim/simulator.ts';
-import { defaultCompute, resolveConfig } from '../../train/config.ts';
+import { defaultCompute } from '../../src/policy/backends.ts';
+import { resolveConfig } from '../../train/config.ts';
 import { train } from '../../train/trainer.ts';
 import { sparseWorld } from '../fixtures/sparseWorld.ts';
 import { essence, inProcess, KEY, KEY_ENV, worldRecords, writeTeam } from '../fixtures/endpoints.ts';
@@ -150,7 +151,7 @@ describe('recording through a team file', () => {
         reference: 'Full-Debate',
         recording: { endpoints: team },
       }),
-    ).rejects.toThrow(/--endpoints .*team\.json: the record tier asks them only with --miss record \(miss is model\)/);
+    ).rejects.toThrow(/setting endpoints \(.*team\.json\): the record tier asks them only with miss = record, and miss is model/);
     const out = join(mkdtempSync(join(tmpdir(), 'cpp-run-')), 'run');
     await expect(train(resolveConfig({ cache: dir, endpoints: team, epochs: 1, out }))).rejects.toThrow(
       /setting endpoints \(.*team\.json\): the record tier asks them only with miss = record, and miss is model/,

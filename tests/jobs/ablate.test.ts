@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ablateJob } from '../../jobs/ablate.ts';
 import { mainJob } from '../../jobs/main.ts';
-import { defaultCompute } from '../../train/config.ts';
+import { defaultCompute } from '../../src/policy/backends.ts';
 import { killHolder, lockHolder } from '../fixtures/lockHolder.ts';
 import { writeTinyCache } from '../fixtures/tinyWorld.ts';
 

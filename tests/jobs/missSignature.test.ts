@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { evalJob } from '../../jobs/eval.ts';
 import { writeCacheRecords } from '../../src/cache/write.ts';
-import { defaultCompute } from '../../train/config.ts';
+import { defaultCompute } from '../../src/policy/backends.ts';
 import { tinyRecords } from '../fixtures/tinyWorld.ts';
 
 describe('eval with miss = signature', () => {

@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { recordJob } from '../../jobs/record.ts';
 import { loadCache } from '../../src/cache/load.ts';
 import type { Endpoint } from '../../src/env/endpoint.ts';
-import { defaultCompute } from '../../train/config.ts';
+import { defaultCompute } from '../../src/policy/backends.ts';
 import { countingSimulator, sparseWorld } from '../fixtures/sparseWorld.ts';
 
 const quiet = () => {};
@@ -17,8 +17,7 @@ const job = (dir: string, endpoint: Endpoint, limits = {}) =>
     method: 'random',
     keepRate: 0.6,
     compute: defaultCompute(),
-    recording: { concurrency: 4, limits },
-    endpoint,
+    recording: { concurrency: 4, limits, endpoint },
   });
 
 describe('record', () => {

@@ -2,8 +2,8 @@
 // majority; preserved (C->C), collapse (C->W), correction (W->C), unrepaired (W->W), invalid (no
 // parsed final answer). Collapse onset: the first round whose majority is wrong after a correct
 // round 1. Signed utility compares two methods on the same questions.
-import { majority, type DebateResult } from '../src/env/debate.ts';
-import type { DebateSettings } from '../src/env/settings.ts';
+import { majority, type DebateResult } from './debate.ts';
+import type { DebateSettings } from './settings.ts';
 
 export const OUTCOMES = ['preserved', 'collapse', 'correction', 'unrepaired', 'invalid'] as const;
 export type Outcome = (typeof OUTCOMES)[number];

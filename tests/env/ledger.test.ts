@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { DebateResult } from '../../src/env/debate.ts';
-import { ledgerEntry, signedUtility, summarize, type LedgerEntry } from '../../eval/ledger.ts';
+import { ledgerEntry, signedUtility, summarize, type LedgerEntry } from '../../src/env/ledger.ts';
 import { cacheFromRecords } from '../../src/cache/load.ts';
 import { makeEnvironment } from '../../src/env/environment.ts';
 import { fullDebate, noCommunication } from '../../eval/baselines.ts';

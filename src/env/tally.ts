@@ -1,0 +1,87 @@
+// The tally of a method's debates (SPEC §8-9), the same for every method and for a training run's
+// validation: accuracy, invalid answers, cost and how it was priced, kept edges, lookup tiers, the
+// transition ledger and each question's outcome (what the paired tests compare).
+import seedrandom from 'seedrandom';
+import type { Question } from '../cache/types.ts';
+import { actionsPerDebate } from './actions.ts';
+import { addPricing, emptyPricing, type PricingCounts } from './cost.ts';
+import type { DebateResult } from './debate.ts';
+import type { Environment } from './environment.ts';
+import { ledgerEntry, type LedgerEntry } from './ledger.ts';
+import { addTiers, emptyTiers, type TierCounts } from './tiers.ts';
+
+export interface MethodResult {
+  method: string;
+  questions: number;
+  correct: number;
+  invalid: number;
+  cost: number;
+  /** Calls priced from recorded input tokens, and calls whose input tokens were computed (src/env/cost.ts). */
+  priced: PricingCounts;
+  keptEdges: number;
+  /** Edges a Full-Debate would use on the same questions. */
+  maxEdges: number;
+  tiers: TierCounts;
+  /** Per question, in input order: its transition ledger entry. */
+  ledger: LedgerEntry[];
+  /** Per question, in input order: what the paired tests compare (src/significance.ts). */
+  outcomes: QuestionOutcome[];
+  /** What the reader must know about this row (e.g. samples used by a consistency vote). */
+  note?: string;
+  /** Ids of the questions this method could not replay (miss = signature); they count nowhere else. */
+  skipped: string[];
+  /** Why the first of them could not be replayed. */
+  missed?: string;
+}
+
+export interface QuestionOutcome {
+  /** Question index in the cache (pairs two methods' outcomes). */
+  q: number;
+  correct: boolean;
+  cost: number;
+}
+
+export function emptyResult(env: Environment, questions: Question[], method: string): MethodResult {
+  const n = env.team.length;
+  return {
+    method,
+    questions: questions.length,
+    correct: 0,
+    invalid: 0,
+    cost: 0,
+    priced: emptyPricing(),
+    keptEdges: 0,
+    maxEdges: questions.length * actionsPerDebate(n, env.rounds),
+    tiers: emptyTiers(),
+    ledger: [],
+    outcomes: [],
+    skipped: [],
+  };
+}
+
+/** Count one finished debate into a method's result. */
+export function addDebate(env: Environment, out: MethodResult, r: DebateResult): void {
+  if (r.missed) {
+    out.skipped.push(env.cache.questions[r.q].id);
+    out.missed ??= r.missed;
+    out.questions--;
+    out.maxEdges -= actionsPerDebate(env.team.length, env.rounds);
+    return;
+  }
+  out.correct += +r.finalCorrect;
+  out.invalid += +r.invalid;
+  out.cost += r.cost;
+  addPricing(out.priced, r.priced);
+  out.keptEdges += r.keptEdges;
+  addTiers(out.tiers, r.tiers);
+  const q = env.cache.questions[r.q];
+  out.ledger.push(ledgerEntry(r, q.goldKey, env.settings.tieBreak, seedrandom(`${env.settings.seed}|ledger|${q.id}`)));
+  out.outcomes.push({ q: r.q, correct: r.finalCorrect, cost: r.cost });
+}
+
+/** The result of `method` from its debates on `questions` (one each, in order). */
+export function tally(env: Environment, questions: Question[], method: string, debates: DebateResult[]): MethodResult {
+  const out = emptyResult(env, questions, method);
+  for (const r of debates) addDebate(env, out, r);
+  return out;
+}
