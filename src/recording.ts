@@ -9,7 +9,8 @@ import type { Cache } from './cache/types.ts';
 import { loadTeamEndpoints, type TeamEndpoint } from './endpoints/teamEndpoints.ts';
 import type { Endpoint } from './env/endpoint.ts';
 import { newRecording, type RecordLimits, type Recording } from './env/record.ts';
-import { fittedEndpoint, fitPath, hasFit } from './sim/fitted.ts';
+import { fitPath, hasFit } from './sim/fitFile.ts';
+import { fittedEndpoint } from './sim/fittedEndpoint.ts';
 import { simulatorEndpoint } from './sim/simulator.ts';
 
 /** A recording's own settings (flags of record and active), each with its range. */

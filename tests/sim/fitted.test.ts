@@ -1,5 +1,6 @@
-// The simulator fitted to a recorded cache (src/sim/fitted.ts): the fit, its endpoint, its checks,
-// and active recording on imported DyLAN MATH records with it as the endpoint.
+// The simulator fitted to a recorded cache (src/sim/fitted.ts, fitFile.ts, fittedEndpoint.ts): the
+// fit, its endpoint, its checks, and active recording on imported DyLAN MATH records with it as the
+// endpoint.
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -14,7 +15,8 @@ import { loadCache } from '../../src/cache/load.ts';
 import { writeCacheRecords } from '../../src/cache/write.ts';
 import type { EndpointRequest } from '../../src/env/endpoint.ts';
 import { cacheEndpoint } from '../../src/recording.ts';
-import { fitPath, fitSimulator, loadFit, saveFit, type CalibrationRow, type SimulatorFit } from '../../src/sim/fitted.ts';
+import { fitPath, loadFit, saveFit, type SimulatorFit } from '../../src/sim/fitFile.ts';
+import { fitSimulator, type CalibrationRow } from '../../src/sim/fitted.ts';
 import { generateWorld } from '../../src/sim/generate.ts';
 import { resolveConfig } from '../../train/config.ts';
 
