@@ -26,7 +26,7 @@ import { kendallTauB, pairedBootstrap, pairedDifference, type Estimate } from '.
 import { freezeGate, fullDebate, noCommunication, randomPruning, runRule, singleAgent, type MethodResult } from './baselines.ts';
 import { consistency, consistencyBest, consistencyFuse } from './consistency.ts';
 import { evaluatePolicy } from './policyEval.ts';
-import { perQuestion, type MethodGroup } from './report.ts';
+import { perQuestion, type MethodGroup } from './comparison.ts';
 import { staticMask } from './staticMask.ts';
 
 /** The oracle pruner: keeps exactly the candidates whose answer is right. It reads the gold answer. */

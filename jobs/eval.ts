@@ -19,7 +19,8 @@ import { resolveConfig, readConfigFile, rewardSettingsOf } from '../train/config
 import { freezeGate, fullDebate, noCommunication, randomPruning, singleAgent, type MethodResult } from '../eval/baselines.ts';
 import { consistency, consistencyBest, consistencyFuse } from '../eval/consistency.ts';
 import { evaluatePolicy, policyShapeFor } from '../eval/policyEval.ts';
-import { markdown, pairedTests, rows, writeReport, type MethodGroup, type PairedTest, type Row } from '../eval/report.ts';
+import { pairedTests, rows, type MethodGroup, type PairedTest, type Row } from '../eval/comparison.ts';
+import { markdown, writeReport } from '../eval/report.ts';
 import { staticMask, trainStaticMask } from '../eval/staticMask.ts';
 import { fewQuestionsNote } from '../train/smallData.ts';
 import { ensureDefaultCache } from '../src/sim/generate.ts';
