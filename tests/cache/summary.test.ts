@@ -14,7 +14,8 @@ import { saveCache, writeCacheRecords } from '../../src/cache/write.ts';
 import { finishDebate, replay, startDebate, stepRound } from '../../src/env/debate.ts';
 import { makeEnvironment } from '../../src/env/environment.ts';
 import { exactKey, signatureKey } from '../../src/env/lookupIndex.ts';
-import { FEATURES, modelInputs, revisions } from '../../src/env/responseModel.ts';
+import { FEATURES, modelInputs } from '../../src/env/responseModel.ts';
+import { revisions } from '../../src/env/responseModelFit.ts';
 import { handRecords, response } from '../fixtures/handCache.ts';
 
 const SUMMARY: SummaryRecord = {
