@@ -130,7 +130,8 @@ describe('summary entries in a context', () => {
       "error answer: '**B**' does not parse as a mcq answer; store the parsed form ('B') or null",
     ]);
     expect(messages(dir(records(SUMMARY, { ...SHOWN, inTokens: 12 })))).toEqual([
-      'warning inTokens: 12 is less than what its prompt held: promptTokens 10 + 5 outTokens of 1 context responses + 8 tokens of 1 external or summary entries = 23',
+      'warning inTokens: 12 is less than what its prompt held: ' +
+        'promptTokens 10 + 5 outTokens of 1 context responses + 8 tokens of 1 external or summary entries = 23',
     ]);
   });
 });

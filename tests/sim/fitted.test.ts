@@ -55,7 +55,8 @@ describe('a simulator fitted to a recorded cache', () => {
     const fitted = calibration.reduce((s, r) => s + r.n * r.fitted, 0) / n;
     expect(n).toBe(fit.fit.revisions);
     expect(Math.abs(fitted - recorded)).toBeLessThan(0.03);
-    // Right and wrong previous answers apart: a lone right peer pulls more than a lone wrong one in this world (swayRight ~ swayWrong, but the own knowledge favours gold).
+    // Right and wrong previous answers apart: a lone right peer pulls more than a lone wrong one in
+    // this world (swayRight ~ swayWrong, but the own knowledge favours gold).
     const fromWrong = calibration.filter((r) => !r.fromRight);
     const fromRight = calibration.filter((r) => r.fromRight);
     const rate = (rows: typeof calibration, k: 'recorded' | 'fitted') => rows.reduce((s, r) => s + r.n * r[k], 0) / rows.reduce((s, r) => s + r.n, 0);
@@ -69,7 +70,8 @@ describe('a simulator fitted to a recorded cache', () => {
     }
   }, 120_000);
 
-  it("is the endpoint of the cache once written beside it: same request, same reply; replies state the question's answers; two right peers carry a wrong recipient", async () => {
+  it('is the endpoint of the cache once written beside it: same request, same reply; ' +
+    "replies state the question's answers; two right peers carry a wrong recipient", async () => {
     expect(() => cacheEndpoint(cache)).toThrow(
       new RegExp(`or fit a simulator to its records with \`cache fit ${dir.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\``),
     );
