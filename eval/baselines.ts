@@ -8,9 +8,6 @@ import { finishDebate, keepAll, keepOwn, majority, playDebates, startDebates, st
 import type { Environment } from '../src/env/environment.ts';
 import { addDebate, emptyResult, tally, type MethodResult } from '../src/env/tally.ts';
 
-// jobs/fidelity.ts still imports the result type from here until its split lands (it lives in src/env/tally.ts).
-export type { MethodResult };
-
 export async function runRule(env: Environment, questions: Question[], method: string, rule: KeepRule): Promise<MethodResult> {
   return tally(
     env,

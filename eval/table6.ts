@@ -22,7 +22,8 @@ import type { MethodResult } from '../src/env/tally.ts';
 import { fullDebate } from './baselines.ts';
 import { evaluatePolicy } from '../src/policy/evaluate.ts';
 import { learningCurvesPlot, readRunCurves, type CurvePoint } from '../train/curves.ts';
-import { csvTable, interval, meanSd, num, perQuestion, plot, pricingNote, rows, signed, tierText, type MethodGroup, type Row } from './report.ts';
+import { perQuestion, rows, type MethodGroup, type Row } from './comparison.ts';
+import { csvTable, interval, meanSd, num, plot, pricingNote, signed, tierText } from './report.ts';
 import { TIERS } from '../src/env/tiers.ts';
 import { excludesZero, formatP, pairedDifference, welch, type Estimate } from '../src/significance.ts';
 import { fewQuestionsNote } from '../train/smallData.ts';
@@ -46,7 +47,12 @@ export function differs(r: AblationRow): string {
 }
 
 export const TESTS_NOTE =
-  'Accuracy 95% CI: Student t interval of the mean over seeds (Wilson over the questions for a single seed). Against the reference variant (Δ = variant minus reference): the 95% CI is a percentile bootstrap over the test questions (5000 resamples, seeded by the two names), each question\'s accuracy averaged over the seeds of each variant, so it covers question sampling; Welch p is Welch\'s two-sided t-test on the per-seed accuracies, so it covers seed-to-seed spread ("-" when neither variant spreads or one has a single seed). "differs": which of the two finds a difference at the 5% level; "yes (both)" is the claim we make. No correction for multiple comparisons.';
+  'Accuracy 95% CI: Student t interval of the mean over seeds (Wilson over the questions for a single seed). ' +
+  'Against the reference variant (Δ = variant minus reference): the 95% CI is a percentile bootstrap over the test questions ' +
+  "(5000 resamples, seeded by the two names), each question's accuracy averaged over the seeds of each variant, so it covers question sampling; " +
+  "Welch p is Welch's two-sided t-test on the per-seed accuracies, so it covers seed-to-seed spread " +
+  '("-" when neither variant spreads or one has a single seed). "differs": which of the two finds a difference at the 5% level; ' +
+  '"yes (both)" is the claim we make. No correction for multiple comparisons.';
 
 /** `onCell` is called after each cell is evaluated (a progress bar of the evaluation). */
 export async function ablationReport(
@@ -65,7 +71,8 @@ export async function ablationReport(
   const curves: CurvePoint[] = [];
   for (const cachePath of grid.caches) {
     const cache = loadCache(cachePath);
-    const env = makeEnvironment(cache, { agents: grid.base.agents, rounds: grid.base.rounds, allowUnrecordedRounds: grid.base.allowUnrecordedRounds }); // the debate the variants prune
+    // The debate the variants prune.
+    const env = makeEnvironment(cache, { agents: grid.base.agents, rounds: grid.base.rounds, allowUnrecordedRounds: grid.base.allowUnrecordedRounds });
     const { questions } = splitQuestions(env, split);
     const full = await fullDebate(env, questions);
     fullAccuracy.push(`${((100 * full.correct) / full.questions).toFixed(1)}% on ${cachePath}`);

@@ -1,44 +1,28 @@
-// `fidelity` (SPEC §3, last paragraph): does a replay with the tier-3 response model tell what the
-// debate would have done? On a cache whose endpoint answers every context (a simulated cache's simulator, or a recorded cache's fitted simulator),
-// every method runs on the same questions and seeds twice: with the fitted model answering what the
-// cache lacks (miss = model) and with the endpoint answering it (miss = record). Per method:
-// accuracy and cost under both, the difference with a paired 95% interval over questions, and
-// Kendall's tau-b of the two rankings of the methods. Beside it, the model's bias on every round-2
-// context (each subset of candidates a recipient may keep, on each question): the endpoint's
-// answers against the model's expected accuracy, for the response-model forms. And per method, the
-// same comparison where the method itself went: at the lookups the model answered in its
-// miss = model replay. A learned method can read differently under the two tiers with the model
-// right where it went (the debate then unfolds differently) or because it went where the model is
-// wrong: this column tells the two apart.
+// `fidelity` (SPEC §3, last paragraph), the job: does a replay with the tier-3 response model tell
+// what the debate would have done? It loads the cache twice (one load per tier: the record replay
+// adds the endpoint's replies to its own), the trained policies and their embeddings, trains the
+// static mask, runs the measurement of eval/fidelity.ts (every method under miss = model and under
+// miss = record, the model's bias where each went and on every round-2 context) and prints the
+// report of eval/fidelityReport.ts, writing fidelity.md, fidelity.csv and context-bias.csv with --out.
 import type { Split } from '../src/cache/format.ts';
-import { ensureEmbeddings, type Embeddings } from '../src/cache/embeddings.ts';
-import type { Cache, Question } from '../src/cache/types.ts';
-import { internAnswer, loadCache } from '../src/cache/load.ts';
+import { ensureEmbeddings } from '../src/cache/embeddings.ts';
+import type { Cache } from '../src/cache/types.ts';
+import { loadCache } from '../src/cache/load.ts';
 import { writeFileAtomic } from '../src/io/atomic.ts';
-import { candidateOrder } from '../src/env/actions.ts';
-import { startDebate, type KeepRule } from '../src/env/debate.ts';
-import type { Endpoint, EndpointRequest } from '../src/env/endpoint.ts';
-import { makeEnvironment, splitQuestions, teamIds, type Environment } from '../src/env/environment.ts';
-import { newRecording } from '../src/env/record.ts';
-import { answerProbabilities, fitResponseModel, type ResponseModel, type RevisionContext } from '../src/env/responseModel.ts';
+import type { Endpoint } from '../src/env/endpoint.ts';
+import { splitQuestions, teamIds, type Environment } from '../src/env/environment.ts';
 import type { DebateSettings } from '../src/env/settings.ts';
-import { normalizeAnswer } from '../src/answer.ts';
 import { loadAnyPolicy } from '../src/policy/artifact.ts';
 import type { ComputeSettings } from '../src/policy/backends.ts';
-import type { PolicyEngine } from '../src/policy/engine.ts';
 import { inferenceEngine } from '../src/policy/createEngine.ts';
 import { encoderFor } from '../src/policy/inference.ts';
 import { ensureDefaultCache } from '../src/sim/generate.ts';
-import { markdownTable } from '../src/table.ts';
-import { cacheEndpoint } from '../src/recording.ts';
+import { cacheEndpoint, openEnvironment } from '../src/recording.ts';
 import { readConfigFile, resolveConfig, rewardSettingsOf } from '../train/config.ts';
-import { freezeGate, fullDebate, noCommunication, randomPruning, runRule, singleAgent, type MethodResult } from '../eval/baselines.ts';
-import { consistency, consistencyBest, consistencyFuse } from '../eval/consistency.ts';
+import { measureFidelity, type FidelityMeasurement, type Plan } from '../eval/fidelity.ts';
+import { contextBiasCsv, fidelityCsv, fidelityText } from '../eval/fidelityReport.ts';
+import { trainStaticMask } from '../eval/staticMask.ts';
 import { policyGroups } from './eval.ts';
-import { evaluatePolicy } from '../eval/policyEval.ts';
-import { csvTable, interval, perQuestion, signed, type MethodGroup } from '../eval/report.ts';
-import { kendallTauB, pairedBootstrap, pairedDifference, type Estimate } from '../src/significance.ts';
-import { staticMask, trainStaticMask } from '../eval/staticMask.ts';
 
 export interface FidelityOptions {
   cache: string;
@@ -70,328 +54,10 @@ export interface FidelityOptions {
  * only, so the cache on disk is left as it was.
  */
 export function recordEnvironment(cache: Cache, settings: Partial<DebateSettings>, endpoint: Endpoint): Environment {
-  return makeEnvironment(cache, { ...settings, miss: 'record' }, newRecording(endpoint));
+  return openEnvironment(cache, { ...settings, miss: 'record' }, { endpoint, journal: false });
 }
 
-/** The oracle pruner: keeps exactly the candidates whose answer is right. It reads the gold answer. */
-export const ORACLE = 'Oracle: keeps only correct candidates (reads gold)';
-const oracleRule =
-  (env: Environment): KeepRule =>
-  (d, n) =>
-    Array.from({ length: n }, (_, i) => candidateOrder(n, i).map((c) => d.current[c].ans === env.cache.questions[d.q].goldKey));
-
-interface PolicyRun {
-  path: string;
-  engine: PolicyEngine;
-  encoder: string;
-}
-
-/** What both replays run: the same questions, seeds, trained masks and policies. */
-interface Plan {
-  questions: Question[];
-  validation: Question[];
-  keepRates: number[];
-  seeds: number[];
-  masks: Float64Array[];
-  policies: { label: string; runs: PolicyRun[] }[];
-}
-
-/** Every method of the plan on one replay, in a fixed order (`done` is told each method as it ends). Runners may be synchronous or not. */
-async function runMethods(env: Environment, embeddings: Map<string, Embeddings>, p: Plan, done?: (method: string) => void): Promise<MethodGroup[]> {
-  const groups: MethodGroup[] = [];
-  const push = (g: MethodGroup) => {
-    groups.push(g);
-    done?.(g.method);
-  };
-  const one = (r: MethodResult) => push({ method: r.method, runs: [r] });
-  const { questions } = p;
-  const members = env.team.map((_, m) => m);
-  const full = await fullDebate(env, questions);
-  one(full);
-  one(await noCommunication(env, questions));
-  for (const m of members) one(await singleAgent(env, questions, m));
-  for (const m of members) one(await consistency(env, questions, m));
-  one(await consistencyBest(env, questions, p.validation, full.cost));
-  one(await consistencyFuse(env, questions, full.cost));
-  for (const gate of ['always', 'on-change'] as const) one(await freezeGate(env, questions, gate));
-  for (const rate of p.keepRates) {
-    const runs: MethodResult[] = [];
-    for (const s of p.seeds) runs.push(await randomPruning(env, questions, rate, s));
-    push({ method: `Random pruning (keep ${(100 * rate).toFixed(0)}%)`, runs });
-  }
-  one(await runRule(env, questions, ORACLE, oracleRule(env)));
-  if (p.masks.length) {
-    const runs: MethodResult[] = [];
-    for (const theta of p.masks) runs.push(await staticMask(env, questions, theta));
-    push({ method: 'Static learned mask', runs });
-  }
-  for (const g of p.policies) {
-    const runs: MethodResult[] = [];
-    for (const r of g.runs) runs.push(await evaluatePolicy(r.engine, env, embeddings.get(r.encoder)!, questions, r.path));
-    push({ method: g.label, runs, policy: true });
-  }
-  return groups;
-}
-
-export interface FidelityRow {
-  method: string;
-  runs: number;
-  /** Accuracy % (mean over runs) under each tier. */
-  accuracy: { model: number; record: number };
-  /** Cost % of Full-Debate under record on the same questions. */
-  cost: { model: number; record: number };
-  /** model − record: accuracy in pp, cost in pp of Full-Debate's (record) cost; paired bootstrap over questions. */
-  delta: { accuracy: Estimate; cost: Estimate };
-  /** Share (%) of revision lookups under miss = model that the response model answered. */
-  modelShare: number;
-  /** Where the method went: model − endpoint probability of the gold answer (pp) at the lookups the model answered (visitedBias). */
-  visited?: VisitedBias;
-}
-
-export function fidelityRows(model: MethodGroup[], record: MethodGroup[]): FidelityRow[] {
-  const reference = record[0].runs[0]; // Full-Debate under record
-  const questions = reference.outcomes.map((o) => o.q);
-  const referenceCost = reference.outcomes.map((o) => o.cost);
-  const accuracy = (g: MethodGroup) => (100 * g.runs.reduce((s, r) => s + r.correct, 0)) / g.runs.reduce((s, r) => s + r.questions, 0);
-  const cost = (g: MethodGroup) => (100 * g.runs.reduce((s, r) => s + r.cost, 0)) / g.runs.length / reference.cost;
-  return model.map((m, k) => {
-    const r = record[k];
-    const lookups = m.runs.reduce((s, x) => s + x.tiers.exact + x.tiers.signature + x.tiers.model + x.tiers.record, 0);
-    return {
-      method: m.method,
-      runs: m.runs.length,
-      accuracy: { model: accuracy(m), record: accuracy(r) },
-      cost: { model: cost(m), record: cost(r) },
-      delta: pairedDifference(perQuestion(m.method, m.runs, questions), perQuestion(r.method, r.runs, questions), referenceCost, {
-        seed: `fidelity ${m.method}`,
-      }),
-      modelShare: lookups ? (100 * m.runs.reduce((s, x) => s + x.tiers.model, 0)) / lookups : 0,
-    };
-  });
-}
-
-/** Share of `samples` endpoint replies to a request (samples 0..samples-1) that state the gold answer. */
-async function endpointRight(endpoint: Endpoint, request: Omit<EndpointRequest, 'sample'>, samples: number): Promise<number> {
-  const { cache, question } = request;
-  let right = 0;
-  for (let sample = 0; sample < samples; sample++) {
-    const reply = await endpoint.respond({ ...request, sample });
-    right += +(internAnswer(cache, normalizeAnswer(reply.answer, question.answerType), question.index) === question.goldKey);
-  }
-  return right / samples;
-}
-
-/** A response model's probability of the gold answer in a revision context. */
-function modelRight(model: ResponseModel, context: RevisionContext, goldKey: number): number {
-  const { answers, p } = answerProbabilities(model, context);
-  const g = answers.indexOf(goldKey);
-  return g < 0 ? 0 : p[g];
-}
-
-/** A lookup the tier-3 model answered in a miss = model replay: what it was asked. */
-interface ModelLookup {
-  round: number;
-  /** Response indices shown: the recipient's own previous response and the kept ones (a stand-in by its text source, as the replay showed it). */
-  own: number;
-  kept: number[];
-  context: RevisionContext;
-}
-
-export interface VisitedBias extends Estimate {
-  /** Lookups the model answered in the method's replay, and of them those asked of the endpoint. */
-  lookups: number;
-  asked: number;
-}
-
-/**
- * The model's answers where a method went: of the lookups the model answered in the method's
- * miss = model replay, at most `cap` (evenly spaced), each asked of the endpoint `samples` times
- * with the same context, against the model's probability of the gold answer there. Bias = model −
- * endpoint (pp), 95% bootstrap over questions; undefined when the model answered nothing.
- */
-async function visitedBias(
-  env: Environment,
-  endpoint: Endpoint,
-  lookups: ModelLookup[],
-  questions: Question[],
-  samples: number,
-  cap: number,
-  seed: string,
-): Promise<VisitedBias | undefined> {
-  if (!lookups.length || cap <= 0) return undefined;
-  const { cache } = env;
-  const asked = lookups.length <= cap ? lookups : Array.from({ length: cap }, (_, i) => lookups[Math.floor((i * lookups.length) / cap)]);
-  const slot = new Map(questions.map((q, i) => [q.index, i]));
-  const num = new Array<number>(questions.length).fill(0),
-    den = new Array<number>(questions.length).fill(0);
-  for (const l of asked) {
-    const question = cache.questions[l.context.q];
-    const right = await endpointRight(
-      endpoint,
-      { cache, question, agent: cache.agents[l.context.agent], round: l.round, context: l.kept.map((i) => cache.responses[i]), prev: cache.responses[l.own] },
-      samples,
-    );
-    const i = slot.get(question.index)!;
-    num[i] += 100 * (modelRight(env.responseModel, l.context, question.goldKey) - right);
-    den[i]++;
-  }
-  return { ...pairedBootstrap([{ num, den }], { seed: `visited ${seed}` })[0], lookups: lookups.length, asked: asked.length };
-}
-
-export interface BiasCell {
-  cell: string;
-  contexts: number;
-  /** Accuracy % of the endpoint's answers. */
-  endpoint: number;
-  /** Per model: its expected accuracy % and its bias (expected − endpoint, pp, bootstrap over questions). */
-  models: { name: string; expected: number; bias: Estimate }[];
-}
-
-const BIAS_CELLS: { cell: string; keep: (prevRight: boolean, ownKept: boolean) => boolean }[] = [
-  { cell: 'every context', keep: () => true },
-  { cell: 'right recipient, own response kept', keep: (right, own) => right && own },
-  { cell: 'right recipient, own response pruned', keep: (right, own) => right && !own },
-  { cell: 'wrong recipient, own response kept', keep: (right, own) => !right && own },
-  { cell: 'wrong recipient, own response pruned', keep: (right, own) => !right && !own },
-];
-
-/**
- * Bias of response models on every round-2 context of `questions`: for each recipient, each subset
- * of its candidates (the debate's round-1 responses) kept, `samples` endpoint answers against each
- * model's probability of the gold answer. Cells by whether the recipient's previous answer is right
- * and whether its own response is kept.
- */
-export async function contextBias(
-  env: Environment,
-  endpoint: Endpoint,
-  models: { name: string; model: ResponseModel }[],
-  questions: Question[],
-  samples: number,
-): Promise<BiasCell[]> {
-  const { cache } = env;
-  const n = env.team.length;
-  const contexts: { qi: number; prevRight: boolean; ownKept: boolean; endpoint: number; expected: number[] }[] = [];
-  for (const [qi, question] of questions.entries()) {
-    const d = startDebate(env, question.index);
-    for (let i = 0; i < n; i++) {
-      const order = candidateOrder(n, i);
-      const agent = env.team[i];
-      const prev = cache.responses[d.current[i].source];
-      for (let mask = 0; mask < 1 << n; mask++) {
-        const kept = order.filter((_, j) => mask & (1 << j)).map((c) => cache.responses[d.current[c].source]);
-        const right = await endpointRight(endpoint, { cache, question, agent: cache.agents[agent], round: 2, context: kept, prev }, samples);
-        const context = {
-          q: question.index,
-          agent,
-          prev: prev.ans,
-          prevShown: (mask & 1) === 1,
-          peers: kept.filter((r) => r.a !== agent).map((r) => ({ agent: r.a, ans: r.ans })),
-        };
-        const expected = models.map(({ model }) => modelRight(model, context, question.goldKey));
-        contexts.push({ qi, prevRight: prev.correct, ownKept: (mask & 1) === 1, endpoint: right, expected });
-      }
-    }
-  }
-  return BIAS_CELLS.map(({ cell, keep }) => {
-    const inCell = contexts.filter((c) => keep(c.prevRight, c.ownKept));
-    const count = new Array<number>(questions.length).fill(0);
-    for (const c of inCell) count[c.qi]++;
-    const sumBy = (value: (c: (typeof inCell)[number]) => number) => {
-      const s = new Array<number>(questions.length).fill(0);
-      for (const c of inCell) s[c.qi] += value(c);
-      return s;
-    };
-    const share = (s: number[]) => (100 * s.reduce((a, b) => a + b, 0)) / Math.max(1, inCell.length);
-    const biases = inCell.length
-      ? pairedBootstrap(
-          models.map((_, k) => ({ num: sumBy((c) => 100 * (c.expected[k] - c.endpoint)), den: count })),
-          { seed: `context bias ${cell}` },
-        )
-      : models.map(() => ({ estimate: NaN, low: NaN, high: NaN }));
-    return {
-      cell,
-      contexts: inCell.length,
-      endpoint: share(sumBy((c) => c.endpoint)),
-      models: models.map((m, k) => ({ name: m.name, expected: share(sumBy((c) => c.expected[k])), bias: biases[k] })),
-    };
-  });
-}
-
-export function fidelityMarkdown(rows: FidelityRow[], tau: { accuracy: number; cost: number }): string {
-  const within = rows.filter((r) => Math.abs(r.delta.accuracy.estimate) <= 1).length;
-  return [
-    markdownTable(
-      [
-        'method',
-        'runs',
-        'accuracy % model',
-        'accuracy % record',
-        'Δ accuracy pp',
-        '95% CI',
-        'cost % model',
-        'cost % record',
-        'Δ cost pp',
-        '95% CI',
-        'tier-3 share % (model)',
-        'where it went: model bias pp (asked)',
-        '95% CI',
-      ],
-      rows.map((r) => [
-        r.method,
-        r.runs,
-        r.accuracy.model.toFixed(1),
-        r.accuracy.record.toFixed(1),
-        signed(r.delta.accuracy.estimate),
-        interval(r.delta.accuracy.low, r.delta.accuracy.high, signed),
-        r.cost.model.toFixed(1),
-        r.cost.record.toFixed(1),
-        signed(r.delta.cost.estimate),
-        interval(r.delta.cost.low, r.delta.cost.high, signed),
-        r.modelShare.toFixed(0),
-        r.visited ? `${signed(r.visited.estimate)} (${r.visited.asked} of ${r.visited.lookups})` : '-',
-        r.visited ? interval(r.visited.low, r.visited.high, signed) : '-',
-      ]),
-    ),
-    '',
-    `Kendall's tau-b of the ${rows.length} methods ranked by accuracy under model and under record: ${tau.accuracy.toFixed(3)}; by cost: ${tau.cost.toFixed(3)}. Methods within 1 pp: ${within} of ${rows.length}.`,
-    "Δ = model − record on the same questions and seeds; 95% percentile bootstrap over questions (5000 resamples), a method's runs averaged per question. Cost % and Δ cost are of Full-Debate's cost under record on the same questions.",
-    "Where it went: at the lookups the tier-3 model answered in the method's miss = model replay (asked: how many of them, evenly spaced, were put to the endpoint, each as often as the bias table's samples), the model's probability of the gold answer minus the endpoint's share of right answers, pp, 95% bootstrap over questions. Near 0 with a large Δ: the model answers right where the method goes, and the gap comes from how the debate unfolds from there (other texts, other decisions); not near 0: the method goes where the model is wrong.",
-  ].join('\n');
-}
-
-export function biasMarkdown(cells: BiasCell[], samples: number): string {
-  const names = cells[0].models.map((m) => m.name);
-  return [
-    markdownTable(
-      ['round-2 contexts', 'n', 'endpoint accuracy %', ...names.flatMap((m) => [`${m}: expected %`, 'bias pp', '95% CI'])],
-      cells.map((c) => [
-        c.cell,
-        c.contexts,
-        c.endpoint.toFixed(1),
-        ...c.models.flatMap((m) => [
-          m.expected.toFixed(1),
-          Number.isNaN(m.bias.estimate) ? '-' : signed(m.bias.estimate),
-          interval(m.bias.low, m.bias.high, signed),
-        ]),
-      ]),
-    ),
-    '',
-    `Every subset of candidates each recipient may keep in round 2, on every question: the endpoint answering (${samples} samples each) against each model's probability of the gold answer; bias = model − endpoint, 95% percentile bootstrap over questions.`,
-  ].join('\n');
-}
-
-/** Both forms of the model as the environment fits them (train split), and the base form fitted on every split (before issue 12). */
-function biasModels(cache: Cache, { priorSmoothing }: DebateSettings): { name: string; model: ResponseModel }[] {
-  return [
-    { name: 'base, every split', model: fitResponseModel(cache, { responseModel: 'base', priorSmoothing }, () => true) },
-    { name: 'base', model: fitResponseModel(cache, { responseModel: 'base', priorSmoothing }) },
-    { name: 'full', model: fitResponseModel(cache, { responseModel: 'full', priorSmoothing }) },
-  ];
-}
-
-export async function fidelityJob(
-  o: FidelityOptions,
-): Promise<{ text: string; rows: FidelityRow[]; tau: { accuracy: number; cost: number }; bias: BiasCell[]; files: string[] }> {
+export async function fidelityJob(o: FidelityOptions): Promise<FidelityMeasurement & { text: string; files: string[] }> {
   ensureDefaultCache(o.cache);
   // Two loads of the cache: the record replay adds responses to its own.
   const modelCache = loadCache(o.cache);
@@ -400,7 +66,7 @@ export async function fidelityJob(
   const groups = policyGroups(o.policies);
   const artifacts = groups.flatMap((g) => g.paths).map(loadAnyPolicy);
   const settings = { ...o.settings, agents: o.settings.agents ?? artifacts[0]?.team, rounds: artifacts[0]?.shape.rounds ?? o.settings.rounds };
-  const modelEnv = makeEnvironment(modelCache, { ...settings, miss: 'model' });
+  const modelEnv = openEnvironment(modelCache, { ...settings, miss: 'model' });
   const team = teamIds(modelEnv);
   artifacts.forEach((a, k) => {
     if (a.team.join() !== team.join())
@@ -435,87 +101,19 @@ export async function fidelityJob(
   );
   const plan: Plan = { questions, validation: splitQuestions(modelEnv, 'validation').questions, keepRates: o.keepRates, seeds, masks, policies };
   try {
-    // What the model answered in each method's replay: the lookups since the previous method ended.
-    const lookups: ModelLookup[] = [];
-    const visited = new Map<string, ModelLookup[]>();
-    modelEnv.onModelAnswer = (d, own, kept, context) => lookups.push({ round: d.round + 1, own: own.source, kept: kept.map((k) => k.source), context });
-    const modelGroups = await runMethods(modelEnv, modelEmbeddings, plan, (method) => visited.set(method, lookups.splice(0)));
-    modelEnv.onModelAnswer = undefined;
-    const recordGroups = await runMethods(recordEnv, recordEmbeddings, plan);
-    const rows = fidelityRows(modelGroups, recordGroups);
-    for (const row of rows) row.visited = await visitedBias(modelEnv, endpoint, visited.get(row.method) ?? [], questions, o.samples, o.visited, row.method);
-    const tau = {
-      accuracy: kendallTauB(
-        rows.map((r) => r.accuracy.model),
-        rows.map((r) => r.accuracy.record),
-      ),
-      cost: kendallTauB(
-        rows.map((r) => r.cost.model),
-        rows.map((r) => r.cost.record),
-      ),
-    };
-    const bias = await contextBias(modelEnv, endpoint, biasModels(modelCache, modelEnv.settings), questions, o.samples);
-    const title = `Fidelity of the tier-3 response model (${modelEnv.settings.responseModel} form): ${modelCache.header.name} (${modelCache.header.source}), ${o.split} split, ${questions.length} questions, team ${team.join(', ')}, miss = model against miss = record, debate seed ${modelEnv.settings.seed}${masks.length ? `, random pruning and static mask seeds 0..${o.seeds - 1}` : ''}${masks.length ? '' : ' (no train split: no static mask)'}`;
-    const text = [title, '', fidelityMarkdown(rows, tau), '', 'Bias of the response model on round-2 contexts', '', biasMarkdown(bias, o.samples)].join('\n');
-    const files = o.out ? writeFidelity(o.out, text, rows, bias) : [];
-    return { text, rows, tau, bias, files };
+    const measured = await measureFidelity({ env: modelEnv, embeddings: modelEmbeddings }, { env: recordEnv, embeddings: recordEmbeddings }, endpoint, plan, o);
+    const text = fidelityText(modelEnv, o.split, plan, measured, o.samples);
+    const files = o.out ? writeFidelity(o.out, text, measured) : [];
+    return { text, rows: measured.rows, tau: measured.tau, bias: measured.bias, files };
   } finally {
     for (const g of policies) for (const r of g.runs) r.engine.dispose();
   }
 }
 
-function writeFidelity(dir: string, text: string, rows: FidelityRow[], bias: BiasCell[]): string[] {
+function writeFidelity(dir: string, text: string, m: FidelityMeasurement): string[] {
   const files = [`${dir}/fidelity.md`, `${dir}/fidelity.csv`, `${dir}/context-bias.csv`];
   writeFileAtomic(files[0], [`${text}\n`]);
-  writeFileAtomic(files[1], [
-    csvTable(
-      [
-        'method',
-        'runs',
-        'accuracy_model',
-        'accuracy_record',
-        'delta_accuracy_pp',
-        'delta_accuracy_ci_low',
-        'delta_accuracy_ci_high',
-        'cost_pct_model',
-        'cost_pct_record',
-        'delta_cost_pp',
-        'delta_cost_ci_low',
-        'delta_cost_ci_high',
-        'tier_model_pct',
-        'visited_bias_pp',
-        'visited_bias_ci_low',
-        'visited_bias_ci_high',
-        'visited_asked',
-        'visited_lookups',
-      ],
-      rows.map((r) => [
-        r.method,
-        r.runs,
-        r.accuracy.model,
-        r.accuracy.record,
-        r.delta.accuracy.estimate,
-        r.delta.accuracy.low,
-        r.delta.accuracy.high,
-        r.cost.model,
-        r.cost.record,
-        r.delta.cost.estimate,
-        r.delta.cost.low,
-        r.delta.cost.high,
-        r.modelShare,
-        r.visited?.estimate ?? '',
-        r.visited?.low ?? '',
-        r.visited?.high ?? '',
-        r.visited?.asked ?? 0,
-        r.visited?.lookups ?? 0,
-      ]),
-    ),
-  ]);
-  writeFileAtomic(files[2], [
-    csvTable(
-      ['cell', 'contexts', 'endpoint_accuracy', 'model', 'expected_accuracy', 'bias_pp', 'bias_ci_low', 'bias_ci_high'],
-      bias.flatMap((c) => c.models.map((m) => [c.cell, c.contexts, c.endpoint, m.name, m.expected, m.bias.estimate, m.bias.low, m.bias.high])),
-    ),
-  ]);
+  writeFileAtomic(files[1], [fidelityCsv(m.rows)]);
+  writeFileAtomic(files[2], [contextBiasCsv(m.bias)]);
   return files;
 }

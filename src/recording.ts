@@ -11,7 +11,8 @@ import type { Endpoint } from './env/endpoint.ts';
 import { makeEnvironment, parseDebateSettings, type Environment } from './env/environment.ts';
 import { newRecording, type RecordLimits, type Recording } from './env/record.ts';
 import type { DebateSettings } from './env/settings.ts';
-import { fittedEndpoint, fitPath, hasFit } from './sim/fitted.ts';
+import { fitPath, hasFit } from './sim/fitFile.ts';
+import { fittedEndpoint } from './sim/fittedEndpoint.ts';
 import { simulatorEndpoint } from './sim/simulator.ts';
 
 /** A recording's own settings (flags of record and active; the endpoints of every command that replays), each with its range. */

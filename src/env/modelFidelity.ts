@@ -1,15 +1,74 @@
-// The tier-3 response model's fidelity as a report table (`cache stats`, the import report):
-// fitted on the train split's revisions, scored on the other splits' (responseModel.ts).
-import type { Cache } from '../cache/types.ts';
+// The tier-3 response model's fidelity (`cache stats`, the import report): both forms fitted on the
+// train split's revisions (responseModelFit.ts), scored on the other splits' beside the trivial
+// "keep your previous answer" model, and shown as a report table.
+import type { Cache, Response } from '../cache/types.ts';
 import { markdownTable, pct } from '../table.ts';
-import { formFeatures, responseModelFidelity } from './responseModel.ts';
+import { FORM_FEATURES, formFeatures, modelInputs, probabilities, type AgentFit, type ResponseModelForm } from './responseModel.ts';
+import { fitWeights, revisions, type Revision } from './responseModelFit.ts';
+
+/** Mean log-likelihood per revision, and the share whose most likely outcome is the observed one. */
+export function score(fit: AgentFit, form: ResponseModelForm, data: Revision[]): { logLik: number; accuracy: number } {
+  let ll = 0,
+    acc = 0;
+  for (const d of data) {
+    const p = probabilities(fit, FORM_FEATURES[form], d.outcomes);
+    ll += Math.log(p[d.observed]);
+    if (p.indexOf(Math.max(...p)) === d.observed) acc++;
+  }
+  return { logLik: ll / Math.max(1, data.length), accuracy: acc / Math.max(1, data.length) };
+}
+
+export interface FidelityRow {
+  agent: string;
+  train: number;
+  heldOut: number;
+  /** Fit of each form. */
+  fits: Record<ResponseModelForm, AgentFit>;
+  /** Mean log-likelihood per held-out revision, and accuracy of the most likely answer, per form. */
+  model: Record<ResponseModelForm, { logLik: number; accuracy: number }>;
+  keepPrevious: { logLik: number; accuracy: number };
+}
+
+/**
+ * Fidelity of the response model: both forms fitted on the train split's revisions, scored on the
+ * other splits' revisions, beside the trivial "keep your previous answer" model (P(previous) = the
+ * train rate of keeping it, the rest spread evenly over the other outcomes).
+ */
+export function responseModelFidelity(cache: Cache, smoothing: number): FidelityRow[] {
+  const inputs = modelInputs(cache, smoothing);
+  const isTrain = (r: Response) => cache.questions[r.q].split === 'train';
+  const train = revisions(cache, inputs, isTrain);
+  const held = revisions(cache, inputs, (r) => !isTrain(r));
+  return cache.agents.map((agent, a) => {
+    const tr = train.filter((d) => d.agent === a);
+    const te = held.filter((d) => d.agent === a);
+    const fits = { base: fitWeights(tr, 'base'), full: fitWeights(tr, 'full') };
+    const keepRate = Math.min(1 - 1e-3, Math.max(1e-3, tr.filter((d) => d.observed === 0).length / Math.max(1, tr.length)));
+    let llPrev = 0,
+      accPrev = 0;
+    for (const d of te) {
+      llPrev += Math.log(d.observed === 0 ? keepRate : (1 - keepRate) / (d.outcomes.answers.length - 1));
+      if (d.observed === 0) accPrev++;
+    }
+    const n = Math.max(1, te.length);
+    return {
+      agent: agent.id,
+      train: tr.length,
+      heldOut: te.length,
+      fits,
+      model: { base: score(fits.base, 'base', te), full: score(fits.full, 'full', te) },
+      keepPrevious: { logLik: llPrev / n, accuracy: accPrev / n },
+    };
+  });
+}
 
 /** The tier-3 response model's fidelity (both forms beside "keep the previous answer"), and the default form's weights, as titled tables. */
 export function fidelityTable(cache: Cache, priorSmoothing: number): string {
   const rows = responseModelFidelity(cache, priorSmoothing);
   const scored = (s: { logLik: number; accuracy: number }) => [s.logLik.toFixed(3), pct(s.accuracy)];
   return [
-    'Tier-3 response model fidelity (fitted on train-split revisions, scored on the other splits: mean log-likelihood per revision, accuracy of the most likely answer)',
+    'Tier-3 response model fidelity (fitted on train-split revisions, scored on the other splits: ' +
+      'mean log-likelihood per revision, accuracy of the most likely answer)',
     markdownTable(
       ['agent', 'train', 'held out', 'full loglik', 'full acc', 'base loglik', 'base acc', 'keep-prev loglik', 'keep-prev acc'],
       rows.map((f) => [f.agent, f.train, f.heldOut, ...scored(f.model.full), ...scored(f.model.base), ...scored(f.keepPrevious)]),

@@ -21,78 +21,15 @@
 //   over its posterior. Recorded contexts always show the agent's own response, so holding on is
 //   fitted as one number and split between stubbornness and ownBoost in the default world's ratio
 //   (an assumption: what an agent does when its own response is pruned was never recorded).
-// A reply reuses the text and token count of the first recorded response (or shown solution) stating
-// the drawn answer; an answer no record states (a gold answer nobody reached) gets a one-line text.
-import { existsSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+// How a fitted world answers: fittedEndpoint.ts; the fit's file and its checks: fitFile.ts.
 import seedrandom from 'seedrandom';
-import { z } from 'zod';
-import { FIT_FILE } from '../cache/format.ts';
-import type { Cache, Question, Response } from '../cache/types.ts';
-import { tokenCounter } from '../cache/tokens.ts';
-import { writeFileAtomic } from '../io/atomic.ts';
-import type { Endpoint, EndpointRequest } from '../env/endpoint.ts';
-import { requestIds, sameRequest } from '../env/requestKey.ts';
-import { readJsonFile } from '../io/jsonFile.ts';
+import type { Cache, Question } from '../cache/types.ts';
 import { drawIndex } from '../shuffle.ts';
-import { independentAnswer, logit, revisedAnswer, sigmoid, type AgentProfile, type QuestionLatent, type ShownArgument } from './world.ts';
-
-export const fitPath = (dir: string) => join(dir, FIT_FILE);
+import type { Knobs, SimulatorFit } from './fitFile.ts';
+import { logit, revisedAnswer, sigmoid, type AgentProfile, type QuestionLatent, type ShownArgument } from './world.ts';
 
 /** ownBoost / stubbornness in the default world (atlas 0.69, sage 0.65, brisk 0.67). */
 const OWN_SHARE = 0.67;
-
-const Knobs = z.strictObject({
-  latentSd: z.number().nonnegative(),
-  wrongFocus: z.number().min(0).max(1),
-  knowledge: z.number().nonnegative(),
-  slip: z.number().min(0).max(1),
-  stubbornness: z.number().nonnegative(),
-  ownBoost: z.number().nonnegative(),
-  swayRight: z.number().nonnegative(),
-  swayWrong: z.number().nonnegative(),
-});
-export type Knobs = z.infer<typeof Knobs>;
-
-const FittedQuestion = z.strictObject({
-  subject: z.string(),
-  difficulty: z.number().min(0).max(1),
-  /** The question's drawn ability offset (posterior given its round-1 answers). */
-  offset: z.number(),
-  /** Option 0 is the gold answer; the last is "no stated answer" (answer null). */
-  options: z
-    .array(
-      z.strictObject({
-        answer: z.string().nullable(),
-        /** Id of a recorded response or shown solution stating it, whose text replies reuse; null: a one-line text. */
-        source: z.string().nullable(),
-      }),
-    )
-    .min(2),
-  distractor: z.number().int().nonnegative(),
-  /** Preferred wrong option per agent id (its recorded round-1 answer when wrong). */
-  wrong: z.record(z.string(), z.number().int().nonnegative()),
-});
-
-export const SimulatorFit = z.strictObject({
-  format: z.literal('cpp-simulator-fit'),
-  version: z.literal(1),
-  /** Name of the cache it was fitted to (its header's). */
-  cache: z.string(),
-  seed: z.number().int(),
-  knobs: Knobs,
-  /** P(right) on a question of medium difficulty (MATH level 3) at offset 0, per subject. */
-  skill: z.record(z.string(), z.number().gt(0).lt(1)),
-  fit: z.strictObject({
-    round1Answers: z.number().int().nonnegative(),
-    revisions: z.number().int().nonnegative(),
-    /** Mean log-likelihood per recorded revision: the fitted world's, and "state the previous answer again" at its recorded share, else any other option alike. */
-    logLik: z.number(),
-    keepPreviousLogLik: z.number(),
-  }),
-  questions: z.record(z.string(), FittedQuestion),
-});
-export type SimulatorFit = z.infer<typeof SimulatorFit>;
 
 /** Standard normal grid the offset is integrated over (weights sum to 1). */
 const GRID_STEP = 8 / 24;
@@ -111,7 +48,7 @@ function difficultyOf(q: Question): number {
 const subjectOf = (q: Question) => String((q.meta as { subject?: unknown } | undefined)?.subject ?? q.benchmark ?? 'all');
 
 /** One profile for every agent (one model): the world's revision knobs, skill per subject. */
-function profileOf(k: Knobs, skill: Record<string, number>): AgentProfile {
+export function profileOf(k: Knobs, skill: Record<string, number>): AgentProfile {
   return {
     id: 'fitted',
     model: 'fitted',
@@ -434,97 +371,3 @@ function calibration(revisions: Revision[], k: Knobs, profile: AgentProfile): Ca
     .map((r) => ({ ...r, recorded: r.recorded / r.n, fitted: r.fitted / r.n }))
     .sort((a, b) => +a.fromRight - +b.fromRight || a.peers - b.peers || a.agreeing - b.agreeing);
 }
-
-export function saveFit(dir: string, fit: SimulatorFit): void {
-  writeFileAtomic(fitPath(dir), [JSON.stringify(fit, null, 1) + '\n']);
-}
-
-/** The fitted world of a cache directory, checked against the cache it is to answer for. */
-export function loadFit(cache: Cache): SimulatorFit {
-  const file = fitPath(dirname(cache.file));
-  const fit = readJsonFile(file, SimulatorFit);
-  const stale: string[] = [];
-  if (fit.cache !== cache.header.name) stale.push(`it was fitted to cache '${fit.cache}', this is '${cache.header.name}'`);
-  for (const q of cache.questions)
-    if (!fit.questions[q.id]) {
-      stale.push(`question '${q.id}' is not in it`);
-      break;
-    }
-  for (const [id, q] of Object.entries(fit.questions))
-    for (const opt of q.options)
-      if (opt.source !== null && !cache.responseIndex.has(opt.source) && !cache.externalIndex.has(opt.source)) {
-        stale.push(`question '${id}': source '${opt.source}' is in no record`);
-        break;
-      }
-  if (stale.length)
-    throw new Error(`${file} does not fit the cache beside it (${stale.slice(0, 3).join('; ')}): refit it with \`cache fit ${dirname(cache.file)} --force\``);
-  return fit;
-}
-
-/** The fitted world as the live endpoint of the record tier (deterministic per request, like the simulator). */
-export function fittedEndpoint(cache: Cache, fit: SimulatorFit = loadFit(cache)): Endpoint {
-  const profile = profileOf(fit.knobs, fit.skill);
-  const count = tokenCounter('cl100k_base');
-  const data = new Map<number, { qf: z.infer<typeof FittedQuestion>; optionOf: Map<number, number>; latent: QuestionLatent }>();
-  const questionFit = (q: Question) => {
-    let d = data.get(q.index);
-    if (!d) {
-      const qf = fit.questions[q.id];
-      const optionOf = new Map<number, number>([[q.goldKey, 0]]);
-      qf.options.forEach((opt, o) => {
-        if (opt.source === null || opt.answer === null) return;
-        const r = cache.responseIndex.get(opt.source);
-        const ans = r !== undefined ? cache.responses[r].ans : cache.externals[cache.externalIndex.get(opt.source)!].ans;
-        if (ans >= 0) optionOf.set(ans, o);
-      });
-      data.set(
-        q.index,
-        (d = {
-          qf,
-          optionOf,
-          latent: { id: q.id, subject: qf.subject, difficulty: qf.difficulty, gold: 0, distractor: qf.distractor, options: qf.options.length },
-        }),
-      );
-    }
-    return d;
-  };
-  const none = (qf: z.infer<typeof FittedQuestion>) => qf.options.length - 1;
-  return {
-    name: `simulator fitted to the records of cache '${fit.cache}' (${FIT_FILE}, seed ${fit.seed})`,
-    respond: async (request: EndpointRequest) => {
-      const { question, agent, round, context, prev } = request;
-      const { qf, optionOf, latent } = questionFit(question);
-      const option = (r: Response) => optionOf.get(r.ans) ?? none(qf);
-      const random = seedrandom(`${fit.seed}|${sameRequest(requestIds(request))}`);
-      const wrong = qf.wrong[agent.id] ?? qf.distractor;
-      const shown: ShownArgument[] = context.map((r) => ({ agent: profile, answer: option(r), quality: 0.5, own: r.agent === agent.id }));
-      const p =
-        round === 1 || !prev
-          ? independentAnswer(fit.knobs, profile, latent, { offset: qf.offset, wrong })
-          : revisedAnswer(fit.knobs, profile, latent, { offset: qf.offset, wrong }, option(prev), shown);
-      const o = drawIndex(p, random());
-      const { answer, source } = qf.options[o];
-      const recorded = sourceOf(cache, source);
-      const text = recorded?.text ?? (answer === null ? 'I could not settle on a final answer.' : `The answer is $\\boxed{${answer}}$.`);
-      return {
-        text,
-        answer: recorded ? recorded.answer : answer,
-        inTokens: question.promptTokens + context.reduce((s, r) => s + r.outTokens, 0),
-        outTokens: recorded?.tokens ?? count(text),
-        meta: { fittedOption: o },
-      };
-    },
-  };
-}
-
-/** The recorded response or shown solution whose text a reply reuses. */
-function sourceOf(cache: Cache, source: string | null): { text: string; answer: string | null; tokens: number } | undefined {
-  if (source === null) return undefined;
-  const r = cache.responseIndex.get(source);
-  if (r !== undefined) return { text: cache.responses[r].text, answer: cache.responses[r].answer, tokens: cache.responses[r].outTokens };
-  const e = cache.externalIndex.get(source);
-  return e === undefined ? undefined : { text: cache.externals[e].text, answer: cache.externals[e].answer, tokens: cache.externals[e].tokens };
-}
-
-/** Whether a cache directory holds a fitted simulator. */
-export const hasFit = (dir: string) => existsSync(fitPath(dir));

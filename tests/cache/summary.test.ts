@@ -14,7 +14,8 @@ import { saveCache, writeCacheRecords } from '../../src/cache/write.ts';
 import { finishDebate, replay, startDebate, stepRound } from '../../src/env/debate.ts';
 import { makeEnvironment } from '../../src/env/environment.ts';
 import { exactKey, signatureKey } from '../../src/env/lookupIndex.ts';
-import { FEATURES, modelInputs, revisions } from '../../src/env/responseModel.ts';
+import { FEATURES, modelInputs } from '../../src/env/responseModel.ts';
+import { revisions } from '../../src/env/responseModelFit.ts';
 import { handRecords, response } from '../fixtures/handCache.ts';
 
 const SUMMARY: SummaryRecord = {
@@ -129,7 +130,8 @@ describe('summary entries in a context', () => {
       "error answer: '**B**' does not parse as a mcq answer; store the parsed form ('B') or null",
     ]);
     expect(messages(dir(records(SUMMARY, { ...SHOWN, inTokens: 12 })))).toEqual([
-      'warning inTokens: 12 is less than what its prompt held: promptTokens 10 + 5 outTokens of 1 context responses + 8 tokens of 1 external or summary entries = 23',
+      'warning inTokens: 12 is less than what its prompt held: ' +
+        'promptTokens 10 + 5 outTokens of 1 context responses + 8 tokens of 1 external or summary entries = 23',
     ]);
   });
 });

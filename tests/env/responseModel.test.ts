@@ -2,20 +2,18 @@ import seedrandom from 'seedrandom';
 import { describe, expect, it } from 'vitest';
 import type { CacheLine, ResponseRecord } from '../../src/cache/format.ts';
 import { cacheFromRecords } from '../../src/cache/load.ts';
+import { responseModelFidelity } from '../../src/env/modelFidelity.ts';
 import {
   answerProbabilities,
   drawAnswer,
   FEATURES,
-  fitResponseModel,
-  fitWeights,
   formFeatures,
   outcomes,
-  responseModelFidelity,
   type ModelInputs,
   type ResponseModel,
-  type Revision,
   type RevisionContext,
 } from '../../src/env/responseModel.ts';
+import { fitResponseModel, fitWeights, type Revision } from '../../src/env/responseModelFit.ts';
 import { generateWorld } from '../../src/sim/generate.ts';
 import { response } from '../fixtures/handCache.ts';
 

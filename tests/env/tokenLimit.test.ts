@@ -4,7 +4,7 @@ import { cacheFromRecords } from '../../src/cache/load.ts';
 import { majority, replay, startDebate, stepRound } from '../../src/env/debate.ts';
 import { makeEnvironment } from '../../src/env/environment.ts';
 import { limitedSample, tokenLimits } from '../../src/env/tokenLimit.ts';
-import { fitResponseModel } from '../../src/env/responseModel.ts';
+import { fitResponseModel } from '../../src/env/responseModelFit.ts';
 import { consistency } from '../../eval/consistency.ts';
 import { response, withInTokens } from '../fixtures/handCache.ts';
 

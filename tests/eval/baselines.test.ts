@@ -6,7 +6,7 @@ import type { MethodResult } from '../../src/env/tally.ts';
 import { freezeGate, fullDebate, randomPruning, singleAgent } from '../../eval/baselines.ts';
 import { consistency, consistencyBest, consistencyFuse } from '../../eval/consistency.ts';
 import { paretoFront } from '../../eval/plots.ts';
-import { rows } from '../../eval/report.ts';
+import { rows } from '../../eval/comparison.ts';
 import { response, withInTokens } from '../fixtures/handCache.ts';
 
 // Two agents: x pays 1 per input and output token, y only 1 per output token. Question q (gold A,

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { MethodResult } from '../../src/env/tally.ts';
-import { csv, markdown, pairedCsv, pairedTests, rows, type MethodGroup } from '../../eval/report.ts';
+import { pairedTests, rows, type MethodGroup } from '../../eval/comparison.ts';
+import { csv, markdown, pairedCsv } from '../../eval/report.ts';
 import { mcnemarP, tInterval, wilson } from '../../src/significance.ts';
 import { emptyTiers } from '../../src/env/tiers.ts';
 

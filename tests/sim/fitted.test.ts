@@ -1,5 +1,6 @@
-// The simulator fitted to a recorded cache (src/sim/fitted.ts): the fit, its endpoint, its checks,
-// and active recording on imported DyLAN MATH records with it as the endpoint.
+// The simulator fitted to a recorded cache (src/sim/fitted.ts, fitFile.ts, fittedEndpoint.ts): the
+// fit, its endpoint, its checks, and active recording on imported DyLAN MATH records with it as the
+// endpoint.
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -14,7 +15,8 @@ import { loadCache } from '../../src/cache/load.ts';
 import { writeCacheRecords } from '../../src/cache/write.ts';
 import type { EndpointRequest } from '../../src/env/endpoint.ts';
 import { cacheEndpoint } from '../../src/recording.ts';
-import { fitPath, fitSimulator, loadFit, saveFit, type CalibrationRow, type SimulatorFit } from '../../src/sim/fitted.ts';
+import { fitPath, loadFit, saveFit, type SimulatorFit } from '../../src/sim/fitFile.ts';
+import { fitSimulator, type CalibrationRow } from '../../src/sim/fitted.ts';
 import { generateWorld } from '../../src/sim/generate.ts';
 import { resolveConfig } from '../../train/config.ts';
 
@@ -53,7 +55,8 @@ describe('a simulator fitted to a recorded cache', () => {
     const fitted = calibration.reduce((s, r) => s + r.n * r.fitted, 0) / n;
     expect(n).toBe(fit.fit.revisions);
     expect(Math.abs(fitted - recorded)).toBeLessThan(0.03);
-    // Right and wrong previous answers apart: a lone right peer pulls more than a lone wrong one in this world (swayRight ~ swayWrong, but the own knowledge favours gold).
+    // Right and wrong previous answers apart: a lone right peer pulls more than a lone wrong one in
+    // this world (swayRight ~ swayWrong, but the own knowledge favours gold).
     const fromWrong = calibration.filter((r) => !r.fromRight);
     const fromRight = calibration.filter((r) => r.fromRight);
     const rate = (rows: typeof calibration, k: 'recorded' | 'fitted') => rows.reduce((s, r) => s + r.n * r[k], 0) / rows.reduce((s, r) => s + r.n, 0);
@@ -67,7 +70,8 @@ describe('a simulator fitted to a recorded cache', () => {
     }
   }, 120_000);
 
-  it("is the endpoint of the cache once written beside it: same request, same reply; replies state the question's answers; two right peers carry a wrong recipient", async () => {
+  it('is the endpoint of the cache once written beside it: same request, same reply; ' +
+    "replies state the question's answers; two right peers carry a wrong recipient", async () => {
     expect(() => cacheEndpoint(cache)).toThrow(
       new RegExp(`or fit a simulator to its records with \`cache fit ${dir.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\``),
     );

@@ -1,0 +1,166 @@
+// Fitting the tier-3 response model (responseModel.ts: its forms and features) by maximum likelihood
+// on cached revisions: each revision with a known previous response as an example (its outcome set,
+// features and observed answer), per agent; the base form's multinomial logit by Newton's method, the
+// full form's mixture with fresh answers by EM. The environment fits it on the train split.
+import type { Cache, Response } from '../cache/types.ts';
+import {
+  FEATURES,
+  FORM_FEATURES,
+  freshProbabilities,
+  modelInputs,
+  onTrain,
+  outcomes,
+  revisionContext,
+  softmax,
+  type AgentFit,
+  type ModelInputs,
+  type Outcomes,
+  type ResponseModel,
+  type ResponseModelForm,
+} from './responseModel.ts';
+import type { DebateSettings } from './settings.ts';
+
+/** Weights before fitting (no revisions to fit on): the round-1 frequency alone. */
+const unfitted = (form: ResponseModelForm): number[] => FORM_FEATURES[form].map((k) => (FEATURES[k] === 'prior' ? 1 : 0));
+
+export interface Revision {
+  agent: number;
+  outcomes: Outcomes;
+  observed: number; // index into outcomes.answers
+}
+
+/** Every cached revision with a known previous response that `keep` accepts, as a fitting example. */
+export function revisions(cache: Cache, inputs: ModelInputs, keep: (r: Response) => boolean): Revision[] {
+  const out: Revision[] = [];
+  for (const r of cache.responses) {
+    if (r.round < 2 || r.prevIndex < 0 || !keep(r)) continue;
+    const o = outcomes(inputs, revisionContext(cache, r));
+    let observed = o.answers.indexOf(r.ans);
+    if (observed < 0) observed = o.answers.length - 1; // an answer nobody proposed: the OTHER bucket
+    out.push({ agent: r.a, outcomes: o, observed });
+  }
+  return out;
+}
+
+/** A revision's features restricted to the form's, computed once per fit. */
+interface Example {
+  f: number[][];
+  observed: number;
+}
+
+/**
+ * Newton's method on Σ_d ω_d · log softmax(w · f_d)[observed] − l2/2 |w|², from `w`, with a
+ * halving line search (small L2 keeps the Hessian invertible on degenerate data).
+ */
+function newton(data: Example[], omega: number[], w: number[], l2: number, iterations: number): number[] {
+  const d = w.length;
+  const objective = (v: number[]) =>
+    data.reduce((s, x, i) => s + omega[i] * Math.log(softmax(v, x.f)[x.observed]), 0) - (l2 / 2) * v.reduce((s, y) => s + y * y, 0);
+  let current = objective(w);
+  for (let it = 0; it < iterations; it++) {
+    const g = w.map((x) => -l2 * x);
+    const H = w.map((_, i) => w.map((_, j) => (i === j ? -l2 : 0)));
+    data.forEach((x, n) => {
+      const p = softmax(w, x.f);
+      const mean = new Array<number>(d).fill(0);
+      for (let k = 0; k < p.length; k++) for (let i = 0; i < d; i++) mean[i] += p[k] * x.f[k][i];
+      for (let i = 0; i < d; i++) g[i] += omega[n] * (x.f[x.observed][i] - mean[i]);
+      for (let k = 0; k < p.length; k++)
+        for (let i = 0; i < d; i++) {
+          const a = omega[n] * p[k] * (x.f[k][i] - mean[i]);
+          for (let j = 0; j < d; j++) H[i][j] -= a * (x.f[k][j] - mean[j]);
+        }
+    });
+    const step = solve(H, g).map((x) => -x); // Newton: w - H^{-1} g
+    let scale = 1;
+    let next = w.map((x, i) => x + step[i]);
+    let value = objective(next);
+    while (value < current && scale > 1e-6) {
+      scale /= 2;
+      next = w.map((x, i) => x + scale * step[i]);
+      value = objective(next);
+    }
+    if (value < current) break;
+    const moved = Math.max(...step.map((s) => Math.abs(s * scale)));
+    w = next;
+    current = value;
+    if (moved < 1e-9) break;
+  }
+  return w;
+}
+
+/**
+ * Maximum-likelihood fit of a form on one agent's revisions. The base form is a multinomial logit
+ * (Newton). The full form's mixture is fitted by EM: each revision's responsibility of the fresh
+ * answer (E), then slip = their mean and the logit weights by Newton weighted by 1 − responsibility (M).
+ */
+export function fitWeights(data: Revision[], form: ResponseModelForm, l2 = 1e-3, iterations = 50): AgentFit {
+  const use = FORM_FEATURES[form];
+  const fit: AgentFit = { weights: unfitted(form), slip: 0 };
+  if (data.length === 0) return fit;
+  const examples = data.map((x) => ({ f: x.outcomes.features.map((row) => use.map((k) => row[k])), observed: x.observed }));
+  if (form === 'base')
+    return {
+      weights: newton(
+        examples,
+        examples.map(() => 1),
+        fit.weights,
+        l2,
+        iterations,
+      ),
+      slip: 0,
+    };
+  const fresh = data.map((x) => freshProbabilities(x.outcomes)[x.observed]);
+  fit.slip = 0.05;
+  let logLik = -Infinity;
+  for (let it = 0; it < iterations; it++) {
+    const inContext = examples.map((x) => softmax(fit.weights, x.f)[x.observed]);
+    const mixed = inContext.map((p, n) => (1 - fit.slip) * p + fit.slip * fresh[n]);
+    const next = mixed.reduce((s, p) => s + Math.log(p), 0);
+    if (next - logLik < 1e-7 * data.length) break;
+    logLik = next;
+    const responsibility = mixed.map((p, n) => (fit.slip * fresh[n]) / p);
+    fit.slip = Math.min(0.5, responsibility.reduce((a, b) => a + b, 0) / data.length);
+    fit.weights = newton(
+      examples,
+      responsibility.map((r) => 1 - r),
+      fit.weights,
+      l2,
+      1,
+    );
+  }
+  return fit;
+}
+
+/** Solve A x = b by Gaussian elimination with partial pivoting (A is the small negative-definite Hessian). */
+function solve(A: number[][], b: number[]): number[] {
+  const n = b.length;
+  const M = A.map((row, i) => [...row, b[i]]);
+  for (let c = 0; c < n; c++) {
+    let pivot = c;
+    for (let r = c + 1; r < n; r++) if (Math.abs(M[r][c]) > Math.abs(M[pivot][c])) pivot = r;
+    [M[c], M[pivot]] = [M[pivot], M[c]];
+    for (let r = 0; r < n; r++) {
+      if (r === c) continue;
+      const f = M[r][c] / M[c][c];
+      for (let k = c; k <= n; k++) M[r][k] -= f * M[c][k];
+    }
+  }
+  return M.map((row, i) => row[n] / row[i]);
+}
+
+/**
+ * The environment's tier-3 model: per-agent weights of `settings.responseModel`, fitted on the
+ * revisions of the train split (SPEC §3); `use` picks other questions (tests, the before/after
+ * comparison of fitting on every split).
+ */
+export function fitResponseModel(
+  cache: Cache,
+  settings: Pick<DebateSettings, 'responseModel' | 'priorSmoothing'>,
+  use: (q: number) => boolean = onTrain(cache),
+): ResponseModel {
+  const inputs = modelInputs(cache, settings.priorSmoothing, use);
+  const data = revisions(cache, inputs, (r) => use(r.q));
+  const perAgent = cache.agents.map((_, a) => data.filter((d) => d.agent === a));
+  return { ...inputs, form: settings.responseModel, fits: perAgent.map((rs) => fitWeights(rs, settings.responseModel)) };
+}
