@@ -1,8 +1,9 @@
 // Tests run on loaded 2-core CI machines: a test that imports 700 recorded debates or trains a
 // small policy may take many times its quiet-machine time, so limits are generous everywhere.
-// Speed goals live in `npm run bench`, never in test timeouts.
+// Speed goals live in `npm run bench`, never in test timeouts. The global setup provides
+// redis-server and openssl for the queue tests where a fresh machine lacks them (tests/setup/redis.ts).
 import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
-  test: { testTimeout: 120_000, hookTimeout: 120_000 },
+  test: { testTimeout: 120_000, hookTimeout: 120_000, globalSetup: ['tests/setup/redis.ts'] },
 });

@@ -4,20 +4,7 @@
 // run, so the cache commands stay quick to start.
 import yargs from 'yargs';
 import { hideBin } from 'yargs/helpers';
-import { ablateCommand } from './commands/ablate.ts';
-import { activeCommand } from './commands/active.ts';
-import { baselinesCommand } from './commands/baselines.ts';
-import { cacheCommand } from './commands/cache.ts';
-import { debateCommand } from './commands/debate.ts';
-import { evalCommand } from './commands/eval.ts';
-import { exportCommand } from './commands/export.ts';
-import { fidelityCommand } from './commands/fidelity.ts';
-import { mainCommand } from './commands/main.ts';
-import { serveCommand } from './commands/serve.ts';
-import { recordCommand } from './commands/record.ts';
-import { paretoCommand } from './commands/pareto.ts';
-import { trainCommand } from './commands/train.ts';
-import { workerCommand } from './commands/worker.ts';
+import { commands } from './commands/index.ts';
 import { rememberDefaults } from './options.ts';
 
 export const BIN = 'cpp-workbench';
@@ -48,23 +35,6 @@ function refuseRepeated(_argv: unknown, y: { getOptions(): { array: string[] } }
     seen.add(name);
   }
 }
-
-const commands = [
-  mainCommand,
-  baselinesCommand,
-  cacheCommand,
-  trainCommand,
-  evalCommand,
-  ablateCommand,
-  paretoCommand,
-  exportCommand,
-  serveCommand,
-  debateCommand,
-  recordCommand,
-  activeCommand,
-  workerCommand,
-  fidelityCommand,
-];
 
 const cli = commands
   .reduce((y, command) => command(y), yargs(hideBin(process.argv)))

@@ -1,14 +1,14 @@
 // The inputs every trial starts from, made once per suite run in WORK/inputs* by the command line
 // itself: a small simulated cache with its embeddings, a larger one without, a finished training
 // run (checkpoints for the corpus), small training settings and a small grid, and a few DyLAN
-// MATH debates (a slice of ../shared/data/dylan-math, never copied into the repository).
+// MATH debates (12 problems of the algebra file of tests/fixtures/dylan-math, committed gzip'd).
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { gunzipSync } from 'node:zlib';
 import { cli, freshDir, REPO, tail } from './harness.ts';
 
-/** The recorded DyLAN MATH debates of the shared data folder. */
-export const DYLAN = resolve(REPO, '../shared/data/dylan-math');
-const DYLAN_FILE = join(DYLAN, 'algebra_1_248_4_3.json');
+/** DyLAN's recorded MATH debates on algebra (SALT-NLP/DyLAN, MIT), gzip'd in the repository's test fixtures. */
+export const DYLAN = resolve(REPO, 'tests/fixtures/dylan-math/algebra_1_248_4_3.json.gz');
 
 /** Small training settings: 2 epochs of a narrow policy, seconds per run. */
 export const SMALL_CONFIG = { epochs: 2, batchSize: 4, hidden: 16 };
@@ -57,8 +57,8 @@ export async function makeInputs(log: (line: string) => void = () => {}, name = 
   writeFileSync(join(dir, INPUT.config), JSON.stringify(SMALL_CONFIG, null, 2) + '\n');
   writeFileSync(join(dir, INPUT.grid), JSON.stringify(GRID, null, 2) + '\n');
   writeFileSync(join(dir, INPUT.prices), JSON.stringify({ 'gpt-3.5-turbo': { in: 0.5, out: 1.5 } }) + '\n');
-  if (existsSync(DYLAN_FILE)) {
-    const all = JSON.parse(readFileSync(DYLAN_FILE, 'utf8')) as Record<string, unknown>;
+  if (existsSync(DYLAN)) {
+    const all = JSON.parse(gunzipSync(readFileSync(DYLAN)).toString('utf8')) as Record<string, unknown>;
     writeFileSync(join(dir, INPUT.dylan), JSON.stringify(Object.fromEntries(Object.entries(all).slice(0, 12))));
   }
   steps.push(['train', '--cache', INPUT.cache, '--config', INPUT.config, '--out', INPUT.run]);

@@ -1,6 +1,6 @@
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { countTokens } from 'gpt-tokenizer/encoding/cl100k_base';
 import { describe, expect, it } from 'vitest';
 import { formatImportProblem, importDu, shownSolutions, type DuImportOptions } from '../../src/cache/importDu.ts';
@@ -11,10 +11,10 @@ import { evalJob } from '../../jobs/eval.ts';
 import { resolveConfig } from '../../train/config.ts';
 import { runFiles } from '../../train/runFolder.ts';
 import { train } from '../../train/trainer.ts';
+import { dylanMathFile, dylanMathFiles } from '../fixtures/dylanMath.ts';
 
-// Real recorded debates, read from the shared data folder at test time (never copied here).
-const DATA = resolve(import.meta.dirname, '../../../shared/data/dylan-math');
-const ALGEBRA = join(DATA, 'algebra_1_248_4_3.json');
+// Real recorded debates: DyLAN's MATH files, committed as fixtures (tests/fixtures/dylan-math/).
+const ALGEBRA = dylanMathFile('algebra_1_248_4_3');
 
 const options: DuImportOptions = {
   name: 'test',
@@ -34,7 +34,7 @@ const responseOf = (cache: Cache, id: string) => {
   return cache.responses[i];
 };
 
-describe.skipIf(!existsSync(DATA))('importing real DyLAN MATH debates', () => {
+describe('importing real DyLAN MATH debates', () => {
   const result = importDu([ALGEBRA], options);
   const cache = cacheFromRecords(result.records, 'algebra');
 
@@ -149,22 +149,9 @@ describe.skipIf(!existsSync(DATA))('importing real DyLAN MATH debates', () => {
 
   // Measured 97.6% (2055 of 2105); of the 50 left, 46 state no single answer ("either 12 or 28",
   // "there is no solution", comments on the other agents) and stay unparsed rather than guessed
-  // (README, "How answers are read").
+  // (docs/import.md, "How answers are read").
   it('parses at least 97.6% of the final answers of all 700 recorded debates', { timeout: 300_000 }, () => {
-    const all = cacheFromRecords(
-      importDu(
-        [
-          'algebra_1_248_4_3',
-          'counting_and_probability_0_219_4_3',
-          'geometry_0_199_4_3',
-          'intermediate_algebra_0_207_4_3',
-          'number_theory_0_224_4_3',
-          'prealgebra_7_631_4_3',
-          'precalculus_0_251_4_3',
-        ].map((f) => join(DATA, `${f}.json`)),
-        options,
-      ).records,
-    );
+    const all = cacheFromRecords(importDu(dylanMathFiles(), options).records);
     expect(all.questions.length).toBe(700);
     const last = new Map<string, number>();
     for (const r of all.responses) last.set(`${r.q}|${r.a}`, r.ans);

@@ -3,15 +3,15 @@
 // folder as it was and the corrected rerun goes through.
 import { existsSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { genJob } from '../../jobs/cache.ts';
 import { importJob, pricesOf, type ImportOptions } from '../../jobs/import.ts';
 import { cacheFilePath, loadCache } from '../../src/cache/load.ts';
+import { dylanMathFile } from '../fixtures/dylanMath.ts';
 import { killHolder, lockHolder } from '../fixtures/lockHolder.ts';
 
-const DATA = resolve(import.meta.dirname, '../../../shared/data/dylan-math');
-const ALGEBRA = join(DATA, 'algebra_1_248_4_3.json');
+const ALGEBRA = dylanMathFile('algebra_1_248_4_3');
 
 const options = (out: string, prices: ImportOptions['prices']): ImportOptions => ({
   files: [ALGEBRA],
@@ -27,7 +27,7 @@ const options = (out: string, prices: ImportOptions['prices']): ImportOptions =>
   validationFraction: 0.2,
 });
 
-describe.skipIf(!existsSync(DATA))('cache import', () => {
+describe('cache import', () => {
   it('an invalid cache is refused before it is renamed into place: nothing is left, and the corrected rerun imports', () => {
     const root = mkdtempSync(join(tmpdir(), 'cpp-import-'));
     const out = join(root, 'algebra');

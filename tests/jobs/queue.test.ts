@@ -48,7 +48,7 @@ function freePort(): Promise<number> {
 /** Our own redis-server (optionally with a password and TLS only); stopped after the test. */
 async function startRedis(dir: string, o: { password?: string; tls?: { cert: string; key: string; ca: string } } = {}): Promise<number> {
   if (spawnSync('redis-server', ['--version']).error)
-    throw new Error('redis-server not found: these tests need Redis (Debian: apt-get install -y redis-server; .ci/run installs it)');
+    throw new Error('redis-server not found: these tests need Redis (Debian: apt-get install -y redis-server; see tests/setup/redis.ts)');
   const port = await freePort();
   const data = join(dir, 'redis');
   mkdirSync(data, { recursive: true });

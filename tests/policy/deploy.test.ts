@@ -1,5 +1,5 @@
 // The deployable export: policy.onnx fed as policy.spec.md says gives the trainer's decisions, and
-// the README's inference example runs as it stands with ONNX Runtime alone.
+// the inference example of docs/deploy.md runs as it stands with ONNX Runtime alone.
 import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -90,9 +90,8 @@ describe('the deployable export', () => {
     }
   }, 60_000);
 
-  it("runs the README's inference example as it stands, with ONNX Runtime alone (TF.js cannot load)", () => {
-    const readme = readFileSync(join(repo, 'README.md'), 'utf8');
-    const deploying = readme.slice(readme.indexOf('### Deploying'));
+  it('runs the inference example of docs/deploy.md as it stands, with ONNX Runtime alone (TF.js cannot load)', () => {
+    const deploying = readFileSync(join(repo, 'docs/deploy.md'), 'utf8');
     const example = deploying.match(/```ts\n([\s\S]*?)```/)![1];
     // A user's project: an ES module package with this one installed.
     writeFileSync(join(dir, 'package.json'), '{ "type": "module" }\n');

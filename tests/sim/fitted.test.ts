@@ -1,9 +1,9 @@
 // The simulator fitted to a recorded cache (src/sim/fitted.ts, fitFile.ts, fittedEndpoint.ts): the
 // fit, its endpoint, its checks, and active recording on imported DyLAN MATH records with it as the
 // endpoint.
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { activeJob } from '../../jobs/active.ts';
 import { fitJob } from '../../jobs/cache.ts';
@@ -19,8 +19,10 @@ import { fitPath, loadFit, saveFit, type SimulatorFit } from '../../src/sim/fitF
 import { fitSimulator, type CalibrationRow } from '../../src/sim/fitted.ts';
 import { generateWorld } from '../../src/sim/generate.ts';
 import { resolveConfig } from '../../train/config.ts';
+import { dylanMathDir } from '../fixtures/dylanMath.ts';
 
-const DATA = resolve(import.meta.dirname, '../../../shared/data/dylan-math');
+// DyLAN's MATH debates, committed as fixtures (tests/fixtures/dylan-math/).
+const DATA = dylanMathDir();
 
 /** A simulated world written as a recorded cache (no simulator in its header): a recorded layout whose agents we know. */
 function recordedWorld(questions: number): string {
@@ -119,7 +121,7 @@ describe('a simulator fitted to a recorded cache', () => {
   });
 });
 
-describe.skipIf(!existsSync(DATA))('active recording on imported DyLAN MATH records, the fitted simulator answering', () => {
+describe('active recording on imported DyLAN MATH records, the fitted simulator answering', () => {
   it("the share of the policy's lookups the tier-3 model answers falls round by round", async () => {
     const root = mkdtempSync(join(tmpdir(), 'cpp-fit-dylan-'));
     const dir = join(root, 'dylan');

@@ -1,6 +1,6 @@
-import { existsSync, mkdtempSync, readdirSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import seedrandom from 'seedrandom';
 import { describe, expect, it } from 'vitest';
 import { fullDebate, noCommunication, runRule, singleAgent } from '../../eval/baselines.ts';
@@ -16,6 +16,7 @@ import { replay, keepAll } from '../../src/env/debate.ts';
 import { generateCache, generateWorld, holdsWorld } from '../../src/sim/generate.ts';
 import { agentLatent, gaussian, questionLatent, simulatorEndpoint } from '../../src/sim/simulator.ts';
 import { independentAnswer, WorldConfig, worldAgents } from '../../src/sim/world.ts';
+import { dylanMathFiles } from '../fixtures/dylanMath.ts';
 
 const text = (config: object) => [...chunked(serializeRecords(generateWorld(config)))].join('');
 const sumOfSquares = (p: number[]) => p.reduce((s, x) => s + x * x, 0);
@@ -168,47 +169,47 @@ describe('simulated world', () => {
 // dylan-math (gpt-3.5-turbo on MATH), where they are comparable. dylan-math shows every revision its
 // own previous response and one or three peers; the default world's teams have at most two peers,
 // so the rows compared are those with one peer, and the correlation of two samples' correctness.
-const DYLAN = resolve(import.meta.dirname, '../../../shared/data/dylan-math');
+// dylan-math is committed as fixtures (tests/fixtures/dylan-math/, 700 problems).
+function expectCalibrated(files: string[]): void {
+  const real = debateStatistics(
+    cacheFromRecords(
+      importDu(files, {
+        name: 'dylan',
+        models: ['gpt-3.5-turbo'],
+        prices: { 'gpt-3.5-turbo': { in: 0.5, out: 1.5 } },
+        encoding: 'cl100k_base',
+        benchmark: 'MATH',
+        answerType: 'math',
+        splitSeed: 0,
+        trainFraction: 0.6,
+        validationFraction: 0.2,
+      }).records,
+    ),
+  );
+  const sim = debateStatistics(cacheFromRecords([...generateWorld({ questions: 400, round1Samples: 2 })]));
+  // dylan-math has one sample per agent, but its agents are one model sampled independently.
+  const [realPairs] = real.agreement;
+  expect(realPairs.kind).toBe('same model, other agent');
+  expect(Math.abs(sim.agreement[0].correctnessCorrelation - realPairs.correctnessCorrelation)).toBeLessThan(0.1);
+  const cell = (rows: RevisionRow[], count: number) => rows.find((r) => r.ownShown && r.peers === 1 && r.count === count)!;
+  // Wrong kept and right -> wrong by peers agreeing, wrong -> right by peers with the gold answer.
+  const rates = (s: typeof sim) =>
+    [0, 1].flatMap((k) => {
+      const [agree, gold] = [cell(s.revisions.byAgreeing, k), cell(s.revisions.byGold, k)];
+      return [{ hits: agree.wrongKept, n: agree.fromWrong.n }, agree.fromRight, gold.fromWrong];
+    });
+  const [simRates, realRates] = [rates(sim), rates(real)];
+  // Some recorded cells are small (one has 9 revisions): allow two standard errors of the
+  // difference, plus 0.05.
+  const variance = (r: { hits: number; n: number }) => ((r.hits / r.n) * (1 - r.hits / r.n)) / r.n;
+  for (let i = 0; i < realRates.length; i++) {
+    const [a, b] = [simRates[i], realRates[i]];
+    expect(Math.abs(a.hits / a.n - b.hits / b.n)).toBeLessThan(0.05 + 2 * Math.sqrt(variance(a) + variance(b)));
+  }
+}
 
-describe.skipIf(!existsSync(DYLAN))('the default world is calibrated to dylan-math', () => {
+describe('the default world is calibrated to dylan-math', () => {
   it('within-model correlation and revision rates with one peer sit near the recorded ones', () => {
-    const files = readdirSync(DYLAN)
-      .filter((f) => f.endsWith('.json'))
-      .map((f) => join(DYLAN, f));
-    const real = debateStatistics(
-      cacheFromRecords(
-        importDu(files, {
-          name: 'dylan',
-          models: ['gpt-3.5-turbo'],
-          prices: { 'gpt-3.5-turbo': { in: 0.5, out: 1.5 } },
-          encoding: 'cl100k_base',
-          benchmark: 'MATH',
-          answerType: 'math',
-          splitSeed: 0,
-          trainFraction: 0.6,
-          validationFraction: 0.2,
-        }).records,
-      ),
-    );
-    const sim = debateStatistics(cacheFromRecords([...generateWorld({ questions: 400, round1Samples: 2 })]));
-    // dylan-math has one sample per agent, but its agents are one model sampled independently.
-    const [realPairs] = real.agreement;
-    expect(realPairs.kind).toBe('same model, other agent');
-    expect(Math.abs(sim.agreement[0].correctnessCorrelation - realPairs.correctnessCorrelation)).toBeLessThan(0.1);
-    const cell = (rows: RevisionRow[], count: number) => rows.find((r) => r.ownShown && r.peers === 1 && r.count === count)!;
-    // Wrong kept and right -> wrong by peers agreeing, wrong -> right by peers with the gold answer.
-    const rates = (s: typeof sim) =>
-      [0, 1].flatMap((k) => {
-        const [agree, gold] = [cell(s.revisions.byAgreeing, k), cell(s.revisions.byGold, k)];
-        return [{ hits: agree.wrongKept, n: agree.fromWrong.n }, agree.fromRight, gold.fromWrong];
-      });
-    const [simRates, realRates] = [rates(sim), rates(real)];
-    // Some recorded cells are small (one has 9 revisions): allow two standard errors of the
-    // difference, plus 0.05.
-    const variance = (r: { hits: number; n: number }) => ((r.hits / r.n) * (1 - r.hits / r.n)) / r.n;
-    for (let i = 0; i < realRates.length; i++) {
-      const [a, b] = [simRates[i], realRates[i]];
-      expect(Math.abs(a.hits / a.n - b.hits / b.n)).toBeLessThan(0.05 + 2 * Math.sqrt(variance(a) + variance(b)));
-    }
-  }, 60_000);
+    expectCalibrated(dylanMathFiles());
+  }, 120_000);
 });
