@@ -73,7 +73,8 @@ describe('a training child', () => {
     const e = await runTraining(settings, '0'.repeat(64), () => {}).catch((x: unknown) => x);
     expect(e).toBeInstanceOf(UserError);
     expect((e as Error).message).toBe(
-      `training in ${settings.out} failed (exit 1): invalid cache (1 problem):\n  ${settings.cache}/cache.jsonl: file not found (all of it in ${settings.out}/train.log)`,
+      `training in ${settings.out} failed (exit 1): invalid cache (1 problem):\n` +
+        `  ${settings.cache}/cache.jsonl: file not found (all of it in ${settings.out}/train.log)`,
     );
   }, 120_000);
 
@@ -82,7 +83,8 @@ describe('a training child', () => {
     const e = childError('runs/a', 'runs/a/train.log', '', BUG_EXIT, null, { bug: stack });
     expect(e).not.toBeInstanceOf(UserError);
     expect(e.message).toBe(
-      "training in runs/a failed (exit 70): TypeError: Cannot read properties of undefined (reading 'id'); a bug in cpp-workbench: its stack trace is in runs/a/train.log",
+      "training in runs/a failed (exit 70): TypeError: Cannot read properties of undefined (reading 'id'); " +
+        'a bug in cpp-workbench: its stack trace is in runs/a/train.log',
     );
     expect(stackOf(e)).toContain(`caused by: ${stack}`);
     expect(reported(e).code).toBe(BUG_EXIT);

@@ -50,7 +50,8 @@ const handlers = {
       // The user's to act on (a setting this machine cannot run): onnxEngine.ts makes it a SettingsError.
       throw Object.assign(
         new Error(
-          `the CUDA execution provider did not start (${e.message}); install its binaries with \`npm ci --onnxruntime-node-install=cuda12\` (README, "Policy engines")`,
+          `the CUDA execution provider did not start (${e.message}); ` +
+            'install its binaries with `npm ci --onnxruntime-node-install=cuda12` (README, "Policy engines")',
         ),
         { user: true },
       );
