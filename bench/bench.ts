@@ -13,10 +13,11 @@ import { makeEnvironment } from '../src/env/environment.ts';
 import { generateCache } from '../src/sim/generate.ts';
 import { cpus } from 'node:os';
 import { benchEngines, benchLoop, loadNote } from './engines.ts';
+import { UsageError } from '../src/io/errors.ts';
 
 const SECTIONS = ['replay', 'load', 'engines', 'loop'];
 const asked = process.argv.slice(2);
-for (const a of asked) if (!SECTIONS.includes(a)) throw new Error(`bench: unknown section '${a}' (sections: ${SECTIONS.join(', ')})`);
+for (const a of asked) if (!SECTIONS.includes(a)) throw new UsageError(`bench: unknown section '${a}' (sections: ${SECTIONS.join(', ')})`);
 const wanted = (section: string) => asked.length === 0 || asked.includes(section);
 console.log(`${new Date().toISOString()}, ${cpus()[0].model}, ${cpus().length} cores, Node ${process.version}; ${loadNote(true)}`);
 

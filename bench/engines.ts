@@ -12,7 +12,7 @@ import { splitQuestions } from '../src/env/environment.ts';
 import { zeroMoments, type EngineState, type OptimizerSettings, type PolicyEngine } from '../src/policy/engine.ts';
 import { initWeights, type PolicyShape, type Weights } from '../src/policy/model.ts';
 import { graphBuilder } from '../src/policy/onnx/graph.ts';
-import { onnxAvailable, onnxEngine } from '../src/policy/onnxEngine.ts';
+import { onnxEngine, onnxLoadError } from '../src/policy/onnxEngine.ts';
 import { torchReference } from './torch.ts';
 import { interleaved, rateOf, type Contender, type Spread, type TrialSettings } from './trials.ts';
 
@@ -99,8 +99,9 @@ export async function benchEngines(): Promise<void> {
   console.log(
     `  Matmul bound: the best float32 GEMM rate (${GEMM_SIZE}^3) measured in the same rounds / ${(flops / 1e6).toFixed(2)} MFLOP per decision (the step's matmuls, as PyTorch computes them).`,
   );
-  if (await onnxAvailable()) console.log(`  onnx: onnxruntime-node ${(await import('onnxruntime-node')).env.versions.node} (CPU execution provider)`);
-  else return console.log('  onnx: onnxruntime-node does not load here (npm ci installs it)');
+  const onnxFailed = await onnxLoadError();
+  if (onnxFailed !== undefined) return console.log(`  onnx: onnxruntime-node does not load here (npm ci installs it): ${onnxFailed}`);
+  console.log(`  onnx: onnxruntime-node ${(await import('onnxruntime-node')).env.versions.node} (CPU execution provider)`);
   const { loadBackend, tfjsEngine } = await import('../src/policy/tfjsEngine.ts');
   const tfjsBackend = await loadBackend('auto');
   const weights = initWeights(SHAPE, 'bench');

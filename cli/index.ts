@@ -6,6 +6,7 @@ import yargs from 'yargs';
 import { hideBin } from 'yargs/helpers';
 import { commands } from './commands/index.ts';
 import { rememberDefaults } from './options.ts';
+import { reportError, SettingsError } from '../src/io/errors.ts';
 
 export const BIN = 'cpp-workbench';
 
@@ -31,7 +32,7 @@ function refuseRepeated(_argv: unknown, y: { getOptions(): { array: string[] } }
     const m = /^--(?:no-)?([^=]+)/.exec(a);
     if (!m) continue;
     const name = m[1];
-    if (seen.has(name) && !y.getOptions().array.some((o) => o === name || o === camel(name))) throw new Error(`--${name} given twice: give it once`);
+    if (seen.has(name) && !y.getOptions().array.some((o) => o === name || o === camel(name))) throw new SettingsError(`--${name} given twice: give it once`);
     seen.add(name);
   }
 }
@@ -47,7 +48,10 @@ const cli = commands
   .help()
   .wrap(Math.min(120, process.stdout.columns || 120))
   .fail((msg, err) => {
-    if (err) throw err; // bad input: reported below as its message alone
+    // A flag's check (its coerce) that threw: yargs throws its message again as a YError, which has
+    // lost the type; it is a value the check refused, as a SettingsError says.
+    if (err?.name === 'YError') throw new SettingsError(err.message);
+    if (err) throw err; // thrown by a command or a middleware: reported below
     // A usage mistake: one line saying what was wrong and where to look, not the whole help.
     const command = hideBin(process.argv).find((x) => !x.startsWith('-'));
     console.error(`${BIN}: ${unknownFlags(msg) ?? msg}\nRun '${BIN} ${command ? `${command} ` : ''}--help' for usage.`);
@@ -57,7 +61,7 @@ const cli = commands
 try {
   await cli.parseAsync();
 } catch (e) {
-  // Bad input is reported as its message (file, line, field); a stack would only bury it.
-  console.error((e as Error).message);
-  process.exit(1);
+  // A user error (src/io/errors.ts) is its message alone (file, line, field; a flag; the holder of a
+  // folder), exit 1; anything else is a bug: its stack and a line asking to report it, exit 70.
+  process.exit(reportError(e));
 }

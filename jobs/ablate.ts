@@ -20,6 +20,7 @@ import { withLock } from '../src/io/lock.ts';
 import { runQueuedGrid } from './queue/coordinator.ts';
 import { parseQueueUrl } from './queue/redis.ts';
 import { ablationReport } from '../eval/table6.ts';
+import { InputError, SettingsError } from '../src/io/errors.ts';
 
 export interface AblateOptions {
   grid: string;
@@ -55,7 +56,7 @@ export async function ablateJob(o: AblateOptions): Promise<{ text: string; faile
   const grid = withRounds(readGrid(o.grid), o.grid, o.rounds, o.log ?? ((line) => console.error(line)));
   const results = o.out ?? `results/${grid.name}`;
   if (o.queue !== undefined && o.force)
-    throw new Error(
+    throw new SettingsError(
       '--force with --queue: a queued grid reuses only the cells its results folder holds under their identity; remove the folders of cells to train anew',
     );
   // A grid's caches are there (the default one made on first use) before its results folder is made
@@ -63,7 +64,7 @@ export async function ablateJob(o: AblateOptions): Promise<{ text: string; faile
   grid.caches.forEach((cache, i) => {
     ensureDefaultCache(cache);
     if (o.queue === undefined && !existsSync(cacheFilePath(cache)))
-      throw new Error(`${o.grid}: caches.${i}: no cache at ${cache} (${cacheFilePath(cache)} not found)`);
+      throw new InputError(`${o.grid}: caches.${i}: no cache at ${cache} (${cacheFilePath(cache)} not found)`);
   });
   return withLock(results, `an ablation grid (${grid.name})`, () => ablateLocked(o, grid, results));
 }
@@ -77,7 +78,7 @@ async function ablateLocked(o: AblateOptions, grid: GridFile, results: string): 
   if (o.endpoints !== undefined) {
     const recording = cells.filter((c) => resolveConfig(c.settings).miss === 'record');
     if (recording.length === 0)
-      throw new Error(`--endpoints ${o.endpoints}: no cell of grid ${grid.name} trains with miss = record, so no endpoint would be asked`);
+      throw new SettingsError(`--endpoints ${o.endpoints}: no cell of grid ${grid.name} trains with miss = record, so no endpoint would be asked`);
     for (const c of recording) c.settings.endpoints ??= o.endpoints;
   }
   const outcomes = queue ? await runQueuedGrid(cells, { queue }) : await runGrid(cells, o.workers, undefined, o.force);

@@ -15,6 +15,7 @@ import { generateCache } from '../src/sim/generate.ts';
 import { markdownTable, pct } from '../src/table.ts';
 import { existsSync } from 'node:fs';
 import { WorldConfig } from '../src/sim/world.ts';
+import { RefusedError } from '../src/io/errors.ts';
 
 export interface GenOptions {
   out: string;
@@ -93,7 +94,7 @@ export function compactJob(dir: string): string {
 export function fitJob(dir: string, o: { seed: number; force?: boolean }): string {
   const file = fitPath(dir);
   if (existsSync(file) && !o.force)
-    throw new Error(`${file} exists: pass --force to fit again (the endpoint's answers to contexts not yet recorded change with it)`);
+    throw new RefusedError(`${file} exists: pass --force to fit again (the endpoint's answers to contexts not yet recorded change with it)`);
   const cache = loadCache(dir);
   const { fit, calibration } = fitSimulator(cache, { seed: o.seed, log: (line) => console.error(line) });
   saveFit(dir, fit);

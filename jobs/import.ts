@@ -10,6 +10,7 @@ import { writeFileAtomic } from '../src/io/atomic.ts';
 import { replacedWithCache, writeCacheRecords } from '../src/cache/write.ts';
 import { withLockSync } from '../src/io/lock.ts';
 import { importReport } from '../eval/importReport.ts';
+import { InputError, RefusedError } from '../src/io/errors.ts';
 
 export interface ImportOptions extends DuImportOptions {
   files: string[];
@@ -38,10 +39,10 @@ export function importJob(o: ImportOptions): string {
 
 function importLocked(o: ImportOptions): string {
   if (existsSync(cacheFilePath(o.out)) && !o.force)
-    throw new Error(`${o.out} already holds a cache (${cacheFilePath(o.out)}): pass --force to replace it, or choose another --out`);
+    throw new RefusedError(`${o.out} already holds a cache (${cacheFilePath(o.out)}): pass --force to replace it, or choose another --out`);
   const result = importDu(o.files, o);
   const problems = result.problems.map(formatImportProblem);
-  if (result.imported === 0) throw new Error(`nothing imported from ${o.files.join(', ')}:\n  ${problems.join('\n  ')}`);
+  if (result.imported === 0) throw new InputError(`nothing imported from ${o.files.join(', ')}:\n  ${problems.join('\n  ')}`);
   writeCacheRecords(o.out, result.records);
   // The journal and report of the cache replaced went with it (they describe its records).
   if (o.force) for (const f of replacedWithCache(o.out)) rmSync(f, { force: true });

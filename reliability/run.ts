@@ -20,6 +20,7 @@ import { CORPUS, casePassed, runCase, type CorpusResult } from './corpus.ts';
 import { NORMALISATION, REPO } from './harness.ts';
 import { makeInputs } from './inputs.ts';
 import { KILL_COMMANDS, killTrials, trialPassed, type KillTrial } from './kill.ts';
+import { UsageError } from '../src/io/errors.ts';
 
 const { values: o } = parseArgs({
   options: {
@@ -32,12 +33,12 @@ const { values: o } = parseArgs({
   },
 });
 const parts = o.parts.split(',');
-for (const p of parts) if (!['kill', 'corpus', 'concurrency'].includes(p)) throw new Error(`--parts: unknown part '${p}' (kill, corpus, concurrency)`);
+for (const p of parts) if (!['kill', 'corpus', 'concurrency'].includes(p)) throw new UsageError(`--parts: unknown part '${p}' (kill, corpus, concurrency)`);
 const trials = Number(o.trials);
-if (!Number.isInteger(trials) || trials < 1) throw new Error(`--trials: a whole number of at least 1 (found ${o.trials})`);
+if (!Number.isInteger(trials) || trials < 1) throw new UsageError(`--trials: a whole number of at least 1 (found ${o.trials})`);
 const commands = o.commands ? o.commands.split(',') : KILL_COMMANDS.map((c) => c.name);
 for (const c of commands)
-  if (!KILL_COMMANDS.some((k) => k.name === c)) throw new Error(`--commands: unknown command '${c}' (${KILL_COMMANDS.map((k) => k.name).join(', ')})`);
+  if (!KILL_COMMANDS.some((k) => k.name === c)) throw new UsageError(`--commands: unknown command '${c}' (${KILL_COMMANDS.map((k) => k.name).join(', ')})`);
 
 const load = () =>
   loadavg()

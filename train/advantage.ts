@@ -17,6 +17,7 @@
 import { actionIndex, actionOf, actionsPerDebate, candidateOrder } from '../src/env/actions.ts';
 import type { DebateResult } from '../src/env/debate.ts';
 import { debateRewards, returns, type RewardSettings } from '../src/reward.ts';
+import { SettingsError } from '../src/io/errors.ts';
 
 export const BASELINES = ['running', 'rloo', 'context'] as const;
 export type BaselineKind = (typeof BASELINES)[number];
@@ -120,7 +121,7 @@ export function advantagesOf(p: Played, s: AdvantageSettings): Advantages {
     G.forEach((_, x) => (baseline[x] = state[slotOf(x % N)]));
   } else if (s.baseline === 'rloo') {
     const K = s.rollouts;
-    if (K < 2) throw new Error('baseline rloo needs rollouts >= 2 (the other rollouts of the same question are the baseline)');
+    if (K < 2) throw new SettingsError('baseline rloo needs rollouts >= 2 (the other rollouts of the same question are the baseline)');
     for (let g = 0; g < D; g += K) {
       for (let k = g; k < g + K; k++)
         if (p.results[k].q !== p.results[g].q) throw new Error(`rloo: debates ${g}..${g + K - 1} of the batch are not rollouts of one question`);

@@ -5,6 +5,7 @@ import type { TopLevelSpec } from 'vega-lite';
 import { writeFileAtomic } from '../src/io/atomic.ts';
 import { renderSvg, VEGA_LITE_SCHEMA } from '../src/plot.ts';
 import { readLog, runFiles } from './runFolder.ts';
+import { InputError } from '../src/io/errors.ts';
 
 /** One value of a learning curve: `series` is a line, `run` one of its seeds. */
 export interface CurvePoint {
@@ -83,7 +84,7 @@ export function learningCurvesPlot(points: CurvePoint[], title: string): Promise
  */
 export function readRunCurves(out: string, run = out): CurvePoint[] {
   const file = runFiles(out).jsonl;
-  if (!existsSync(file)) throw new Error(`${file}: file not found`);
+  if (!existsSync(file)) throw new InputError(`${file}: file not found`);
   const points: CurvePoint[] = [];
   const steps = new Map<number, { accuracy: number; keepRate: number; n: number }>();
   for (const l of readLog(out)) {

@@ -11,6 +11,7 @@ import { TrainConfig, resolveConfig } from './config.ts';
 import { runContentHashes } from './identity.ts';
 import { checkRun, otherRunError, pool, runStatus, runTraining } from './runs.ts';
 import { ensureDefaultCache } from '../src/sim/generate.ts';
+import { RefusedError } from '../src/io/errors.ts';
 
 // Setting overrides, checked against TrainConfig but kept as written: a variant must override only
 // what it names (a parsed partial schema would fill in every default).
@@ -106,7 +107,7 @@ export async function runGrid(cells: Cell[], workers: number, log: (line: string
   const hashes = await Promise.all(cells.map((c) => contentOf(c.settings)));
   const status = cells.map((c, i) => runStatus(c.settings, hashes[i]));
   const other = cells.map((c, i) => ({ c, d: status[i].differences })).filter((x) => x.d.length);
-  if (other.length && !force) throw new Error(other.map((x) => otherRunError(x.c.settings.out, x.d).message).join('\n'));
+  if (other.length && !force) throw new RefusedError(other.map((x) => otherRunError(x.c.settings.out, x.d).message).join('\n'));
   const total = cells.reduce((s, c) => s + c.epochs, 0);
   const finished = cells.filter((_, i) => status[i].action === 'reuse' && status[i].differences.length === 0);
   let epochs = finished.reduce((s, c) => s + c.epochs, 0);

@@ -11,6 +11,7 @@ import { resolveConfig, type TrainConfig } from './config.ts';
 import { runFiles } from './runFolder.ts';
 import { runContentHashes } from './identity.ts';
 import { runStatus } from './runs.ts';
+import { InputError } from '../src/io/errors.ts';
 
 /** A job's resolved settings (printed as JSON) and its plan (printed as lines). */
 export interface JobDescription {
@@ -28,7 +29,7 @@ export function runSettings(config: TrainConfig, resumed: Checkpoint | undefined
   try {
     return resolveConfig(resumed.config as Partial<TrainConfig>, compute, { out: config.out });
   } catch (e) {
-    throw new Error(`${runFiles(config.out).checkpoint}: config: ${(e as Error).message}`);
+    throw new InputError(`${runFiles(config.out).checkpoint}: config: ${(e as Error).message}`);
   }
 }
 
@@ -60,10 +61,10 @@ export function runPlan(settings: Partial<TrainConfig> & { out: string }, cacheH
 
 /** The engine that `auto` would take here, and its threads or TF.js backend. */
 export async function computePlan(c: ComputeSettings): Promise<string> {
-  const { computeRan } = await import('../src/policy/createEngine.ts');
-  const ran = await computeRan(c);
+  const { resolveCompute } = await import('../src/policy/createEngine.ts');
+  const { ran, note } = await resolveCompute(c);
   const how = ran.backend ? `TF.js backend ${ran.backend}` : `${ran.threads} CPU thread${ran.threads === 1 ? '' : 's'}`;
-  return `engine: ${ran.engine}${c.engine === 'auto' ? ' (auto)' : ''}, ${how}`;
+  return `engine: ${ran.engine}${c.engine === 'auto' ? ` (${note ?? 'auto'})` : ''}, ${how}`;
 }
 
 /** The `train` command: the settings of its run (a resumed run's saved ones) and its plan. */

@@ -9,6 +9,7 @@ import { writeFileAtomic } from '../src/io/atomic.ts';
 import { TIERS, type TierCounts } from '../src/env/tiers.ts';
 import { eventWriter } from '../src/tensorboard.ts';
 import { readTextFile } from '../src/io/textFile.ts';
+import { InputError } from '../src/io/errors.ts';
 
 const num = z.number().optional();
 /** One line of `log.jsonl`: a training step or a validation evaluation, with its wall time. */
@@ -95,10 +96,10 @@ export function readLog(out: string): LogLine[] {
       try {
         json = JSON.parse(l);
       } catch (e) {
-        throw new Error(`${file}:${i + 1}: invalid JSON: ${(e as Error).message}`);
+        throw new InputError(`${file}:${i + 1}: invalid JSON: ${(e as Error).message}`);
       }
       const parsed = LogLine.safeParse(json);
-      if (!parsed.success) throw new Error(`${file}:${i + 1}: ${parsed.error.issues.map((x) => `${x.path.join('.')}: ${x.message}`).join('; ')}`);
+      if (!parsed.success) throw new InputError(`${file}:${i + 1}: ${parsed.error.issues.map((x) => `${x.path.join('.')}: ${x.message}`).join('; ')}`);
       return parsed.data;
     })
     .filter((l): l is LogLine => l !== undefined);

@@ -5,12 +5,14 @@ import { appendFileSync, existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { writeFileAtomic } from '../src/io/atomic.ts';
+import { RefusedError, UserError } from '../src/io/errors.ts';
 import { withLock, withLockSync } from '../src/io/lock.ts';
 import { loadCheckpoint } from '../src/policy/artifact.ts';
 import { LAUNCHED_BY } from '../src/provenance.ts';
 import { resolveConfig, type TrainConfig } from './config.ts';
 import { identityDifferences } from './identity.ts';
 import { clearRun, runFiles } from './runFolder.ts';
+import type { ChildFailure } from './trainChild.ts';
 
 export interface RunStatus {
   /** Start a run (none there), resume an interrupted one, or reuse a finished one. */
@@ -38,7 +40,9 @@ export const isFinished = (out: string, epochs: number) => existsSync(runFiles(o
 
 /** The refusal of a run folder holding another run, naming each difference. */
 export const otherRunError = (out: string, differences: string[]) =>
-  new Error(`${out} holds a run of other settings or another cache (${differences.join('; ')}): pass --force to train it anew there, or choose another folder`);
+  new RefusedError(
+    `${out} holds a run of other settings or another cache (${differences.join('; ')}): pass --force to train it anew there, or choose another folder`,
+  );
 
 /**
  * How a job treats run folder `settings.out`: reuse the run there if it is this one and finished,
@@ -78,24 +82,41 @@ export async function runTraining(
   const logFile = join(out, 'train.log');
   writeFileSync(logFile, '');
   return new Promise((resolve, reject) => {
-    // The child's provenance names the job (main, ablate) that started it.
+    // The child's provenance names the job (main, ablate) that started it; the error it fails on
+    // comes back over the IPC channel (trainChild.ts) as well as in its log.
     const child = spawn(process.execPath, args, {
-      stdio: ['ignore', 'ignore', 'pipe'],
+      stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
       env: { ...process.env, [LAUNCHED_BY]: JSON.stringify(process.argv.slice(1)) },
     });
     let log = '';
-    child.stderr.on('data', (chunk: Buffer) => {
+    let failure: ChildFailure | undefined;
+    child.on('message', (m: ChildFailure) => (failure = m));
+    child.stderr!.on('data', (chunk: Buffer) => {
       const text = chunk.toString();
       log += text;
       appendFileSync(logFile, text);
       for (const _ of text.matchAll(/^epoch \d+:/gm)) onEpoch();
     });
-    child.on('exit', (code, signal) => {
-      if (code === 0) resolve('trained');
-      // exitCode 1: the training raised an error (trainChild.ts); a signal or another code: a crash.
-      else
-        reject(Object.assign(new Error(`training in ${out} failed (exit ${code ?? signal}): ${lastWords(log)} (all of it in ${logFile})`), { exitCode: code }));
+    // 'close', not 'exit': by then the last of its stderr and its message have come.
+    child.on('close', (code, signal) => {
+      if (code === 0) return resolve('trained');
+      reject(childError(out, logFile, log, code, signal, failure));
     });
+  });
+}
+
+/**
+ * Why a training child failed (trainChild.ts): a user error, relayed as a UserError; a bug, an Error
+ * caused by the child's (its stack); a crash (killed, or an error Node raised before the training
+ * started), an Error saying the end of its log. Either Error has the child's `exitCode` (null when killed).
+ */
+export function childError(out: string, logFile: string, log: string, code: number | null, signal: string | null, failure?: ChildFailure): Error {
+  const failed = `training in ${out} failed (exit ${code ?? signal})`;
+  if (failure && 'userError' in failure) return new UserError(`${failed}: ${failure.userError} (all of it in ${logFile})`);
+  if (!failure) return Object.assign(new Error(`${failed}: ${lastWords(log)} (all of it in ${logFile})`), { exitCode: code });
+  const bug = Object.assign(new Error(), { stack: failure.bug });
+  return Object.assign(new Error(`${failed}: ${failure.bug.split('\n')[0]}; a bug in cpp-workbench: its stack trace is in ${logFile}`, { cause: bug }), {
+    exitCode: code,
   });
 }
 

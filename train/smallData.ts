@@ -3,6 +3,7 @@
 // comparison reports add `fewQuestionsNote` under their tables.
 import { splitQuestions, type Environment } from '../src/env/environment.ts';
 import { wilson } from '../src/significance.ts';
+import { InputError } from '../src/io/errors.ts';
 
 /** Below this many questions a 95% interval of an accuracy is wider than about ±17 points (at 50%): said out loud. */
 export const FEW_QUESTIONS = 30;
@@ -29,7 +30,7 @@ export function fewQuestionsNote(what: string, n: number, correct?: number): str
 export function checkSplitSizes(sizes: { train: number; validation: number; test: number }, batchSize: number, where: string): string[] {
   const empty = (['train', 'validation'] as const).filter((s) => sizes[s] === 0);
   if (empty.length)
-    throw new Error(
+    throw new InputError(
       `${where}: no ${empty.join(' and no ')} questions this team can debate (train ${sizes.train}, validation ${sizes.validation}, test ${sizes.test}): training needs both (the validation split picks the best checkpoint)`,
     );
   const warnings: string[] = [];

@@ -15,6 +15,7 @@ import { runFiles } from '../../train/runFolder.ts';
 import { runStatus } from '../../train/runs.ts';
 import { CellProgress, CellResult, cellJob, collectRun, filesKey, jobIdOf, readCellRecord, type CellJob } from './cellJob.ts';
 import { QUEUE, connect, type QueueUrl } from './redis.ts';
+import { redacted, RefusedError } from '../../src/io/errors.ts';
 
 /** Attempts of a cell: the first and two retries after crashes (an error the training raises is not retried). */
 const ATTEMPTS = 3;
@@ -40,12 +41,12 @@ const STATUS_SECONDS = 30;
 
 const minutes = (s: number) => (s >= 60 ? `${Math.floor(s / 60)}m${String(Math.round(s % 60)).padStart(2, '0')}s` : `${Math.round(s)}s`);
 
-/** Run the cells on the queue's workers; what it prints, and the message of what it throws, are redacted. */
+/** Run the cells on the queue's workers; what it prints, and the message and stack of what it throws, are redacted. */
 export async function runQueuedGrid(cells: Cell[], o: QueuedGridOptions): Promise<CellOutcome[]> {
   try {
     return await coordinate(cells, o);
   } catch (e) {
-    throw new Error(o.queue.redact((e as Error).message));
+    throw redacted(e, o.queue.redact);
   }
 }
 
@@ -80,7 +81,7 @@ async function coordinate(cells: Cell[], o: QueuedGridOptions): Promise<CellOutc
     }
   }
   if (foreign.length)
-    throw new Error(
+    throw new RefusedError(
       `the results folder holds cells that are not these cells' runs:\n${foreign.join('\n')}\nremove ${foreign.length === 1 ? 'that folder' : 'those folders'}, or choose another --out`,
     );
 

@@ -3,6 +3,7 @@
 // visible to other users of a machine). Neither the password nor the URL holding it is ever
 // printed: every line the coordinator and the workers print goes through `redact`.
 import { Redis } from 'ioredis';
+import { SettingsError } from '../../src/io/errors.ts';
 
 /** The BullMQ queue of grid cells (its keys are `bull:cpp-cells:*` in the URL's database). */
 export const QUEUE = 'cpp-cells';
@@ -22,9 +23,9 @@ export function parseQueueUrl(raw: string, env: NodeJS.ProcessEnv = process.env)
   try {
     u = new URL(raw);
   } catch {
-    throw new Error('--queue: not a URL; expected redis://[:password@]host:port/db or rediss://...');
+    throw new SettingsError('--queue: not a URL; expected redis://[:password@]host:port/db or rediss://...');
   }
-  if (u.protocol !== 'redis:' && u.protocol !== 'rediss:') throw new Error(`--queue: scheme ${u.protocol} is not redis: or rediss:`);
+  if (u.protocol !== 'redis:' && u.protocol !== 'rediss:') throw new SettingsError(`--queue: scheme ${u.protocol} is not redis: or rediss:`);
   const password = (u.password ? decodeURIComponent(u.password) : undefined) ?? (env[PASSWORD_ENV] || undefined);
   const secrets = [...new Set([u.password, password].filter((s): s is string => !!s))];
   if (u.password) u.password = '***';

@@ -1,14 +1,16 @@
 // A worker (`worker --queue URL`): takes grid cells from the queue, checks that its copy of the cache
 // is the grid's (content hash), trains each in a child process (train/runs.ts) in a folder of its
 // own, and returns the run files through Redis. A cell whose training raises an error fails once
-// (the same settings would fail again); a crash (the training child killed, or this worker: its
-// lock runs out and BullMQ hands the cell to another worker) is retried.
+// (the same settings would fail again; a bug's stack is said in this worker's output, as the run
+// folder goes); a crash (the training child killed, or this worker: its lock runs out and BullMQ
+// hands the cell to another worker) is retried.
 import { existsSync, mkdirSync, rmSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { UnrecoverableError, Worker, type Job } from 'bullmq';
 import { cacheHash } from '../../src/cache/hash.ts';
 import { cacheFilePath } from '../../src/cache/load.ts';
+import { SettingsError, stackOf, UserError } from '../../src/io/errors.ts';
 import type { ComputeSettings } from '../../src/policy/backends.ts';
 import { ensureDefaultCache } from '../../src/sim/generate.ts';
 import { cellIdentity } from '../../train/identity.ts';
@@ -40,7 +42,7 @@ const MAX_STALLS = 2;
 export function parseCacheMap(values: string[]): [string, string][] {
   return values.map((v) => {
     const i = v.indexOf('=');
-    if (i <= 0 || i === v.length - 1) throw new Error(`--cache-map ${v}: expected FROM=TO`);
+    if (i <= 0 || i === v.length - 1) throw new SettingsError(`--cache-map ${v}: expected FROM=TO`);
     return [v.slice(0, i), v.slice(i + 1)];
   });
 }
@@ -89,9 +91,12 @@ export function startWorker(o: WorkerOptions): { name: string; close: () => Prom
       const trainSeconds = (Date.now() - started) / 1000;
       return { worker: name, trainSeconds, files: await uploadRun(redis, job.id!, settings.out) };
     } catch (e) {
-      // Exit 1 is an error the training raised (bad settings, a cache miss): it would recur.
-      if ((e as { exitCode?: number | null }).exitCode === 1) throw new UnrecoverableError((e as Error).message);
-      throw e;
+      // A child that exited with an error (a user error: bad settings, a cache miss; or a bug) would
+      // fail the same way again; one killed (exitCode null) is retried.
+      if (e instanceof UserError) throw new UnrecoverableError(e.message);
+      if (typeof (e as { exitCode?: number | null }).exitCode !== 'number') throw e;
+      if ((e as Error).cause !== undefined) say(`${cell.label}: ${stackOf(e)}`); // a bug: the child's stack, as its run folder goes
+      throw new UnrecoverableError((e as Error).message);
     } finally {
       rmSync(settings.out, { recursive: true, force: true });
     }

@@ -28,6 +28,7 @@ import { zodProblems } from '../io/problems.ts';
 import { readTextFile } from '../io/textFile.ts';
 import { assignSplits } from './splits.ts';
 import { tokenCounter, type Encoding } from './tokens.ts';
+import { InputError, SettingsError } from '../io/errors.ts';
 
 /** Price per million tokens of one model (at most a million: the cache's bound of 1 per token). */
 const perMillion = z
@@ -106,7 +107,7 @@ export function peerMarker(source: string): RegExp {
   try {
     return new RegExp(source, 'g');
   } catch (e) {
-    throw new Error(`--peer-marker: '${source}' is not a valid regular expression: ${(e as Error).message}`);
+    throw new SettingsError(`--peer-marker: '${source}' is not a valid regular expression: ${(e as Error).message}`);
   }
 }
 
@@ -158,7 +159,7 @@ export interface DuImport {
 /** Read Du-layout files into cache records; problems are collected, never thrown (except a missing price). */
 export function importDu(files: string[], o: DuImportOptions): DuImport {
   if (!(o.trainFraction >= 0 && o.validationFraction >= 0 && o.trainFraction + o.validationFraction <= 1))
-    throw new Error(`train fraction ${o.trainFraction} and validation fraction ${o.validationFraction} must be >= 0 and add up to at most 1`);
+    throw new SettingsError(`train fraction ${o.trainFraction} and validation fraction ${o.validationFraction} must be >= 0 and add up to at most 1`);
   const count = tokenCounter(o.encoding);
   const markers = [...PEER_MARKERS.map((p) => p.marker), ...(o.peerMarker !== undefined ? [peerMarker(o.peerMarker)] : [])];
   const peers: PeerStats = { revisionPrompts: 0, withoutPeers: 0, shown: 0, markers: markers.map((m) => m.source) };
@@ -179,7 +180,7 @@ export function importDu(files: string[], o: DuImportOptions): DuImport {
       try {
         json = JSON.parse(text);
       } catch (e) {
-        throw new Error(`${file}: invalid JSON: ${(e as Error).message}`);
+        throw new InputError(`${file}: invalid JSON: ${(e as Error).message}`);
       }
     } catch (e) {
       // The message names the file (and line) itself: the problem says them once.
@@ -317,7 +318,7 @@ export function importDu(files: string[], o: DuImportOptions): DuImport {
   }
 
   if (peers.revisionPrompts > 0 && peers.shown === 0 && !o.allowNoPeers)
-    throw new Error(
+    throw new InputError(
       `no peer answer recognised in any of the ${peers.revisionPrompts} revision prompts (markers tried: ${peers.markers.join(' | ')}); ` +
         `the first one reads: "${firstRevision!.replace(/\s+/g, ' ').slice(0, 200)}...". Give --peer-marker REGEX for this layout, or --allow-no-peers if the agents were shown no peer answers`,
     );
@@ -333,7 +334,7 @@ export function importDu(files: string[], o: DuImportOptions): DuImport {
   const agents = Array.from({ length: positions }, (_, i) => {
     const model = o.models[Math.min(i, o.models.length - 1)];
     const price = o.prices[model];
-    if (!price) throw new Error(`no price for model '${model}': give --price-in/--price-out or a --prices file naming it (prices per million tokens)`);
+    if (!price) throw new SettingsError(`no price for model '${model}': give --price-in/--price-out or a --prices file naming it (prices per million tokens)`);
     return { type: 'agent' as const, id: `a${i + 1}`, model, priceIn: price.in / 1e6, priceOut: price.out / 1e6 };
   });
   const records: CacheLine[] = [

@@ -2,14 +2,15 @@
 // environment replays from, and the error that names every problem of a cache file.
 import type { AgentRecord, ExternalRecord, HeaderRecord, QuestionRecord, ResponseRecord, SummaryRecord } from './format.ts';
 import type { SymbolicCounts } from '../answer.ts';
+import { InputError } from '../io/errors.ts';
 import { formatProblem, type Problem } from '../io/problems.ts';
 
-export class CacheError extends Error {
+/** A cache file that does not check: every problem, each naming the file, line and field. */
+export class CacheError extends InputError {
   constructor(readonly problems: Problem[]) {
     const shown = problems.slice(0, 20).map(formatProblem);
     if (problems.length > 20) shown.push(`... and ${problems.length - 20} more`);
     super(`invalid cache (${problems.length} problem${problems.length === 1 ? '' : 's'}):\n  ${shown.join('\n  ')}`);
-    this.name = 'CacheError';
   }
 }
 

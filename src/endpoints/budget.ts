@@ -7,12 +7,7 @@
 import { EndpointCapReached } from '../env/endpoint.ts';
 import type { Caps } from './team.ts';
 
-export class BudgetExceededError extends EndpointCapReached {
-  constructor(message: string) {
-    super(message);
-    this.name = 'BudgetExceededError';
-  }
-}
+export class BudgetExceededError extends EndpointCapReached {}
 
 export interface BudgetState {
   maxUsd: number | null;

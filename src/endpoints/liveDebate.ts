@@ -29,6 +29,7 @@ import { round1Messages } from './prompt.ts';
 import type { RetryCounts } from './retry.ts';
 import { loadTeamFile, promptsFor, type Caps, type TeamFile } from './team.ts';
 import { loadTeamEndpoints } from './teamEndpoints.ts';
+import { InputError, SettingsError } from '../io/errors.ts';
 
 /** A line of a questions file (JSONL). */
 export const QuestionLine = z.strictObject({
@@ -96,7 +97,7 @@ function dropUnfinishedLine(file: string, print: (line: string) => void): void {
     readSync(fd, tail, 0, tail.length, size - tail.length);
     if (size === 0 || tail[tail.length - 1] === 0x0a) return;
     const end = tail.lastIndexOf(0x0a);
-    if (end < 0) throw new Error(`${file}: the last line is unfinished and longer than 1 MB; fix the file by hand`);
+    if (end < 0) throw new InputError(`${file}: the last line is unfinished and longer than 1 MB; fix the file by hand`);
     ftruncateSync(fd, size - tail.length + end + 1);
     print(`${file}: removed an unfinished last line (${tail.length - end - 1} bytes), left by an interrupted run`);
   } finally {
@@ -133,7 +134,7 @@ function openOutCache(o: LiveDebateOptions, team: TeamFile, teamIds: string[], q
     if (at === undefined) return true;
     const had = cache.questions[at];
     if (had.text !== q.text || had.gold !== q.gold)
-      throw new Error(
+      throw new InputError(
         `${file}: question '${q.id}' is already there with another text or gold answer than in ${'cache' in o.questions ? o.questions.cache : o.questions.file}`,
       );
     return false;
@@ -151,10 +152,10 @@ export async function liveDebate(o: LiveDebateOptions): Promise<LiveDebateSummar
   const policy = await loadDeployedPolicy(o.policy);
   const teamIds = policy.artifact.team;
   if (!(Number.isInteger(o.rounds) && o.rounds >= 1 && o.rounds <= policy.artifact.shape.rounds))
-    throw new Error(`rounds: ${o.rounds} is outside 1..${policy.artifact.shape.rounds}, the rounds policy ${o.policy} was trained for`);
+    throw new SettingsError(`rounds: ${o.rounds} is outside 1..${policy.artifact.shape.rounds}, the rounds policy ${o.policy} was trained for`);
   const team = loadTeamFile(o.team);
   const missing = teamIds.filter((id) => !team.agents[id]);
-  if (missing.length) throw new Error(`${o.team}: agents: no endpoint for ${missing.join(', ')} of the policy's team (${teamIds.join(', ')})`);
+  if (missing.length) throw new SettingsError(`${o.team}: agents: no endpoint for ${missing.join(', ')} of the policy's team (${teamIds.join(', ')})`);
 
   // The questions, as question records.
   let source: Cache | undefined;
@@ -173,14 +174,14 @@ export async function liveDebate(o: LiveDebateOptions): Promise<LiveDebateSummar
   }
   questions = questions.slice(0, o.limit ?? questions.length);
   if (questions.length === 0)
-    throw new Error(`no questions to debate in ${'cache' in o.questions ? `split ${o.questions.split} of ${o.questions.cache}` : o.questions.file}`);
+    throw new InputError(`no questions to debate in ${'cache' in o.questions ? `split ${o.questions.split} of ${o.questions.cache}` : o.questions.file}`);
 
   const out = openOutCache(o, team, teamIds, questions);
   if (source && resolve(source.file) === resolve(out.file)) source = undefined;
   const endpoint = loadTeamEndpoints(o.team, out, o.caps, o.env);
   const members = teamIds.map((id): Agent => {
     const a = out.agentIndex.get(id);
-    if (a === undefined) throw new Error(`${out.file}: no agent '${id}' of the policy's team`);
+    if (a === undefined) throw new InputError(`${out.file}: no agent '${id}' of the policy's team`);
     return out.agents[a];
   });
   const held = new Map(out.responses.map((r) => [sameRequest(r), r]));

@@ -15,6 +15,7 @@ import { requestIds, requestKey } from '../env/requestKey.ts';
 import { chatMessages } from './prompt.ts';
 import { MalformedReplyError, withRetries, type RetryCounts } from './retry.ts';
 import { promptsFor, type RetrySettings, type TeamAgent } from './team.ts';
+import { redacted, SettingsError, UserError } from '../io/errors.ts';
 
 /** What every agent of a team shares: calls in flight, retry settings and counts, the cap. */
 export interface TeamShared {
@@ -47,7 +48,7 @@ export const redact = (text: string, secret: string) => (secret ? text.split(sec
 export function openaiEndpoint(agentId: string, agent: TeamAgent, shared: TeamShared, where: string, env: NodeJS.ProcessEnv = process.env): Endpoint {
   const { baseURL, model, keyEnv, temperature, maxTokens, maxTokensField, timeoutS, encoding } = agent.endpoint;
   const key = env[keyEnv];
-  if (!key) throw new Error(`${where}: agents.${agentId}.endpoint.keyEnv: environment variable ${keyEnv} is not set (it must hold the API key)`);
+  if (!key) throw new SettingsError(`${where}: agents.${agentId}.endpoint.keyEnv: environment variable ${keyEnv} is not set (it must hold the API key)`);
   const name = `agent '${agentId}' (${model} at ${baseURL})`;
   // organization and project are given so the client reads no other OPENAI_* variable.
   const client = new OpenAI({ apiKey: key, baseURL, maxRetries: 0, timeout: timeoutS * 1000, organization: null, project: null });
@@ -95,7 +96,7 @@ export function openaiEndpoint(agentId: string, agent: TeamAgent, shared: TeamSh
         );
         const choice = completion.choices[0];
         const content = choice.message.content;
-        if (content === null) throw new Error(describe(`the reply has no message text (finish_reason ${choice.finish_reason ?? 'none'})`));
+        if (content === null) throw new UserError(describe(`the reply has no message text (finish_reason ${choice.finish_reason ?? 'none'})`));
         const text = redact(content, key); // a server that echoes the key must not get it into the cache
         const inTokens = completion.usage?.prompt_tokens ?? count(messages);
         const outTokens = completion.usage?.completion_tokens ?? count(text);
@@ -114,7 +115,7 @@ export function openaiEndpoint(agentId: string, agent: TeamAgent, shared: TeamSh
         };
       } catch (e) {
         shared.budget.release(reservation);
-        throw e instanceof Error ? Object.assign(new Error(redact(e.message, key)), { name: e.name }) : e;
+        throw redacted(e, (text) => redact(text, key));
       }
     },
   };

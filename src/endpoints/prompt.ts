@@ -9,6 +9,7 @@
 import type { Cache, Response } from '../cache/types.ts';
 import type { EndpointRequest } from '../env/endpoint.ts';
 import type { Prompts } from './team.ts';
+import { InputError } from '../io/errors.ts';
 
 export interface ChatMessage {
   role: 'system' | 'user' | 'assistant';
@@ -25,7 +26,7 @@ function shownTexts(cache: Cache, ids: string[]): string[] {
     const r = cache.responseIndex.get(id);
     if (r !== undefined) return cache.responses[r].text;
     const e = cache.externalIndex.get(id);
-    if (e === undefined) throw new Error(`cache ${cache.file}: unknown response, external or summary id '${id}' in a context`);
+    if (e === undefined) throw new InputError(`cache ${cache.file}: unknown response, external or summary id '${id}' in a context`);
     return cache.externals[e].text;
   });
 }

@@ -3,6 +3,7 @@
 // here every retry is counted by cause, a server's Retry-After (or retry-after-ms) is waited out as
 // given, and otherwise the wait doubles from baseDelayMs up to maxDelayMs.
 import { APIConnectionError, APIConnectionTimeoutError, APIError } from 'openai';
+import { UserError } from '../io/errors.ts';
 import type { RetrySettings } from './team.ts';
 
 export const RETRY_CAUSES = ['rate-limit', 'server', 'timeout', 'connection', 'malformed'] as const;
@@ -65,7 +66,8 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
  * Run `attempt` until it succeeds, retrying what `retryCause` allows up to s.maxRetries times.
- * `describe` turns the last error into the message of the error thrown when giving up.
+ * `describe` turns the last error into the message of the error thrown when giving up (a UserError:
+ * the service refused or kept failing); an error that is not the service's is thrown as it is.
  */
 export async function withRetries<T>(attempt: () => Promise<T>, s: RetrySettings, counts: RetryCounts, describe: (e: unknown) => string): Promise<T> {
   for (let retry = 0; ; retry++) {
@@ -74,11 +76,12 @@ export async function withRetries<T>(attempt: () => Promise<T>, s: RetrySettings
       return await attempt();
     } catch (e) {
       const cause = retryCause(e);
-      if (cause === null) throw new Error(describe(e));
-      if (retry >= s.maxRetries) throw new Error(`gave up after ${retry + 1} attempts (retry.maxRetries = ${s.maxRetries}); last: ${describe(e)}`);
+      // Refused by the service (bad request, bad key): the user's to act on. Anything else is not the service's.
+      if (cause === null) throw e instanceof APIError ? new UserError(describe(e)) : e;
+      if (retry >= s.maxRetries) throw new UserError(`gave up after ${retry + 1} attempts (retry.maxRetries = ${s.maxRetries}); last: ${describe(e)}`);
       const asked = retryAfterMs(e);
       if (asked !== null && asked > s.maxRetryAfterS * 1000)
-        throw new Error(
+        throw new UserError(
           `the server asked to wait ${(asked / 1000).toFixed(1)} s (Retry-After), more than retry.maxRetryAfterS = ${s.maxRetryAfterS}; last: ${describe(e)}`,
         );
       const wait = asked ?? backoffMs(s, retry);

@@ -27,6 +27,7 @@ import seedrandom from 'seedrandom';
 import { z } from 'zod';
 import { shownSolutions } from '../cache/importDu.ts';
 import type { Cache, Question, Response } from '../cache/types.ts';
+import { InputError } from '../io/errors.ts';
 import { profileLookup, replyFields, simulatorEndpoint } from '../sim/simulator.ts';
 import { WorldConfig } from '../sim/world.ts';
 import { recordedResponseId, requestKey, sameRequest, type RequestIds } from '../env/requestKey.ts';
@@ -95,7 +96,8 @@ const ChatRequest = z.looseObject({
 /** A response the server can match a text to: one of the cache's, or one it served. */
 type Known = Pick<Response, 'id' | 'agent' | 'round' | 'sample' | 'text' | 'answer' | 'outTokens' | 'meta'>;
 
-class RequestError extends Error {
+/** A request the server refuses, with the HTTP status and error code it answers with. */
+class RequestError extends InputError {
   constructor(
     readonly status: number,
     message: string,

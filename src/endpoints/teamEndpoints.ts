@@ -8,6 +8,7 @@ import { limiter } from './limiter.ts';
 import { openaiEndpoint, type TeamShared } from './openai.ts';
 import { emptyRetryCounts, type RetryCounts } from './retry.ts';
 import { loadTeamFile, type Caps, type TeamFile } from './team.ts';
+import { InputError } from '../io/errors.ts';
 
 export interface TeamEndpoint extends Endpoint {
   team: TeamFile;
@@ -39,7 +40,7 @@ export function loadTeamEndpoints(file: string, cache: Cache, caps: Partial<Caps
         `agents.${id}.price: ${agent.price.in} / ${agent.price.out} per million tokens, but cache ${cache.file} prices '${id}' at ${perMillion(priceIn)} / ${perMillion(priceOut)}`,
       );
   }
-  if (problems.length) throw new Error(problems.map((p) => `${file}: ${p}`).join('\n'));
+  if (problems.length) throw new InputError(problems.map((p) => `${file}: ${p}`).join('\n'));
 
   const budget = makeBudget({ ...team.budget, ...caps });
   const shared: TeamShared = { limiter: limiter(team.concurrency), retry: team.retry, retries: emptyRetryCounts(), budget };
@@ -53,7 +54,7 @@ export function loadTeamEndpoints(file: string, cache: Cache, caps: Partial<Caps
     respond(req) {
       const endpoint = endpoints.get(req.agent.id);
       if (!endpoint)
-        return Promise.reject(new Error(`${file}: agent '${req.agent.id}' has no endpoint (the team file names ${[...endpoints.keys()].join(', ')})`));
+        return Promise.reject(new InputError(`${file}: agent '${req.agent.id}' has no endpoint (the team file names ${[...endpoints.keys()].join(', ')})`));
       return endpoint.respond(req);
     },
   };

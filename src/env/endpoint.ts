@@ -2,6 +2,7 @@
 // response for a context. Implementations: the simulator behind a simulated cache, and any
 // OpenAI-compatible chat-completions server (vLLM, llama.cpp, Ollama, commercial APIs).
 import type { Agent, Cache, Question, Response } from '../cache/types.ts';
+import { RefusedError } from '../io/errors.ts';
 
 export interface EndpointRequest {
   cache: Cache;
@@ -49,9 +50,4 @@ export interface Endpoint {
 }
 
 /** A call refused at an endpoint's cap: the record tier stops cleanly, keeping what it received. */
-export class EndpointCapReached extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'EndpointCapReached';
-  }
-}
+export class EndpointCapReached extends RefusedError {}

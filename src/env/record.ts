@@ -21,6 +21,7 @@ import { EndpointCapReached, type Endpoint } from './endpoint.ts';
 import type { Environment } from './environment.ts';
 import { exactHits, indexResponse } from './lookupIndex.ts';
 import { recordedResponseId, requestKey, type RequestIds } from './requestKey.ts';
+import { RefusedError, SettingsError, UserError } from '../io/errors.ts';
 
 export interface RecordLimits {
   /** Stop before a call that would exceed this many calls. */
@@ -75,10 +76,9 @@ export function newRecording(
 }
 
 /** Thrown after a limit stopped recording (what was recorded is journaled and in the cache). */
-export class RecordingStopped extends Error {
+export class RecordingStopped extends RefusedError {
   constructor(reason: string) {
     super(`recording stopped: ${reason}`);
-    this.name = 'RecordingStopped';
   }
 }
 
@@ -138,7 +138,7 @@ function limitReached(rec: Recording): string | undefined {
 export async function recordResponses(env: Environment, requests: RecordRequest[]): Promise<number[]> {
   const { cache } = env;
   const rec = env.recording;
-  if (!rec) throw new Error(`miss = record needs a live endpoint, and none is attached to cache ${cache.file}`);
+  if (!rec) throw new SettingsError(`miss = record needs a live endpoint, and none is attached to cache ${cache.file}`);
   if (rec.busy) throw new Error('record tier: asked again while a batch of calls is in flight (replay one method at a time per recording)');
   rec.busy = true;
   try {
@@ -206,9 +206,12 @@ async function recordMissing(env: Environment, rec: Recording, requests: RecordR
         if (e instanceof EndpointCapReached) {
           rec.spent.calls--; // refused at the cap (another user of the endpoint spent it meanwhile): not sent
           rec.stopped ??= e.message;
-        } else
-          failure ??= new Error(
+        }
+        // A user error (the service refused, or kept failing) stays one; anything else is a bug, its stack the cause's.
+        else
+          failure ??= new (e instanceof UserError ? UserError : Error)(
             `record tier: endpoint ${rec.endpoint.name} failed for agent '${agent.id}' on question '${question.id}' at round ${r.round}: ${(e as Error).message}`,
+            { cause: e },
           );
       }
     }

@@ -3,6 +3,7 @@
 // endpoint (miss = record), exact, else the endpoint's reply recorded before the round (record.ts).
 // Each lookup is counted by the tier that answered it.
 import type { Cache } from '../cache/types.ts';
+import { InputError } from '../io/errors.ts';
 import { pick } from '../shuffle.ts';
 import type { Debate, DebateResponse } from './debate.ts';
 import type { Environment } from './environment.ts';
@@ -19,13 +20,12 @@ export function addTiers(into: TierCounts, from: TierCounts): void {
 }
 
 /** A lookup the `miss` setting in force does not let any tier answer; says which deeper tier would. */
-export class CacheMissError extends Error {
+export class CacheMissError extends InputError {
   constructor(cache: Cache, q: number, agent: number, round: number, context: string, miss: MissTier, deeper: string) {
     super(
       `cache miss in ${cache.file}: no response of agent '${cache.agents[agent].id}' to question ` +
         `'${cache.questions[q].id}' at round ${round} with context [${context}] (miss = ${miss}; ${deeper})`,
     );
-    this.name = 'CacheMissError';
   }
 }
 

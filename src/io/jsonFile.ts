@@ -1,5 +1,6 @@
 // Reading a JSON settings file, or a JSONL file, against a zod schema; every problem names the file, line and field.
 import type { z } from 'zod';
+import { InputError } from './errors.ts';
 import { checkedLines, formatProblem, zodProblems, type Problem } from './problems.ts';
 import { fileLines, readTextFile } from './textFile.ts';
 
@@ -9,10 +10,10 @@ export function readJsonFile<T extends z.ZodType>(file: string, schema: T): z.in
   try {
     json = JSON.parse(text);
   } catch (e) {
-    throw new Error(`${file}: invalid JSON: ${(e as Error).message}`);
+    throw new InputError(`${file}: invalid JSON: ${(e as Error).message}`);
   }
   const parsed = schema.safeParse(json);
-  if (!parsed.success) throw new Error(zodProblems(parsed.error.issues, file, 0).map(formatProblem).join('\n'));
+  if (!parsed.success) throw new InputError(zodProblems(parsed.error.issues, file, 0).map(formatProblem).join('\n'));
   return parsed.data;
 }
 
@@ -21,6 +22,6 @@ export function readJsonLines<T extends z.ZodType>(file: string, schema: T): z.i
   const problems: Problem[] = [];
   // checkedLines yields each line's JSON as read; the schema's defaults come from parsing it once more.
   const records = [...checkedLines(fileLines(file), file, () => schema, problems)].map(({ rec }) => schema.parse(rec) as z.infer<T>);
-  if (problems.length) throw new Error(problems.map(formatProblem).join('\n'));
+  if (problems.length) throw new InputError(problems.map(formatProblem).join('\n'));
   return records;
 }

@@ -25,6 +25,7 @@ import {
 import { hostname } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { z } from 'zod';
+import { RefusedError, UserError } from './errors.ts';
 
 export const LOCK_FILE = '.lock';
 
@@ -166,7 +167,7 @@ function attemptLock(dir: string, what: string): { holder?: Holder; error: () =>
   const created = firstMissing(dir);
   mkdirSync(dir, { recursive: true });
   const real = realpathSync(dir);
-  if (held.has(real)) throw new Error(`${dir} is being written by this process already (${held.get(real)!.what})`);
+  if (held.has(real)) throw new RefusedError(`${dir} is being written by this process already (${held.get(real)!.what})`);
   const file = join(dir, LOCK_FILE);
   const content = JSON.stringify({ ...me(), dir: real, what } satisfies Holder);
   const holder = tryLock(file, content, real);
@@ -174,7 +175,7 @@ function attemptLock(dir: string, what: string): { holder?: Holder; error: () =>
     // Only empty folders: another process that made the same folder at the same moment may hold it.
     removeEmpty(resolve(dir), created && resolve(created));
     const error = () =>
-      new Error(
+      new RefusedError(
         `${dir} is being written by another process (${holder.what}: ${describe(holder)}): wait for it to finish, or stop it${holder.host !== hostname() ? `; if it is gone, delete ${file}` : ''}`,
       );
     return { holder, error };
@@ -201,7 +202,7 @@ function tryLock(file: string, content: string, dir: string): Holder | null {
         linkSync(mine, file);
         return null;
       } catch (e) {
-        if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw new Error(`${file}: ${(e as Error).message}`);
+        if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw new UserError(`${file}: ${(e as Error).message}`);
       }
       let text: string;
       try {
@@ -229,7 +230,7 @@ function tryLock(file: string, content: string, dir: string): Holder | null {
       }
       unlinkSync(claimed);
     }
-    throw new Error(`${file}: could not take the lock (it changed hands five times in a row)`);
+    throw new RefusedError(`${file}: could not take the lock (it changed hands five times in a row)`);
   } finally {
     rmSync(mine, { force: true });
   }

@@ -2,6 +2,7 @@
 // least 1"), never as zod's raw issue list. Each setting's range lives in its schema; this only
 // words what the schema found.
 import type { z } from 'zod';
+import { SettingsError } from './errors.ts';
 
 /** A setting's flag name: batchSize -> batch-size. */
 export const kebab = (s: string) => s.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
@@ -45,7 +46,7 @@ function valueAt(input: unknown, path: PropertyKey[]): unknown {
 export function parseSettings<T extends z.ZodType>(schema: T, input: unknown, name: (path: string) => string): z.infer<T> {
   const parsed = schema.safeParse(input);
   if (parsed.success) return parsed.data;
-  throw new Error(
+  throw new SettingsError(
     parsed.error.issues
       .flatMap((i) => {
         // An unknown key is named itself, one line each.

@@ -3,18 +3,19 @@
 // write one), and bytes that are not UTF-8 are an error naming the file and line, never silently
 // replaced by U+FFFD.
 import { closeSync, existsSync, openSync, readFileSync, readSync, statSync } from 'node:fs';
+import { InputError } from './errors.ts';
 
 const BOM = '\uFEFF';
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 
 /** The path as a file to read: found, and not a folder; otherwise an error naming it. */
 export function checkReadable(file: string): void {
-  if (!existsSync(file)) throw new Error(`${file}: file not found`);
-  if (statSync(file).isDirectory()) throw new Error(`${file}: is a folder, not a file`);
+  if (!existsSync(file)) throw new InputError(`${file}: file not found`);
+  if (statSync(file).isDirectory()) throw new InputError(`${file}: is a folder, not a file`);
 }
 
 /** A read error (permissions, I/O) with the path it concerns. */
-const named = (file: string, e: unknown) => new Error(`${file}: ${(e as Error).message.replace(/^[A-Z]+: /, '')}`);
+const named = (file: string, e: unknown) => new InputError(`${file}: ${(e as Error).message.replace(/^[A-Z]+: /, '')}`);
 
 /** Decode UTF-8 bytes that start at line `firstLine`; invalid bytes are an error naming the line. */
 function decode(bytes: Uint8Array, file: string, firstLine: number): string {
@@ -31,12 +32,12 @@ function decode(bytes: Uint8Array, file: string, firstLine: number): string {
       } catch {
         // The column of the first byte that is not UTF-8: where a lenient decoder puts its first U+FFFD.
         const column = new TextDecoder().decode(bytes.subarray(start, i)).indexOf('\uFFFD') + 1;
-        throw new Error(`${file}:${line}: not valid UTF-8 text (column ${column}); save the file as UTF-8`);
+        throw new InputError(`${file}:${line}: not valid UTF-8 text (column ${column}); save the file as UTF-8`);
       }
       line++;
       start = i + 1;
     }
-    throw new Error(`${file}: not valid UTF-8 text`);
+    throw new InputError(`${file}: not valid UTF-8 text`);
   }
 }
 

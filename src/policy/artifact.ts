@@ -5,6 +5,7 @@
 // must have the name and shape the policy's dimensions give it and hold finite numbers only, and
 // every problem names the file and the field.
 import { z } from 'zod';
+import { InputError } from '../io/errors.ts';
 import { formatProblem, zodProblems } from '../io/problems.ts';
 import { writeFileAtomic } from '../io/atomic.ts';
 import { readTextFile } from '../io/textFile.ts';
@@ -67,20 +68,21 @@ function decodeWeights(e: Encoded, shape: PolicyShape, file: string, field: stri
   const names = new Set(all.map(([name]) => name));
   const where = `dim ${shape.dim}, hidden ${shape.hidden}, ${shape.agents} agents, ${shape.rounds} rounds`;
   const extra = Object.keys(e).filter((k) => !names.has(k));
-  if (extra.length) throw new Error(`${file}: ${field}: tensors ${extra.join(', ')} are not parameters of this policy (${where})`);
+  if (extra.length) throw new InputError(`${file}: ${field}: tensors ${extra.join(', ')} are not parameters of this policy (${where})`);
   const out: Weights = {};
   for (const [name, dims] of expected) {
     const t = e[name];
     const at = `${file}: ${field}.${name}`;
-    if (!t) throw new Error(`${at}: missing`);
+    if (!t) throw new InputError(`${at}: missing`);
     if (JSON.stringify(t.shape) !== JSON.stringify(dims))
-      throw new Error(`${at}: shape [${t.shape.join(', ')}], but the policy's dimensions (${where}) give [${dims.join(', ')}]`);
+      throw new InputError(`${at}: shape [${t.shape.join(', ')}], but the policy's dimensions (${where}) give [${dims.join(', ')}]`);
     const bytes = Buffer.from(t.data, 'base64');
     const size = dims.reduce((a, b) => a * b, 1);
-    if (bytes.length !== size * 4) throw new Error(`${at}: holds ${bytes.length / 4} float32 values, its shape [${dims.join(', ')}] needs ${size}`);
+    if (bytes.length !== size * 4) throw new InputError(`${at}: holds ${bytes.length / 4} float32 values, its shape [${dims.join(', ')}] needs ${size}`);
     const data = new Float32Array(size);
     new Uint8Array(data.buffer).set(bytes);
-    for (let i = 0; i < size; i++) if (!Number.isFinite(data[i])) throw new Error(`${at}: value ${i} is ${data[i]}: a checkpoint holds finite numbers only`);
+    for (let i = 0; i < size; i++)
+      if (!Number.isFinite(data[i])) throw new InputError(`${at}: value ${i} is ${data[i]}: a checkpoint holds finite numbers only`);
     out[name] = { shape: dims, data };
   }
   return out;
@@ -89,14 +91,14 @@ function decodeWeights(e: Encoded, shape: PolicyShape, file: string, field: stri
 /** A JSON file as an object, with its `format` (the file named in every error). */
 function readJson(path: string): Record<string, unknown> {
   const text = readTextFile(path);
-  if (text.trim() === '') throw new Error(`${path}: empty file (a write cut short?)`);
+  if (text.trim() === '') throw new InputError(`${path}: empty file (a write cut short?)`);
   let json: unknown;
   try {
     json = JSON.parse(text);
   } catch (e) {
-    throw new Error(`${path}: invalid JSON (cut short, or not a policy file?): ${(e as Error).message}`);
+    throw new InputError(`${path}: invalid JSON (cut short, or not a policy file?): ${(e as Error).message}`);
   }
-  if (!json || typeof json !== 'object' || Array.isArray(json)) throw new Error(`${path}: not a JSON object`);
+  if (!json || typeof json !== 'object' || Array.isArray(json)) throw new InputError(`${path}: not a JSON object`);
   return json as Record<string, unknown>;
 }
 
@@ -108,12 +110,12 @@ function readAs<T extends typeof CheckpointFile | typeof PolicyFile>(
   what: string,
   schema: T,
 ): z.infer<T> {
-  if (json.format !== format) throw new Error(`${path}: format: expected '${format}' (${what}), found ${JSON.stringify(json.format)}`);
+  if (json.format !== format) throw new InputError(`${path}: format: expected '${format}' (${what}), found ${JSON.stringify(json.format)}`);
   const r = schema.safeParse(json);
-  if (!r.success) throw new Error(zodProblems(r.error.issues, path, 0).slice(0, 10).map(formatProblem).join('\n'));
+  if (!r.success) throw new InputError(zodProblems(r.error.issues, path, 0).slice(0, 10).map(formatProblem).join('\n'));
   const { shape, team } = r.data;
-  if (team.length !== shape.agents) throw new Error(`${path}: team: ${team.length} agents, but shape.agents is ${shape.agents}`);
-  if (new Set(team).size !== team.length) throw new Error(`${path}: team: an agent named twice (${team.join(', ')})`);
+  if (team.length !== shape.agents) throw new InputError(`${path}: team: ${team.length} agents, but shape.agents is ${shape.agents}`);
+  if (new Set(team).size !== team.length) throw new InputError(`${path}: team: an agent named twice (${team.join(', ')})`);
   return r.data as z.infer<T>;
 }
 
@@ -166,7 +168,7 @@ export function loadCheckpoint(path: string): Checkpoint {
 function checkpointOf(path: string, json: Record<string, unknown>): Checkpoint {
   const c = readAs(path, json, CHECKPOINT_FORMAT, 'a training checkpoint', CheckpointFile);
   const shape = c.shape as PolicyShape;
-  if (c.best && c.best.epoch > c.epoch) throw new Error(`${path}: best.epoch: ${c.best.epoch}, after the checkpoint's epoch ${c.epoch}`);
+  if (c.best && c.best.epoch > c.epoch) throw new InputError(`${path}: best.epoch: ${c.best.epoch}, after the checkpoint's epoch ${c.epoch}`);
   const e = c.engine;
   const engine = {
     step: e.step,
@@ -209,7 +211,7 @@ export function loadAnyPolicy(path: string): PolicyArtifact {
   const json = readJson(path);
   if (json.format === CHECKPOINT_FORMAT) return artifactOf(checkpointOf(path, json));
   if (json.format === POLICY_FORMAT) return policyOf(path, json);
-  throw new Error(
+  throw new InputError(
     `${path}: format: expected '${CHECKPOINT_FORMAT}' (a training checkpoint) or '${POLICY_FORMAT}' (an exported policy), found ${JSON.stringify(json.format)}`,
   );
 }

@@ -1,29 +1,41 @@
 // Choosing and starting a policy engine (engine.ts is the interface): ONNX Runtime when it loads
 // (`auto`), else TF.js on the chosen backend.
+import { SettingsError } from '../io/errors.ts';
 import type { ComputeSettings } from './backends.ts';
 import { zeroMoments, type EngineState, type OptimizerSettings, type PolicyEngine } from './engine.ts';
 import type { PolicyShape } from './model.ts';
-import { onnxAvailable, onnxEngine } from './onnxEngine.ts';
+import { onnxEngine, onnxLoadError } from './onnxEngine.ts';
 import type { ComputeRan } from '../provenance.ts';
 
 /** An engine and what it runs on (for provenance: never `auto`). */
 type RunningEngine = PolicyEngine & { ran: ComputeRan };
 
-/** The engine, backend and threads that `c` gets here (`auto` resolved; a TF.js backend is loaded to know it). */
-export async function computeRan(c: ComputeSettings): Promise<ComputeRan> {
-  const onnx = c.engine !== 'tfjs' && (await onnxAvailable());
-  if (c.engine !== 'tfjs' && c.engine !== 'auto' && !onnx)
-    throw new Error(`engine ${c.engine}: onnxruntime-node does not load here (npm ci installs it); use --engine tfjs`);
-  if (onnx) return { engine: c.engine === 'onnx-cuda' ? 'onnx-cuda' : 'onnx', backend: null, threads: c.threads };
+/**
+ * The engine, backend and threads that `c` gets here (`auto` resolved; a TF.js backend is loaded to
+ * know it), and, where `auto` falls back to TF.js, a note saying why ONNX Runtime did not load.
+ * An ONNX engine asked for by name that does not load is an error saying why.
+ */
+export async function resolveCompute(c: ComputeSettings): Promise<{ ran: ComputeRan; note?: string }> {
+  const onnxFailed = c.engine === 'tfjs' ? undefined : await onnxLoadError();
+  if (c.engine !== 'tfjs' && onnxFailed === undefined)
+    return { ran: { engine: c.engine === 'onnx-cuda' ? 'onnx-cuda' : 'onnx', backend: null, threads: c.threads } };
+  if (c.engine !== 'tfjs' && c.engine !== 'auto')
+    throw new SettingsError(`engine ${c.engine}: onnxruntime-node does not load here (npm ci installs it); use --engine tfjs. It failed with: ${onnxFailed}`);
   const { loadBackend } = await import('./tfjsEngine.ts');
-  return { engine: 'tfjs', backend: await loadBackend(c.backend), threads: null };
+  const ran = { engine: 'tfjs' as const, backend: await loadBackend(c.backend), threads: null };
+  return c.engine === 'auto' ? { ran, note: `auto: onnxruntime-node does not load here (${onnxFailed})` } : { ran };
 }
 
+/** The engine, backend and threads that `c` gets here (see resolveCompute). */
+export const computeRan = async (c: ComputeSettings): Promise<ComputeRan> => (await resolveCompute(c)).ran;
+
+/** An engine for `c`; where `auto` fell back to TF.js, its name says why (the trainer prints it). */
 export async function createEngine(c: ComputeSettings, shape: PolicyShape, state: EngineState, opt: OptimizerSettings): Promise<RunningEngine> {
-  const ran = await computeRan(c);
+  const { ran, note } = await resolveCompute(c);
   if (ran.engine !== 'tfjs') return Object.assign(await onnxEngine(shape, state, opt, c.threads, ran.engine === 'onnx-cuda' ? 'cuda' : 'cpu'), { ran });
   const { tfjsEngine } = await import('./tfjsEngine.ts');
-  return Object.assign(tfjsEngine(shape, state, opt), { ran });
+  const engine = tfjsEngine(shape, state, opt);
+  return Object.assign(engine, { ran }, note && { name: `${engine.name}; ${note}` });
 }
 
 /** A forward-only engine for a trained policy's weights. */

@@ -18,6 +18,7 @@ import { dirname, join } from 'node:path';
 import { loadPolicy, type PolicyArtifact } from './artifact.ts';
 import { onnxModel } from './export.ts';
 import { normalizeInto } from './rollout.ts';
+import { InputError } from '../io/errors.ts';
 
 export interface Text {
   text: string;
@@ -46,13 +47,13 @@ export async function encoderFor(id: string): Promise<Encoder> {
   const bof = id.match(/^bof-(\d+)$/);
   if (bof) return bofEncoder(Number(bof[1]));
   if (id === 'use-lite-512') return useEncoder();
-  throw new Error(`unknown encoder id '${id}': pass an encoder to deployPolicy`);
+  throw new InputError(`unknown encoder id '${id}': pass an encoder to deployPolicy`);
 }
 
 /** Serve an artifact; `model` is its exported ONNX model (built from the artifact when not given). */
 export async function deployPolicy(artifact: PolicyArtifact, encoder: Encoder, model: Uint8Array = onnxModel(artifact)) {
   const { shape, team } = artifact;
-  if (encoder.id !== artifact.encoder) throw new Error(`policy was trained with encoder ${artifact.encoder}, got ${encoder.id}`);
+  if (encoder.id !== artifact.encoder) throw new InputError(`policy was trained with encoder ${artifact.encoder}, got ${encoder.id}`);
   const session = await ort.InferenceSession.create(model);
   const D = shape.dim;
   const behavior = artifact.weights.behavior.data;
@@ -72,11 +73,11 @@ export async function deployPolicy(artifact: PolicyArtifact, encoder: Encoder, m
     artifact,
     async decide(req: DecideRequest): Promise<Decision[]> {
       const i = team.indexOf(req.recipient);
-      if (i < 0) throw new Error(`recipient '${req.recipient}' is not in the policy's team (${team.join(', ')})`);
-      if (req.round < 2 || req.round > shape.rounds) throw new Error(`round ${req.round} is outside 2..${shape.rounds}`);
+      if (i < 0) throw new InputError(`recipient '${req.recipient}' is not in the policy's team (${team.join(', ')})`);
+      if (req.round < 2 || req.round > shape.rounds) throw new InputError(`round ${req.round} is outside 2..${shape.rounds}`);
       const order = candidateOrder(team.length, i);
       const missing = order.map((c) => team[c]).filter((a) => !req.responses[a]);
-      if (missing.length) throw new Error(`no response given for ${missing.join(', ')}`);
+      if (missing.length) throw new InputError(`no response given for ${missing.join(', ')}`);
       const candidates = order.map((c) => req.responses[team[c]]);
       const accepted = req.accepted ?? [];
       const [question, ...vectors] = await encoder.encode([req.question.text, ...accepted.map((a) => a.text), ...candidates.map((c) => c.text)]);

@@ -3,22 +3,24 @@
 // thread (onnx/worker.mjs) that holds the flat parameters and moments between steps. Checkpoint
 // state is the same per-parameter format as the TF.js engine's, so runs resume across engines.
 import { Worker } from 'node:worker_threads';
+import { firstLine, SettingsError } from '../io/errors.ts';
 import type { EngineState, OptimizerSettings, PolicyEngine } from './engine.ts';
 import { isTrainable, type PolicyShape, type Weights } from './model.ts';
 import { trainingGraph } from './onnx/fuseGluGraph.ts';
 import { batchFeeds, flatLayout, flatten, unflatten } from './onnx/layout.ts';
 
-/** Whether onnxruntime-node loads on this machine. */
-export async function onnxAvailable(): Promise<boolean> {
+/** Why onnxruntime-node does not load on this machine (its error's first line), or undefined when it loads. */
+export async function onnxLoadError(): Promise<string | undefined> {
   try {
     await import('onnxruntime-node');
-    return true;
-  } catch {
-    return false;
+    return undefined;
+  } catch (e) {
+    return firstLine(e);
   }
 }
 
-type Reply = Record<string, unknown> & { id: number; error?: string };
+/** A reply of the worker thread (onnx/worker.mjs): a failed call has its error's message and stack, and `user` when it is a user's to act on. */
+type Reply = Record<string, unknown> & { id: number; error?: string; stack?: string; user?: boolean };
 
 /** `device` cuda runs the graphs on ONNX Runtime's CUDA execution provider (see the README). */
 export async function onnxEngine(
@@ -36,8 +38,10 @@ export async function onnxEngine(
   worker.on('message', (r: Reply) => {
     const p = pending.get(r.id)!;
     pending.delete(r.id);
-    if (r.error) p.reject(new Error(`onnx engine: ${r.error}`));
-    else p.resolve(r);
+    if (r.error === undefined) p.resolve(r);
+    else if (r.user) p.reject(new SettingsError(`onnx engine: ${r.error}`));
+    // A bug in the worker thread: its stack, as the cause of this thread's error.
+    else p.reject(new Error(`onnx engine: ${r.error}`, { cause: Object.assign(new Error(r.error), { stack: r.stack }) }));
   });
   worker.on('error', (e) => {
     for (const p of pending.values()) p.reject(e);

@@ -3,35 +3,44 @@
 import * as tf from '@tensorflow/tfjs';
 import { createRequire } from 'node:module';
 import { dirname } from 'node:path';
+import { firstLine, SettingsError } from '../io/errors.ts';
 import { adamStep } from './adam.ts';
 import type { EngineState, OptimizerSettings, PolicyEngine, StepStats } from './engine.ts';
 import { isTrainable, type DecisionBatch, type PolicyShape, type Weights } from './model.ts';
 
 import type { BackendChoice } from './backends.ts';
 
-async function tryBackend(name: Exclude<BackendChoice, 'auto'>): Promise<boolean> {
+/** Load a TF.js backend: undefined when it is in use, else why not (the first line of its error). */
+async function tryBackend(name: Exclude<BackendChoice, 'auto'>): Promise<string | undefined> {
   try {
     if (name === 'tensorflow-gpu' || name === 'tensorflow') {
       const pkg = name === 'tensorflow-gpu' ? '@tensorflow/tfjs-node-gpu' : '@tensorflow/tfjs-node';
       await import(pkg); // registers the 'tensorflow' backend
-      return await tf.setBackend('tensorflow');
+      return (await tf.setBackend('tensorflow')) ? undefined : 'TF.js could not initialise it';
     }
     if (name === 'wasm') {
       const wasm = await import('@tensorflow/tfjs-backend-wasm');
       const require = createRequire(import.meta.url);
       wasm.setWasmPaths(`${dirname(require.resolve('@tensorflow/tfjs-backend-wasm/dist/tfjs-backend-wasm.wasm'))}/`);
     }
-    return await tf.setBackend(name);
-  } catch {
-    return false;
+    return (await tf.setBackend(name)) ? undefined : 'TF.js could not initialise it';
+  } catch (e) {
+    return firstLine(e);
   }
 }
 
-/** Select a TF.js backend; `auto` takes the fastest that loads. Returns the name in use. */
+/** Select a TF.js backend; `auto` takes the fastest that loads. Returns the name in use; when none loads, an error saying why each did not. */
 export async function loadBackend(choice: BackendChoice): Promise<string> {
   const order: Exclude<BackendChoice, 'auto'>[] = choice === 'auto' ? ['tensorflow-gpu', 'tensorflow', 'wasm', 'cpu'] : [choice];
-  for (const name of order) if (await tryBackend(name)) return name;
-  throw new Error(`backend '${choice}' could not be loaded${choice.startsWith('tensorflow') ? ' (install @tensorflow/tfjs-node or -gpu)' : ''}`);
+  const failed: string[] = [];
+  for (const name of order) {
+    const why = await tryBackend(name);
+    if (why === undefined) return name;
+    failed.push(`${name}: ${why}`);
+  }
+  throw new SettingsError(
+    `backend '${choice}' could not be loaded${choice.startsWith('tensorflow') ? ' (install @tensorflow/tfjs-node or -gpu)' : ''}; ${failed.join('; ')}`,
+  );
 }
 
 const LN_EPS = 1e-5;

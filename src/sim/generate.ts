@@ -14,6 +14,7 @@ import { progress } from '../progress.ts';
 import { assignSplits } from '../cache/splits.ts';
 import { profileLookup, replyFields, round3, VOCAB } from './simulator.ts';
 import { OPTIONS, WorldConfig, worldAgents } from './world.ts';
+import { RefusedError } from '../io/errors.ts';
 
 function questionText(id: string, subject: string, random: () => number): string {
   const vocab = VOCAB[subject] ?? ['matter'];
@@ -127,7 +128,7 @@ function* questionResponses(
 export function generateCache(dir: string, world: Partial<WorldConfig>, name: string, force = false): void {
   withLockSync(dir, 'a cache (cache gen)', () => {
     if (existsSync(cacheFilePath(dir)) && !force)
-      throw new Error(`${dir} already holds a cache (${cacheFilePath(dir)}): pass --force to replace it, or choose another --out`);
+      throw new RefusedError(`${dir} already holds a cache (${cacheFilePath(dir)}): pass --force to replace it, or choose another --out`);
     if (force) for (const f of replacedWithCache(dir)) rmSync(f, { force: true });
     writeWorld(dir, world, name);
   });

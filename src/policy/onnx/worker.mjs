@@ -47,8 +47,13 @@ const handlers = {
       await session('forward', forward);
     } catch (e) {
       if (device !== 'cuda') throw e;
-      throw new Error(
-        `the CUDA execution provider did not start (${e.message}); install its binaries with \`npm ci --onnxruntime-node-install=cuda12\` (README, "Policy engines")`,
+      // The user's to act on (a setting this machine cannot run): onnxEngine.ts makes it a SettingsError.
+      throw Object.assign(
+        new Error(
+          `the CUDA execution provider did not start (${e.message}); ` +
+            'install its binaries with `npm ci --onnxruntime-node-install=cuda12` (README, "Policy engines")',
+        ),
+        { user: true },
       );
     }
     state = { params, m, v, next: { params: new Float32Array(params.length), m: new Float32Array(params.length), v: new Float32Array(params.length) } };
@@ -105,6 +110,7 @@ parentPort.on('message', async ({ id, type, ...args }) => {
   try {
     parentPort.postMessage({ id, ...(await handlers[type](args)) });
   } catch (e) {
-    parentPort.postMessage({ id, error: e instanceof Error ? e.message : String(e) });
+    // A bug's stack goes with its message, for the command line to print; a user's error is its message alone.
+    parentPort.postMessage({ id, error: e instanceof Error ? e.message : String(e), stack: e instanceof Error ? e.stack : undefined, user: e?.user === true });
   }
 });
