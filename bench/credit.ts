@@ -1,4 +1,4 @@
-// Credit assignment of the return (README "What training achieves"): plays every train question of
+// Credit assignment of the return (docs/results.md, "What training achieves"): plays every train question of
 // the default world K = 4 times with p_keep = 0.5 and prints, for each (beta, gamma): the share of a
 // return's absolute terms that is the action's own reward, the same recipient's transition again
 // (gamma), the same recipient in later rounds, other recipients; the mean over (decision slot,

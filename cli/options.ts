@@ -1,5 +1,5 @@
 // Options shared by several commands. Each flag has one meaning in every command that takes it
-// (the README's flag table lists them):
+// (docs/cli.md's flag table lists them):
 //   --cache DIR    the cache a command reads          --out DIR     the folder a command writes
 //   --config FILE  a training-settings file           --split S     the questions it replays
 //   --seed N       the one seed of what it does       --seeds N     seeded runs 0..N-1
@@ -15,6 +15,7 @@ import { kebab, settingFlags } from './flags.ts';
 import type { JobDescription } from '../train/plan.ts';
 
 import { DEFAULT_CACHE } from '../src/sim/generate.ts';
+import { SettingsError } from '../src/io/errors.ts';
 
 export const cacheOption = <T>(y: Argv<T>) => y.option('cache', { type: 'string', default: DEFAULT_CACHE, describe: 'cache directory to read' });
 
@@ -51,7 +52,7 @@ export function recordingFlags(a: { concurrency: number; maxCalls?: number; budg
 export const workersOption = <T>(y: Argv<T>, describe: string) =>
   y.option('workers', { type: 'number', default: 2, describe, coerce: count('workers', 'with no worker nothing is trained') });
 
-const DEBATE = 'Debate (SPEC §1, §3):';
+const DEBATE = 'Debate (docs/method.md §1, §3):';
 const ENGINE = 'Policy engine:';
 const PLAN = 'Before running:';
 
@@ -59,7 +60,7 @@ const PLAN = 'Before running:';
 const DEBATE_FLAGS = ['miss', 'responseModel', 'rounds', 'allowUnrecordedRounds', 'agents', 'round1Sample', 'tieBreak', 'tokenLimit', 'seed'] as const;
 type DebateFlags = Partial<Pick<DebateSettings, (typeof DEBATE_FLAGS)[number]>>;
 
-/** Debate settings of the replaying commands (SPEC §1, §3). A policy or a training config may set the rounds. */
+/** Debate settings of the replaying commands (docs/method.md §1, §3). A policy or a training config may set the rounds. */
 export const debateOptions = <T>(y: Argv<T>) =>
   settingFlags(y, DebateSettings.shape, DEBATE_FLAGS, {
     group: DEBATE,
@@ -105,7 +106,7 @@ export function given(a: object, flag: string): boolean {
  */
 export function refuseUnused(a: object, rules: [flag: string, unused: boolean, why: string][]): void {
   const refused = rules.filter(([flag, unused]) => unused && given(a, flag)).map(([flag, , why]) => `--${flag} ${why}`);
-  if (refused.length) throw new Error(`${refused.join('; ')}: leave ${refused.length === 1 ? 'it' : 'them'} out`);
+  if (refused.length) throw new SettingsError(`${refused.join('; ')}: leave ${refused.length === 1 ? 'it' : 'them'} out`);
 }
 
 /** The compute flags a run would not use: --threads drive the ONNX engines only, --backend the TF.js engine only. */

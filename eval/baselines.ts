@@ -1,4 +1,4 @@
-// Fixed comparison methods replayed through the environment (SPEC §8): Full-Debate,
+// Fixed comparison methods replayed through the environment (docs/method.md §8): Full-Debate,
 // No-communication, and each Single agent (its round-1 answer alone).
 import seedrandom from 'seedrandom';
 import type { Question } from '../src/cache/types.ts';

@@ -1,4 +1,4 @@
-// The numbers of a comparison report (SPEC §9): one row per method, aggregated over its runs (seeds)
+// The numbers of a comparison report (docs/method.md §9): one row per method, aggregated over its runs (seeds)
 // as mean ± sample sd with n and a 95% interval, its transition ledger, tiers and pricing; and paired
 // tests of every trained policy against every other method on the same questions. How they are
 // shown (Markdown, CSV, the accuracy-cost plot, the files): report.ts.

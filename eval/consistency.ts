@@ -1,4 +1,4 @@
-// Consistency baselines (SPEC §8): majority vote over independent round-1 samples. Per model with
+// Consistency baselines (docs/method.md §8): majority vote over independent round-1 samples. Per model with
 // a fixed number of samples; Consistency-Best (the model best alone on validation) and
 // Consistency-Fuse (equal budget shares of every model), each extended with samples until its cost
 // would pass Full-Debate's on the same questions. A sample is never reused: when the cache holds too

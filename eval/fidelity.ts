@@ -1,4 +1,4 @@
-// `fidelity` (SPEC §3, last paragraph), the measurement: does a replay with the tier-3 response
+// `fidelity` (docs/method.md §3, last paragraph), the measurement: does a replay with the tier-3 response
 // model tell what the debate would have done? On a cache whose endpoint answers every context (a
 // simulated cache's simulator, or a recorded cache's fitted simulator), every method runs on the same
 // questions and seeds twice: with the fitted model answering what the cache lacks (miss = model) and

@@ -1,4 +1,4 @@
-// Comparison reports (SPEC §9), as shown: the rows and paired tests of comparison.ts as Markdown on
+// Comparison reports (docs/method.md §9), as shown: the rows and paired tests of comparison.ts as Markdown on
 // screen (with the notes saying how the intervals, tests and prices are computed), numeric CSVs and
 // an accuracy-versus-cost SVG on disk; and the cell formats (signed differences, intervals, CSV
 // tables) the other reports share.
@@ -68,7 +68,7 @@ function pairedMarkdown(tests: PairedTest[], referenceName: string): string[] {
   });
 }
 
-/** How the intervals and tests of a comparison report are computed (its footnote, and the README's). */
+/** How the intervals and tests of a comparison report are computed (its footnote, and docs/training.md's). */
 export function statisticsNote(referenceName: string): string {
   return [
     'Accuracy 95% CI: Wilson score interval over the questions for one run; Student t interval of the mean over the runs (seeds) for several ' +

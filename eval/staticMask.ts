@@ -1,4 +1,4 @@
-// Static learned mask (SPEC §8; GPTSwarm/AgentPrune style): one keep logit per edge position
+// Static learned mask (docs/method.md §8; GPTSwarm/AgentPrune style): one keep logit per edge position
 // (round, recipient, candidate), blind to content, trained with the same REINFORCE, reward, return,
 // baseline and budget as the FuseGLU policy (train/advantage.ts) and the same Adam (adam.ts),
 // evaluated deterministically (keep iff logit >= 0).

@@ -1,4 +1,4 @@
-// The Table 6 style ablation table of a grid (SPEC §9): a row per variant (and cache) with
+// The Table 6 style ablation table of a grid (docs/method.md §9): a row per variant (and cache) with
 // accuracy mean, sd, n and 95% interval over seeds, cost %, kept edges, collapses, corrections,
 // signed utility against Full-Debate, the difference to the reference variant with two tests
 // (a paired bootstrap over questions and Welch's t-test over seeds), and the tiers that answered

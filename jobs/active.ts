@@ -36,6 +36,7 @@ import { isFinished } from '../train/runs.ts';
 import { train } from '../train/trainer.ts';
 import type { MethodResult } from '../src/env/tally.ts';
 import { evaluatePolicy } from '../src/policy/evaluate.ts';
+import { SettingsError } from '../src/io/errors.ts';
 
 export interface ActiveOptions {
   /** Training settings of every round (their `cache` is the cache that grows; `out` and `endpoints` are not the rounds': see `recording`). */
@@ -148,7 +149,7 @@ async function roundPolicy(config: TrainConfig, log: (line: string) => void): Pr
 export async function activeJob(o: ActiveOptions): Promise<{ text: string; rounds: ActiveRound[] }> {
   const log = o.log ?? ((line: string) => console.error(line));
   if (o.config.miss === 'record')
-    throw new Error('active: the rounds train with miss = model or signature (the recording is what active does, within its limits); set --miss model');
+    throw new SettingsError('active: the rounds train with miss = model or signature (the recording is what active does, within its limits); set --miss model');
   const dir = o.config.cache;
   const started = Date.now();
   const sizes = { train: 0, validation: 0 };

@@ -1,4 +1,4 @@
-// `eval`: every comparison of SPEC §8-9 on one cache and split, from one command: baselines,
+// `eval`: every comparison of docs/method.md §8-9 on one cache and split, from one command: baselines,
 // consistency votes, freeze gates, random pruning and a static learned mask (seeded runs), and
 // trained policies (all `--policy` files as the runs of one method, e.g. its seeds). Prints the
 // Markdown tables (methods; paired tests of each policy against every other method) and writes
@@ -28,6 +28,7 @@ import { ensureDefaultCache } from '../src/sim/generate.ts';
 import { cachePlan, computePlan, type JobDescription } from '../train/plan.ts';
 import { existsSync } from 'node:fs';
 import { closeRecording, openEnvironment, recordingSummary, type RecordingOptions } from '../src/recording.ts';
+import { InputError, SettingsError } from '../src/io/errors.ts';
 
 export const METHODS = ['full', 'none', 'single', 'consistency', 'freeze', 'random', 'mask'] as const;
 export type MethodName = (typeof METHODS)[number];
@@ -90,7 +91,8 @@ export async function evalJob(o: EvalOptions): Promise<{ table: string; rows: Ro
   const env = openEnvironment(cache, { ...o.settings, agents: o.settings.agents ?? team, rounds }, o.recording);
   const split = splitQuestions(env, o.split);
   let questions = split.questions;
-  if (questions.length === 0) throw new Error(`cache ${cache.file} has no questions in split '${o.split}' that team ${teamIds(env).join(', ')} can debate`);
+  if (questions.length === 0)
+    throw new SettingsError(`cache ${cache.file} has no questions in split '${o.split}' that team ${teamIds(env).join(', ')} can debate`);
   if (split.skipped)
     console.error(
       `split ${o.split}: ${questions.length} questions; ${split.skipped} skipped (not every member of team ${teamIds(env).join(', ')} answered them)`,
@@ -117,7 +119,7 @@ export async function evalJob(o: EvalOptions): Promise<{ table: string; rows: Ro
     notes.push(left);
     console.error(left);
     questions = questions.filter((q) => !unreplayable.includes(q.id));
-    if (questions.length === 0) throw new Error(`${left}; no question is left to compare: replay with miss = model or record`);
+    if (questions.length === 0) throw new SettingsError(`${left}; no question is left to compare: replay with miss = model or record`);
     groups = await runMethods(
       o,
       env,
@@ -134,7 +136,7 @@ export async function evalJob(o: EvalOptions): Promise<{ table: string; rows: Ro
   }
 
   const referenceGroup = groups.find((g) => g.method.startsWith(o.reference));
-  if (!referenceGroup) throw new Error(`--reference '${o.reference}' names none of the methods: ${groups.map((g) => g.method).join(', ')}`);
+  if (!referenceGroup) throw new SettingsError(`--reference '${o.reference}' names none of the methods: ${groups.map((g) => g.method).join(', ')}`);
   const reference = referenceGroup.runs[0];
   const few = fewQuestionsNote(`${o.split} split (${referenceGroup.method})`, questions.length, reference.correct);
   if (few) notes.unshift(few);
@@ -205,7 +207,7 @@ async function runMethods(
         const a = artifacts[k];
         const shape = shapes[k++];
         if (a.team.join() !== teamIds(env).join())
-          throw new Error(`${path}: trained for team ${a.team.join(', ')}, the debate team is ${teamIds(env).join(', ')}`);
+          throw new InputError(`${path}: trained for team ${a.team.join(', ')}, the debate team is ${teamIds(env).join(', ')}`);
         const emb = await ensureEmbeddings(o.cache, cache, await encoderFor(a.encoder));
         const engine = await inferenceEngine(o.compute, shape, a.weights);
         const embeddings = embeddingsPath(o.cache, emb.encoder);

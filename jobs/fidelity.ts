@@ -1,4 +1,4 @@
-// `fidelity` (SPEC §3, last paragraph), the job: does a replay with the tier-3 response model tell
+// `fidelity` (docs/method.md §3, last paragraph), the job: does a replay with the tier-3 response model tell
 // what the debate would have done? It loads the cache twice (one load per tier: the record replay
 // adds the endpoint's replies to its own), the trained policies and their embeddings, trains the
 // static mask, runs the measurement of eval/fidelity.ts (every method under miss = model and under
@@ -23,6 +23,7 @@ import { measureFidelity, type FidelityMeasurement, type Plan } from '../eval/fi
 import { contextBiasCsv, fidelityCsv, fidelityText } from '../eval/fidelityReport.ts';
 import { trainStaticMask } from '../eval/staticMask.ts';
 import { policyGroups } from './eval.ts';
+import { InputError, SettingsError } from '../src/io/errors.ts';
 
 export interface FidelityOptions {
   cache: string;
@@ -70,10 +71,10 @@ export async function fidelityJob(o: FidelityOptions): Promise<FidelityMeasureme
   const team = teamIds(modelEnv);
   artifacts.forEach((a, k) => {
     if (a.team.join() !== team.join())
-      throw new Error(`${groups.flatMap((g) => g.paths)[k]}: trained for team ${a.team.join(', ')}, the debate team is ${team.join(', ')}`);
+      throw new InputError(`${groups.flatMap((g) => g.paths)[k]}: trained for team ${a.team.join(', ')}, the debate team is ${team.join(', ')}`);
   });
   const { questions } = splitQuestions(modelEnv, o.split);
-  if (questions.length === 0) throw new Error(`cache ${modelCache.file} has no questions in split '${o.split}'`);
+  if (questions.length === 0) throw new SettingsError(`cache ${modelCache.file} has no questions in split '${o.split}'`);
   const encoders = [...new Set(artifacts.map((a) => a.encoder))];
   const embeddingsOf = async (cache: Cache) =>
     new Map(await Promise.all(encoders.map(async (id) => [id, await ensureEmbeddings(o.cache, cache, await encoderFor(id))] as const)));

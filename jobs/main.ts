@@ -14,6 +14,7 @@ import { withLock } from '../src/io/lock.ts';
 import { evalDescription, evalJob, METHODS, type EvalOptions } from './eval.ts';
 import { runPlan, type JobDescription } from '../train/plan.ts';
 import { ensureDefaultCache } from '../src/sim/generate.ts';
+import { failedRuns, RefusedError, SettingsError } from '../src/io/errors.ts';
 
 export interface MainOptions {
   cache: string;
@@ -40,7 +41,7 @@ function mainParts(o: MainOptions) {
   const trainRecords = resolveConfig(settings).miss === 'record';
   const compareRecords = o.settings.miss === 'record';
   if (o.endpoints !== undefined && !trainRecords && !compareRecords)
-    throw new Error(
+    throw new SettingsError(
       `--endpoints ${o.endpoints}: neither the training runs (${o.config}) nor the comparison (--miss ${o.settings.miss ?? 'model'}) replay with miss = record, so no endpoint would be asked`,
     );
   if (trainRecords && o.endpoints !== undefined) settings.endpoints = o.endpoints;
@@ -102,14 +103,18 @@ export async function mainJob(o: MainOptions): Promise<string> {
     const hash = await runContentHashes()(settings);
     // Every seed's folder is checked before any trains: a run of other settings or another cache is refused (or, --force, trained anew).
     const other = runs.map((r) => ({ r, d: runStatus({ ...settings, ...r }, hash).differences })).filter((x) => x.d.length);
-    if (other.length && !o.force) throw new Error(other.map((x) => otherRunError(x.r.out, x.d).message).join('\n'));
+    if (other.length && !o.force) throw new RefusedError(other.map((x) => otherRunError(x.r.out, x.d).message).join('\n'));
     console.error(`\ntraining CPP (${o.config}) for ${o.seeds} seeds, ${o.workers} at a time, in ${o.out}/`);
     const bar = progress('train CPP', seeds.length * epochs);
     let done = 0;
     const trained = await pool(runs, o.workers, (run) => runTraining({ ...settings, ...run }, hash, () => bar.update(++done), o.force));
     bar.stop();
     const failed = trained.filter((r): r is PromiseRejectedResult => r.status === 'rejected');
-    if (failed.length) throw new Error(failed.map((f) => (f.reason as Error).message).join('\n'));
+    if (failed.length)
+      throw failedRuns(
+        failed.map((f) => (f.reason as Error).message).join('\n'),
+        failed.map((f) => f.reason),
+      );
     const statuses = trained.map((r, i) => `seed ${runs[i].seed} ${(r as PromiseFulfilledResult<string>).value}`);
     const reused = `CPP runs: ${statuses.join(', ')} (reused: finished earlier with the same settings and cache content)`;
     const evaluating = progress(`comparing with every baseline on ${o.split}`, 1);

@@ -35,6 +35,7 @@ import { TIERS } from '../src/env/tiers.ts';
 import { staticMask, trainStaticMask } from '../eval/staticMask.ts';
 import { excludesZero, pairedDifference, tInterval, type Estimate } from '../src/significance.ts';
 import { withLock } from '../src/io/lock.ts';
+import { failedRuns, InputError, SettingsError } from '../src/io/errors.ts';
 
 export interface ParetoOptions {
   cache: string;
@@ -76,7 +77,9 @@ async function paretoLocked(o: ParetoOptions): Promise<string> {
   );
   const infeasible = o.budgets.filter((b) => b < floor);
   if (infeasible.length)
-    throw new Error(`--budgets: ${infeasible.join(', ')} below ${floor.toFixed(3)}, the cost of pruning every edge on the train split of ${cache.file}`);
+    throw new SettingsError(
+      `--budgets: ${infeasible.join(', ')} below ${floor.toFixed(3)}, the cost of pruning every edge on the train split of ${cache.file}`,
+    );
 
   // CPP at each budget: a grid with one variant per budget.
   const grid = parseSettings(
@@ -86,7 +89,11 @@ async function paretoLocked(o: ParetoOptions): Promise<string> {
   );
   const outcomes = await runGrid(expandGrid(grid, o.out, o.compute), o.workers, undefined, o.force);
   const failed = outcomes.filter((x) => x.status === 'failed');
-  if (failed.length) throw new Error(failed.map((f) => `${f.cell.id}: ${f.error}`).join('\n'));
+  if (failed.length)
+    throw failedRuns(
+      failed.map((f) => `${f.cell.id}: ${f.error}`).join('\n'),
+      failed.map((f) => f.reason),
+    );
 
   const { questions } = splitQuestions(env, o.split);
   const validation = splitQuestions(env, 'validation').questions;
@@ -100,7 +107,7 @@ async function paretoLocked(o: ParetoOptions): Promise<string> {
     for (const cell of outcomes.filter((x) => x.cell.variant === budgetName(b))) {
       const a = loadAnyPolicy(runFiles(cell.cell.settings.out).checkpoint);
       if (a.team.join() !== teamIds(env).join())
-        throw new Error(`${cell.cell.settings.out}: trained for team ${a.team.join(', ')}, the debate team is ${teamIds(env).join(', ')}`);
+        throw new InputError(`${cell.cell.settings.out}: trained for team ${a.team.join(', ')}, the debate team is ${teamIds(env).join(', ')}`);
       const engine = await inferenceEngine(o.compute, a.shape, a.weights);
       runs.push(await evaluatePolicy(engine, env, await ensureEmbeddings(o.cache, cache, await encoderFor(a.encoder)), questions, cell.cell.id));
       engine.dispose();

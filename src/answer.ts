@@ -1,5 +1,5 @@
 // Reading answers: what a response states (extraction) and when two answers are the same
-// (normalization, then symbolic equivalence for MATH). The README's "How answers are read" section
+// (normalization, then symbolic equivalence for MATH). docs/import.md's "How answers are read"
 // states the same rules for users; keep the two in step.
 //
 //   mcq      the option a response states, by letter or by the option's text (the question's

@@ -14,6 +14,7 @@ import type { DebateSettings } from './env/settings.ts';
 import { fitPath, hasFit } from './sim/fitFile.ts';
 import { fittedEndpoint } from './sim/fittedEndpoint.ts';
 import { simulatorEndpoint } from './sim/simulator.ts';
+import { SettingsError } from './io/errors.ts';
 
 /** A recording's own settings (flags of record and active; the endpoints of every command that replays), each with its range. */
 export const RecordingSettings = z.strictObject({
@@ -25,7 +26,7 @@ export const RecordingSettings = z.strictObject({
     .optional()
     .describe(
       'team file: the OpenAI-compatible endpoint of each agent, asked by the record tier (miss = record; active: its recording); ' +
-        "default: a simulated cache's simulator, or the simulator fitted to a recorded cache by `cache fit` (README: Live endpoints)",
+        "default: a simulated cache's simulator, or the simulator fitted to a recorded cache by `cache fit` (docs/recording.md, Live endpoints)",
     ),
 });
 
@@ -54,7 +55,7 @@ export function openEnvironment(cache: Cache, settings: Partial<DebateSettings>,
   const s = parseDebateSettings(settings);
   if (s.miss !== 'record') {
     if (o.endpoints !== undefined)
-      throw new Error(`setting endpoints (${o.endpoints}): the record tier asks them only with miss = record, and miss is ${s.miss}`);
+      throw new SettingsError(`setting endpoints (${o.endpoints}): the record tier asks them only with miss = record, and miss is ${s.miss}`);
     return makeEnvironment(cache, s);
   }
   const endpoint = () => o.endpoint ?? cacheEndpoint(cache, o);
@@ -80,9 +81,9 @@ export function cacheEndpoint(cache: Cache, o: RecordingOptions = {}): Endpoint 
     console.error(`${cache.file}: the record tier asks ${endpoint.name}, read from ${fitPath(dir)} (a model of the recorded agents, not the agents)`);
     return endpoint;
   }
-  throw new Error(
+  throw new SettingsError(
     `cache ${cache.file} (source ${cache.header.source}) has no live endpoint for miss = record: only a simulated cache (cache gen) is answered by its simulator; ` +
-      `pass --endpoints FILE, a team file naming the OpenAI-compatible endpoint of each agent (README: Live endpoints), or fit a simulator to its records with \`cache fit ${dir}\``,
+      `pass --endpoints FILE, a team file naming the OpenAI-compatible endpoint of each agent (docs/recording.md, "Live endpoints"), or fit a simulator to its records with \`cache fit ${dir}\``,
   );
 }
 

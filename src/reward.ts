@@ -1,4 +1,4 @@
-// Debate-tailored reward (SPEC §5) and the inter-round return (SPEC §6).
+// Debate-tailored reward (docs/method.md §5) and the inter-round return (docs/method.md §6).
 import { z } from 'zod';
 import type { Cache } from './cache/types.ts';
 import type { DebateResult } from './env/debate.ts';
@@ -54,7 +54,7 @@ export function debateRewards(s: RewardSettings, d: DebateResult, meanTokens: nu
 }
 
 /**
- * Influence weights between the actions of an A-agent, R-round debate (SPEC §6), as a dense
+ * Influence weights between the actions of an A-agent, R-round debate (docs/method.md §6), as a dense
  * matrix W[x * N + y] (N = (R-1)*A*A actions in (round, recipient, candidate) order). Edges:
  * x = (t, r, j) -> (t, r, j') for j' > j at gamma^(j'-j), and x -> every round t+1 action whose
  * recipient is r or whose source is r, at beta. A path weighs the product of its edges; W holds

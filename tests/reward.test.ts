@@ -4,7 +4,7 @@ import { actionReward, debateRewards, influenceWeights, returns, RewardSettings 
 
 const settings = (over: Partial<RewardSettings> = {}) => RewardSettings.parse(over);
 
-describe('reward table (SPEC §5)', () => {
+describe('reward table (docs/method.md §5)', () => {
   it('kept edges: +-2 a_t for corrections and collapses, k a_t otherwise; pruned edges: 0', () => {
     for (const k of [1, 0, -1]) {
       const s = settings({ k });
@@ -62,7 +62,7 @@ describe('reward table (SPEC §5)', () => {
   });
 });
 
-describe('return with inter-round accumulation (SPEC §6), 3 agents x 3 rounds', () => {
+describe('return with inter-round accumulation (docs/method.md §6), 3 agents x 3 rounds', () => {
   // Action index (t, r, j) -> (t-2)*9 + r*3 + j. Candidates: r0 [0,1,2], r1 [1,0,2], r2 [2,0,1].
   const id = (t: number, r: number, j: number) => (t - 2) * 9 + r * 3 + j;
   const rewards = new Float32Array(18);
@@ -102,9 +102,9 @@ describe('return with inter-round accumulation (SPEC §6), 3 agents x 3 rounds',
   });
 });
 
-// The return of SPEC §5-6 from a played debate, worked out by hand: the rewards from the recipients'
+// The return of docs/method.md §5-6 from a played debate, worked out by hand: the rewards from the recipients'
 // transitions and the keeps, then the influence graph's weights.
-describe('return of whole debates (SPEC §5-6), by hand', () => {
+describe('return of whole debates (docs/method.md §5-6), by hand', () => {
   const debate = (correct: boolean[][], keeps: boolean[][][]) =>
     ({ correct, keeps, answers: correct.map((row) => row.map(() => 0)) }) as unknown as DebateResult;
   const G = (d: DebateResult, s: RewardSettings, beta: number, gamma: number) => [

@@ -1,11 +1,11 @@
 // From a batch of played debates to the advantage of every decision, once, for every trainer (the
-// FuseGLU trainer and the static learned mask): reward every action (SPEC §5) plus the budget cost
-// term, accumulate returns G over the influence graph (SPEC §6), subtract a baseline, and
+// FuseGLU trainer and the static learned mask): reward every action (docs/method.md §5) plus the budget cost
+// term, accumulate returns G over the influence graph (docs/method.md §6), subtract a baseline, and
 // optionally normalize over the batch. Engines receive these advantages and do forward, backward
 // and the optimizer step only, so a new baseline or return is one change here.
 //
 // Baselines (setting `baseline`):
-//   running  SPEC §7: a running mean of G per (round, candidate position), over every recipient.
+//   running  docs/method.md §7: a running mean of G per (round, candidate position), over every recipient.
 //   rloo     leave-one-out over the K rollouts of the same question (setting `rollouts` >= 2): a
 //            decision's baseline is the mean G of the same decision slot (round, recipient,
 //            candidate position) in the other K - 1 rollouts. No state; removes question difficulty.
@@ -44,7 +44,7 @@ export interface AdvantageSettings {
   reward: RewardSettings;
   /** Influence weights of the return (reward.ts influenceWeights). */
   W: Float32Array;
-  /** Unit of the reward's SPEC §5 cost term (lambda). */
+  /** Unit of the reward's docs/method.md §5 cost term (lambda). */
   meanTokens: number;
   agents: number;
   baseline: BaselineKind;

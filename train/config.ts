@@ -1,4 +1,4 @@
-// Every training setting, with its default and its meaning (SPEC §3–7). The CLI builds one flag
+// Every training setting, with its default and its meaning (docs/method.md §3–7). The CLI builds one flag
 // per setting from this schema; a JSON config file may set any of them; the resolved config is
 // saved with each run.
 import { z } from 'zod';
@@ -11,6 +11,7 @@ import { PolicyArchitecture } from '../src/policy/model.ts';
 import { RecordingSettings } from '../src/recording.ts';
 import { RewardSettings } from '../src/reward.ts';
 import { BASELINES } from './advantage.ts';
+import { InputError, SettingsError } from '../src/io/errors.ts';
 
 const P = PolicyArchitecture.shape;
 const R = RewardSettings.shape;
@@ -48,7 +49,7 @@ export const TrainConfig = z.strictObject({
     .enum(BASELINES)
     .default('running')
     .describe(
-      'return baseline: running (SPEC §7: running mean per round and position), rloo (leave-one-out mean of the same decision slot over the other K - 1 rollouts; needs rollouts >= 2), context (running mean per decision slot, recipient right before, candidate right)',
+      'return baseline: running (docs/method.md §7: running mean per round and position), rloo (leave-one-out mean of the same decision slot over the other K - 1 rollouts; needs rollouts >= 2), context (running mean per decision slot, recipient right before, candidate right)',
     ),
   baselineMomentum: z.number().min(0).lt(1).default(0.9).describe('momentum of the running and context baselines'),
   normalizeAdvantages: z.boolean().default(false).describe('divide the advantages by their batch sd after subtracting their batch mean'),
@@ -104,7 +105,7 @@ export function readConfigFile(file: string): Partial<TrainConfig> {
   // Both set by the file: its own contradiction, named by it (a flag may yet set rollouts otherwise).
   if (settings.baseline !== undefined && settings.rollouts !== undefined) {
     const problem = rlooProblem(settings as TrainConfig);
-    if (problem) throw new Error(`${file}: ${problem}`);
+    if (problem) throw new InputError(`${file}: ${problem}`);
   }
   return settings;
 }
@@ -119,7 +120,7 @@ export function resolveConfig(...layers: Partial<TrainConfig>[]): TrainConfig {
   const merged = Object.assign({}, ...layers.map((l) => Object.fromEntries(Object.entries(l).filter(([, v]) => v !== undefined))));
   const config = parseSettings(TrainConfig, merged, (path) => `setting ${path}`);
   const rloo = rlooProblem(config);
-  if (rloo) throw new Error(`setting ${rloo}`);
+  if (rloo) throw new SettingsError(`setting ${rloo}`);
   return config;
 }
 

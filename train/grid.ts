@@ -1,4 +1,4 @@
-// Ablation grids (SPEC §9, Table 6): a file names variants (setting overrides with a row name),
+// Ablation grids (docs/method.md §9, Table 6): a file names variants (setting overrides with a row name),
 // seeds and caches; every (variant, cache, seed) is a cell, trained in its own folder under the
 // results folder by worker processes. Rerunning a grid skips finished cells and resumes the others
 // (each only if it is the same run: train/identity.ts); a failing cell is reported and the rest go
@@ -94,6 +94,8 @@ export interface CellOutcome {
   cell: Cell;
   status: 'reused' | 'trained' | 'failed';
   error?: string;
+  /** What a failed cell threw (a user error, or a bug with its stack). */
+  reason?: unknown;
 }
 
 /**
@@ -139,7 +141,9 @@ export async function runGrid(cells: Cell[], workers: number, log: (line: string
   bar.stop();
   return results.map((r, i) => {
     const outcome: CellOutcome =
-      r.status === 'fulfilled' ? { cell: cells[i], status: r.value } : { cell: cells[i], status: 'failed', error: (r.reason as Error).message };
+      r.status === 'fulfilled'
+        ? { cell: cells[i], status: r.value }
+        : { cell: cells[i], status: 'failed', error: (r.reason as Error).message, reason: r.reason };
     if (outcome.status === 'failed') log(`cell failed: ${outcome.cell.id}: ${outcome.error}`);
     return outcome;
   });

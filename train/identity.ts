@@ -13,7 +13,7 @@ import { resolveConfig, type TrainConfig } from './config.ts';
  * Settings that say where a run lives and how it computes, not what it learns: the out folder and
  * the cache path (where, not what: the content hash stands for the cache), and engine, threads
  * and backend, which a resumed run may switch and on which the engines train to the same decisions
- * (README, "Policy engines").
+ * (docs/training.md, "Policy engines").
  */
 const NOT_IDENTITY: readonly string[] = ['out', 'cache', ...COMPUTE_SETTINGS];
 

@@ -1,8 +1,8 @@
-// REINFORCE training of a FuseGLU pruning policy (SPEC §7), top to bottom:
+// REINFORCE training of a FuseGLU pruning policy (docs/method.md §7), top to bottom:
 //   for each epoch: shuffle the train split; for each batch of questions:
 //     play each question `rollouts` times: sample keep/prune from p_keep and replay (rollout),
-//     reward every action (SPEC §5, plus the budget cost term), accumulate returns G over the
-//     influence graph (SPEC §6), advantage = G - baseline, optionally normalized (advantage.ts),
+//     reward every action (docs/method.md §5, plus the budget cost term), accumulate returns G over the
+//     influence graph (docs/method.md §6), advantage = G - baseline, optionally normalized (advantage.ts),
 //     one Adam step on -(advantage * log pi(action)) - entropy bonus,
 //     with a target budget: one dual-ascent step on the cost multiplier;
 //   evaluate on validation every `evalEvery` epochs, keep the best; checkpoint every epoch.
@@ -37,6 +37,7 @@ import { noCheckpoint, runSettings } from './plan.ts';
 import { clearRun, openRunLog, round4, runFiles, tierShares, truncateLog } from './runFolder.ts';
 import { checkTrainingData } from './smallData.ts';
 import { architectureOf, debateSettingsOf, rewardSettingsOf, TrainConfig } from './config.ts';
+import { InputError, RefusedError, SettingsError } from '../src/io/errors.ts';
 
 /** Behavior embeddings: mean embedding of each member's responses to `initSamples` validation questions. */
 function behaviorInit(cache: Cache, emb: Embeddings, team: number[], initSamples: number | null, seed: string): Float32Array {
@@ -49,7 +50,7 @@ function behaviorInit(cache: Cache, emb: Embeddings, team: number[], initSamples
   const out = new Float32Array(team.length * D);
   team.forEach((a, i) => {
     const rs = cache.responses.filter((r) => r.a === a && chosen.has(r.q));
-    if (rs.length === 0) throw new Error(`behavior init: agent '${cache.agents[a].id}' has no responses to validation questions in ${cache.file}`);
+    if (rs.length === 0) throw new InputError(`behavior init: agent '${cache.agents[a].id}' has no responses to validation questions in ${cache.file}`);
     for (const r of rs) for (let k = 0; k < D; k++) out[i * D + k] += emb.responses[r.index][k] / rs.length;
   });
   return out;
@@ -110,9 +111,9 @@ export async function train(config: TrainConfig, o: TrainOptions = {}): Promise<
 async function trainLocked(config: TrainConfig, o: TrainOptions): Promise<{ checkpoint: Checkpoint; setup: Setup }> {
   const files = runFiles(config.out);
   const held = existsSync(files.checkpoint);
-  if (o.resume && !held) throw new Error(noCheckpoint(config.out));
+  if (o.resume && !held) throw new RefusedError(noCheckpoint(config.out));
   if (!o.resume && held && !o.force)
-    throw new Error(
+    throw new RefusedError(
       `${config.out} already holds a run: pass --resume to continue it, --force to train it anew (its files are replaced), or choose another --out`,
     );
   const resumed = o.resume ? loadCheckpoint(files.checkpoint) : undefined;
@@ -133,7 +134,7 @@ async function trainLocked(config: TrainConfig, o: TrainOptions): Promise<{ chec
       { settings: config, cacheHash: contentHash },
     );
     if (differ.length)
-      throw new Error(
+      throw new RefusedError(
         `${config.out} cannot resume: ${differ.join('; ')}; it would go on with other data: restore the cache, or train anew there with --force (train --config ${files.config} --out ${config.out} --force)`,
       );
   }
@@ -344,7 +345,7 @@ function checkResumed(file: string, c: Checkpoint, shape: PolicyShape, encoder: 
       ? [`baseline holds ${c.baseline.length} values, the ${String(c.config.baseline ?? 'running')} baseline of this run needs ${baseline}`]
       : []),
   ];
-  if (differ.length) throw new Error(`${file}: does not fit its own run: ${differ.join('; ')}`);
+  if (differ.length) throw new InputError(`${file}: does not fit its own run: ${differ.join('; ')}`);
 }
 
 /** Training never leaves a debate out: a miss under miss = signature is an error naming the question. */
@@ -371,7 +372,7 @@ export async function costFloor(env: Environment, questions: number[]): Promise<
 export async function checkTarget(target: number, env: Environment, questions: number[]): Promise<void> {
   const floor = await costFloor(env, questions);
   if (target < floor)
-    throw new Error(
+    throw new SettingsError(
       `setting targetCost: ${target} is below ${floor.toFixed(3)}, the cost of pruning every edge on the train split of ${env.cache.file} (round-1 answers and every reply's own tokens are paid whatever is pruned)`,
     );
 }

@@ -2,6 +2,7 @@
 // reads; the transcript goes into a cache (src/endpoints/liveDebate.ts).
 import type { Argv } from 'yargs';
 import { SPLITS, type Split } from '../../src/cache/format.ts';
+import { SettingsError } from '../../src/io/errors.ts';
 
 export const debateCommand = <T>(y: Argv<T>) =>
   y.command(
@@ -24,9 +25,10 @@ export const debateCommand = <T>(y: Argv<T>) =>
         .option('budget-usd', { type: 'number', describe: "dollar cap of this run's calls (overrides the team file's budget.maxUsd)" })
         .option('max-calls', { type: 'number', describe: "call cap of this run (overrides the team file's budget.maxCalls)" })
         .check((a) => {
-          if ((a.cache === undefined) === (a.questionsFile === undefined)) throw new Error('give either --cache DIR --split S or --questions-file FILE');
-          if (a.cache !== undefined && a.split === undefined) throw new Error('--cache needs --split');
-          if (a.split !== undefined && a.cache === undefined) throw new Error('--split needs --cache');
+          if ((a.cache === undefined) === (a.questionsFile === undefined))
+            throw new SettingsError('give either --cache DIR --split S or --questions-file FILE');
+          if (a.cache !== undefined && a.split === undefined) throw new SettingsError('--cache needs --split');
+          if (a.split !== undefined && a.cache === undefined) throw new SettingsError('--split needs --cache');
           return true;
         }),
     async (a) => {

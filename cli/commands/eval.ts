@@ -1,4 +1,4 @@
-// `eval`: every comparison of SPEC §8-9 on one cache and split (jobs/eval.ts).
+// `eval`: every comparison of docs/method.md §8-9 on one cache and split (jobs/eval.ts).
 import type { Argv } from 'yargs';
 import { computeOf } from '../../src/policy/backends.ts';
 import {
@@ -15,11 +15,12 @@ import {
   splitOption,
   keepRateCoerce,
 } from '../options.ts';
+import { SettingsError } from '../../src/io/errors.ts';
 
 export const evalCommand = <T>(y: Argv<T>) =>
   y.command(
     'eval',
-    'compare methods on a split (SPEC §8-9): baselines, consistency votes, freeze gates, random pruning, static mask, trained policies; writes Markdown, CSV and an accuracy-vs-cost SVG',
+    'compare methods on a split (docs/method.md §8-9): baselines, consistency votes, freeze gates, random pruning, static mask, trained policies; writes Markdown, CSV and an accuracy-vs-cost SVG',
     (y) =>
       seedsOption(splitOption(cacheOption(computeOptions(endpointsOption(debateOptions(planOptions(y)))))), 'seeded runs of random pruning and the static mask')
         .option('policy', {
@@ -63,7 +64,7 @@ export const evalCommand = <T>(y: Argv<T>) =>
       ]);
       const { evalDescription, evalJob, METHODS } = await import('../../jobs/eval.ts');
       const unknown = methods.filter((m) => !(METHODS as readonly string[]).includes(m));
-      if (unknown.length) throw new Error(`--methods: unknown ${unknown.join(', ')} (choose from ${METHODS.join(', ')})`);
+      if (unknown.length) throw new SettingsError(`--methods: unknown ${unknown.join(', ')} (choose from ${METHODS.join(', ')})`);
       const o = {
         policies: a.policy,
         cache: a.cache,

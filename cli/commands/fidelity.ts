@@ -3,6 +3,7 @@
 import type { Argv } from 'yargs';
 import { computeOf } from '../../src/policy/backends.ts';
 import { cacheOption, computeOptions, debateOptions, debateSettings, endpointsOption, seedsOption, splitOption } from '../options.ts';
+import { SettingsError } from '../../src/io/errors.ts';
 
 export const fidelityCommand = <T>(y: Argv<T>) =>
   y.command(
@@ -37,12 +38,12 @@ export const fidelityCommand = <T>(y: Argv<T>) =>
         })
         .option('out', { type: 'string', describe: 'folder to write fidelity.md, fidelity.csv and context-bias.csv' }),
     async (a) => {
-      if (a.miss !== undefined) throw new Error('--miss: fidelity runs every method under both miss = model and miss = record; drop the flag');
+      if (a.miss !== undefined) throw new SettingsError('--miss: fidelity runs every method under both miss = model and miss = record; drop the flag');
       const keepRates = a.keepRates.split(',').map((x) => Number(x.trim()));
       const bad = keepRates.filter((r) => !(r >= 0 && r <= 1));
-      if (bad.length || !keepRates.length) throw new Error(`--keep-rates: each rate must be a number from 0 to 1 (got '${a.keepRates}')`);
-      if (!Number.isInteger(a.samples) || a.samples < 1) throw new Error(`--samples: a whole number of at least 1 (got ${a.samples})`);
-      if (!Number.isInteger(a.visited) || a.visited < 0) throw new Error(`--visited: a whole number, 0 or more (got ${a.visited})`);
+      if (bad.length || !keepRates.length) throw new SettingsError(`--keep-rates: each rate must be a number from 0 to 1 (got '${a.keepRates}')`);
+      if (!Number.isInteger(a.samples) || a.samples < 1) throw new SettingsError(`--samples: a whole number of at least 1 (got ${a.samples})`);
+      if (!Number.isInteger(a.visited) || a.visited < 0) throw new SettingsError(`--visited: a whole number, 0 or more (got ${a.visited})`);
       const { fidelityJob } = await import('../../jobs/fidelity.ts');
       const out = await fidelityJob({
         cache: a.cache,

@@ -2,6 +2,7 @@
 import type { Argv } from 'yargs';
 import { computeOf } from '../../src/policy/backends.ts';
 import { cacheOption, computeOptions, debateOptions, debateSettings, seedsOption, splitOption, workersOption } from '../options.ts';
+import { SettingsError } from '../../src/io/errors.ts';
 
 export const paretoCommand = <T>(y: Argv<T>) =>
   y.command(
@@ -30,7 +31,7 @@ export const paretoCommand = <T>(y: Argv<T>) =>
         }),
     async (a) => {
       const budgets = a.budgets.split(',').map(Number);
-      if (budgets.some((b) => !(b > 0 && b <= 1))) throw new Error(`--budgets: '${a.budgets}': each must be a number in (0, 1]`);
+      if (budgets.some((b) => !(b > 0 && b <= 1))) throw new SettingsError(`--budgets: '${a.budgets}': each must be a number in (0, 1]`);
       const { paretoJob } = await import('../../jobs/pareto.ts');
       console.log(
         await paretoJob({

@@ -14,6 +14,7 @@ import {
   splitOption,
   keepRateCoerce,
 } from '../options.ts';
+import { SettingsError } from '../../src/io/errors.ts';
 
 export const recordCommand = <T>(y: Argv<T>) =>
   y.command(
@@ -33,9 +34,9 @@ export const recordCommand = <T>(y: Argv<T>) =>
         .option('concurrency', { type: 'number', default: 8, describe: 'calls in flight at once' }),
     async (a) => {
       if (a.miss !== 'model')
-        throw new Error(`--miss ${a.miss}: record always replays with miss = record (and miss = model for the before/after shares); leave --miss out`);
-      if (a.policy && a.method) throw new Error('--method and --policy: give one');
-      if (a.keepRate !== undefined && a.method !== 'random') throw new Error('--keep-rate applies to --method random only');
+        throw new SettingsError(`--miss ${a.miss}: record always replays with miss = record (and miss = model for the before/after shares); leave --miss out`);
+      if (a.policy && a.method) throw new SettingsError('--method and --policy: give one');
+      if (a.keepRate !== undefined && a.method !== 'random') throw new SettingsError('--keep-rate applies to --method random only');
       refuseUnused(a, [
         [
           'allow-unrecorded-rounds',

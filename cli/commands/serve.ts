@@ -5,6 +5,7 @@ import { loadCache } from '../../src/cache/load.ts';
 import { serveSimulator } from '../../src/endpoints/simServer.ts';
 import { ensureDefaultCache } from '../../src/sim/generate.ts';
 import { cacheOption, refuseUnused } from '../options.ts';
+import { SettingsError } from '../../src/io/errors.ts';
 
 const rate = (describe: string) => ({ type: 'number' as const, default: 0, describe });
 
@@ -28,7 +29,7 @@ export const serveCommand = <T>(y: Argv<T>) =>
       let key: string | undefined;
       if (a.keyEnv !== undefined) {
         key = process.env[a.keyEnv];
-        if (!key) throw new Error(`--key-env: environment variable ${a.keyEnv} is not set`);
+        if (!key) throw new SettingsError(`--key-env: environment variable ${a.keyEnv} is not set`);
       }
       for (const [flag, value] of [
         ['rate-429', a.rate429],
@@ -36,7 +37,7 @@ export const serveCommand = <T>(y: Argv<T>) =>
         ['rate-drop', a.rateDrop],
         ['rate-malformed', a.rateMalformed],
       ] as const)
-        if (!(value >= 0 && value <= 1)) throw new Error(`--${flag}: ${value} is not a share between 0 and 1`);
+        if (!(value >= 0 && value <= 1)) throw new SettingsError(`--${flag}: ${value} is not a share between 0 and 1`);
       ensureDefaultCache(a.cache);
       const cache = loadCache(a.cache);
       const server = await serveSimulator(cache, {

@@ -5,11 +5,12 @@ import { overrideNotes, readConfigFile, resolveConfig } from '../../train/config
 import { flagSettings, kebab, trainFlags } from '../flags.ts';
 import { trainDescription } from '../../train/plan.ts';
 import { computeRules, planOptions, refuseUnused, runOrPlan } from '../options.ts';
+import { SettingsError } from '../../src/io/errors.ts';
 
 export const trainCommand = <T>(y: Argv<T>) =>
   y.command(
     'train',
-    'train a FuseGLU pruning policy with REINFORCE on a cache (SPEC §4-7); every setting is a flag below',
+    'train a FuseGLU pruning policy with REINFORCE on a cache (docs/method.md §4-7); every setting is a flag below',
     (y) =>
       planOptions(trainFlags(y))
         .option('config', { type: 'string', describe: 'JSON file of training settings; flags override it' })
@@ -25,7 +26,7 @@ export const trainCommand = <T>(y: Argv<T>) =>
         .example('$0 train --resume --out checkpoints/k-1', 'continue an interrupted run'),
     async (a) => {
       const flags = flagSettings(a);
-      if (a.resume && a.force) throw new Error('--force with --resume: --resume continues the run in --out, --force replaces it; give one');
+      if (a.resume && a.force) throw new SettingsError('--force with --resume: --resume continues the run in --out, --force replaces it; give one');
       if (a.resume) {
         const why = 'is not used by --resume: the run goes on with the settings it was started with (only --engine, --threads and --backend may change)';
         refuseUnused(a, [

@@ -1,5 +1,5 @@
 // The response-cache format, version 1. One JSON object a line in `<cache>/cache.jsonl`; the line's
-// `type` says what it is. The README's "Cache format" section documents every field for users who
+// `type` says what it is. docs/cache-format.md documents every field for users who
 // write caches from their own recorded debates; keep the two in step.
 import { z } from 'zod';
 import { ANSWER_TYPES } from '../answer.ts';

@@ -9,6 +9,7 @@ import { JournalLine, journalPath, journalTail } from './journal.ts';
 import { checkedLines, zodProblems, type Problem } from '../io/problems.ts';
 import { fileLines } from '../io/textFile.ts';
 import { CacheError, type Cache, type External, type JournalSummary, type Question, type Response } from './types.ts';
+import { InputError } from '../io/errors.ts';
 
 /**
  * The key of a normalized answer to question `q`. Equal strings share a key; so do equivalent MATH
@@ -245,10 +246,10 @@ export function appendResponse(cache: Cache, rec: ResponseRecord): Response {
   const q = cache.questionIndex.get(checked.question);
   const a = cache.agentIndex.get(checked.agent);
   if (q === undefined || a === undefined || cache.responseIndex.has(checked.id))
-    throw new Error(`cannot append response '${checked.id}': unknown question/agent or duplicate id`);
+    throw new InputError(`cannot append response '${checked.id}': unknown question/agent or duplicate id`);
   const r = indexResponse(cache, checked, q, a);
   const broken = resolveReferences(cache, r);
-  if (broken) throw new Error(`cannot append response '${checked.id}': ${broken.field}: ${broken.message}`);
+  if (broken) throw new InputError(`cannot append response '${checked.id}': ${broken.field}: ${broken.message}`);
   cache.responseIndex.set(r.id, r.index);
   cache.responses.push(r);
   return r;

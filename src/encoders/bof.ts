@@ -1,7 +1,7 @@
 // Bag-of-features text encoder (the default): lower-cased word unigrams and bigrams, hashed into
 // `dim` signed buckets, divided by the word count. Because it is a mean of per-word features, the
 // token-weighted sum of two texts' embeddings equals the embedding sum of their concatenation
-// (up to the one bigram across the seam), as SPEC §4's progressive query assumes.
+// (up to the one bigram across the seam), as docs/method.md §4's progressive query assumes.
 import type { Encoder } from './index.ts';
 
 function fnv1a(s: string): number {

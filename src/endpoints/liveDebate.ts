@@ -1,5 +1,5 @@
 // `debate`: live debates on a team of endpoints, an exported policy choosing what each agent reads
-// each round (SPEC §1, §4), and the transcript written into a cache so that live debates become
+// each round (docs/method.md §1, §4), and the transcript written into a cache so that live debates become
 // training data. Round 1: every agent answers alone; round t >= 2: the policy decides, for each
 // recipient, its candidates in order (own response first, then the others in team order), kept
 // responses join the recipient's query state (the `accepted` texts of inference.ts), and the

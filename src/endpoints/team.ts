@@ -1,5 +1,5 @@
 // The team file: which live endpoint answers for each agent, with what prompts and at what price,
-// and the limits every call of the team shares (concurrency, retries, caps). The README's "Live
+// and the limits every call of the team shares (concurrency, retries, caps). docs/recording.md's "Live
 // endpoints" section documents every field; cache/example/team.json is a working example (it
 // points at `serve`). API keys are never in this file: `keyEnv` names the environment variable
 // that holds one.

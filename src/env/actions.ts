@@ -1,4 +1,4 @@
-// The action space of a debate (SPEC §4-6). In round t >= 2 each recipient i decides, for each of
+// The action space of a debate (docs/method.md §4-6). In round t >= 2 each recipient i decides, for each of
 // its candidates j, keep or prune. Candidate j = 0 is the recipient's own round t-1 response, then
 // the other members in team order. Actions are numbered round-major, then recipient, then
 // candidate: x = (t - 2)·A² + i·A + j for a team of A. Every per-action array (decisions, rewards,

@@ -1,4 +1,4 @@
-// Pricing (SPEC §1): a call costs inTokens x priceIn + outTokens x priceOut of the agent's model.
+// Pricing (docs/method.md §1): a call costs inTokens x priceIn + outTokens x priceOut of the agent's model.
 // Input tokens come from what was recorded where the call is the recorded one: a response looked
 // up with exactly the context it was recorded with (round-1 answers, the exact and record tiers)
 // brings its own `inTokens`, the prompt as it was really sent (chat history, instructions, summary

@@ -1,4 +1,4 @@
-// The debate loop (SPEC §1-2): a debate is stepped round by round so that a trainer can run many
+// The debate loop (docs/method.md §1-2): a debate is stepped round by round so that a trainer can run many
 // debates in lockstep:
 //   const d = startDebate(env, q, seed);                  // round 1: independent answers
 //   while (d.round < env.rounds) stepRound(env, d, keep);  // keep[recipient][candidate]

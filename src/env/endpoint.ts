@@ -1,4 +1,4 @@
-// A live model endpoint: what the `record` tier (SPEC §3, tier 4) asks when the cache holds no
+// A live model endpoint: what the `record` tier (docs/method.md §3, tier 4) asks when the cache holds no
 // response for a context. Implementations: the simulator behind a simulated cache, and any
 // OpenAI-compatible chat-completions server (vLLM, llama.cpp, Ollama, commercial APIs).
 import type { Agent, Cache, Question, Response } from '../cache/types.ts';

@@ -1,4 +1,4 @@
-// The offline debate environment (SPEC §1-3): a cache, the debate settings, the team, and the
+// The offline debate environment (docs/method.md §1-3): a cache, the debate settings, the team, and the
 // indexes and fitted response model the lookup tiers read. The debate loop is in debate.ts, the
 // tiers in tiers.ts, the record path in record.ts, pricing in cost.ts.
 import type { Split } from '../cache/format.ts';
@@ -11,6 +11,7 @@ import { fitResponseModel } from './responseModelFit.ts';
 import { tokenLimits } from './tokenLimit.ts';
 import { DebateSettings } from './settings.ts';
 import { emptyTiers, type TierCounts } from './tiers.ts';
+import { SettingsError } from '../io/errors.ts';
 
 export interface Environment extends LookupIndex {
   cache: Cache;
@@ -37,7 +38,7 @@ export interface Environment extends LookupIndex {
 /** Debate settings checked against their schema; a problem names the setting. */
 export function parseDebateSettings(settings: Partial<DebateSettings>): DebateSettings {
   const parsed = DebateSettings.safeParse(settings);
-  if (!parsed.success) throw new Error(parsed.error.issues.map((i) => `setting ${i.path.join('.') || '(debate settings)'}: ${i.message}`).join('\n'));
+  if (!parsed.success) throw new SettingsError(parsed.error.issues.map((i) => `setting ${i.path.join('.') || '(debate settings)'}: ${i.message}`).join('\n'));
   return parsed.data;
 }
 
@@ -54,7 +55,7 @@ export function deepestRounds(cache: Cache): number[] {
  */
 function checkRounds(cache: Cache, s: DebateSettings): void {
   if (s.allowUnrecordedRounds && s.miss !== 'model')
-    throw new Error(
+    throw new SettingsError(
       `setting allowUnrecordedRounds applies to miss = model only (the tier-3 model draws the unrecorded rounds); miss = ${s.miss} ${s.miss === 'record' ? 'records every round the cache lacks through its live endpoint' : 'never draws an answer'}`,
     );
   if (s.miss === 'record') return;
@@ -71,7 +72,7 @@ function checkRounds(cache: Cache, s: DebateSettings): void {
     s.miss === 'model'
       ? `every answer of round ${most + 1}${s.rounds > most + 1 ? ` to ${s.rounds}` : ''} would be drawn by the tier-3 response model: allow that with allowUnrecordedRounds (--allow-unrecorded-rounds), or record those rounds with a live endpoint (miss = record)`
       : `no tier of miss = ${s.miss} answers round ${most + 1}: record it with a live endpoint (miss = record), or let the tier-3 model draw it (miss = model with --allow-unrecorded-rounds)`;
-  throw new Error(
+  throw new SettingsError(
     `setting rounds: ${s.rounds}, but cache ${cache.file} records debates of at most ${most} round${most === 1 ? '' : 's'} (deepest recorded round per question: ${held}); ${deeper}`,
   );
 }
@@ -93,12 +94,12 @@ export function makeEnvironment(cache: Cache, settings: Partial<DebateSettings> 
   const s = parseDebateSettings(settings);
   const team = (s.agents ?? cache.agents.map((a) => a.id)).map((id) => {
     const a = cache.agentIndex.get(id);
-    if (a === undefined) throw new Error(`setting agents: unknown agent '${id}' (cache ${cache.file} has ${cache.agents.map((x) => x.id).join(', ')})`);
+    if (a === undefined) throw new SettingsError(`setting agents: unknown agent '${id}' (cache ${cache.file} has ${cache.agents.map((x) => x.id).join(', ')})`);
     return a;
   });
-  if (s.miss === 'record' && !recording) throw new Error(`setting miss = record needs a live endpoint, and cache ${cache.file} has none attached`);
+  if (s.miss === 'record' && !recording) throw new SettingsError(`setting miss = record needs a live endpoint, and cache ${cache.file} has none attached`);
   if (s.miss !== 'record' && recording)
-    throw new Error(`a live endpoint (${recording.endpoint.name}) is attached but miss = ${s.miss}: it would never be asked`);
+    throw new SettingsError(`a live endpoint (${recording.endpoint.name}) is attached but miss = ${s.miss}: it would never be asked`);
   checkRounds(cache, s);
   const env: Environment = {
     cache,

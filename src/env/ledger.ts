@@ -1,4 +1,4 @@
-// Transition ledger (SPEC §9): per debate, initial = round-1 majority, final = last-round
+// Transition ledger (docs/method.md §9): per debate, initial = round-1 majority, final = last-round
 // majority; preserved (C->C), collapse (C->W), correction (W->C), unrepaired (W->W), invalid (no
 // parsed final answer). Collapse onset: the first round whose majority is wrong after a correct
 // round 1. Signed utility compares two methods on the same questions.

@@ -1,4 +1,4 @@
-// The indexes the lookup tiers search (SPEC §3): exact keys (question, agent, round, the agent's own
+// The indexes the lookup tiers search (docs/method.md §3): exact keys (question, agent, round, the agent's own
 // previous response, context ids),
 // signature keys (the context's (source agent, parsed answer) multiset), round-1 samples, and the
 // responses stating each answer (text for tier-3 answers).

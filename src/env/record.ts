@@ -1,4 +1,4 @@
-// The record tier (SPEC §3, tier 4): a live endpoint answers the contexts the cache lacks. The
+// The record tier (docs/method.md §3, tier 4): a live endpoint answers the contexts the cache lacks. The
 // lookups stay synchronous: before a round is stepped, the contexts no cached response answers
 // exactly are collected, asked concurrently (bounded), journaled, and added to the cache; the round
 // is then stepped and those lookups count as tier `record`.

@@ -1,7 +1,7 @@
-// Tier-3 response model (SPEC §3): per recipient agent r, the answer it gives after reading its
+// Tier-3 response model (docs/method.md §3): per recipient agent r, the answer it gives after reading its
 // kept set, fitted by maximum likelihood on the cached revisions of the train split only.
 //
-// Base form (SPEC's): a multinomial logit over the answers its context and history make available,
+// Base form (the method's): a multinomial logit over the answers its context and history make available,
 //   P(answer = b) ∝ exp(w_prev·[b = previous] + w_peers·(kept peers answering b) + w_prior·log p_r(b|q)).
 // Full form (the default): the same logit with more features of an outcome b,
 //   prevShown     [b = previous] · [r's own previous response is kept] (r remembers its answer either way)

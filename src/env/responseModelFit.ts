@@ -151,7 +151,7 @@ function solve(A: number[][], b: number[]): number[] {
 
 /**
  * The environment's tier-3 model: per-agent weights of `settings.responseModel`, fitted on the
- * revisions of the train split (SPEC §3); `use` picks other questions (tests, the before/after
+ * revisions of the train split (docs/method.md §3); `use` picks other questions (tests, the before/after
  * comparison of fitting on every split).
  */
 export function fitResponseModel(

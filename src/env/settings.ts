@@ -1,4 +1,4 @@
-// Debate and environment settings (SPEC §1 and §3). Every default here is a setting users may
+// Debate and environment settings (docs/method.md §1 and §3). Every default here is a setting users may
 // override from a config file or a flag.
 import { z } from 'zod';
 
@@ -37,7 +37,7 @@ export const DebateSettings = z.strictObject({
     .enum(MISS_TIERS)
     .default('model')
     .describe(
-      'deepest lookup tier on a cache miss (SPEC §3); record asks the live endpoint (the simulator of a simulated cache, ' +
+      'deepest lookup tier on a cache miss (docs/method.md §3); record asks the live endpoint (the simulator of a simulated cache, ' +
         'a fitted simulator (cache fit) or --endpoints) and journals each reply',
     ),
   tokenLimit: z
@@ -52,7 +52,7 @@ export const DebateSettings = z.strictObject({
     .default('full')
     .describe(
       'tier-3 response model: full (own response kept or pruned, kept peers agreeing / disagreeing with the previous answer, ' +
-        'peers weighted by their accuracy) or base (previous answer, kept peers, round-1 prior: SPEC §3 base form)',
+        'peers weighted by their accuracy) or base (previous answer, kept peers, round-1 prior: docs/method.md §3 base form)',
     ),
   priorSmoothing: z.number().positive().default(0.5).describe('smoothing of the tier-3 prior p_r(b|q): pseudo-count added to every answer bucket'),
   seed: z.number().int().default(0).describe('seed of every random choice of a replay (and of a training run: initialization, shuffling, sampling)'),

@@ -1,4 +1,4 @@
-// The tier-3 stand-in (SPEC §3): the fitted response model draws the recipient's answer; its text,
+// The tier-3 stand-in (docs/method.md §3): the fitted response model draws the recipient's answer; its text,
 // tokens and embedding come from a cached response stating that answer.
 import type { Environment } from './environment.ts';
 import { shownCode } from './lookupIndex.ts';
@@ -12,7 +12,7 @@ import { drawAnswer, type RevisionContext } from './responseModel.ts';
  * written after a context like this one, not after another (issue 12: with the nearest round alone,
  * a learned policy read its debates 1-2 points better than with the real replies). Every answer the
  * response model can draw is stated by some cached response to the question (previous, peers',
- * round-1), so SPEC §3's "model-bare" fallback cannot arise here and is not counted.
+ * round-1), so docs/method.md §3's "model-bare" fallback cannot arise here and is not counted.
  */
 function textSource(env: Environment, c: RevisionContext, round: number, ans: number): number {
   const { cache } = env;

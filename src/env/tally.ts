@@ -1,4 +1,4 @@
-// The tally of a method's debates (SPEC §8-9), the same for every method and for a training run's
+// The tally of a method's debates (docs/method.md §8-9), the same for every method and for a training run's
 // validation: accuracy, invalid answers, cost and how it was priced, kept edges, lookup tiers, the
 // transition ledger and each question's outcome (what the paired tests compare).
 import seedrandom from 'seedrandom';

@@ -1,4 +1,4 @@
-// The lookup tiers (SPEC §3): a recipient's response under its kept context is looked up as deep
+// The lookup tiers (docs/method.md §3): a recipient's response under its kept context is looked up as deep
 // as the `miss` setting allows: exact, then signature, then the fitted model (tier 3); with a live
 // endpoint (miss = record), exact, else the endpoint's reply recorded before the round (record.ts).
 // Each lookup is counted by the tier that answered it.

@@ -83,3 +83,12 @@ export function reportError(e: unknown, print: (text: string) => void = console.
   print('This is a bug in cpp-workbench: please report it, with the stack trace above and the command that was run.');
   return BUG_EXIT;
 }
+
+/**
+ * One error for several failed runs (`message` names each): a user error when every one of them
+ * is, else a bug that carries the first bug as its cause, so that its stack is printed.
+ */
+export function failedRuns(message: string, errors: unknown[]): Error {
+  const bug = errors.find((e) => userMessage(e) === undefined);
+  return bug === undefined ? new UserError(message) : new Error(message, { cause: bug });
+}

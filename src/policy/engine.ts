@@ -3,7 +3,7 @@
 import type { DecisionBatch, PolicyShape, Weights } from './model.ts';
 
 export interface OptimizerSettings {
-  /** Adam learning rate and moments (SPEC §7). */
+  /** Adam learning rate and moments (docs/method.md §7). */
   lr: number;
   beta1: number;
   beta2: number;

@@ -48,7 +48,7 @@ team order, skipping itself. Order matters: a kept candidate enters the query st
 ## Output
 
 \`keep_probability\` float32 [N]: the policy's probability of keeping the edge. The trained policy is
-used greedily: **keep iff keep_probability >= 0.5** (SPEC §7). A kept candidate is shown to the recipient
+used greedily: **keep iff keep_probability >= 0.5** (docs/method.md §7). A kept candidate is shown to the recipient
 and, with conditioning, is added to its S before the next candidate is decided.
 
 The inference API of this package (\`cpp-workbench/inference\`, src/policy/inference.ts) implements exactly this.

@@ -1,4 +1,4 @@
-// FuseGLU pruning policy (SPEC §4): architecture settings, parameter shapes and seeded
+// FuseGLU pruning policy (docs/method.md §4): architecture settings, parameter shapes and seeded
 // initialization, as plain named arrays so every compute engine starts from the same weights.
 //   FuseGLU(x, y) = x + W_down( SiLU(W_gate x' + V_gate y') ⊙ (W_up x' + V_up y') ),  x', y' layer-normed
 //   h = FuseGLU(q, e_r);  z = FuseGLU(h, c);  p_keep = sigmoid(w·z + b)

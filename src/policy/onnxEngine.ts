@@ -22,7 +22,7 @@ export async function onnxLoadError(): Promise<string | undefined> {
 /** A reply of the worker thread (onnx/worker.mjs): a failed call has its error's message and stack, and `user` when it is a user's to act on. */
 type Reply = Record<string, unknown> & { id: number; error?: string; stack?: string; user?: boolean };
 
-/** `device` cuda runs the graphs on ONNX Runtime's CUDA execution provider (see the README). */
+/** `device` cuda runs the graphs on ONNX Runtime's CUDA execution provider (see docs/training.md). */
 export async function onnxEngine(
   shape: PolicyShape,
   state: EngineState,

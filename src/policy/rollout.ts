@@ -1,7 +1,7 @@
 // Playing debates with a policy, many in lockstep so the engine sees large batches: for each
 // round, for each candidate position j, one forward pass decides position j for every
 // (debate, recipient); kept candidates then enter the recipient's query state before position
-// j + 1 is decided (conditional, progressive pruning, SPEC §4).
+// j + 1 is decided (conditional, progressive pruning, docs/method.md §4).
 import { embedArrivals, type Embeddings } from '../cache/embeddings.ts';
 import { actionIndex, actionsPerDebate, candidateOrder } from '../env/actions.ts';
 import { finishDebate, startDebates, stepDebates, type DebateResult } from '../env/debate.ts';
@@ -12,7 +12,7 @@ import { sigmoid, type DecisionBatch } from './model.ts';
 
 export interface Rollout {
   results: DebateResult[];
-  /** Every decision, debate-major, then (round, recipient, candidate): the order of SPEC §6 returns. */
+  /** Every decision, debate-major, then (round, recipient, candidate): the order of docs/method.md §6 returns. */
   batch: DecisionBatch;
   actions: Uint8Array;
   probs: Float32Array;
@@ -125,7 +125,7 @@ export async function rollout(engine: PolicyEngine, env: Environment, emb: Embed
   return { results: debates.map((d) => finishDebate(env, d)), batch: all, actions, probs, tokens };
 }
 
-/** The debates of `questions` under the trained policy's decisions (keep iff p_keep >= 0.5, SPEC §7), `batch` debates at a time. */
+/** The debates of `questions` under the trained policy's decisions (keep iff p_keep >= 0.5, docs/method.md §7), `batch` debates at a time. */
 export async function playGreedy(engine: PolicyEngine, env: Environment, emb: Embeddings, questions: number[], batch = 256): Promise<DebateResult[]> {
   const results: DebateResult[] = [];
   for (let i = 0; i < questions.length; i += batch)

@@ -10,6 +10,7 @@ import { FIT_FILE } from '../cache/format.ts';
 import type { Cache } from '../cache/types.ts';
 import { writeFileAtomic } from '../io/atomic.ts';
 import { readJsonFile } from '../io/jsonFile.ts';
+import { InputError } from '../io/errors.ts';
 
 export const fitPath = (dir: string) => join(dir, FIT_FILE);
 
@@ -91,7 +92,9 @@ export function loadFit(cache: Cache): SimulatorFit {
         break;
       }
   if (stale.length)
-    throw new Error(`${file} does not fit the cache beside it (${stale.slice(0, 3).join('; ')}): refit it with \`cache fit ${dirname(cache.file)} --force\``);
+    throw new InputError(
+      `${file} does not fit the cache beside it (${stale.slice(0, 3).join('; ')}): refit it with \`cache fit ${dirname(cache.file)} --force\``,
+    );
   return fit;
 }
 

@@ -27,6 +27,7 @@ import type { Cache, Question } from '../cache/types.ts';
 import { drawIndex } from '../shuffle.ts';
 import type { Knobs, SimulatorFit } from './fitFile.ts';
 import { logit, revisedAnswer, sigmoid, type AgentProfile, type QuestionLatent, type ShownArgument } from './world.ts';
+import { InputError, SettingsError } from '../io/errors.ts';
 
 /** ownBoost / stubbornness in the default world (atlas 0.69, sage 0.65, brisk 0.67). */
 const OWN_SHARE = 0.67;
@@ -251,11 +252,11 @@ export interface FitOptions {
 /** Fit the world to a cache's records (see the top of this file). */
 export function fitSimulator(cache: Cache, o: FitOptions): { fit: SimulatorFit; calibration: CalibrationRow[] } {
   if (cache.header.source === 'simulator')
-    throw new Error(`cache ${cache.file} is simulated: its own simulator answers every context (a fit is for recorded caches)`);
+    throw new SettingsError(`cache ${cache.file} is simulated: its own simulator answers every context (a fit is for recorded caches)`);
   const log = o.log ?? (() => {});
   const data = questionData(cache);
   const withRound1 = data.filter((d) => d.round1.length > 0);
-  if (!withRound1.length) throw new Error(`cache ${cache.file}: no round-1 response (sample 0) to fit ability to`);
+  if (!withRound1.length) throw new InputError(`cache ${cache.file}: no round-1 response (sample 0) to fit ability to`);
   const subjects = [...new Set(data.map((d) => d.subject))].sort();
 
   // Ability: skill per subject for each latentSd on a grid; the best latentSd.
@@ -292,7 +293,7 @@ export function fitSimulator(cache: Cache, o: FitOptions): { fit: SimulatorFit; 
     for (const e of r.ext) shown.push({ agent: peer, answer: optionIndex(d, cache.externals[e].ans), quality: 0.5, own: false });
     revisions.push({ d, agent: cache.agents[r.a].id, prev: optionIndex(d, prev.ans), shown, observed: optionIndex(d, r.ans), posterior: posteriors[r.q] });
   }
-  if (!revisions.length) throw new Error(`cache ${cache.file}: no recorded revision (round >= 2 with a previous response) to fit the revision knobs to`);
+  if (!revisions.length) throw new InputError(`cache ${cache.file}: no recorded revision (round >= 2 with a previous response) to fit the revision knobs to`);
   const logLik = (x: number[]) => {
     const k = knobsOf(x, best.sd);
     const profile = profileOf(k, best.skill);

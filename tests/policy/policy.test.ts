@@ -101,7 +101,7 @@ describe('FuseGLU engine (TF.js)', () => {
   });
 });
 
-describe('conditional, progressive query (SPEC §4)', () => {
+describe('conditional, progressive query (docs/method.md §4)', () => {
   it("a kept candidate enters the recipient's query before the next candidate is decided", async () => {
     const cache = cacheFromRecords(tinyRecords(4));
     const env = makeEnvironment(cache, { rounds: 2, miss: 'error' });

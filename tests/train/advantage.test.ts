@@ -80,7 +80,7 @@ describe('advantages (train/advantage.ts)', () => {
     expect(() => advantagesOf(mixed, settings({ baseline: 'rloo', rollouts: 3, state: [] }))).toThrow(/not rollouts of one question/);
   });
 
-  it('running (SPEC §7): a running mean per (round, position), centered on the first batch', () => {
+  it('running (docs/method.md §7): a running mean per (round, position), centered on the first batch', () => {
     const first = advantagesOf(played(rollouts), settings());
     // Position 0 over both recipients and three debates: (2 + 0 + 0 + 0 + 0 + 0) / 6; position 1: (2 + 0 + 0 - 2 + 2 + 0) / 6
     close(first.state, [1 / 3, 1 / 3]);

@@ -1,4 +1,4 @@
-// FuseGLU as ONNX graphs (SPEC §4, §7): the forward pass, the REINFORCE loss with its hand-derived
+// FuseGLU as ONNX graphs (docs/method.md §4, §7): the forward pass, the REINFORCE loss with its hand-derived
 // backward pass, and a fused Adam step, all from ordinary operators (the npm build of ONNX Runtime
 // has no training operators). Trainable parameters travel as one flat vector (layout.ts), so Adam
 // is a handful of elementwise nodes per group of it whatever the number of parameters.

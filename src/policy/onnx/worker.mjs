@@ -51,7 +51,8 @@ const handlers = {
       throw Object.assign(
         new Error(
           `the CUDA execution provider did not start (${e.message}); ` +
-            'install its binaries with `npm ci --onnxruntime-node-install=cuda12` (README, "Policy engines")',
+            'install its binaries with `node node_modules/onnxruntime-node/script/install --onnxruntime-node-install=cuda12` ' +
+            '(docs/training.md, "Policy engines")',
         ),
         { user: true },
       );
