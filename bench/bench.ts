@@ -78,7 +78,8 @@ if (wanted('load')) {
   );
   const load = JSON.parse(out.trim().split('\n').at(-1)!);
   console.log(
-    `\nLoad ${BIG}: ${load.questions} questions, ${load.responses.toLocaleString('en-US')} responses in ${(load.ms / 1000).toFixed(2)} s (goal <= 5 s -> ${load.ms <= 5000 ? 'met' : 'NOT met'})`,
+    `\nLoad ${BIG}: ${load.questions} questions, ${load.responses.toLocaleString('en-US')} responses ` +
+      `in ${(load.ms / 1000).toFixed(2)} s (goal <= 5 s -> ${load.ms <= 5000 ? 'met' : 'NOT met'})`,
   );
 }
 

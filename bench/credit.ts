@@ -100,7 +100,8 @@ for (const [beta, gamma] of [
     return `${baseline} ${(adv.reduce((s, a) => s + a * a, 0) / adv.length).toFixed(2)}`;
   });
   console.log(
-    `beta ${beta}, gamma ${gamma}: shares own / same transition / same recipient later / other recipients ${parts.map((p) => (p / total).toFixed(2)).join(' / ')}; ` +
+    `beta ${beta}, gamma ${gamma}: shares own / same transition / same recipient later ` +
+      `/ other recipients ${parts.map((p) => (p / total).toFixed(2)).join(' / ')}; ` +
       `mean |E[G|keep] - E[G|prune]| / sd(G) ${(snr / weight).toFixed(2)}; var G ${varG.toFixed(2)}; mean squared advantage: ${residual.join(', ')}`,
   );
 }

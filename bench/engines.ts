@@ -51,7 +51,10 @@ export const stepFlops = ({ dim: D, hidden: H }: PolicyShape) => 3 * (2 * (4 * 2
 export function loadNote(before: boolean): string {
   const [one, five] = loadavg();
   const busy = before && one >= 1;
-  return `load average ${one.toFixed(1)} (1 min), ${five.toFixed(1)} (5 min) on ${cpus().length} cores${busy ? ': other work is competing for the cores, so the timings are disturbed' : ''}`;
+  return (
+    `load average ${one.toFixed(1)} (1 min), ${five.toFixed(1)} (5 min) on ${cpus().length} ` +
+    `cores${busy ? ': other work is competing for the cores, so the timings are disturbed' : ''}`
+  );
 }
 
 const freshState = (weights: Weights): EngineState => ({ weights, step: 0, m: zeroMoments(weights), v: zeroMoments(weights) });
@@ -94,10 +97,12 @@ export async function benchEngines(): Promise<void> {
   const flops = stepFlops(SHAPE);
   console.log(`\nPolicy engines: one REINFORCE step (forward, backward, Adam), FuseGLU width ${SHAPE.dim}, hidden ${SHAPE.hidden}, random decisions.`);
   console.log(
-    `  Each figure: min / median / max of ${TRIALS.trials} trials of ${TRIALS.seconds} s, after ${TRIALS.warmup} s of warm-up in the same process, trials interleaved in rotating order.`,
+    `  Each figure: min / median / max of ${TRIALS.trials} trials of ${TRIALS.seconds} s, after ` +
+      `${TRIALS.warmup} s of warm-up in the same process, trials interleaved in rotating order.`,
   );
   console.log(
-    `  Matmul bound: the best float32 GEMM rate (${GEMM_SIZE}^3) measured in the same rounds / ${(flops / 1e6).toFixed(2)} MFLOP per decision (the step's matmuls, as PyTorch computes them).`,
+    `  Matmul bound: the best float32 GEMM rate (${GEMM_SIZE}^3) measured in the same rounds / ` +
+      `${(flops / 1e6).toFixed(2)} MFLOP per decision (the step's matmuls, as PyTorch computes them).`,
   );
   const onnxFailed = await onnxLoadError();
   if (onnxFailed !== undefined) return console.log(`  onnx: onnxruntime-node does not load here (npm ci installs it): ${onnxFailed}`);
@@ -134,7 +139,9 @@ export async function benchEngines(): Promise<void> {
     const gemms = [...r].filter(([name]) => name.startsWith('gemm'));
     const bound = Math.max(...gemms.map(([, s]) => s.median));
     console.log(
-      `\n  ${threads} thread${threads > 1 ? 's' : ''}: GEMM ${gemms.map(([name, s]) => `${name.slice(5)} ${s.min.toFixed(0)} / ${s.median.toFixed(0)} / ${s.max.toFixed(0)} GFLOP/s`).join(', ')}; bound ${int((bound * 1e9) / flops)} decisions/s`,
+      `\n  ${threads} thread${threads > 1 ? 's' : ''}: GEMM ` +
+        `${gemms.map(([name, s]) => `${name.slice(5)} ${s.min.toFixed(0)} / ${s.median.toFixed(0)} / ${s.max.toFixed(0)} GFLOP/s`).join(', ')}; ` +
+        `bound ${int((bound * 1e9) / flops)} decisions/s`,
     );
     if (!('missing' in torch)) console.log(`  PyTorch ${torch.version} (${torch.python} bench/torch_step.py); TF.js on ${tfjsBackend}`);
     console.log('  batch  engine      min  median     max   of bound   vs PyTorch');
@@ -148,18 +155,21 @@ export async function benchEngines(): Promise<void> {
         if (name === 'onnx' && ratio !== undefined) goals.vsTorch.push(ratio);
         if (name === 'onnx' && n === 1024) goals.bound1024.push(share);
         console.log(
-          `  ${String(n).padStart(5)}  ${name.padEnd(8)} ${cells(s)}   ${`${(100 * share).toFixed(0)}%`.padStart(8)}   ${ratio === undefined ? '-' : `${ratio.toFixed(2)}x`}`,
+          `  ${String(n).padStart(5)}  ${name.padEnd(8)} ${cells(s)}   ` +
+            `${`${(100 * share).toFixed(0)}%`.padStart(8)}   ${ratio === undefined ? '-' : `${ratio.toFixed(2)}x`}`,
         );
       }
   }
   console.log('');
   if (goals.vsTorch.length)
     console.log(
-      `  goal: onnx >= PyTorch's steady state at equal threads and batch -> ${goals.vsTorch.every((x) => x >= 1) ? 'met' : 'NOT met'} (lowest ${Math.min(...goals.vsTorch).toFixed(2)}x)`,
+      `  goal: onnx >= PyTorch's steady state at equal threads and batch -> ` +
+        `${goals.vsTorch.every((x) => x >= 1) ? 'met' : 'NOT met'} (lowest ${Math.min(...goals.vsTorch).toFixed(2)}x)`,
     );
   else console.log("  goal: onnx >= PyTorch's steady state -> not measured (no PyTorch here)");
   console.log(
-    `  goal: onnx >= 60% of the matmul bound at batch 1024 -> ${goals.bound1024.every((x) => x >= 0.6) ? 'met' : 'NOT met'} (${goals.bound1024.map((x) => `${(100 * x).toFixed(0)}%`).join(', ')} at 1, 2 threads)`,
+    `  goal: onnx >= 60% of the matmul bound at batch 1024 -> ${goals.bound1024.every((x) => x >= 0.6) ? 'met' : 'NOT met'} ` +
+      `(${goals.bound1024.map((x) => `${(100 * x).toFixed(0)}%`).join(', ')} at 1, 2 threads)`,
   );
 }
 
@@ -196,15 +206,18 @@ export async function benchLoop(cache: string): Promise<void> {
     const r = await interleaved([stepContender('raw', engine, s.shape, n), loop], TRIALS);
     const [raw, perStep] = [r.get('raw')!, r.get('loop')!];
     console.log(
-      `\nTraining loop: train/configs/main.json on ${cache} (${base.batchSize} debates = ${int(n)} decisions a step, width ${s.shape.dim}, hidden ${s.shape.hidden}), onnx, 1 thread; decisions/s, min / median / max of ${TRIALS.trials} interleaved trials:`,
+      `\nTraining loop: train/configs/main.json on ${cache} (${base.batchSize} debates = ${int(n)} decisions a step, width ` +
+        `${s.shape.dim}, hidden ${s.shape.hidden}), onnx, 1 thread; decisions/s, min / median / max of ${TRIALS.trials} interleaved trials:`,
     );
     console.log(`  engine step alone (random decisions, same shape and batch) ${cells(raw)}`);
     console.log(
-      `  training loop, per step (train's decisionsPerSecond)     ${cells(perStep)}   ${((100 * perStep.median) / raw.median).toFixed(0)}% of the engine (goal >= 80% -> ${perStep.median >= 0.8 * raw.median ? 'met' : 'NOT met'})`,
+      `  training loop, per step (train's decisionsPerSecond)     ${cells(perStep)}   ${((100 * perStep.median) / raw.median).toFixed(0)}% ` +
+        `of the engine (goal >= 80% -> ${perStep.median >= 0.8 * raw.median ? 'met' : 'NOT met'})`,
     );
     const whole = [...wall.slice(1)].sort((a, b) => a - b); // the first run was the warm-up
     console.log(
-      `  whole train() run (setup, ${epochs} epochs, validation, checkpoints)    ${int(whole[0]).padStart(7)} ${int(whole[whole.length >> 1]).padStart(7)} ${int(whole.at(-1)!).padStart(7)}`,
+      `  whole train() run (setup, ${epochs} epochs, validation, checkpoints)    ${int(whole[0]).padStart(7)} ` +
+        `${int(whole[whole.length >> 1]).padStart(7)} ${int(whole.at(-1)!).padStart(7)}`,
     );
   } finally {
     engine.dispose();

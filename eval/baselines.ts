@@ -37,7 +37,8 @@ export async function singleAgent(env: Environment, questions: Question[], membe
     const d = debates[k];
     const r = d.current[member]; // its round-1 reply, as its token limit leaves it
     const correct = r.ans === q.goldKey;
-    const cost = callCost(cache, agent, cache.responses[r.source].inTokens, shownTokens(env, r)); // the recorded round-1 call, as its token limit leaves its reply
+    // The recorded round-1 call, as its token limit leaves its reply.
+    const cost = callCost(cache, agent, cache.responses[r.source].inTokens, shownTokens(env, r));
     out.correct += +correct;
     out.invalid += +(r.ans < 0);
     out.cost += cost;

@@ -84,7 +84,9 @@ function matched(env: Environment, questions: Question[], name: string, members:
   const { k, exhausted } = extend(env, questions, members, fullCost);
   const label = members.map((m) => `${env.cache.agents[env.team[m]].id} x${k[m]}`).join(', ');
   const r = vote(env, questions, `${name} (${label})`, k);
-  r.note = `${k.reduce((a, b) => a + b, 0)} samples per question, cost ${((100 * r.cost) / fullCost).toFixed(1)}% of Full-Debate${exhausted ? ': the cache holds no more samples' : ''}`;
+  r.note =
+    `${k.reduce((a, b) => a + b, 0)} samples per question, cost ${((100 * r.cost) / fullCost).toFixed(1)}% ` +
+    `of Full-Debate${exhausted ? ': the cache holds no more samples' : ''}`;
   return r;
 }
 

@@ -35,7 +35,8 @@ export function importReport(cache: Cache, priorSmoothing = 0.5): string {
   const roundCols = Array.from({ length: rounds }, (_, t) => `round ${t + 1}`);
 
   out.push(
-    `${cache.file}: ${cache.questions.length} questions, ${cache.agents.length} agent positions, ${cache.responses.length} responses, ${cache.externals.length} external shown solutions`,
+    `${cache.file}: ${cache.questions.length} questions, ${cache.agents.length} agent positions, ` +
+      `${cache.responses.length} responses, ${cache.externals.length} external shown solutions`,
   );
   out.push('', questionsPerSplit(cache));
 

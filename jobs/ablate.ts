@@ -96,7 +96,11 @@ async function ablateLocked(o: AblateOptions, grid: GridFile, results: string): 
   const seconds = (Date.now() - started) / 1000;
   const minutes = (seconds / 60).toFixed(1);
   return {
-    text: `${markdown}\n\nwritten: ${files.join(', ')}\nwall time ${minutes} min for ${outcomes.length} cells, ${(seconds / Math.max(1, outcomes.length)).toFixed(1)} s a cell (${count('trained')} trained, ${count('reused')} reused, ${failed} failed) with ${queue ? `the workers of queue ${queue.label}` : `${o.workers} workers`}`,
+    text:
+      `${markdown}\n\nwritten: ${files.join(', ')}\nwall time ${minutes} min for ` +
+      `${outcomes.length} cells, ${(seconds / Math.max(1, outcomes.length)).toFixed(1)} s a ` +
+      `cell (${count('trained')} trained, ${count('reused')} reused, ${failed} failed) ` +
+      `with ${queue ? `the workers of queue ${queue.label}` : `${o.workers} workers`}`,
     failed,
   };
 }

@@ -221,12 +221,17 @@ export async function activeJob(o: ActiveOptions): Promise<{ text: string; round
     }
     engine.dispose();
     log(
-      `active round ${round}: tier-3 share ${pct(row.modelShareTrain)} (train), ${pct(row.modelShareValidation)} (validation); validation accuracy ${pct(row.accuracyModel)} (model)${row.accuracyRecord === undefined ? '' : `, ${pct(row.accuracyRecord)} (record)`}; recorded ${row.calls} of ${row.askable} askable contexts`,
+      `active round ${round}: tier-3 share ${pct(row.modelShareTrain)} (train), ` +
+        `${pct(row.modelShareValidation)} (validation); validation accuracy ${pct(row.accuracyModel)} ` +
+        `(model)${row.accuracyRecord === undefined ? '' : `, ${pct(row.accuracyRecord)} (record)`}; recorded ${row.calls} of ${row.askable} askable contexts`,
     );
     rows.push(row);
   }
   const text = [
-    `active recording on ${dir}: ${o.rounds} rounds, each training ${o.config.epochs} epochs from scratch (seed ${o.config.seed}); visits counted over ${o.passes} sampled replays of the train split (${sizes.train} questions); validation ${sizes.validation} questions; limits per round: ${o.recording.limits?.maxCalls ?? 'no'} calls, ${o.recording.limits?.budget ?? 'no'} budget; wall time ${((Date.now() - started) / 60000).toFixed(1)} min`,
+    `active recording on ${dir}: ${o.rounds} rounds, each training ${o.config.epochs} epochs from scratch (seed ` +
+      `${o.config.seed}); visits counted over ${o.passes} sampled replays of the train split (${sizes.train} questions); ` +
+      `validation ${sizes.validation} questions; limits per round: ${o.recording.limits?.maxCalls ?? 'no'} calls, ` +
+      `${o.recording.limits?.budget ?? 'no'} budget; wall time ${((Date.now() - started) / 60000).toFixed(1)} min`,
     '',
     markdownTable(
       [
@@ -257,7 +262,10 @@ export async function activeJob(o: ActiveOptions): Promise<{ text: string; round
       ]),
     ),
     '',
-    "tier-3 share: share of revision lookups the fitted response model answers for the round's greedy policy at miss = model; round-0 policy: the same for round 0's policy on the cache as it is at that round (what the recording alone changed). Recorded: contexts asked after that round's measurement, for the next.",
+    'tier-3 share: share of revision lookups the fitted response model answers for ' +
+      "the round's greedy policy at miss = model; round-0 policy: the same for round " +
+      "0's policy on the cache as it is at that round (what the recording alone " +
+      "changed). Recorded: contexts asked after that round's measurement, for the next.",
   ].join('\n');
   return { text, rounds: rows };
 }

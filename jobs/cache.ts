@@ -62,7 +62,8 @@ export function validateJob(dir: string): { text: string; valid: boolean } {
   const j = cache!.journal;
   const journaled = j ? `; journal ${j.file}: ${j.responses} recorded responses, ${j.unanswered.size} calls without a journaled reply` : '';
   lines.push(
-    `${cacheFilePath(dir)}: valid (${cache!.questions.length} questions, ${cache!.agents.length} agents, ${cache!.responses.length} responses${journaled})${warnings ? `, ${plural(warnings, 'warning')}` : ''}`,
+    `${cacheFilePath(dir)}: valid (${cache!.questions.length} questions, ${cache!.agents.length} agents, ` +
+      `${cache!.responses.length} responses${journaled})${warnings ? `, ${plural(warnings, 'warning')}` : ''}`,
   );
   return { text: lines.join('\n'), valid: true };
 }
@@ -83,7 +84,8 @@ export function compactJob(dir: string): string {
   const r = compactCache(dir);
   return r.journalKept
     ? `${dir}: folded ${r.responses} journaled responses into cache.jsonl; the journal grew meanwhile (a run is recording) and was left whole`
-    : `${dir}: folded ${r.responses} journaled responses into cache.jsonl${r.unanswered ? `; the journal keeps ${r.unanswered} intents without replies` : '; journal removed'}`;
+    : `${dir}: folded ${r.responses} journaled responses into ` +
+        `cache.jsonl${r.unanswered ? `; the journal keeps ${r.unanswered} intents without replies` : '; journal removed'}`;
 }
 
 /**
@@ -121,13 +123,15 @@ export function fitJob(dir: string, o: { seed: number; force?: boolean }): strin
   );
   return [
     `wrote ${file}: a simulator fitted to the ${fit.fit.round1Answers} round-1 answers and ${fit.fit.revisions} revisions of ${cache.file} (seed ${fit.seed})`,
-    'It is now the live endpoint of this cache (miss = record, `record`, `active`, `fidelity`): a model of the recorded agents; what it answers for contexts nobody recorded is its assumption.',
+    'It is now the live endpoint of this cache (miss = record, `record`, `active`, `fidelity`): a ' +
+      'model of the recorded agents; what it answers for contexts nobody recorded is its assumption.',
     '',
     knobs,
     '',
     skill,
     '',
-    `Revision log-likelihood per recorded revision: fitted world ${fit.fit.logLik.toFixed(3)}; "state the previous answer again at its recorded share, else any other answer alike" ${fit.fit.keepPreviousLogLik.toFixed(3)}.`,
+    `Revision log-likelihood per recorded revision: fitted world ${fit.fit.logLik.toFixed(3)}; "state the previous ` +
+      `answer again at its recorded share, else any other answer alike" ${fit.fit.keepPreviousLogLik.toFixed(3)}.`,
     '',
     rows,
   ].join('\n');

@@ -115,7 +115,9 @@ export async function evalJob(o: EvalOptions): Promise<{ table: string; rows: Ro
   const notes: string[] = [...(o.notes ?? [])];
   if (unreplayable.length) {
     const byMethod = groups.map((g) => `${g.method} ${Math.max(...g.runs.map((r) => r.skipped.length))}`).join(', ');
-    const left = `miss = ${env.settings.miss}: ${unreplayable.length} of ${questions.length} questions could not be replayed by every method (most left by one run: ${byMethod}) and are left out of every row: ${unreplayable.slice(0, 8).join(', ')}${unreplayable.length > 8 ? ', ...' : ''}`;
+    const left =
+      `miss = ${env.settings.miss}: ${unreplayable.length} of ${questions.length} questions could not be replayed by every method (most left ` +
+      `by one run: ${byMethod}) and are left out of every row: ${unreplayable.slice(0, 8).join(', ')}${unreplayable.length > 8 ? ', ...' : ''}`;
     notes.push(left);
     console.error(left);
     questions = questions.filter((q) => !unreplayable.includes(q.id));
@@ -143,7 +145,8 @@ export async function evalJob(o: EvalOptions): Promise<{ table: string; rows: Ro
   const weights = o.weights ?? { collapse: 1, correction: 1 };
   const rs = rows(groups, reference, weights);
   const tests = pairedTests(groups, reference);
-  const title = `${cache.header.name} (${cache.header.source}), ${o.split} split, ${questions.length} questions, ${env.rounds} rounds, miss = ${env.settings.miss}`;
+  const title =
+    `${cache.header.name} (${cache.header.source}), ${o.split} split, ` + `${questions.length} questions, ${env.rounds} rounds, miss = ${env.settings.miss}`;
   const files = o.out ? await writeReport(o.out, rs, tests, referenceGroup.method, title, weights, notes) : [];
   if (o.out) files.push(recordReport(o.out, session, files.find((f) => f.endsWith('.md'))!));
   return { table: [`${title}\n\n${markdown(rs, tests, referenceGroup.method, weights)}`, ...notes].join('\n\n'), rows: rs, tests, files };
@@ -165,7 +168,8 @@ function unusedConfigDebate(file: string, cache: string, env: Environment): stri
     .filter(([k, v]) => c[k as keyof typeof c] !== undefined && JSON.stringify(c[k as keyof typeof c]) !== JSON.stringify(v))
     .map(
       ([k, v]) =>
-        `static mask: ${k} ${JSON.stringify(c[k as keyof typeof c])} of ${file} is not used: the mask trains in this comparison's debate (${k} ${JSON.stringify(v)})`,
+        `static mask: ${k} ${JSON.stringify(c[k as keyof typeof c])} of ${file} is not ` +
+        `used: the mask trains in this comparison's debate (${k} ${JSON.stringify(v)})`,
     );
 }
 
@@ -287,7 +291,8 @@ export function evalDescription(o: EvalOptions, trainedFirst = false): JobDescri
     settings,
     plan: async () => [
       cachePlan(o.cache),
-      `replay: split ${o.split}, team ${Array.isArray(settings.debate.agents) ? settings.debate.agents.join(', ') : settings.debate.agents}, ${settings.debate.rounds} rounds, miss = ${settings.debate.miss}`,
+      `replay: split ${o.split}, team ${Array.isArray(settings.debate.agents) ? settings.debate.agents.join(', ') : settings.debate.agents}, ` +
+        `${settings.debate.rounds} rounds, miss = ${settings.debate.miss}`,
       ...o.methods.map((m) => `row: ${rows[m]}`),
       ...groups.flatMap((g) => [
         `row: ${g.label}, the greedy policy of each run:`,

@@ -42,7 +42,8 @@ function mainParts(o: MainOptions) {
   const compareRecords = o.settings.miss === 'record';
   if (o.endpoints !== undefined && !trainRecords && !compareRecords)
     throw new SettingsError(
-      `--endpoints ${o.endpoints}: neither the training runs (${o.config}) nor the comparison (--miss ${o.settings.miss ?? 'model'}) replay with miss = record, so no endpoint would be asked`,
+      `--endpoints ${o.endpoints}: neither the training runs (${o.config}) nor the comparison (--miss ` +
+        `${o.settings.miss ?? 'model'}) replay with miss = record, so no endpoint would be asked`,
     );
   if (trainRecords && o.endpoints !== undefined) settings.endpoints = o.endpoints;
   const runs = seeds.map((seed) => ({ seed, out: join(o.out, `seed-${seed}`) }));

@@ -120,7 +120,9 @@ async function paretoLocked(o: ParetoOptions): Promise<string> {
       ['Consistency-Fuse', consistencyFuse(env, questions, cost)],
     ] as const) {
       // Its own note measures cost against the budget it was given; say it against Full-Debate.
-      vote.note = `within CPP's ${((100 * cost) / full.cost).toFixed(1)}% of Full-Debate's cost, used ${((100 * vote.cost) / full.cost).toFixed(1)}%${vote.note?.includes('no more samples') ? ': the cache holds no more samples' : ''}`;
+      vote.note =
+        `within CPP's ${((100 * cost) / full.cost).toFixed(1)}% of Full-Debate's cost, used ` +
+        `${((100 * vote.cost) / full.cost).toFixed(1)}%${vote.note?.includes('no more samples') ? ': the cache holds no more samples' : ''}`;
       groups.push({ method: `${vote.method} at CPP's cost`, family, budget: b, runs: [vote] });
     }
     const random: MethodResult[] = [];
@@ -186,8 +188,11 @@ async function paretoLocked(o: ParetoOptions): Promise<string> {
   ]);
   const title = `${cache.header.name}, ${o.split} split, ${questions.length} questions: CPP at target budgets against the baselines at matched cost`;
   const notes = [
-    `n = 1: a deterministic method (no interval). Budget = target cost as a share of Full-Debate's; the cost of pruning every edge is ${(100 * floor).toFixed(1)}% here (train split).`,
-    `CPP minus a baseline: CPP at the row's budget against it on the same ${questions.length} questions, each question's accuracy averaged over a method's runs; percentile bootstrap over questions (5000 resamples). CPP against Full-Debate: ${cppVsFull.map(({ g, d }) => `${g.method} ${signed(d.estimate)} ${interval(d.low, d.high, signed)}`).join('; ')}.`,
+    `n = 1: a deterministic method (no interval). Budget = target cost as a share of Full-Debate's; ` +
+      `the cost of pruning every edge is ${(100 * floor).toFixed(1)}% here (train split).`,
+    `CPP minus a baseline: CPP at the row's budget against it on the same ${questions.length} questions, each question's accuracy averaged ` +
+      `over a method's runs; percentile bootstrap over questions (5000 ` +
+      `resamples). CPP against Full-Debate: ${cppVsFull.map(({ g, d }) => `${g.method} ${signed(d.estimate)} ${interval(d.low, d.high, signed)}`).join('; ')}.`,
     ...groups.filter((g) => g.runs[0].note).map((g) => `- ${g.method}: ${g.runs[0].note}`),
     ...(env.recording ? [recordingSummary(env.recording)] : []),
   ];

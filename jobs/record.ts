@@ -92,9 +92,11 @@ export async function recordJob(
     return [name, r.questions, pct(r.correct / Math.max(1, r.questions)), ...TIERS.map((k) => pct(r.tiers[k] / total))];
   };
   const text = [
-    `record: ${cache.file}, ${o.split} split (${questions.length} questions), ${method.label}, team ${teamIds(env).join(', ')}; endpoint ${recording.endpoint.name}, ${recording.concurrency} calls at a time; limits: ${recordingLimits(recording)}`,
+    `record: ${cache.file}, ${o.split} split (${questions.length} questions), ${method.label}, team ${teamIds(env).join(', ')}; ` +
+      `endpoint ${recording.endpoint.name}, ${recording.concurrency} calls at a time; limits: ${recordingLimits(recording)}`,
     recordingSummary(recording),
-    `new contexts: ${contexts} (question x agent x round x context shown); ${recording.journal ? `journal ${recording.journal.file} (fold it into cache.jsonl with \`cache compact\`)` : 'kept in memory only'}`,
+    `new contexts: ${contexts} (question x agent x round x context shown); ` +
+      `${recording.journal ? `journal ${recording.journal.file} (fold it into cache.jsonl with \`cache compact\`)` : 'kept in memory only'}`,
     ...(during ? [] : ['the method did not finish: a rerun continues where this one stopped, asking nothing twice']),
     '',
     `Tier shares of revision lookups, ${method.label}:`,

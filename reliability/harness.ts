@@ -246,7 +246,9 @@ export const NORMALISATION: { files: RegExp; why: string; apply: ((text: string)
   {
     files: /(^|\/)journal\.jsonl$/,
     apply: (t) => [...new Set(t.split('\n').filter((l) => l.startsWith('{"type":"response"')))].sort().join('\n'),
-    why: 'the record journal is compared as the set of its response lines: an intent line is journaled before each call, so a call in flight at the kill has a second intent, and concurrent calls append in any order',
+    why:
+      'the record journal is compared as the set of its response lines: an intent line is journaled before each ' +
+      'call, so a call in flight at the kill has a second intent, and concurrent calls append in any order',
   },
 ];
 

@@ -22,6 +22,22 @@ import { makeInputs } from './inputs.ts';
 import { KILL_COMMANDS, killTrials, trialPassed, type KillTrial } from './kill.ts';
 import { UsageError } from '../src/io/errors.ts';
 
+/** Columns of the kill trials' table. */
+const KILL_COLUMNS = [
+  'command',
+  'trials',
+  'killed mid-run',
+  'resumed a copy',
+  'identical to uninterrupted',
+  'trials changing files outside',
+  'trials with unparseable files',
+  'trials leaving *.tmp',
+  'trials with refusals',
+  'stack traces or hangs',
+  'uninterrupted run',
+  'wall time',
+];
+
 const { values: o } = parseArgs({
   options: {
     trials: { type: 'string', default: '20' },
@@ -65,7 +81,8 @@ if (parts.includes('kill'))
       o.seed,
       (t) =>
         log(
-          `${t.command} #${t.trial}: killed at ${seconds(t.killAtMs)}${t.killed ? '' : ' (it had finished)'}${t.copied ? ', resumed a copy' : ''}; ${trialPassed(t) ? 'ok' : `FAILED: ${JSON.stringify({ ...t, command: undefined, trial: undefined })}`}`,
+          `${t.command} #${t.trial}: killed at ${seconds(t.killAtMs)}${t.killed ? '' : ' (it had finished)'}${t.copied ? ', resumed a copy' : ''}; ` +
+            (trialPassed(t) ? 'ok' : `FAILED: ${JSON.stringify({ ...t, command: undefined, trial: undefined })}`),
         ),
       o.control,
     );
@@ -108,23 +125,25 @@ if (kill.length) {
     count(ts, (t) => t.outside.length > 0),
     count(ts, (t) => t.unparseableAfterKill.length + t.unparseable.length > 0),
     count(ts, (t) => t.leftoverTemp.length > 0),
-    `${count(ts, (t) => t.refusals.length > 0)} (${count(ts, (t) => t.refusals.some((r) => /--force|--resume|again|rerun|start/i.test(r.said)))} say what to run)`,
+    `${count(ts, (t) => t.refusals.length > 0)} ` +
+      `(${count(ts, (t) => t.refusals.some((r) => /--force|--resume|again|rerun|start/i.test(r.said)))} say what to run)`,
     count(ts, (t) => t.stackTrace || t.hung),
     seconds(referenceMs),
     seconds(ms),
   ]);
-  sections.push(
-    `### Kill -9 trials\n\n${markdownTable(['command', 'trials', 'killed mid-run', 'resumed a copy', 'identical to uninterrupted', 'trials changing files outside', 'trials with unparseable files', 'trials leaving *.tmp', 'trials with refusals', 'stack traces or hangs', 'uninterrupted run', 'wall time'], rows)}`,
-  );
+  sections.push(`### Kill -9 ` + `trials\n\n${markdownTable(KILL_COLUMNS, rows)}`);
   const failed = kill.flatMap((k) => k.trials.filter((t) => !trialPassed(t)));
   if (failed.length)
     sections.push(
-      `Failed trials (folders kept under results/reliability/work/kill/):\n\n${failed.map((t) => `- ${t.command} #${t.trial} (killed at ${seconds(t.killAtMs)}${t.copied ? ', copy resumed' : ''}): ${describeTrial(t)}`).join('\n')}`,
+      `Failed trials (folders kept under ` +
+        `results/reliability/work/kill/):\n\n` +
+        failed.map((t) => `- ${t.command} #${t.trial} (killed at ${seconds(t.killAtMs)}${t.copied ? ', copy resumed' : ''}): ${describeTrial(t)}`).join('\n'),
     );
   const unstable = kill.filter((k) => k.unstable.length);
   if (unstable.length)
     sections.push(
-      `Files two uninterrupted runs already disagree on (left out of the comparison): ${unstable.map((k) => `${k.command}: ${k.unstable.join(', ')}`).join('; ')}`,
+      `Files two uninterrupted runs already disagree on (left out of the comparison): ` +
+        `${unstable.map((k) => `${k.command}: ${k.unstable.join(', ')}`).join('; ')}`,
     );
 }
 if (corpus.length) {
@@ -184,7 +203,8 @@ if (concurrency.length) {
       .filter((r) => !concurrencyPassed(r))
       .map(
         (r) =>
-          `- ${r.case}: ${r.beside ? '' : 'the first ended before the second (not beside it); '}second: "${r.said}"${r.firstSaid ? `; first (exit ${r.firstCode}): "${r.firstSaid}"` : ''}`,
+          `- ${r.case}: ${r.beside ? '' : 'the first ended before the second (not beside it); '}second: ` +
+          `"${r.said}"${r.firstSaid ? `; first (exit ${r.firstCode}): "${r.firstSaid}"` : ''}`,
       ),
     ...(takeover && !takeoverPassed(takeover)
       ? [`- ${takeover.case}: lock left ${JSON.stringify(takeover.lockLeft)}, after ${JSON.stringify(takeover.lockAfter)}: "${takeover.said}"`]
@@ -195,7 +215,11 @@ if (concurrency.length) {
 
 function describeCase(r: CorpusResult): string {
   const changed = r.changed.length ? `, changed ${r.changed.slice(0, 5).join(' ')}${r.changed.length > 5 ? ` (${r.changed.length} in all)` : ''}` : '';
-  return `exit ${r.code}${r.codeOk ? '' : ' (unexpected)'}${r.named ? '' : ', error not named'}${r.stackTrace ? ', stack trace' : ''}${r.rawSchema ? ", zod's raw wording" : ''}${changed}${r.hung ? ', hung' : ''}: "${r.said}"`;
+  return (
+    `exit ${r.code}${r.codeOk ? '' : ' (unexpected)'}${r.named ? '' : ', error not named'}${r.stackTrace ? ', stack trace' : ''}` +
+    `${r.rawSchema ? ", zod's raw wording" : ''}${changed}${r.hung ? ', hung' : ''}: ` +
+    `"${r.said}"`
+  );
 }
 
 function describeTrial(t: KillTrial): string {
@@ -215,8 +239,12 @@ function describeTrial(t: KillTrial): string {
 }
 
 const wall = performance.now() - t0;
-const head = `Reliability suite: ${started.toISOString()}, \`${['npm run reliability --', ...process.argv.slice(2)].join(' ')}\`, ${cpus().length} cores (${cpus()[0].model}), load average at the end ${load()} (1 / 5 / 15 min), wall time ${(wall / 60000).toFixed(1)} min.`;
-const notes = `What may differ between an interrupted and an uninterrupted run (everything else is compared byte for byte):\n\n${NORMALISATION.map((n) => `- \`${n.files.source}\`: ${n.apply === 'skip' ? 'not compared' : 'normalised'}: ${n.why}`).join('\n')}`;
+const head =
+  `Reliability suite: ${started.toISOString()}, \`${['npm run reliability --', ...process.argv.slice(2)].join(' ')}\`, ${cpus().length} ` +
+  `cores (${cpus()[0].model}), load average at the end ${load()} (1 / 5 / 15 min), wall time ${(wall / 60000).toFixed(1)} min.`;
+const notes =
+  `What may differ between an interrupted and an uninterrupted run (everything else is compared byte for ` +
+  `byte):\n\n${NORMALISATION.map((n) => `- \`${n.files.source}\`: ${n.apply === 'skip' ? 'not compared' : 'normalised'}: ${n.why}`).join('\n')}`;
 const markdown = [head, ...sections, notes].join('\n\n') + '\n';
 console.log(markdown);
 const dir = join(REPO, 'results', 'reliability');

@@ -174,7 +174,8 @@ function provenanceMarkdown(s: Session): string {
   const c = s.code;
   const seconds = s.ended ? ((Date.parse(s.ended) - Date.parse(s.started)) / 1000).toFixed(1) : '?';
   const compute = s.compute
-    ? `${s.compute.engine}${s.compute.backend ? ` on ${s.compute.backend}` : ''}${s.compute.threads ? `, ${s.compute.threads} thread${s.compute.threads === 1 ? '' : 's'}` : ''}`
+    ? `${s.compute.engine}${s.compute.backend ? ` on ${s.compute.backend}` : ''}` +
+      (s.compute.threads ? `, ${s.compute.threads} thread${s.compute.threads === 1 ? '' : 's'}` : '')
     : 'no policy math';
   return [
     '## Provenance',

@@ -82,8 +82,10 @@ export function cacheEndpoint(cache: Cache, o: RecordingOptions = {}): Endpoint 
     return endpoint;
   }
   throw new SettingsError(
-    `cache ${cache.file} (source ${cache.header.source}) has no live endpoint for miss = record: only a simulated cache (cache gen) is answered by its simulator; ` +
-      `pass --endpoints FILE, a team file naming the OpenAI-compatible endpoint of each agent (docs/recording.md, "Live endpoints"), or fit a simulator to its records with \`cache fit ${dir}\``,
+    `cache ${cache.file} (source ${cache.header.source}) has no live endpoint for ` +
+      `miss = record: only a simulated cache (cache gen) is answered by its simulator; ` +
+      `pass --endpoints FILE, a team file naming the OpenAI-compatible endpoint of each agent ` +
+      `(docs/recording.md, "Live endpoints"), or fit a simulator to its records with \`cache fit ${dir}\``,
   );
 }
 
@@ -105,7 +107,8 @@ export function openRecording(dir: string, cache: Cache, o: RecordingOptions = {
   });
   if (unanswered.size)
     console.error(
-      `${recording.journal!.file}: ${unanswered.size} calls of an interrupted run have no journaled reply (they may have been paid); asked again, each carries the same idempotency key`,
+      `${recording.journal!.file}: ${unanswered.size} calls of an interrupted run have no journaled ` +
+        `reply (they may have been paid); asked again, each carries the same idempotency key`,
     );
   return recording;
 }
@@ -136,7 +139,8 @@ export function recordingSummary(r: Recording): string {
     team = `; ${retries.attempts} attempts, retries: ${causes.join(', ') || 'none'}`;
   }
   return (
-    `record tier (${r.endpoint.name}): ${s.calls} calls, ${s.inTokens.toLocaleString('en-US')} input and ${s.outTokens.toLocaleString('en-US')} output tokens, ` +
+    `record tier (${r.endpoint.name}): ${s.calls} calls, ${s.inTokens.toLocaleString('en-US')} ` +
+    `input and ${s.outTokens.toLocaleString('en-US')} output tokens, ` +
     `cost ${s.cost.toFixed(4)}, ${r.recorded.length} new responses` +
     team +
     (r.reasked ? `; ${r.reasked} of them asked again after an interrupted run (possibly paid twice)` : '') +

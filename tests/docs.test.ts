@@ -219,7 +219,10 @@ function npmRuns(text: string): { line: number; script: string }[] {
   return lines.flatMap(({ line, text: l }) => [...l.matchAll(/\bnpm run ([\w:-]+)/g)].map((m) => ({ line, script: m[1] })));
 }
 
-/** Paths of the code cited in code spans (`src/env/tiers.ts`, `train/configs/`, ...): files with an extension and folders with a trailing slash; generated folders (cache/, checkpoints/, results/) aside. */
+/**
+ * Paths of the code cited in code spans (`src/env/tiers.ts`, `train/configs/`, ...): files with an
+ * extension and folders with a trailing slash; generated folders (cache/, checkpoints/, results/) aside.
+ */
 const CODE_DIRS = /^(src|train|eval|jobs|cli|tests|bench|reliability|docs|bin|\.ci)\//;
 function citedPaths(text: string): { line: number; path: string }[] {
   return parse(text).prose.flatMap(({ line, text: l }) =>

@@ -49,7 +49,8 @@ export const TrainConfig = z.strictObject({
     .enum(BASELINES)
     .default('running')
     .describe(
-      'return baseline: running (docs/method.md §7: running mean per round and position), rloo (leave-one-out mean of the same decision slot over the other K - 1 rollouts; needs rollouts >= 2), context (running mean per decision slot, recipient right before, candidate right)',
+      'return baseline: running (docs/method.md §7: running mean per round and position), rloo (leave-one-out mean of the same decision slot ' +
+        'over the other K - 1 rollouts; needs rollouts >= 2), context (running mean per decision slot, recipient right before, candidate right)',
     ),
   baselineMomentum: z.number().min(0).lt(1).default(0.9).describe('momentum of the running and context baselines'),
   normalizeAdvantages: z.boolean().default(false).describe('divide the advantages by their batch sd after subtracting their batch mean'),
@@ -58,7 +59,8 @@ export const TrainConfig = z.strictObject({
     .min(0)
     .default(0)
     .describe(
-      "budget cost term: each kept edge pays costWeight x (its tokens x the recipient's input price) / (Full-Debate's cost of the question); with targetCost, the multiplier's starting value",
+      "budget cost term: each kept edge pays costWeight x (its tokens x the recipient's input price) " +
+        "/ (Full-Debate's cost of the question); with targetCost, the multiplier's starting value",
     ),
   targetCost: z
     .number()
@@ -71,7 +73,8 @@ export const TrainConfig = z.strictObject({
     .enum(['greedy', 'sampled'])
     .default('greedy')
     .describe(
-      "the batch cost dual ascent compares with targetCost: of the greedy policy (keep iff p >= 0.5, what evaluation runs; one extra forward-only replay of the step's questions) or of the sampled training decisions",
+      'the batch cost dual ascent compares with targetCost: of the greedy policy (keep iff p >= 0.5, what ' +
+        "evaluation runs; one extra forward-only replay of the step's questions) or of the sampled training decisions",
     ),
   dualLr: z.number().positive().default(20).describe('dual-ascent step of the cost multiplier per unit of (batch cost / Full-Debate cost - targetCost)'),
   hidden: P.hidden.describe('FuseGLU hidden width'),

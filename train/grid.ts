@@ -118,7 +118,8 @@ export async function runGrid(cells: Cell[], workers: number, log: (line: string
   let running = 0;
   const said = () => `cells: ${done} done, ${running} running, ${cells.length - done - running} left`;
   log(
-    `${cells.length} cells (${done} finished already${other.length ? `, ${other.length} of other settings or another cache trained anew (--force)` : ''}), ${workers} at a time`,
+    `${cells.length} cells (${done} finished ` +
+      `already${other.length ? `, ${other.length} of other settings or another cache trained anew (--force)` : ''}), ${workers} at a time`,
   );
   bar.update(epochs, undefined, said());
   const results = await pool(
@@ -154,5 +155,8 @@ export function reuseNote(outcomes: CellOutcome[]): string {
   const reused = outcomes.filter((o) => o.status === 'reused');
   const trained = outcomes.filter((o) => o.status === 'trained').length;
   if (reused.length === 0) return `Runs: all ${trained} trained by this run.`;
-  return `Runs: ${trained} trained by this run, ${reused.length} reused (finished earlier with the same settings and cache content): ${reused.map((o) => o.cell.id).join('; ')}.`;
+  return (
+    `Runs: ${trained} trained by this run, ${reused.length} reused (finished earlier with ` +
+    `the same settings and cache content): ${reused.map((o) => o.cell.id).join('; ')}.`
+  );
 }

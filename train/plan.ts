@@ -37,7 +37,8 @@ export function runSettings(config: TrainConfig, resumed: Checkpoint | undefined
 export function noCheckpoint(out: string): string {
   const started = existsSync(runFiles(out).config);
   return started
-    ? `${out} holds no checkpoint to resume: the run was stopped before its first checkpoint; start it again without --resume (its settings: --config ${runFiles(out).config})`
+    ? `${out} holds no checkpoint to resume: the run was stopped before its first checkpoint; ` +
+        `start it again without --resume (its settings: --config ${runFiles(out).config})`
     : `${out} holds no checkpoint to resume: no run was started there (or it was stopped before writing anything); start it without --resume`;
 }
 

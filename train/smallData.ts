@@ -18,7 +18,10 @@ export function halfWidthPoints(n: number, correct = n / 2): number {
 export function fewQuestionsNote(what: string, n: number, correct?: number): string | undefined {
   if (n >= FEW_QUESTIONS) return undefined;
   const at = correct === undefined ? 'at 50% right' : `at ${((100 * correct) / n).toFixed(1)}% right`;
-  return `${what}: only ${n} question${n === 1 ? '' : 's'}: a 95% interval of an accuracy on them is ±${halfWidthPoints(n, correct).toFixed(1)} points wide (${at}, Wilson); differences smaller than that are not told apart`;
+  return (
+    `${what}: only ${n} question${n === 1 ? '' : 's'}: a 95% interval of an accuracy on them is ` +
+    `±${halfWidthPoints(n, correct).toFixed(1)} points wide (${at}, Wilson); differences smaller than that are not told apart`
+  );
 }
 
 /**
@@ -31,12 +34,14 @@ export function checkSplitSizes(sizes: { train: number; validation: number; test
   const empty = (['train', 'validation'] as const).filter((s) => sizes[s] === 0);
   if (empty.length)
     throw new InputError(
-      `${where}: no ${empty.join(' and no ')} questions this team can debate (train ${sizes.train}, validation ${sizes.validation}, test ${sizes.test}): training needs both (the validation split picks the best checkpoint)`,
+      `${where}: no ${empty.join(' and no ')} questions this team can debate (train ${sizes.train}, validation ` +
+        `${sizes.validation}, test ${sizes.test}): training needs both (the validation split picks the best checkpoint)`,
     );
   const warnings: string[] = [];
   if (batchSize > sizes.train)
     warnings.push(
-      `batch size ${batchSize} exceeds the ${sizes.train} train questions: each step replays all ${sizes.train}, one step an epoch; a batch of at most ${Math.max(1, Math.floor(sizes.train / 4))} gives several steps an epoch`,
+      `batch size ${batchSize} exceeds the ${sizes.train} train questions: each step replays all ${sizes.train}, one ` +
+        `step an epoch; a batch of at most ${Math.max(1, Math.floor(sizes.train / 4))} gives several steps an epoch`,
     );
   const few = fewQuestionsNote('validation split', sizes.validation);
   if (few) warnings.push(`${few}: the best checkpoint is picked on noise`);

@@ -135,7 +135,8 @@ async function trainLocked(config: TrainConfig, o: TrainOptions): Promise<{ chec
     );
     if (differ.length)
       throw new RefusedError(
-        `${config.out} cannot resume: ${differ.join('; ')}; it would go on with other data: restore the cache, or train anew there with --force (train --config ${files.config} --out ${config.out} --force)`,
+        `${config.out} cannot resume: ${differ.join('; ')}; it would go on with other data: restore the ` +
+          `cache, or train anew there with --force (train --config ${files.config} --out ${config.out} --force)`,
       );
   }
 
@@ -208,7 +209,8 @@ async function trainLocked(config: TrainConfig, o: TrainOptions): Promise<{ chec
   if (resumed) truncateLog(config.out, state.epoch);
   const log = openRunLog(config.out, state.step + 1);
   say(
-    `training on ${cache.file} (${engine.name}); team ${trainEnv.team.map((a) => cache.agents[a].id).join(', ')}; ${config.epochs} epochs from epoch ${state.epoch + 1}; run ${config.out} (TensorBoard: tensorboard --logdir ${config.out})`,
+    `training on ${cache.file} (${engine.name}); team ${trainEnv.team.map((a) => cache.agents[a].id).join(', ')}; ` +
+      `${config.epochs} epochs from epoch ${state.epoch + 1}; run ${config.out} (TensorBoard: tensorboard --logdir ${config.out})`,
   );
 
   const fullCost = new Map(full.map((d) => [d.q, d.cost]));
@@ -313,7 +315,8 @@ async function trainLocked(config: TrainConfig, o: TrainOptions): Promise<{ chec
         best: isBest,
       });
       say(
-        `epoch ${epoch}: validation accuracy ${(100 * accuracy).toFixed(1)}%, cost ${costPct.toFixed(1)}% of Full-Debate, kept ${((100 * v.keptEdges) / v.maxEdges).toFixed(1)}% of edges${isBest ? ' (best)' : ''}`,
+        `epoch ${epoch}: validation accuracy ${(100 * accuracy).toFixed(1)}%, cost ${costPct.toFixed(1)}% of ` +
+          `Full-Debate, kept ${((100 * v.keptEdges) / v.maxEdges).toFixed(1)}% of edges${isBest ? ' (best)' : ''}`,
       );
       if (isBest) saveCheckpoint(files.best, await checkpointOf());
     }
@@ -373,6 +376,7 @@ export async function checkTarget(target: number, env: Environment, questions: n
   const floor = await costFloor(env, questions);
   if (target < floor)
     throw new SettingsError(
-      `setting targetCost: ${target} is below ${floor.toFixed(3)}, the cost of pruning every edge on the train split of ${env.cache.file} (round-1 answers and every reply's own tokens are paid whatever is pruned)`,
+      `setting targetCost: ${target} is below ${floor.toFixed(3)}, the cost of pruning every edge on the train ` +
+        `split of ${env.cache.file} (round-1 answers and every reply's own tokens are paid whatever is pruned)`,
     );
 }

@@ -7,7 +7,8 @@ import { computeOptions, computeRules, endpointsOption, planOptions, refuseUnuse
 export const ablateCommand = <T>(y: Argv<T>) =>
   y.command(
     'ablate',
-    'run an ablation grid (variants x caches x seeds) in worker processes and print the Table 6 style table (--engine, --threads, --backend apply to cells whose grid settings do not set them, and to the evaluation; with --queue, to the evaluation only: workers compute with their own)',
+    'run an ablation grid (variants x caches x seeds) in worker processes and print the Table 6 style table (--engine, --threads, --backend apply ' +
+      'to cells whose grid settings do not set them, and to the evaluation; with --queue, to the evaluation only: workers compute with their own)',
     (y) =>
       workersOption(splitOption(computeOptions(endpointsOption(planOptions(y))), 'split the table is evaluated on'), 'cells trained at a time by local workers')
         // No default value here, so that --workers with --queue (where it means nothing) is an error.
@@ -15,7 +16,8 @@ export const ablateCommand = <T>(y: Argv<T>) =>
         .option('queue', {
           type: 'string',
           describe:
-            'redis://[:password@]host:port/db or rediss:// (TLS): put the cells on this queue for `worker` processes instead of training them here (password also from CPP_REDIS_PASSWORD)',
+            'redis://[:password@]host:port/db or rediss:// (TLS): put the cells on this queue for ' +
+            '`worker` processes instead of training them here (password also from CPP_REDIS_PASSWORD)',
         })
         .conflicts('queue', 'workers')
         .option('grid', { type: 'string', default: 'train/grids/table6.json', describe: 'grid file: name, base settings, seeds, caches, variants' })

@@ -8,7 +8,10 @@ import { computeRules, recordingFlags, refuseUnused } from '../options.ts';
 export const activeCommand = <T>(y: Argv<T>) =>
   y.command(
     'active',
-    "active recording: train a policy, record (through the cache's live endpoint, journaled) the contexts it visits that the cache lacks, most visited and most uncertain first within each round's limits, retrain from scratch; per round prints the tier-3 share and validation accuracy under miss = model and miss = record",
+    "active recording: train a policy, record (through the cache's live endpoint, " +
+      'journaled) the contexts it visits that the cache lacks, most visited and most ' +
+      "uncertain first within each round's limits, retrain from scratch; per round prints " +
+      'the tier-3 share and validation accuracy under miss = model and miss = record',
     (y) =>
       trainFlags(y)
         .option('config', { type: 'string', describe: 'JSON file of training settings of every round; flags override it' })
@@ -21,7 +24,8 @@ export const activeCommand = <T>(y: Argv<T>) =>
         .option('budget-usd', {
           type: 'number',
           describe:
-            "each round's recording stops once its replies cost this much (the cache's prices taken as USD; with --endpoints: the team's dollar cap of each round)",
+            "each round's recording stops once its replies cost this much (the cache's " +
+            "prices taken as USD; with --endpoints: the team's dollar cap of each round)",
         })
         .option('concurrency', { type: 'number', default: 8, describe: 'calls in flight at once' })
         .option('eval-record', {

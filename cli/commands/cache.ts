@@ -37,7 +37,8 @@ const gen = <T>(y: Argv<T>) =>
 const validate = <T>(y: Argv<T>) =>
   y.command(
     'validate <dir>',
-    'check every line of a cache and of its record journal; prints file:line: field: problem for each error (exits 1 if any) and each warning (prices, answers, token counts)',
+    'check every line of a cache and of its record journal; prints file:line: field: problem ' +
+      'for each error (exits 1 if any) and each warning (prices, answers, token counts)',
     (y) => y.positional('dir', { type: 'string', demandOption: true, describe: 'cache directory' }),
     async (a) => {
       const { validateJob } = await import('../../jobs/cache.ts');
@@ -76,7 +77,8 @@ const embed = <T>(y: Argv<T>) =>
 const fit = <T>(y: Argv<T>) =>
   y.command(
     'fit <dir>',
-    "fit a simulator to a recorded cache's round-1 answers and revisions (src/sim/fitted.ts) and write it beside the cache as its live endpoint (miss = record, record, active, fidelity); prints the knobs and recorded vs fitted revision rates",
+    "fit a simulator to a recorded cache's round-1 answers and revisions (src/sim/fitted.ts) and write it beside the cache " +
+      'as its live endpoint (miss = record, record, active, fidelity); prints the knobs and recorded vs fitted revision rates',
     (y) =>
       y
         .positional('dir', {
@@ -123,7 +125,8 @@ const importCommand = <T>(y: Argv<T>) =>
         .option('peer-marker', {
           type: 'string',
           describe:
-            'regex marking each peer answer in revision prompts, tried with the built-in markers of Du et al. and DyLAN (with a capture group: the group is the answer)',
+            'regex marking each peer answer in revision prompts, tried with the built-in ' +
+            'markers of Du et al. and DyLAN (with a capture group: the group is the answer)',
         })
         .option('allow-no-peers', { type: 'boolean', default: false, describe: 'import even when no revision prompt shows a recognised peer answer' }),
     async (a) => {

@@ -20,7 +20,8 @@ import { SettingsError } from '../../src/io/errors.ts';
 export const evalCommand = <T>(y: Argv<T>) =>
   y.command(
     'eval',
-    'compare methods on a split (docs/method.md §8-9): baselines, consistency votes, freeze gates, random pruning, static mask, trained policies; writes Markdown, CSV and an accuracy-vs-cost SVG',
+    'compare methods on a split (docs/method.md §8-9): baselines, consistency votes, freeze gates, ' +
+      'random pruning, static mask, trained policies; writes Markdown, CSV and an accuracy-vs-cost SVG',
     (y) =>
       seedsOption(splitOption(cacheOption(computeOptions(endpointsOption(debateOptions(planOptions(y)))))), 'seeded runs of random pruning and the static mask')
         .option('policy', {

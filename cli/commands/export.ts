@@ -4,7 +4,8 @@ import type { Argv } from 'yargs';
 export const exportCommand = <T>(y: Argv<T>) =>
   y.command(
     'export <checkpoint>',
-    'write a deployable policy.json (weights, architecture, team, encoder id), policy.onnx (a standard ONNX inference model), policy.spec.md (its input contract) and the weights in TF.js format',
+    'write a deployable policy.json (weights, architecture, team, encoder id), policy.onnx (a standard ' +
+      'ONNX inference model), policy.spec.md (its input contract) and the weights in TF.js format',
     (y) =>
       y
         .positional('checkpoint', { type: 'string', demandOption: true, describe: 'a training checkpoint (e.g. checkpoints/run/best.json)' })

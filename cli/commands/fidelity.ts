@@ -8,7 +8,10 @@ import { SettingsError } from '../../src/io/errors.ts';
 export const fidelityCommand = <T>(y: Argv<T>) =>
   y.command(
     'fidelity',
-    "run every method under miss = model and under miss = record on a cache whose endpoint answers every context (a simulated cache, or a recorded one with a fitted simulator: cache fit): accuracy and cost under both, the differences with 95% intervals, Kendall's tau of the rankings, and the response model's bias on round-2 contexts",
+    'run every method under miss = model and under miss = record on a cache whose ' +
+      'endpoint answers every context (a simulated cache, or a recorded one with a fitted ' +
+      'simulator: cache fit): accuracy and cost under both, the differences with 95% intervals, ' +
+      "Kendall's tau of the rankings, and the response model's bias on round-2 contexts",
     (y) =>
       seedsOption(
         splitOption(cacheOption(computeOptions(endpointsOption(debateOptions(y)))), 'questions to replay'),
@@ -34,7 +37,8 @@ export const fidelityCommand = <T>(y: Argv<T>) =>
           type: 'number',
           default: 400,
           describe:
-            "per method, at most this many of the lookups the tier-3 model answered in its miss = model replay are asked of the endpoint, to measure the model's bias where the method went (0: none)",
+            'per method, at most this many of the lookups the tier-3 model answered in its miss = model ' +
+            "replay are asked of the endpoint, to measure the model's bias where the method went (0: none)",
         })
         .option('out', { type: 'string', describe: 'folder to write fidelity.md, fidelity.csv and context-bias.csv' }),
     async (a) => {

@@ -7,7 +7,8 @@ import { SettingsError } from '../../src/io/errors.ts';
 export const paretoCommand = <T>(y: Argv<T>) =>
   y.command(
     'pareto',
-    'train CPP to several target budgets (targetCost, in worker processes) and plot accuracy against cost with 95% intervals beside consistency votes at matched cost, random pruning at matched keep rate, the static mask at the same target and Full-Debate',
+    'train CPP to several target budgets (targetCost, in worker processes) and plot accuracy against cost with 95% intervals beside ' +
+      'consistency votes at matched cost, random pruning at matched keep rate, the static mask at the same target and Full-Debate',
     (y) =>
       workersOption(
         seedsOption(splitOption(cacheOption(computeOptions(debateOptions(y)))), 'CPP runs (and random pruning, static mask runs) per budget'),

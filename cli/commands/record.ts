@@ -19,7 +19,8 @@ import { SettingsError } from '../../src/io/errors.ts';
 export const recordCommand = <T>(y: Argv<T>) =>
   y.command(
     'record',
-    "replay a method or a policy on a split with the record tier: the cache's live endpoint answers every context the cache lacks, each reply journaled as it arrives (a rerun asks nothing twice); prints calls, tokens, cost, new contexts and tier shares before and after",
+    "replay a method or a policy on a split with the record tier: the cache's live endpoint answers every context the cache lacks, each " +
+      'reply journaled as it arrives (a rerun asks nothing twice); prints calls, tokens, cost, new contexts and tier shares before and after',
     (y) =>
       endpointsOption(splitOption(cacheOption(computeOptions(debateOptions(y))), 'questions to replay'))
         .option('method', { choices: ['full', 'none', 'random'] as const, describe: 'fixed rule to replay (default full; not with --policy)' })
@@ -29,7 +30,8 @@ export const recordCommand = <T>(y: Argv<T>) =>
         .option('budget-usd', {
           type: 'number',
           describe:
-            "stop once the replies received cost this much (prices x tokens; the cache's prices are taken as USD); with --endpoints: the team's hard dollar cap",
+            "stop once the replies received cost this much (prices x tokens; the cache's " +
+            "prices are taken as USD); with --endpoints: the team's hard dollar cap",
         })
         .option('concurrency', { type: 'number', default: 8, describe: 'calls in flight at once' }),
     async (a) => {

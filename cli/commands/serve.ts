@@ -52,7 +52,8 @@ export const serveCommand = <T>(y: Argv<T>) =>
         seed: a.seed,
       });
       console.log(
-        `serving the simulator of ${cache.file} at ${server.url} (models: ${cache.agents.map((x) => x.id).join(', ')}${key ? `; key from ${a.keyEnv}` : ''}); Ctrl-C stops`,
+        `serving the simulator of ${cache.file} at ${server.url} (models: ` +
+          `${cache.agents.map((x) => x.id).join(', ')}${key ? `; key from ${a.keyEnv}` : ''}); Ctrl-C stops`,
       );
       await new Promise<void>((resolve) => {
         process.once('SIGINT', resolve);
@@ -61,8 +62,10 @@ export const serveCommand = <T>(y: Argv<T>) =>
       await server.close();
       const s = server.stats;
       console.log(
-        `${s.attempts} requests: ${s.paid} paid, ${s.replayed} replayed for a known Idempotency-Key, ${s.rateLimited} rate-limited, ${s.serverErrors} server errors, ` +
-          `${s.dropped} dropped, ${s.malformed} malformed, ${s.rejected} rejected; ${s.resolvedByKey} prompts with shared texts read by their Idempotency-Key, ${s.ambiguous} left ambiguous`,
+        `${s.attempts} requests: ${s.paid} paid, ${s.replayed} replayed for a known ` +
+          `Idempotency-Key, ${s.rateLimited} rate-limited, ${s.serverErrors} server errors, ` +
+          `${s.dropped} dropped, ${s.malformed} malformed, ${s.rejected} rejected; ${s.resolvedByKey} ` +
+          `prompts with shared texts read by their Idempotency-Key, ${s.ambiguous} left ambiguous`,
       );
     },
   );

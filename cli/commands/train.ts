@@ -51,7 +51,8 @@ export const trainCommand = <T>(y: Argv<T>) =>
           const files = runFiles(config.out);
           const best = checkpoint.best;
           console.log(
-            `done: ${config.out} (logs ${files.jsonl}, ${files.csv}, TensorBoard events; provenance ${files.provenance}); best validation epoch ${best?.epoch}: accuracy ${best ? (100 * best.accuracy).toFixed(1) : '-'}%, cost ${best?.costPct.toFixed(1)}% -> ${files.best}`,
+            `done: ${config.out} (logs ${files.jsonl}, ${files.csv}, TensorBoard events; provenance ${files.provenance}); best validation epoch ` +
+              `${best?.epoch}: accuracy ${best ? (100 * best.accuracy).toFixed(1) : '-'}%, cost ${best?.costPct.toFixed(1)}% -> ${files.best}`,
           );
         },
       );

@@ -8,7 +8,8 @@ import { computeOptions, workersOption } from '../options.ts';
 export const workerCommand = <T>(y: Argv<T>) =>
   y.command(
     'worker',
-    'take cells of ablation grids from a Redis queue (ablate --queue), train them and return the results; --engine, --threads, --backend apply to cells whose grid settings do not set them',
+    'take cells of ablation grids from a Redis queue (ablate --queue), train them and return the ' +
+      'results; --engine, --threads, --backend apply to cells whose grid settings do not set them',
     (y) =>
       workersOption(computeOptions(y), 'cells trained at a time on this machine')
         .option('queue', {
@@ -27,7 +28,8 @@ export const workerCommand = <T>(y: Argv<T>) =>
           type: 'number',
           default: 30,
           describe:
-            "seconds a cell's lock lasts unless renewed (this worker renews it every half); a killed worker's cell goes back to the queue within lock-duration + 2 x stalled-interval",
+            "seconds a cell's lock lasts unless renewed (this worker renews it every half); a killed " +
+            "worker's cell goes back to the queue within lock-duration + 2 x stalled-interval",
         })
         .option('stalled-interval', {
           type: 'number',

@@ -82,7 +82,8 @@ async function coordinate(cells: Cell[], o: QueuedGridOptions): Promise<CellOutc
   }
   if (foreign.length)
     throw new RefusedError(
-      `the results folder holds cells that are not these cells' runs:\n${foreign.join('\n')}\nremove ${foreign.length === 1 ? 'that folder' : 'those folders'}, or choose another --out`,
+      `the results folder holds cells that are not these cells' runs:\n${foreign.join('\n')}\nremove ` +
+        `${foreign.length === 1 ? 'that folder' : 'those folders'}, or choose another --out`,
     );
 
   const redis = connect(o.queue, say);
@@ -188,7 +189,8 @@ async function coordinate(cells: Cell[], o: QueuedGridOptions): Promise<CellOutc
       cellSeconds.push((record.finished - record.started) / 1000);
       t.epoch = t.cell.epochs;
       say(
-        `done ${t.cell.id} by ${result.worker} (${result.trainSeconds.toFixed(1)} s training, ${((record.collected - record.enqueued) / 1000).toFixed(1)} s since queued${record.stalls ? `, after ${record.stalls} stalled worker(s)` : ''})`,
+        `done ${t.cell.id} by ${result.worker} (${result.trainSeconds.toFixed(1)} s training, ` +
+          `${((record.collected - record.enqueued) / 1000).toFixed(1)} s since queued${record.stalls ? `, after ${record.stalls} stalled worker(s)` : ''})`,
       );
       return setState(t, 'done');
     }

@@ -76,7 +76,8 @@ export function startWorker(o: WorkerOptions): { name: string; close: () => Prom
     const hash = await cacheHash(cache);
     if (hash !== cell.cacheHash)
       throw new UnrecoverableError(
-        `worker ${name} refuses the cell: its cache ${resolve(cache)} has content ${hash.slice(0, 12)}, the grid's ${cell.cache} has ${cell.cacheHash.slice(0, 12)}`,
+        `worker ${name} refuses the cell: its cache ${resolve(cache)} has content ` +
+          `${hash.slice(0, 12)}, the grid's ${cell.cache} has ${cell.cacheHash.slice(0, 12)}`,
       );
     const settings = { ...o.compute, ...cell.settings, cache, out: join(work, cell.identity.slice(0, 16)) };
     if (cellIdentity(settings, hash) !== cell.identity)
@@ -116,7 +117,8 @@ export function startWorker(o: WorkerOptions): { name: string; close: () => Prom
     if (!job) return;
     const final = e instanceof UnrecoverableError || job.attemptsMade >= (job.opts.attempts ?? 1);
     say(
-      `${final ? 'failed' : 'crashed'} ${job.data.label}: ${e.message}${final ? '' : ` (attempt ${job.attemptsMade} of ${job.opts.attempts}; it goes back to the queue)`}`,
+      `${final ? 'failed' : 'crashed'} ${job.data.label}: ` +
+        `${e.message}${final ? '' : ` (attempt ${job.attemptsMade} of ${job.opts.attempts}; it goes back to the queue)`}`,
     );
   });
   worker.on('error', (e: Error) => say(`error: ${e.message}`));

@@ -176,7 +176,8 @@ export function debateStatsTables(cache: Cache): string {
     ),
   ];
   out.push(
-    '\nAgreement of two round-1 samples of one model on one question (same agent: two of its samples; same model, other agent: two agents naming the same model, sampled independently)',
+    '\nAgreement of two round-1 samples of one model on one question (same agent: two of its ' +
+      'samples; same model, other agent: two agents naming the same model, sampled independently)',
     s.agreement.length
       ? markdownTable(
           ['pairs of', 'pairs', 'same answer', 'both right', 'one right', 'both wrong', 'same wrong answer', 'correctness correlation'],
@@ -203,7 +204,8 @@ export function debateStatsTables(cache: Cache): string {
       ...(withRight ? [rate(r.fromRight)] : []),
     ]);
   out.push(
-    `\nRevisions (round >= 2) by the peers in their context (other agents' responses and external solutions; the recipient's own are not peers): ${v.counted} counted, ${v.skipped} without a parsed previous answer left out`,
+    `\nRevisions (round >= 2) by the peers in their context (other agents' responses and external solutions; the ` +
+      `recipient's own are not peers): ${v.counted} counted, ${v.skipped} without a parsed previous answer left out`,
     markdownTable(['own shown', 'peers agreeing with previous answer', 'wrong -> right', 'wrong kept', 'right -> wrong'], rows(v.byAgreeing, true)),
     '',
     markdownTable(

@@ -320,7 +320,8 @@ export function importDu(files: string[], o: DuImportOptions): DuImport {
   if (peers.revisionPrompts > 0 && peers.shown === 0 && !o.allowNoPeers)
     throw new InputError(
       `no peer answer recognised in any of the ${peers.revisionPrompts} revision prompts (markers tried: ${peers.markers.join(' | ')}); ` +
-        `the first one reads: "${firstRevision!.replace(/\s+/g, ' ').slice(0, 200)}...". Give --peer-marker REGEX for this layout, or --allow-no-peers if the agents were shown no peer answers`,
+        `the first one reads: "${firstRevision!.replace(/\s+/g, ' ').slice(0, 200)}...". Give ` +
+        `--peer-marker REGEX for this layout, or --allow-no-peers if the agents were shown no peer answers`,
     );
   const seeded = assignSplits(questions.length, o.trainFraction, o.validationFraction, seedrandom(`${o.splitSeed}|splits`));
   questions.forEach((q, i) => {

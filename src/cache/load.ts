@@ -225,7 +225,9 @@ function resolveReferences(cache: Cache, r: Response): { field: string; message:
     if (other.round !== r.round - 1 && !sameRound)
       return {
         field,
-        message: `response '${other.id}' is from round ${other.round}: a context holds round-${r.round - 1} responses, or another agent's round-${r.round} response`,
+        message:
+          `response '${other.id}' is from round ${other.round}: a context holds ` +
+          `round-${r.round - 1} responses, or another agent's round-${r.round} response`,
       };
     r.ctx.push(c);
   }

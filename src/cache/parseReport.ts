@@ -40,7 +40,8 @@ export function parseReport(cache: Cache, sample = 5, chars = 160): string {
   if (cache.questions.some((q) => q.answerType === 'math'))
     out.push(
       '',
-      `MATH answers compared symbolically (strings differed, see docs/import.md, "How answers are read"): ${cache.symbolic.comparisons} comparisons, ${cache.symbolic.equal} found equal`,
+      `MATH answers compared symbolically (strings differed, see docs/import.md, "How answers ` +
+        `are read"): ${cache.symbolic.comparisons} comparisons, ${cache.symbolic.equal} found equal`,
     );
   const unparsed = cache.responses.filter((r) => r.ans < 0);
   if (unparsed.length) {

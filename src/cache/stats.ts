@@ -8,7 +8,8 @@ import { parseReport } from './parseReport.ts';
 
 export function cacheStats(cache: Cache): string {
   const out: string[] = [
-    `cache ${cache.file}: ${cache.header.name} (${cache.header.source}), ${cache.questions.length} questions, ${cache.agents.length} agents, ${cache.responses.length} responses`,
+    `cache ${cache.file}: ${cache.header.name} (${cache.header.source}), ${cache.questions.length} ` +
+      `questions, ${cache.agents.length} agents, ${cache.responses.length} responses`,
   ];
 
   out.push('', questionsPerSplit(cache));
@@ -50,7 +51,8 @@ export function cacheStats(cache: Cache): string {
   for (const r of cache.responses) if (r.round === 1 && r.sample === 0) first.set(r.index, r.q);
   const covered = new Set(byRound(2, (r) => r.ctx.every((c) => first.has(c))).map((r) => `${r.q}|${r.a}|${[...r.ctx].sort().join(',')}`));
   out.push(
-    `\nRound-2 contexts covered exactly: ${covered.size} of ${cache.questions.length * A * 2 ** A} (${pct(covered.size / Math.max(1, cache.questions.length * A * 2 ** A))}) question x recipient x kept-subset cells`,
+    `\nRound-2 contexts covered exactly: ${covered.size} of ${cache.questions.length * A * 2 ** A} ` +
+      `(${pct(covered.size / Math.max(1, cache.questions.length * A * 2 ** A))}) question x recipient x kept-subset cells`,
   );
 
   out.push(

@@ -125,7 +125,8 @@ export function validateCache(dir: string): { cache?: Cache; issues: Issue[] } {
             'warning',
             line,
             field,
-            `${rec[field]} per token is ${(rec[field] * 1e6).toLocaleString('en-US')} per million tokens: prices are per token (e.g. 2.5e-6 for $2.50 per million); is this a price per million?`,
+            `${rec[field]} per token is ${(rec[field] * 1e6).toLocaleString('en-US')} per million tokens: ` +
+              `prices are per token (e.g. 2.5e-6 for $2.50 per million); is this a price per million?`,
           );
     } else if (rec.type === 'response') {
       const q = questions.get(rec.question);

@@ -135,7 +135,8 @@ function openOutCache(o: LiveDebateOptions, team: TeamFile, teamIds: string[], q
     const had = cache.questions[at];
     if (had.text !== q.text || had.gold !== q.gold)
       throw new InputError(
-        `${file}: question '${q.id}' is already there with another text or gold answer than in ${'cache' in o.questions ? o.questions.cache : o.questions.file}`,
+        `${file}: question '${q.id}' is already there with another text or gold answer ` +
+          `than in ${'cache' in o.questions ? o.questions.cache : o.questions.file}`,
       );
     return false;
   });
@@ -330,7 +331,8 @@ export function formatSummary(s: LiveDebateSummary, out: string): string {
     .filter(([, n]) => n > 0)
     .map(([cause, n]) => `${cause} ${n}`);
   return [
-    `debated ${s.results.length} of ${s.questions} questions: accuracy ${s.results.length ? ((100 * correct) / s.results.length).toFixed(1) : '-'}% (${correct}/${s.results.length})` +
+    `debated ${s.results.length} of ${s.questions} questions: accuracy ` +
+      `${s.results.length ? ((100 * correct) / s.results.length).toFixed(1) : '-'}% (${correct}/${s.results.length})` +
       (edges.length ? `, kept edges ${((100 * keptEdges) / (edges.length * size)).toFixed(1)}%` : ''),
     `calls: ${paid} paid, ${reused} responses reused; ${fmt(b.inTokens)} in + ${fmt(b.outTokens)} out tokens, $${b.usd.toFixed(4)}` +
       ` (caps: ${b.maxUsd === null ? 'no dollar cap' : `$${b.maxUsd}`}, ${b.maxCalls === null ? 'no call cap' : `${b.maxCalls} calls`}); ` +

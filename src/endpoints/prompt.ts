@@ -48,7 +48,8 @@ export function chatMessages(p: Prompts, req: EndpointRequest): ChatMessage[] {
   for (let r = req.prev; r; r = r.prevIndex >= 0 ? cache.responses[r.prevIndex] : null) turns.unshift(r);
   if (turns.length !== req.round - 1)
     throw new Error(
-      `agent '${req.agent.id}', question '${question.id}', round ${req.round}: the chat history needs the agent's own responses of rounds 1..${req.round - 1}, ` +
+      `agent '${req.agent.id}', question '${question.id}', round ${req.round}: the ` +
+        `chat history needs the agent's own responses of rounds 1..${req.round - 1}, ` +
         `found ${turns.length} through 'prev'`,
     );
   const messages = round1Messages(p, question.text);

@@ -157,7 +157,8 @@ export async function serveSimulator(cache: Cache, o: ServeOptions): Promise<Sim
     }
     throw new RequestError(
       400,
-      `${what} matches no round-${round} response ${agent ? `of agent '${agent}' ` : ''}to question '${q.id}' (cache ${cache.file}, or a reply this server gave)`,
+      `${what} matches no round-${round} response ${agent ? `of agent '${agent}' ` : ''}to ` +
+        `question '${q.id}' (cache ${cache.file}, or a reply this server gave)`,
     );
   };
 

@@ -97,7 +97,9 @@ export const DU_PROMPTS = Object.fromEntries(
     {
       system: null,
       round1: `Can you answer the following question as accurately as possible? {question} Explain your answer. ${ANSWER_FORM[type]}`,
-      revision: `These are the solutions to the problem from other agents: {solutions}\n\n Using the reasoning from other agents as additional advice, can you give an updated answer? Examine your solution and that of other agents step by step. ${ANSWER_FORM[type]}`,
+      revision:
+        `These are the solutions to the problem from other agents: {solutions}\n\n Using the reasoning from other agents as additional ` +
+        `advice, can you give an updated answer? Examine your solution and that of other agents step by step. ${ANSWER_FORM[type]}`,
       reflect: `Can you double check that your answer is correct? ${ANSWER_FORM[type]}`,
       solution: '\n\n One agent solution: ```{text}```',
     },

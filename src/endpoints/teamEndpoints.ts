@@ -37,7 +37,8 @@ export function loadTeamEndpoints(file: string, cache: Cache, caps: Partial<Caps
     const same = (perToken: number, price: number) => Math.abs(perToken * 1e6 - price) <= 1e-9 * Math.max(1, price);
     if (!same(priceIn, agent.price.in) || !same(priceOut, agent.price.out))
       problems.push(
-        `agents.${id}.price: ${agent.price.in} / ${agent.price.out} per million tokens, but cache ${cache.file} prices '${id}' at ${perMillion(priceIn)} / ${perMillion(priceOut)}`,
+        `agents.${id}.price: ${agent.price.in} / ${agent.price.out} per million tokens, but ` +
+          `cache ${cache.file} prices '${id}' at ${perMillion(priceIn)} / ${perMillion(priceOut)}`,
       );
   }
   if (problems.length) throw new InputError(problems.map((p) => `${file}: ${p}`).join('\n'));

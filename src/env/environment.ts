@@ -56,7 +56,8 @@ export function deepestRounds(cache: Cache): number[] {
 function checkRounds(cache: Cache, s: DebateSettings): void {
   if (s.allowUnrecordedRounds && s.miss !== 'model')
     throw new SettingsError(
-      `setting allowUnrecordedRounds applies to miss = model only (the tier-3 model draws the unrecorded rounds); miss = ${s.miss} ${s.miss === 'record' ? 'records every round the cache lacks through its live endpoint' : 'never draws an answer'}`,
+      `setting allowUnrecordedRounds applies to miss = model only (the tier-3 model draws the unrecorded rounds); miss = ${s.miss} ` +
+        `${s.miss === 'record' ? 'records every round the cache lacks through its live endpoint' : 'never draws an answer'}`,
     );
   if (s.miss === 'record') return;
   const deepest = deepestRounds(cache);
@@ -70,10 +71,13 @@ function checkRounds(cache: Cache, s: DebateSettings): void {
     .join(', ');
   const deeper =
     s.miss === 'model'
-      ? `every answer of round ${most + 1}${s.rounds > most + 1 ? ` to ${s.rounds}` : ''} would be drawn by the tier-3 response model: allow that with allowUnrecordedRounds (--allow-unrecorded-rounds), or record those rounds with a live endpoint (miss = record)`
-      : `no tier of miss = ${s.miss} answers round ${most + 1}: record it with a live endpoint (miss = record), or let the tier-3 model draw it (miss = model with --allow-unrecorded-rounds)`;
+      ? `every answer of round ${most + 1}${s.rounds > most + 1 ? ` to ${s.rounds}` : ''} would be drawn by the tier-3 response model: ` +
+        `allow that with allowUnrecordedRounds (--allow-unrecorded-rounds), or record those rounds with a live endpoint (miss = record)`
+      : `no tier of miss = ${s.miss} answers round ${most + 1}: record it with a live endpoint (miss ` +
+        `= record), or let the tier-3 model draw it (miss = model with --allow-unrecorded-rounds)`;
   throw new SettingsError(
-    `setting rounds: ${s.rounds}, but cache ${cache.file} records debates of at most ${most} round${most === 1 ? '' : 's'} (deepest recorded round per question: ${held}); ${deeper}`,
+    `setting rounds: ${s.rounds}, but cache ${cache.file} records debates of at most ${most} ` +
+      `round${most === 1 ? '' : 's'} (deepest recorded round per question: ${held}); ${deeper}`,
   );
 }
 

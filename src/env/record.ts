@@ -210,7 +210,8 @@ async function recordMissing(env: Environment, rec: Recording, requests: RecordR
         // A user error (the service refused, or kept failing) stays one; anything else is a bug, its stack the cause's.
         else
           failure ??= new (e instanceof UserError ? UserError : Error)(
-            `record tier: endpoint ${rec.endpoint.name} failed for agent '${agent.id}' on question '${question.id}' at round ${r.round}: ${(e as Error).message}`,
+            `record tier: endpoint ${rec.endpoint.name} failed for agent '${agent.id}' ` +
+              `on question '${question.id}' at round ${r.round}: ${(e as Error).message}`,
             { cause: e },
           );
       }

@@ -57,7 +57,8 @@ export function lookup(
   // approximate tiers (signature, model) never stand in for a real answer.
   if (miss === 'record')
     throw new Error(
-      `miss = record: agent '${cache.agents[agent].id}' on question '${cache.questions[d.q].id}' at round ${t} was not recorded before the round was stepped (step debates with stepDebates or playDebates, which ask the endpoint first)`,
+      `miss = record: agent '${cache.agents[agent].id}' on question '${cache.questions[d.q].id}' at round ${t} was not ` +
+        `recorded before the round was stepped (step debates with stepDebates or playDebates, which ask the endpoint first)`,
     );
   const sig = env.signature.get(
     signatureKey(

@@ -176,7 +176,8 @@ function attemptLock(dir: string, what: string): { holder?: Holder; error: () =>
     removeEmpty(resolve(dir), created && resolve(created));
     const error = () =>
       new RefusedError(
-        `${dir} is being written by another process (${holder.what}: ${describe(holder)}): wait for it to finish, or stop it${holder.host !== hostname() ? `; if it is gone, delete ${file}` : ''}`,
+        `${dir} is being written by another process (${holder.what}: ${describe(holder)}): wait for it ` +
+          `to finish, or stop it${holder.host !== hostname() ? `; if it is gone, delete ${file}` : ''}`,
       );
     return { holder, error };
   }

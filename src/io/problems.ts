@@ -53,7 +53,8 @@ export function parseSettings<T extends z.ZodType>(schema: T, input: unknown, na
         if (i.code === 'unrecognized_keys') return i.keys.map((k) => `${name([...i.path, k].join('.'))}: ${issueSentence(i)}`);
         const found = valueAt(input, i.path);
         return [
-          `${name(i.path.join('.'))}: ${issueSentence(i)}${found !== undefined ? ` (found ${typeof found === 'number' ? String(found) : JSON.stringify(found)})` : ''}`,
+          `${name(i.path.join('.'))}: ` +
+            `${issueSentence(i)}${found !== undefined ? ` (found ${typeof found === 'number' ? String(found) : JSON.stringify(found)})` : ''}`,
         ];
       })
       .join('\n'),

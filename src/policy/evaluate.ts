@@ -40,6 +40,7 @@ export function policyShapeFor(artifact: PolicyArtifact, path: string, rounds: n
     return { shape: artifact.shape, note: `${path}: trained for ${R} rounds, replayed for ${rounds} (its round feature's rows for rounds 2..${rounds})` };
   throw new SettingsError(
     `${path}: trained for ${R} rounds, its round feature has ${R - 1} row${R - 1 === 1 ? '' : 's'} (rounds 2..${R}), but the debate has ${rounds} rounds: ` +
-      `replay it with --rounds ${R} or fewer, or train a policy for ${rounds} rounds (or one without the round feature, --no-round-feature, which takes any number)`,
+      `replay it with --rounds ${R} or fewer, or train a policy for ${rounds} rounds ` +
+      `(or one without the round feature, --no-round-feature, which takes any number)`,
   );
 }

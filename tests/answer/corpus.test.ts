@@ -18,7 +18,8 @@ function mismatch(e: CorpusEntry): string | null {
   const same = got === want || (e.type === 'math' && got !== null && want !== null && sameMath(got, want));
   return same
     ? null
-    : `${e.type} (${e.note}): read ${JSON.stringify(raw)} -> ${JSON.stringify(got)}, expected ${JSON.stringify(want)}\n    ${JSON.stringify(e.text.slice(-160))}`;
+    : `${e.type} (${e.note}): read ${JSON.stringify(raw)} -> ${JSON.stringify(got)}, ` +
+        `expected ${JSON.stringify(want)}\n    ${JSON.stringify(e.text.slice(-160))}`;
 }
 
 describe('the answer-reading corpus', () => {

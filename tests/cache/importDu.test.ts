@@ -167,7 +167,8 @@ describe('importing malformed records', () => {
   const said = (c: string) => ({ role: 'assistant', content: c });
   const shown = (...s: string[]) =>
     user(
-      `These are the solutions to the problem from other agents: \n\n${s.map((x) => `One agent solution: \`\`\`${x}\`\`\``).join('\n\n')}\n\nCan you give an updated answer?`,
+      `These are the solutions to the problem from other agents: ` +
+        `\n\n${s.map((x) => `One agent solution: \`\`\`${x}\`\`\``).join('\n\n')}\n\nCan you give an updated answer?`,
     );
   const good = [
     [
@@ -236,7 +237,8 @@ describe('Du et al.\'s arithmetic debates (3 agents, 2 rounds, "One agent respon
   const ask = (e: string) => `What is the result of ${e}? Make sure to state your answer at the end of the response.`;
   const shown = (...s: string[]) =>
     user(
-      `These are the recent/updated opinions from other agents: ${s.map((x) => `\n\n One agent response: \`\`\`${x}\`\`\``).join('')}\n\n Use these opinions carefully as additional advice, can you provide an updated answer? Make sure to state your answer at the end of the response.`,
+      `These are the recent/updated opinions from other agents: ${s.map((x) => `\n\n One agent response: \`\`\`${x}\`\`\``).join('')}\n\n Use ` +
+        `these opinions carefully as additional advice, can you provide an updated answer? Make sure to state your answer at the end of the response.`,
     );
   const debate = (question: string, gold: number, first: string[], second: string[]) => [
     first.map((r1, i) => [user(question), said(r1), shown(...first.filter((_, j) => j !== i)), said(second[i])]),

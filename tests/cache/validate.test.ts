@@ -119,7 +119,8 @@ describe('cache validate', () => {
   it('a price above 1e-3 per token is a warning with the figure', () => {
     const dir = dirOf((r) => void (at(r, 'a1').priceIn = 2.5));
     expect(issuesOf(dir)).toEqual([
-      'warning 2 priceIn: 2.5 per token is 2,500,000 per million tokens: prices are per token (e.g. 2.5e-6 for $2.50 per million); is this a price per million?',
+      'warning 2 priceIn: 2.5 per token is 2,500,000 per million tokens: prices are ' +
+        'per token (e.g. 2.5e-6 for $2.50 per million); is this a price per million?',
     ]);
     expect(formatIssue(validateCache(dir).issues[0])).toMatch(new RegExp(`^${cacheFilePath(dir)}:2: priceIn: warning: 2.5 per token`));
   });

@@ -34,7 +34,8 @@ describe('--rounds', () => {
       const r = cli('baselines', '--cache', hand, '--rounds', '1');
       expect([r.status, errors(r)]).toEqual([
         1,
-        'setting rounds: a debate needs at least 2 rounds: round 1 answers independently, round 2 revises after reading the others (below 2 there is no edge to keep or prune)',
+        'setting rounds: a debate needs at least 2 rounds: round 1 answers independently, ' +
+          'round 2 revises after reading the others (below 2 there is no edge to keep or prune)',
       ]);
     },
     T,
@@ -46,7 +47,10 @@ describe('--rounds', () => {
       const r = cli('baselines', '--cache', hand, '--rounds', '3');
       expect(r.status).toBe(1);
       expect(errors(r)).toBe(
-        `setting rounds: 3, but cache ${hand}/cache.jsonl records debates of at most 2 rounds (deepest recorded round per question: round 2: 2 questions); every answer of round 3 would be drawn by the tier-3 response model: allow that with allowUnrecordedRounds (--allow-unrecorded-rounds), or record those rounds with a live endpoint (miss = record)`,
+        `setting rounds: 3, but cache ${hand}/cache.jsonl records debates of at most 2 rounds ` +
+          `(deepest recorded round per question: round 2: 2 questions); every answer of round 3 ` +
+          `would be drawn by the tier-3 response model: allow that with allowUnrecordedRounds ` +
+          `(--allow-unrecorded-rounds), or record those rounds with a live endpoint (miss = record)`,
       );
     },
     T,
@@ -114,7 +118,8 @@ describe('flags a command would not use are errors, naming each and why', () => 
       const resume = cli('train', '--resume', '--out', join(dir, 'run'), '--epochs', '3', '--k', '-1');
       expect([resume.status, errors(resume)]).toEqual([
         1,
-        '--epochs is not used by --resume: the run goes on with the settings it was started with (only --engine, --threads and --backend may change); --k is not used by --resume: the run goes on with the settings it was started with (only --engine, --threads and --backend may change): leave them out',
+        '--epochs is not used by --resume: the run goes on with the settings it was started with (only --engine, --threads and --backend may change); --k ' +
+          'is not used by --resume: the run goes on with the settings it was started with (only --engine, --threads and --backend may change): leave them out',
       ]);
       const threads = cli('train', '--engine', 'tfjs', '--threads', '2', '--out', join(dir, 'run'));
       expect([threads.status, errors(threads)]).toEqual([1, '--threads sets the threads of the onnx engines, not of --engine tfjs: leave it out']);
@@ -157,7 +162,8 @@ describe('flags a command would not use are errors, naming each and why', () => 
       );
       expect(r.status).toBe(1);
       expect(errors(r)).toBe(
-        `--price-in needs its pair: --price-in and --price-out price the models --prices leaves out; --train-fraction sets the seeded split rule, which --splits ${join(dir, 'splits.json')} replaces: leave them out`,
+        `--price-in needs its pair: --price-in and --price-out price the models --prices leaves out; --train-fraction ` +
+          `sets the seeded split rule, which --splits ${join(dir, 'splits.json')} replaces: leave them out`,
       );
       const s = cli('serve', '--retry-after', '2');
       expect([s.status, errors(s)]).toEqual([1, '--retry-after sets the wait the 429 replies ask for, and --rate-429 is 0: leave it out']);

@@ -167,7 +167,8 @@ describe('debate', () => {
     });
   }, 180_000);
 
-  it('debates the questions of a JSONL file into a new cache, stops cleanly at a call cap and goes on when rerun, and names the line and field of a bad file', async () => {
+  it('debates the questions of a JSONL file into a new cache, stops cleanly at a ' +
+    'call cap and goes on when rerun, and names the line and field of a bad file', async () => {
     const file = join(dir, 'questions.jsonl');
     const picked = sim.questions.filter((q) => q.split === 'validation').slice(0, 2);
     writeFileSync(file, picked.map((q) => JSON.stringify({ id: `new-${q.id}`, text: q.text, gold: q.gold, answerType: 'mcq' })).join('\n') + '\n');

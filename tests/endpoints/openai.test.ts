@@ -35,7 +35,8 @@ beforeAll(() => {
 });
 
 describe('openai endpoint against serve with faults', () => {
-  it('completes 100 requests through 20% 429, 5% 500, dropped connections and malformed bodies, each paid once, as the in-process simulator answers', async () => {
+  it('completes 100 requests through 20% 429, 5% 500, dropped connections and ' +
+    'malformed bodies, each paid once, as the in-process simulator answers', async () => {
     const attempts: { key: string | null; at: number; outcome: Outcome }[] = [];
     const retryAfterS = 0.3;
     const server = await serveSimulator(cache, {

@@ -84,7 +84,9 @@ describe('Du-style chat', () => {
       { role: 'system', content: 'Debate well.' },
       {
         role: 'user',
-        content: `Can you answer the following question as accurately as possible? ${question.text} Explain your answer. Put your answer in the form (X) at the end of your response.`,
+        content:
+          `Can you answer the following question as accurately as possible? ${question.text} ` +
+          `Explain your answer. Put your answer in the form (X) at the end of your response.`,
       },
       { role: 'assistant', content: first.text },
       { role: 'user', content: DU_PROMPTS.mcq.revision.replace('{solutions}', second.context.map(block).join('')) },

@@ -36,18 +36,22 @@ describe('rounds of a replay', () => {
   it('below 2 is an error: a debate needs a revision round', () => {
     for (const rounds of [1, 0])
       expect(() => makeEnvironment(cache, { rounds })).toThrow(
-        'setting rounds: a debate needs at least 2 rounds: round 1 answers independently, round 2 revises after reading the others (below 2 there is no edge to keep or prune)',
+        'setting rounds: a debate needs at least 2 rounds: round 1 answers independently, ' +
+          'round 2 revises after reading the others (below 2 there is no edge to keep or prune)',
       );
   });
 
   it('beyond the deepest recorded round is an error that says, per question, what the cache holds', () => {
     expect(deepestRounds(cache)).toEqual([2, 2, 1]);
     expect(() => makeEnvironment(cache, { rounds: 4 })).toThrow(
-      'setting rounds: 4, but cache three.jsonl records debates of at most 2 rounds (deepest recorded round per question: round 2: 2 questions, round 1: 1 question); ' +
-        'every answer of round 3 to 4 would be drawn by the tier-3 response model: allow that with allowUnrecordedRounds (--allow-unrecorded-rounds), or record those rounds with a live endpoint (miss = record)',
+      'setting rounds: 4, but cache three.jsonl records debates of at most 2 rounds ' +
+        '(deepest recorded round per question: round 2: 2 questions, round 1: 1 question); ' +
+        'every answer of round 3 to 4 would be drawn by the tier-3 response model: allow that with ' +
+        'allowUnrecordedRounds (--allow-unrecorded-rounds), or record those rounds with a live endpoint (miss = record)',
     );
     expect(() => makeEnvironment(cache, { rounds: 3, miss: 'signature' })).toThrow(
-      /no tier of miss = signature answers round 3: record it with a live endpoint \(miss = record\), or let the tier-3 model draw it \(miss = model with --allow-unrecorded-rounds\)/,
+      'no tier of miss = signature answers round 3: record it with a live endpoint (miss = record), ' +
+        'or let the tier-3 model draw it (miss = model with --allow-unrecorded-rounds)',
     );
     expect(() => makeEnvironment(cache, { rounds: 3, miss: 'error', allowUnrecordedRounds: true })).toThrow(
       /setting allowUnrecordedRounds applies to miss = model only/,

@@ -26,7 +26,8 @@ function smallWorld(): string {
 }
 
 describe('fidelity', () => {
-  it('the record replay answers every context the cache lacks from the simulator, never from an approximate tier, and leaves the cache on disk alone', async () => {
+  it('the record replay answers every context the cache lacks from the simulator, ' +
+    'never from an approximate tier, and leaves the cache on disk alone', async () => {
     const dir = smallWorld();
     const cache = loadCache(dir);
     const before = cache.responses.length;
@@ -106,7 +107,8 @@ describe('fidelity', () => {
     expect(value('CPP FuseGLU', 'accuracy_record')).toBeGreaterThan(0); // a policy after one epoch: it may still keep every edge
     const bias = readFileSync(join(out, 'context-bias.csv'), 'utf8').trim().split('\n');
     const test = 48 - 24 - 12;
-    expect(bias.filter((l) => l.startsWith('every context,')).map((l) => Number(l.split(',')[1]))).toEqual([test * 3 * 8, test * 3 * 8, test * 3 * 8]); // 3 models
+    const contexts = bias.filter((l) => l.startsWith('every context,')).map((l) => Number(l.split(',')[1]));
+    expect(contexts).toEqual([test * 3 * 8, test * 3 * 8, test * 3 * 8]); // 3 models
   }, 600_000);
 
   it('refuses --miss and a cache whose endpoint cannot answer every context', () => {

@@ -28,7 +28,10 @@ describe('eval with miss = signature', () => {
       });
     const { table, rows } = await run(['full', 'random']);
     const note = table.match(
-      /miss = signature: (\d+) of 18 questions could not be replayed by every method \(most left by one run: Full-Debate 0, Random pruning \(keep 50%\) [1-9]\d*\) and are left out of every row: (.*)/,
+      new RegExp(
+        String.raw`miss = signature: (\d+) of 18 questions could not be replayed by every method ` +
+          String.raw`\(most left by one run: Full-Debate 0, Random pruning \(keep 50%\) [1-9]\d*\) and are left out of every row: (.*)`,
+      ),
     );
     expect(note).not.toBeNull();
     const skipped = note![2].split(', ');

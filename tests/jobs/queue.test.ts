@@ -283,7 +283,8 @@ describe('a grid on a queue', () => {
       expect(outcome.status).toBe('failed');
       expect(outcome.error).toMatch(
         new RegExp(
-          `refuses the cell: its cache ${altered} has content ${(await cacheHash(altered)).slice(0, 12)}, the grid's ${cache} has ${(await cacheHash(cache)).slice(0, 12)}`,
+          `refuses the cell: its cache ${altered} has content ${(await cacheHash(altered)).slice(0, 12)}, ` +
+            `the grid's ${cache} has ${(await cacheHash(cache)).slice(0, 12)}`,
         ),
       );
       expect(lines.filter((l) => l.includes(`took ${cells[0].id}`))).toHaveLength(1);

@@ -64,7 +64,8 @@ describe('a policy replayed for other rounds than it was trained for', () => {
       note: "p.json: trained for 3 rounds, replayed for 2 (its round feature's rows for rounds 2..2)",
     });
     expect(() => policyShapeFor(a(2, true), 'p.json', 5)).toThrow(
-      'p.json: trained for 2 rounds, its round feature has 1 row (rounds 2..2), but the debate has 5 rounds: replay it with --rounds 2 or fewer, or train a policy for 5 rounds (or one without the round feature, --no-round-feature, which takes any number)',
+      'p.json: trained for 2 rounds, its round feature has 1 row (rounds 2..2), but the debate has 5 rounds: replay it with --rounds ' +
+        '2 or fewer, or train a policy for 5 rounds (or one without the round feature, --no-round-feature, which takes any number)',
     );
     expect(policyShapeFor(a(2, false), 'p.json', 5)).toEqual({
       shape: { rounds: 5, roundFeature: false },
@@ -139,7 +140,8 @@ describe('rounds given to the jobs that train', () => {
     expect(checkRun(settings, hash).action).toBe('reuse');
     expect(checkRun({ ...settings, threads: 2 }, hash).action).toBe('reuse'); // how it computes may change
     expect(() => checkRun({ ...settings, batchSize: 3, k: -1 }, hash)).toThrow(
-      `${settings.out} holds a run of other settings or another cache (batchSize 6 there, 3 asked; k 0 there, -1 asked): pass --force to train it anew there, or choose another folder`,
+      `${settings.out} holds a run of other settings or another cache (batchSize 6 there, 3 ` +
+        `asked; k 0 there, -1 asked): pass --force to train it anew there, or choose another folder`,
     );
   }, 60_000);
 });

@@ -10,7 +10,10 @@ import { onPath, provideTools } from './redis.ts';
 
 const chmod = spawnSync('sh', ['-c', 'command -v chmod'], { encoding: 'utf8' }).stdout.trim();
 
-/** A folder of stand-ins: apt-get (writes redis-server and openssl on install, unless told to fail), sudo (runs what follows -n), and the tools already there. */
+/**
+ * A folder of stand-ins: apt-get (writes redis-server and openssl on install, unless told to fail),
+ * sudo (runs what follows -n), and the tools already there.
+ */
 function fakeBin(o: { aptGet?: 'works' | 'fails'; sudo?: boolean; present?: string[] } = {}): string {
   const bin = mkdtempSync(join(tmpdir(), 'cpp-fakebin-'));
   const script = (name: string, body: string) => {
@@ -55,7 +58,8 @@ describe('npm test provides redis-server and openssl', () => {
     const lines: string[] = [];
     expect(provideTools({ env: { PATH: bin }, root: false, log: (l) => lines.push(l) })).toEqual(['redis-server', 'openssl']);
     expect(lines).toEqual([
-      "npm test: redis-server and openssl (the queue tests need them) not found: installing Debian's packages (sudo -n apt-get install -y redis-server openssl)",
+      'npm test: redis-server and openssl (the queue tests need them) not found: ' +
+        "installing Debian's packages (sudo -n apt-get install -y redis-server openssl)",
     ]);
     expect(calls(bin)).toEqual([
       'sudo -n apt-get update',

@@ -51,7 +51,8 @@ export function provideTools(o: ProvideOptions = {}): string[] {
   const by = root ? [] : ['sudo', '-n'];
   if (!onPath('apt-get', env.PATH) || (!root && !onPath('sudo', env.PATH))) {
     log(
-      `npm test: ${what} not found, and ${onPath('apt-get', env.PATH) ? 'no sudo to run apt-get with' : 'no apt-get'}: install ${missing.length === 1 ? 'it' : 'them'} yourself`,
+      `npm test: ${what} not found, and ${onPath('apt-get', env.PATH) ? 'no sudo to run apt-get with' : 'no apt-get'}: ` +
+        `install ${missing.length === 1 ? 'it' : 'them'} yourself`,
     );
     return [];
   }

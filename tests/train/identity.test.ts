@@ -36,7 +36,8 @@ describe('run identity', () => {
     ]);
   });
 
-  it('a grid edited under the same row names, or given more epochs, is refused naming what differs; force trains it anew; the table says what was reused', async () => {
+  it('a grid edited under the same row names, or given more epochs, is refused ' +
+    'naming what differs; force trains it anew; the table says what was reused', async () => {
     const { dir, cache } = tiny();
     const grid = (settings: object) =>
       GridFile.parse({ name: 'g', base: { ...base, ...settings }, seeds: 1, caches: [cache], variants: [{ name: 'full method', settings: {} }] });
@@ -94,7 +95,8 @@ describe('run identity', () => {
     appendFileSync(cacheFilePath(cache), '\n');
     const after = await cacheHash(cache);
     await expect(train(c, { ...quiet, resume: true })).rejects.toThrow(
-      `${c.out} cannot resume: cache content sha256 ${before.slice(0, 12)} there, ${after.slice(0, 12)} in ${cache} now; it would go on with other data: restore the cache, or train anew there with --force (train --config ${runFiles(c.out).config} --out ${c.out} --force)`,
+      `${c.out} cannot resume: cache content sha256 ${before.slice(0, 12)} there, ${after.slice(0, 12)} in ${cache} now; it would go on with ` +
+        `other data: restore the cache, or train anew there with --force (train --config ${runFiles(c.out).config} --out ${c.out} --force)`,
     );
   }, 120_000);
 });

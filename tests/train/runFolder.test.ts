@@ -194,7 +194,8 @@ describe('a run folder is self-contained and survives a kill at any point', () =
     // A run killed after its first log lines but before any checkpoint (as runs were before): a log and no checkpoint.
     rmSync(files.checkpoint);
     await expect(train(c, { ...quiet, resume: true })).rejects.toThrow(
-      `${c.out} holds no checkpoint to resume: the run was stopped before its first checkpoint; start it again without --resume (its settings: --config ${files.config})`,
+      `${c.out} holds no checkpoint to resume: the run was stopped before its first ` +
+        `checkpoint; start it again without --resume (its settings: --config ${files.config})`,
     );
     await train(c, quiet);
     expect(readLog(c.out).map((l) => `${l.type} ${l.epoch}`)).toEqual(['step 1', 'step 1', 'step 1', 'eval 1', 'step 2', 'step 2', 'step 2', 'eval 2']);

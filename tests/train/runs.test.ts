@@ -39,7 +39,8 @@ describe('training runs of a job', () => {
 
   it("a failed child's error is the line naming it, not Node's version line", () => {
     const stderr =
-      "node:internal/modules/run_main:123\n    triggerUncaughtException(\n    ^\n\nError [ERR_MODULE_NOT_FOUND]: Cannot find package 'tsx' imported from /tmp/\n    at packageResolve (node:internal/modules/esm/resolve:873:9) {\n  code: 'ERR_MODULE_NOT_FOUND'\n}\n\nNode.js v20.20.2\n";
+      "node:internal/modules/run_main:123\n    triggerUncaughtException(\n    ^\n\nError [ERR_MODULE_NOT_FOUND]: Cannot find package 'tsx' imported " +
+      "from /tmp/\n    at packageResolve (node:internal/modules/esm/resolve:873:9) {\n  code: 'ERR_MODULE_NOT_FOUND'\n}\n\nNode.js v20.20.2\n";
     expect(lastWords(stderr)).toBe("Error [ERR_MODULE_NOT_FOUND]: Cannot find package 'tsx' imported from /tmp/");
     expect(lastWords('epoch 1: accuracy 50%\ncache has no live endpoint for miss = record\n')).toBe(
       'epoch 1: accuracy 50% | cache has no live endpoint for miss = record',

@@ -26,7 +26,8 @@ describe('split sizes a training run is told about', () => {
 
   it('an empty train or validation split is an error; no test questions, or too few, a warning', () => {
     expect(() => checkSplitSizes({ train: 0, validation: 0, test: 5 }, 8, 'c.jsonl')).toThrow(
-      'c.jsonl: no train and no validation questions this team can debate (train 0, validation 0, test 5): training needs both (the validation split picks the best checkpoint)',
+      'c.jsonl: no train and no validation questions this team can debate (train 0, validation ' +
+        '0, test 5): training needs both (the validation split picks the best checkpoint)',
     );
     expect(() => checkSplitSizes({ train: 50, validation: 0, test: 5 }, 8, 'c.jsonl')).toThrow(/no validation questions/);
     const w = checkSplitSizes({ train: 100, validation: 40, test: 0 }, 8, 'c.jsonl');
@@ -38,7 +39,8 @@ describe('split sizes a training run is told about', () => {
     const half = (100 * (wilson(6, 12).high - wilson(6, 12).low)) / 2;
     expect(half).toBeGreaterThan(20);
     expect(w).toBe(
-      `c.jsonl: validation split: only 12 questions: a 95% interval of an accuracy on them is ±${half.toFixed(1)} points wide (at 50% right, Wilson); differences smaller than that are not told apart: the best checkpoint is picked on noise`,
+      `c.jsonl: validation split: only 12 questions: a 95% interval of an accuracy on them is ±${half.toFixed(1)} points ` +
+        `wide (at 50% right, Wilson); differences smaller than that are not told apart: the best checkpoint is picked on noise`,
     );
     expect(fewQuestionsNote('x', 30)).toBeUndefined();
     expect(halfWidthPoints(300)).toBeLessThan(6);
