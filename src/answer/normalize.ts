@@ -60,8 +60,7 @@ export function canonicalNumber(s: string): string | null {
 
 // Unit words stated after a MATH answer ("12 inches", "5\text{ cm}^2"); removed before comparing.
 const UNIT_WORDS =
-  '(?:square |cubic |sq\\.? ' +
-  ')?(?:units?|inches|inch|feet|foot|ft|meters?|centimeters?|cm|mm|km|miles?|yards?|degrees?|dollars?|cents?|hours?|minutes?|seconds?|days?|weeks?|years?|mph|pounds?|ounces?)(?:\\^\\{?[23]\\}?)?';
+  '(?:square |cubic |sq\\.? )?(?:units?|inches|inch|feet|foot|ft|meters?|centimeters?|cm|mm|km|miles?|yards?|degrees?|dollars?|cents?|hours?|minutes?|seconds?|days?|weeks?|years?|mph|pounds?|ounces?)(?:\\^\\{?[23]\\}?)?';
 const UNIT_TEXT = new RegExp(`\\\\(?:text|mbox|mathrm)\\{\\s*${UNIT_WORDS}\\s*\\}(?:\\^\\{?[23]\\}?)?`, 'gi');
 const UNIT_BARE = new RegExp(`(?<=[\\d}])\\s*${UNIT_WORDS}\\b`, 'gi');
 // "5 \text{ or } 9", "x = 5 or x = 9", "1, 2, and 3": the listed values, as a set (see structure.ts).

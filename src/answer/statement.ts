@@ -52,12 +52,8 @@ const NUMBER = String.raw`-?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?:(?: and)? \d+
 const PLAIN_EXPR = String.raw`(?=[^\s]*?(?:[+*/^]|sqrt|pi|π|√|\d\s*-))[-(]*(?:\d|sqrt|√|pi|π)[\d\s+\-*/^().]*?(?:sqrt\([^()]*\)|pi|π|[\d)])(?:[\d\s+\-*/^().]*[\d)])?`;
 const WORD_NUMBERS = ['zero', 'one', 'two', 'three', 'four', 'five', 'six', 'seven', 'eight', 'nine', 'ten', 'eleven', 'twelve'];
 const WORD_NUMBER = `(?:${WORD_NUMBERS.join('|')})`;
-const STATING =
-  String.raw`(?:\bis|\bare|\bwas|\bwere|=|(?<=\w):|\bequals|\bbe|\bget|\bobtain|\bgives(?: us)?|\bas|\bhas(?: a ` +
-  `value of)?|\bvalue of|\bevaluates to|\bcomes to|\bmakes|\bearns|\bcosts|\bpays|\bsaves|\bspends|\bneeds)`;
-const ADVERBS =
-  String.raw`(?:(?:approximately|about|exactly|indeed|equal to|equivalent ` +
-  `to|just|still|now|then|currently|simply|also|actually|only|roughly|given by|a total of|w+ly)s+)*`;
+const STATING = String.raw`(?:\bis|\bare|\bwas|\bwere|=|(?<=\w):|\bequals|\bbe|\bget|\bobtain|\bgives(?: us)?|\bas|\bhas(?: a value of)?|\bvalue of|\bevaluates to|\bcomes to|\bmakes|\bearns|\bcosts|\bpays|\bsaves|\bspends|\bneeds)`;
+const ADVERBS = String.raw`(?:(?:approximately|about|exactly|indeed|equal to|equivalent to|just|still|now|then|currently|simply|also|actually|only|roughly|given by|a total of|\w+ly)\s+)*`;
 // A sentence that denies a value or hedges between several states none ("there is no value of $k$
 // that ...", "it is not possible to arrive at a meaningful answer", "either 105 or 0, depending on
 // ...", "between 0 and 36").
@@ -111,8 +107,7 @@ function statedValue(line: string): string | null {
   // that are not a comparison, a place ("in the last division") or a condition ("at $t=2$").
   const closing = line.match(
     new RegExp(
-      `(?:${STATING}|\\bexpression|\\bpoint|\\bnotation|\\bat|\\breceived?|:)\\s+${ADVERBS}(?:[a-z]+\\s+){0,3}(?:\\$\\$([^$]+)\\$\\$|\\$([^$]+)\\$|\\\\\\[(.+?)\\\\\\])((?:\\s+[a-z]+){0,2})${PLACE}(?:\\s+(?:at|when|for|if|with|where|in ` +
-        `base)\\s+\\$[^$]*\\$)?\\s*(?:[,;].*|\\s(?:which|where|since|because)\\b.*)?$`,
+      `(?:${STATING}|\\bexpression|\\bpoint|\\bnotation|\\bat|\\breceived?|:)\\s+${ADVERBS}(?:[a-z]+\\s+){0,3}(?:\\$\\$([^$]+)\\$\\$|\\$([^$]+)\\$|\\\\\\[(.+?)\\\\\\])((?:\\s+[a-z]+){0,2})${PLACE}(?:\\s+(?:at|when|for|if|with|where|in base)\\s+\\$[^$]*\\$)?\\s*(?:[,;].*|\\s(?:which|where|since|because)\\b.*)?$`,
       'i',
     ),
   );
@@ -144,8 +139,7 @@ function statedValue(line: string): string | null {
   // "is 0.0225, or 2.25%": the first of the equivalent forms; "is Year 58": the number after its label.
   const stated = line.match(
     new RegExp(
-      `${STATING}\\s+${ADVERBS}(?:[A-Z][a-z]+\\s+)?(\\$?${NUMBER}\\$?)(?:,? or ` +
-        `${ADVERBS}\\$?${NUMBER}\\$?)?(?:\\s+[a-z]+){0,4}${PLACE}(?:,\\s*(?:and|which|where|since|because)\\b.*)?$`,
+      `${STATING}\\s+${ADVERBS}(?:[A-Z][a-z]+\\s+)?(\\$?${NUMBER}\\$?)(?:,? or ${ADVERBS}\\$?${NUMBER}\\$?)?(?:\\s+[a-z]+){0,4}${PLACE}(?:,\\s*(?:and|which|where|since|because)\\b.*)?$`,
       'i',
     ),
   );
@@ -171,8 +165,7 @@ function statedValue(line: string): string | null {
 // agent's. Verdicts ("the answer is correct") state no answer.
 const OWNER = String.raw`(?<!\b(?:their|his|her|your|its|agent'?s?'?|agents'|other|one|second|first|third) (?:\w+ )?)`;
 const ANSWER_IS = new RegExp(
-  String.raw`${OWNER}answer(?:(?:\s+(?:is|was|remains|stays|would be|will be|should be|must ` +
-    `be|becomes|equals))(?:s+(?:still|now|also|unchanged|the same|therefore|indeed|then))*s*[:=]?|s*:)s*([^\n]+?)(?:.s|.?$|\n)`,
+  String.raw`${OWNER}answer(?:(?:\s+(?:is|was|remains|stays|would be|will be|should be|must be|becomes|equals))(?:\s+(?:still|now|also|unchanged|the same|therefore|indeed|then))*\s*[:=]?|\s*:)\s*([^\n]+?)(?:\.\s|\.?$|\n)`,
   'gim',
 );
 // "the same answer of $X$", "I agree with their answer of $X$", "their answer of $X$ ... is correct".
