@@ -8,6 +8,7 @@ import { formatImportProblem, importDu, shownSolutions, type DuImportOptions } f
 import type { Cache } from '../../src/cache/types.ts';
 import { cacheFromRecords } from '../../src/cache/load.ts';
 import { writeCacheRecords } from '../../src/cache/write.ts';
+import { formatIssue, validateCache } from '../../src/cache/validate.ts';
 import { evalJob } from '../../jobs/eval.ts';
 import { resolveConfig } from '../../train/config.ts';
 import { runFiles } from '../../train/runFolder.ts';
@@ -317,6 +318,47 @@ describe('Du et al.\'s arithmetic debates (3 agents, 2 rounds, "One agent respon
     expect(answers(3, 2)).toEqual(['80', '80', null]);
     expect(responseOf(cache, id(1, 2, 2)).correct).toBe(true);
     expect(responseOf(cache, id(2, 2, 1)).correct).toBe(false);
+  });
+
+  it('stores only what parses, marks what is ambiguous, and its import passes cache validate (was: exit 1)', () => {
+    // The styles that stored ", which is 431" and "." (issue 26), and a boxed result contradicted later.
+    const q4 = ask('7*8-68');
+    const q5 = ask('431*1');
+    const styles = join(dir, 'styles.json');
+    writeFileSync(
+      styles,
+      JSON.stringify({
+        [q4]: debate(
+          q4,
+          -12,
+          ['7*8 = 56, and 56 - 68 = -12. The answer is -12.', 'The answer is 7*8-68.', 'The answer is $\\boxed{-12}$. Rechecking, the answer is 12.'],
+          [
+            'Computing again: 7*8 = 56 and 56 - 68 = -12, so the result is -12. The updated answer remains the same.',
+            'The other agents are right: 56 - 68 = -12. My answer: -12.',
+            'The answer is -12.',
+          ],
+        ),
+        [q5]: debate(
+          q5,
+          431,
+          ['The answer is 431.', 'The answer is 431.', 'The answer is 431.'],
+          ['I checked the other agents, and the answer remains the same, which is 431.', 'My answer remains 431.', 'The answer is 431.'],
+        ),
+      }),
+    );
+    const result = importDu([styles], arith);
+    const out = mkdtempSync(join(tmpdir(), 'du-styles-'));
+    writeCacheRecords(out, result.records);
+    const { cache: imported, issues } = validateCache(out);
+    expect(issues.filter((i) => i.severity === 'error')).toEqual([]);
+    const ids = (q: number, t: number) => [1, 2, 3].map((a) => `styles/${q}/a${a}/r${t}`);
+    const answers = (q: number, t: number) => ids(q, t).map((id) => responseOf(imported!, id).answer);
+    expect(answers(1, 1)).toEqual(['-12', null, null]);
+    expect(answers(1, 2)).toEqual(['-12', '-12', '-12']); // "... is -12. The updated answer remains the same."
+    expect(answers(2, 2)).toEqual(['431', '431', '431']); // "remains the same, which is 431"
+    expect(result.dropped).toEqual([{ id: 'styles/1/a2/r1', question: 'styles/1', agent: 'a2', round: 1, reading: '7*8-68' }]);
+    expect(responseOf(imported!, 'styles/1/a3/r1').ambiguous).toEqual(['-12', '12']);
+    expect(issues.map(formatIssue).filter((i) => i.includes('ambiguous read'))).toHaveLength(1);
   });
 
   it('stops when no revision prompt shows a recognised peer answer, unless allowed', () => {
