@@ -5,7 +5,9 @@
 import type { McqOption } from './mcq.ts';
 import { normalizeMath, normalizeNumeric } from './normalize.ts';
 import { splitTopLevel } from './structure.ts';
-import { NUMBER, WORD_NUMBER, wordToNumber } from './conclusion.ts';
+import { NUMBERS, WORD_NUMBER, wordToNumber } from './conclusion.ts';
+
+const WORD_NUMBERS = new RegExp(String.raw`\b${WORD_NUMBER}\b`, 'gi');
 
 /** How many closing sentences are searched. */
 export const CLOSING_SENTENCES = 3;
@@ -33,8 +35,8 @@ function writtenValues(text: string): string[] {
     (m) => m[1] ?? m[2] ?? m[3] ?? m[4],
   );
   const members = math.flatMap((m) => m.split(/=|\\approx/));
-  const numbers = [...text.matchAll(new RegExp(`(?<![\\w.])${NUMBER}(?![\\w])`, 'g'))].map((m) => m[0]);
-  const words = [...text.matchAll(new RegExp(`\\b${WORD_NUMBER}\\b`, 'gi'))].map((m) => wordToNumber(m[0]));
+  const numbers = [...text.matchAll(NUMBERS)].map((m) => m[0]);
+  const words = [...text.matchAll(WORD_NUMBERS)].map((m) => wordToNumber(m[0]));
   return [...members, ...numbers, ...words];
 }
 

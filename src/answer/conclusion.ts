@@ -129,6 +129,39 @@ export function sentencesOf(text: string): string[] {
     .filter(Boolean);
 }
 
+/** Every number a text writes as a number (not part of a word or a longer number). */
+export const NUMBERS = new RegExp(String.raw`(?<![\w.])${NUMBER}(?![\w.])`, 'g');
+const KINDS = String.raw`answer|solution|result|quadratic|polynomial|equation|expression|function|matrix|vector|point|value|number|integer`;
+const VERBS = String.raw`is|are|was|were|equals|can|could|must|has|have|will|would|should|may|might|divided|times|plus|minus|as|in`;
+const LEAD = String.raw`(?:${STATING}|\bexpression|\bpoint|\bnotation|\bat|\breceived?|:)\s+${ADVERBS}(?:[a-z]+\s+){0,3}`;
+const EQUIVALENT = String.raw`(?:,? or ${ADVERBS}\$?${NUMBER}\$?)?`;
+const THEREFORE = String.raw`^(?:therefore|thus|hence|so),?\s+`;
+
+/** The rules of `statedValue` and `concludingValue`, each said where it is used; compiled once. */
+const RULES = {
+  valueLine: new RegExp(String.raw`^(?:\$[^$]+\$|\$\$[^$]+\$\$|\\\[.+\\\]|${NUMBER})$`),
+  alone: new RegExp(String.raw`^(?:\$\$([^$]+)\$\$|\$([^$]+)\$|\\\[(.+)\\\]|(${NUMBER})|(even|odd|neither))$`, 'i'),
+  closing: new RegExp(String.raw`${LEAD}${MATH_SEGMENT}((?:\s+[a-z]+){0,2})${PLACE}${CONDITION}\s*${CLAUSE_AFTER}$`, 'i'),
+  statedFirst: new RegExp(String.raw`${STATING}\s+${ADVERBS}\$?${NUMBER}\$?,\s*(?:which|where)\b`, 'i'),
+  list: new RegExp(String.raw`${STATING}\s+${ADVERBS}(\$[^$]+\$(?:\s*(?:,|,?\s*and|,?\s*or)\s*\$[^$]+\$)+)\s*$`, 'i'),
+  subject: new RegExp(
+    String.raw`^(?:(?:therefore|thus|hence|so|however),?\s+)?(\$[^$]+\$|${NUMBER})\s+is\s+(?:the|our|my)\s+(?:[\w-]+\s+){0,4}?(?:${KINDS})\b`,
+    'i',
+  ),
+  count: new RegExp(String.raw`^(?:(?:therefore|thus|hence|so),?\s+)?(?:.*\bthat )?there (?:are|is) ${ADVERBS}\$?(${NUMBER}|${WORD_NUMBER})\$?\s`, 'i'),
+  outOf: new RegExp(String.raw`${STATING}\s+${ADVERBS}(\d+) out of (\d+)(?:,? or ${ADVERBS}\$?${NUMBER}\$?)?$`, 'i'),
+  simply: new RegExp(String.raw`${STATING}\s+${ADVERBS}\S+,?\s+or\s+(?:just|simply)\s+\$?(${NUMBER})\$?$`, 'i'),
+  stated: new RegExp(
+    String.raw`${STATING}\s+${ADVERBS}(?:[A-Z][a-z]+\s+)?(\$?${NUMBER}\$?)${EQUIVALENT}${ASIDE}${UNIT_WORDS}${PLACE}${CLAUSE_AFTER_VALUE}$`,
+    'i',
+  ),
+  expression: new RegExp(String.raw`${STATING}\s+${ADVERBS}(${PLAIN_EXPR})(?:\s+[a-z]+){0,3}${PLACE}$`, 'i'),
+  parity: /\b(?:is|are)\s+(?:always\s+)?(?:an?\s+)?(even|odd|neither)(?:\s+nor\s+odd)?(?:\s+(?:function|functions|number))?$/i,
+  leading: new RegExp(String.raw`${THEREFORE}(?:\$([^$=]*\d[^$=]*)\$|(${NUMBER}))\s+(?!(?:${VERBS})\b)(?:of\s+)?[a-z]`, 'i'),
+  statingBefore: new RegExp(String.raw`${STATING}\s+${ADVERBS}$`, 'i'),
+  closingNumber: new RegExp(String.raw`${THEREFORE}[^$\d]*?\s(${NUMBER}|${WORD_NUMBER})${UNIT_WORDS}${PLACE}$`, 'i'),
+};
+
 /**
  * A concluding statement's value: of the last conclusion sentence (see CONCLUSION) that states one,
  * the value rule 3 of statement.ts reads; anything wordier is not an answer and stays unparsed.
@@ -143,13 +176,10 @@ export function concludingValue(text: string, strong = false): string | null | u
     if (strong ? !STRONG_CONCLUSION.test(line) : k < sentences.length - 1 && !CONCLUSION.test(line)) continue; // the closing sentence needs no conclusion word
     // "Therefore, the integers are:" followed by a line that is only math, or only a value.
     const next = sentences[k + 1];
-    if (line.endsWith(':') && next && new RegExp(String.raw`^(?:\$[^$]+\$|\$\$[^$]+\$\$|\\\[.+\\\]|${NUMBER})$`).test(next)) return resultOf(unwrapMath(next));
+    if (line.endsWith(':') && next && RULES.valueLine.test(next)) return resultOf(unwrapMath(next));
     if (NO_VALUE.test(line)) return strong && sentences.slice(k + 1).some((l) => /\d|\$/.test(l)) ? undefined : null;
     // A closing line that is only a value ("**205**", "$\frac{1}{2}$", "\[... = \frac{-53}{32}.\]", "Neither").
-    const alone =
-      !strong &&
-      k === sentences.length - 1 &&
-      line.match(new RegExp(String.raw`^(?:\$\$([^$]+)\$\$|\$([^$]+)\$|\\\[(.+)\\\]|(${NUMBER})|(even|odd|neither))$`, 'i'));
+    const alone = !strong && k === sentences.length - 1 && line.match(RULES.alone);
     if (alone) return alone[5] ? alone[5].toLowerCase() : resultOf((alone[1] ?? alone[2] ?? alone[3] ?? alone[4]).replace(/[.,]\s*$/, ''));
     const value = statedValue(line);
     // After a boxed answer, a conclusion that more values follow is a step on the way, not a second answer.
@@ -170,53 +200,41 @@ export function statedValue(line: string): string | null {
   // A math segment after a stating word and at most three words ("... is $9$", "... as the mixed
   // number $144\frac15$"), closing the sentence or its main clause, maybe followed by two words
   // that are not a comparison, a place ("in the last division") or a condition ("at $t=2$").
-  const lead = String.raw`(?:${STATING}|\bexpression|\bpoint|\bnotation|\bat|\breceived?|:)\s+${ADVERBS}(?:[a-z]+\s+){0,3}`;
-  const closing = line.match(new RegExp(String.raw`${lead}${MATH_SEGMENT}((?:\s+[a-z]+){0,2})${PLACE}${CONDITION}\s*${CLAUSE_AFTER}$`, 'i'));
-  const statedFirst = line.match(new RegExp(String.raw`${STATING}\s+${ADVERBS}\$?${NUMBER}\$?,\s*(?:which|where)\b`, 'i'));
+  const closing = line.match(RULES.closing);
+  const statedFirst = line.match(RULES.statedFirst);
   if (closing && !COMPARING.test(closing[4]) && !(statedFirst && statedFirst.index! < closing.index!)) {
     const value = lastMember((closing[1] ?? closing[2] ?? closing[3]).trim().replace(/[,.]$/, ''));
     if (!/^[a-zA-Z]$/.test(value)) return value; // a lone variable ("... of $k$ that ...") is no value
   }
   // "... are $x = 2$ and $x = -3$": a list of values (an answer set).
-  const list = line.match(new RegExp(String.raw`${STATING}\s+${ADVERBS}(\$[^$]+\$(?:\s*(?:,|,?\s*and|,?\s*or)\s*\$[^$]+\$)+)\s*$`, 'i'));
+  const list = line.match(RULES.list);
   if (list) return mathList(list[1]);
   // "Therefore, 3172 is the answer.", "Thus, $x^2+1$ is the quadratic we want.", "Therefore, 84,064 is
   // the positive five-digit whole number ...": the value as subject.
-  const KINDS = String.raw`answer|solution|result|quadratic|polynomial|equation|expression|function|matrix|vector|point|value|number|integer`;
-  const subject = line.match(
-    new RegExp(String.raw`^(?:(?:therefore|thus|hence|so|however),?\s+)?(\$[^$]+\$|${NUMBER})\s+is\s+(?:the|our|my)\s+(?:[\w-]+\s+){0,4}?(?:${KINDS})\b`, 'i'),
-  );
+  const subject = line.match(RULES.subject);
   if (subject) return resultOf(subject[1].replace(/\$/g, ''));
-  const count = line.match(
-    new RegExp(String.raw`^(?:(?:therefore|thus|hence|so),?\s+)?(?:.*\bthat )?there (?:are|is) ${ADVERBS}\$?(${NUMBER}|${WORD_NUMBER})\$?\s`, 'i'),
-  );
+  const count = line.match(RULES.count);
   if (count) return wordToNumber(count[1]);
-  const outOf = line.match(new RegExp(String.raw`${STATING}\s+${ADVERBS}(\d+) out of (\d+)(?:,? or ${ADVERBS}\$?${NUMBER}\$?)?$`, 'i'));
+  const outOf = line.match(RULES.outOf);
   if (outOf) return `${outOf[1]}/${outOf[2]}`;
   // "is 3^1, or just 3": the simple form.
-  const simply = line.match(new RegExp(String.raw`${STATING}\s+${ADVERBS}\S+,?\s+or\s+(?:just|simply)\s+\$?(${NUMBER})\$?$`, 'i'));
+  const simply = line.match(RULES.simply);
   if (simply) return simply[1];
   // "is 0.0225, or 2.25%": the first of the equivalent forms; "is Year 58": the number after its label.
-  const equivalent = String.raw`(?:,? or ${ADVERBS}\$?${NUMBER}\$?)?`;
-  const stated = line.match(
-    new RegExp(String.raw`${STATING}\s+${ADVERBS}(?:[A-Z][a-z]+\s+)?(\$?${NUMBER}\$?)${equivalent}${ASIDE}${UNIT_WORDS}${PLACE}${CLAUSE_AFTER_VALUE}$`, 'i'),
-  );
+  const stated = line.match(RULES.stated);
   if (stated) return stated[1].replace(/\$/g, '');
-  const expression = line.match(new RegExp(String.raw`${STATING}\s+${ADVERBS}(${PLAIN_EXPR})(?:\s+[a-z]+){0,3}${PLACE}$`, 'i'));
+  const expression = line.match(RULES.expression);
   if (expression) return expression[1].trim();
   // "... the sum of two odd functions is always even", "f is an odd function".
-  const parity = line.match(/\b(?:is|are)\s+(?:always\s+)?(?:an?\s+)?(even|odd|neither)(?:\s+nor\s+odd)?(?:\s+(?:function|functions|number))?$/i);
+  const parity = line.match(RULES.parity);
   if (parity) return parity[1].toLowerCase();
   // "Therefore, $\frac{11}{60}$ of the students walk", "Thus, 70 students did not": a leading value.
   // Not the subject of a verb ("Thus, $f(1)$ is 9"), nor one of several values ("So 110 fallops are 44 wallops").
-  const VERBS = String.raw`is|are|was|were|equals|can|could|must|has|have|will|would|should|may|might|divided|times|plus|minus|as|in`;
-  const leading = line.match(
-    new RegExp(String.raw`^(?:therefore|thus|hence|so),?\s+(?:\$([^$=]*\d[^$=]*)\$|(${NUMBER}))\s+(?!(?:${VERBS})\b)(?:of\s+)?[a-z]`, 'i'),
-  );
+  const leading = line.match(RULES.leading);
   if (leading && !line.includes('=') && !/\d/.test(line.slice(leading[0].length))) return (leading[1] ?? leading[2]).trim();
   // "Therefore, the swimmer is 300 meters from the finish line when ...": the one number of a conclusion,
   // stated, not compared ("5 more than ..."), about no agent or solution.
-  const numbers = [...line.matchAll(new RegExp(String.raw`(?<![\w.])${NUMBER}(?![\w.])`, 'g'))];
+  const numbers = [...line.matchAll(NUMBERS)];
   if (STRONG_CONCLUSION.test(line) && numbers.length === 1 && !line.includes('$') && !/\b(?:agents?|solutions?)\b/i.test(line)) {
     const [n] = numbers;
     const next = line
@@ -224,10 +242,10 @@ export function statedValue(line: string): string | null {
       .split(/\s+/)
       .slice(0, 4)
       .join(' ');
-    if (new RegExp(String.raw`${STATING}\s+${ADVERBS}$`, 'i').test(line.slice(0, n.index)) && !COMPARING.test(next)) return n[0];
+    if (RULES.statingBefore.test(line.slice(0, n.index)) && !COMPARING.test(next)) return n[0];
   }
   // "Therefore, Tim ends up on step 8.": a conclusion whose one value closes it, about no agent or solution.
-  const closingNumber = line.match(new RegExp(String.raw`^(?:therefore|thus|hence|so),?\s+[^$\d]*?\s(${NUMBER}|${WORD_NUMBER})${UNIT_WORDS}${PLACE}$`, 'i'));
+  const closingNumber = line.match(RULES.closingNumber);
   if (closingNumber && !/\b(?:agents?|solutions?|approach|method)\b/i.test(line)) return wordToNumber(closingNumber[1]);
   return null;
 }

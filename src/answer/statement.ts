@@ -19,7 +19,7 @@
 //      each clause after ", so" its own, or the closing sentence) that states a value.
 // Hedged or wordy conclusions ("either 12 or 28, depending on ...", "between 0 and 36") state no
 // answer: they stay unparsed and are counted, never guessed.
-import { concludingValue, mathList, NO_VALUE, NUMBER, PLAIN_EXPR, resultOf, statedValue, WORD_NUMBER, wordToNumber } from './conclusion.ts';
+import { concludingValue, mathList, NO_VALUE, NUMBER, NUMBERS, PLAIN_EXPR, resultOf, statedValue, WORD_NUMBER, wordToNumber } from './conclusion.ts';
 import { sameMath } from './equivalence.ts';
 import { normalizeMath, unwrapMath } from './normalize.ts';
 
@@ -96,6 +96,20 @@ function answerStatements(text: string): Statement[] {
   return statements.sort((a, b) => a.at - b.at);
 }
 
+/** The rules of `answerPhrase`, each said where it is used; compiled once. */
+const PHRASES = {
+  exact: new RegExp(String.raw`^(${PLAIN_EXPR}|${NUMBER})\s*,?\s+or\s+(?:approximately|about|roughly|around)\b`, 'i'),
+  expression: new RegExp(String.raw`^([\d\s+\-*/^().,×÷x]+)=\s*(${NUMBER})(?=$|[\s,;])`),
+  number: new RegExp(
+    String.raw`^(?:that )?(?:there (?:are|is) )?(?:(?:approximately|about|exactly|still|now|just|only|roughly)\s+)*(${NUMBER})(?=$|[\s,;])`,
+    'i',
+  ),
+  word: new RegExp(String.raw`^(${WORD_NUMBER})\b`, 'i'),
+  after: new RegExp(String.raw`(?::|=)\s*\$?(${NUMBER})\$?(?:\s+[a-z][^=:]*)?$`, 'i'),
+};
+// "$\boxed{12}$ is equal to 144": the value said right after a box.
+const SAID_AFTER_BOX = new RegExp(String.raw`^\$*\s*(?:is equal to|equals|=)\s*\$?(${NUMBER})(?![\w^{])`);
+
 /** What an answer phrase says when it only refers back to an earlier answer ("the same", "unchanged", "."). */
 const REFERS_BACK = Symbol('refers back');
 const REFERRING = /^(?:as|same|unchanged|the same|not|no|in|on|at|to|from|of|for|with|by|also|still|this|that|these|those|it|what|which|because|since|if)\b/i;
@@ -117,7 +131,7 @@ function answerPhrase(phrase: string): string | null | typeof REFERS_BACK {
     .trim();
   if (!p || /^[.,;:!]+$/.test(p)) return REFERS_BACK;
   // "648/π or approximately 206.25 square cm": the exact value before its approximation.
-  const exact = p.match(new RegExp(String.raw`^(${PLAIN_EXPR}|${NUMBER})\s*,?\s+or\s+(?:approximately|about|roughly|around)\b`, 'i'));
+  const exact = p.match(PHRASES.exact);
   if (exact) return exact[1].trim();
   // "$201_3+122_3$, which is 36 in base 10", "12+40*79+50-35*28, which equals ... = 2242": the value it is.
   const which = p.match(/^(.+?),?\s+which (?:is|equals|gives)\s+(.+)$/i);
@@ -130,18 +144,14 @@ function answerPhrase(phrase: string): string | null | typeof REFERS_BACK {
   const math = p.match(/^(?:\$\$([^$]+)\$\$|\$([^$]+)(?:\$|$))/); // its closing "$" may have gone with the period
   if (math) return resultOf(math[1] ?? math[2]);
   // "12*40+79 = 559", "12 + 3160 - 980 equals 2192 dollars": the result, not the expression's first number.
-  const expression = p
-    .replace(/\s+(?:equals|is equal to|gives|makes)\s+/gi, ' = ')
-    .match(new RegExp(`^([\\d\\s+\\-*/^().,×÷x]+)=\\s*(${NUMBER})(?=$|[\\s,;])`));
+  const expression = p.replace(/\s+(?:equals|is equal to|gives|makes)\s+/gi, ' = ').match(PHRASES.expression);
   if (expression && /[+\-*/^×÷x]/.test(expression[1])) return resultOf(`${expression[1]}=${expression[2]}`);
-  const number = p.match(
-    new RegExp(`^(?:that )?(?:there (?:are|is) )?(?:(?:approximately|about|exactly|still|now|just|only|roughly)\\s+)*(${NUMBER})(?=$|[\\s,;])`, 'i'),
-  );
+  const number = p.match(PHRASES.number);
   if (number) return number[1];
-  const word = p.match(new RegExp(`^(${WORD_NUMBER})\\b`, 'i'));
+  const word = p.match(PHRASES.word);
   if (word && !/\s\w/.test(p.slice(word[0].length).replace(/^\s*(?:ways?|times?)\b/i, ''))) return wordToNumber(word[1]);
   // "the same as theirs: 371146600", "6!/8 = 720/8 = 90 ways to seat them": the value it ends on.
-  const after = p.match(new RegExp(`(?::|=)\\s*\\$?(${NUMBER})\\$?(?:\\s+[a-z][^=:]*)?$`, 'i'));
+  const after = p.match(PHRASES.after);
   if (after) return after[1];
   if (/^\(?[A-J]\)/.test(p)) return p;
   if (NO_VALUE.test(p)) return null; // "either 0 or 1 real roots"
@@ -151,7 +161,7 @@ function answerPhrase(phrase: string): string | null | typeof REFERS_BACK {
   // A final answer stated in a sentence that names exactly one number ("the car travels 137.5 feet
   // from the time ...", "Tim ends on step $8$") states that number; with two ("either 12 or 28")
   // or none it states no single answer.
-  const numbers = [...sentence.matchAll(new RegExp(`(?<![\\w.])${NUMBER}(?![\\w.])`, 'g'))];
+  const numbers = [...sentence.matchAll(NUMBERS)];
   return statedValue(sentence) ?? (numbers.length === 1 ? numbers[0][0] : null);
 }
 
@@ -184,7 +194,7 @@ function sameReading(a: string, b: string): boolean {
 
 /** The value a box states (rule 1): what it ends on, or the value said right after it. */
 function boxValue(text: string, box: { end: number; content: string }): string {
-  const said = text.slice(box.end).match(new RegExp(String.raw`^\$*\s*(?:is equal to|equals|=)\s*\$?(${NUMBER})(?![\w^{])`));
+  const said = text.slice(box.end).match(SAID_AFTER_BOX);
   return said ? said[1] : resultOf(box.content).trim();
 }
 
