@@ -2,17 +2,24 @@
 //
 // A response states an option in any of these ways; when it states several (a response that
 // revises itself, or an answer followed by a restatement), the one written LAST wins:
+//   0. its first token ("C) Canberra. It was ...", "(C) The ...", "**C** — ..."), unless it opens a
+//      list of options or a verdict against that option ("(A) is wrong: ...");
 //   1. \boxed{C}, \boxed{(C)}, \boxed{\text{C}}, \boxed{\text{(C) Paris}}, or \boxed{Paris} (the option's text);
-//   2. an answer statement: "the answer is (C)", "Answer: C", "final answer: **C**", "my answer
-//      remains C", "the correct option is C", "the best choice would be [C]", "the answer is Paris";
-//      not one about another agent's answer ("their answer is B", "Agent 2's answer is B");
+//   2. an answer statement: "the answer is (C)", "Answer: C", "**Answer:** C", "final answer: **C**",
+//      "my answer remains C", "the correct option is C", "the best choice would be [C]", "the answer
+//      is Paris"; not one about another agent's answer ("their answer is B", "Agent 2's answer is B");
 //   3. a choice in the first person: "I choose C", "I'll go with option (C)", "I stick with C";
-//   4. a verdict naming an option: "(C) is the correct answer", "option C is correct";
+//   4. a verdict naming an option: "(C) is the correct answer", "option C is correct", "C is the correct choice";
 //   5. a bold option: **C**, **(C)**, **C) Paris**;
 //   6. a last line that is only an option: "C", "(C)", "C.", "[C]", "C) Paris", or an option's text;
 //   7. "(C)" or "[C]" closing the response ("... which rules out the rest (C)."), unless it follows
 //      "not", "than", "unlike", "of", "or", "nor" ("the answer is (B), not (C).") or closes a
 //      sentence about other agents ("Agent 3 chose (D).").
+// Options listed one a line ("A) Sydney", "B) Melbourne", ...) name every option and choose none:
+// their lines are not read by rules 0, 5 and 6. Two options named at the end are ambiguous (no
+// answer, both readings kept): a statement joined to a second option ("the answer is (A) or (C)",
+// "B/C", "**A** and **C**"), a boxed option and a later statement naming another, or a last line that
+// is only an option after a line whose statement names another with no word of revision between.
 // A bare capital A or I (also English words) counts only before punctuation, a line end, the
 // option's text or "because"/"since"/"as"; a lowercase letter only inside brackets or \boxed{},
 // or closing an answer statement ("answer: c"; not a or i, which may be words).

@@ -1,9 +1,10 @@
 // Reading the stated answer of a numeric or MATH response (multiple choice: mcq.ts).
 //
 // Rules, in order:
-//   1. the last \boxed{} (or \fbox{}; nested braces allowed), as the value it ends on ("\boxed{BC = 396}"
-//      is 396), or the value stated right after it ("$\boxed{12}$ is equal to 144": the problem's own
-//      box notation). A later answer statement or conclusion that opens with "Therefore", "Thus", "So",
+//   1. the last \boxed{} (or \fbox{}; nested braces allowed) that is the response's own (not one in a
+//      sentence about another agent's result: "One agent arrived at $\boxed{7}$"), as the value it ends
+//      on ("\boxed{BC = 396}" is 396), or the value stated right after it ("$\boxed{12}$ is equal to
+//      144": the problem's own box notation). A later answer statement or conclusion that opens with "Therefore", "Thus", "So",
 //      "Hence" (rules 2 and 3 on what follows the boxed sentence) and states another value, or denies
 //      any, makes the read ambiguous: no answer, both readings kept;
 //   2. else the last answer statement: "The answer is X", "Answer: X", "my answer remains the same:
@@ -17,8 +18,8 @@
 //      value ("the answer is that there is no solution") means none: earlier values are not guessed from;
 //   3. else a concluding sentence (conclusion.ts: Therefore, Thus, So, The value of ..., There are ...,
 //      each clause after ", so" its own, or the closing sentence) that states a value.
-// Hedged or wordy conclusions ("either 12 or 28, depending on ...", "between 0 and 36") state no
-// answer: they stay unparsed and are counted, never guessed.
+// "(Note: ...)" asides are not read. Hedged or wordy conclusions ("either 12 or 28, depending on ...",
+// "between 0 and 36") state no answer: they stay unparsed and are counted, never guessed.
 import { concludingValue, mathList, NO_VALUE, NUMBER, NUMBERS, PLAIN_EXPR, resultOf, statedValue, WORD_NUMBER, wordToNumber } from './conclusion.ts';
 import { sameMath } from './equivalence.ts';
 import { normalizeMath, unwrapMath } from './normalize.ts';

@@ -43,15 +43,16 @@ export function parseDebateSettings(settings: Partial<DebateSettings>): DebateSe
 }
 
 /**
- * The deepest round recorded for each question (0: none) by every member of `team` (agent indices):
- * how far that team's recorded debates go. A member who answered fewer rounds, or none, bounds it:
- * the rounds past it would be drawn by a deeper tier for that member.
+ * The deepest round the members of `team` (agent indices) recorded on each question the team can
+ * debate (every member answered round 1), 0 on the others: how far that team's recorded debates
+ * go. Other agents' deeper debates (a 2-agent debate going on to round 3 where the 3-agent ones
+ * stopped at 2) do not count: they are not this team's.
  */
 export function deepestRounds(cache: Cache, team: number[]): number[] {
   const A = cache.agents.length;
   const deepest = new Int32Array(cache.questions.length * A);
   for (const r of cache.responses) if (r.round > deepest[r.q * A + r.a]) deepest[r.q * A + r.a] = r.round;
-  return cache.questions.map((_, q) => (team.length ? Math.min(...team.map((a) => deepest[q * A + a])) : 0));
+  return cache.questions.map((_, q) => (team.length && team.every((a) => deepest[q * A + a] > 0) ? Math.max(...team.map((a) => deepest[q * A + a])) : 0));
 }
 
 /**
@@ -72,7 +73,7 @@ function checkRounds(cache: Cache, s: DebateSettings, team: number[]): void {
   const members = team.map((a) => cache.agents[a].id).join(',');
   if (most === 0)
     throw new SettingsError(
-      `setting agents: ${members}, but cache ${cache.file} records no question that every member of this team answered: ` +
+      `setting agents: ${members}, but cache ${cache.file} records no question that every member of this team answered in round 1: ` +
         `there is no recorded debate of this team to replay`,
     );
   const counts = new Map<number, number>();
@@ -89,7 +90,7 @@ function checkRounds(cache: Cache, s: DebateSettings, team: number[]): void {
         `= record), or let the tier-3 model draw it (miss = model with --allow-unrecorded-rounds)`;
   throw new SettingsError(
     `setting rounds: ${s.rounds}, but cache ${cache.file} records debates of team ${members} of at most ${most} ` +
-      `round${most === 1 ? '' : 's'} (deepest round every member recorded, per question the team can debate: ${held}); ${deeper}`,
+      `round${most === 1 ? '' : 's'} (deepest recorded round per question the team can debate: ${held}); ${deeper}`,
   );
 }
 

@@ -46,7 +46,7 @@ describe('rounds of a replay', () => {
     expect(deepestRounds(cache, [0, 1, 2])).toEqual([2, 2, 1]);
     expect(() => makeEnvironment(cache, { rounds: 4 })).toThrow(
       'setting rounds: 4, but cache three.jsonl records debates of team a1,a2,a3 of at most 2 rounds ' +
-        '(deepest round every member recorded, per question the team can debate: round 2: 2 questions, round 1: 1 question); ' +
+        '(deepest recorded round per question the team can debate: round 2: 2 questions, round 1: 1 question); ' +
         'every answer of round 3 to 4 would be drawn by the tier-3 response model: allow that with ' +
         'allowUnrecordedRounds (--allow-unrecorded-rounds), or record those rounds with a live endpoint (miss = record)',
     );
@@ -59,8 +59,9 @@ describe('rounds of a replay', () => {
     );
   });
 
-  it("reads the team in use: a sub-team's recorded debates bound its rounds, not the deepest of the whole cache", () => {
-    // q4: a1 and a2 debated 3 rounds, a3 answered in round 1 only.
+  it("reads the team in use: its recorded debates bound its rounds, not another team's deeper ones", () => {
+    // q4: a 2-agent debate of a1 and a2 that went on to round 3; a3 never answered it (as in the
+    // DyLAN MATH records, where the 2-agent debates reach round 3 and the 3-agent ones stop at 2).
     const response = (a: string, round: number): CacheLine => ({
       type: 'response',
       id: `q4${a}r${round}`,
@@ -80,17 +81,16 @@ describe('rounds of a replay', () => {
         ...records(),
         { type: 'question', id: 'q4', text: 'Fourth question?', gold: 'A', benchmark: 'hand', answerType: 'mcq', split: 'test', promptTokens: 10 },
         ...[1, 2, 3].flatMap((t) => [response('a1', t), response('a2', t)]),
-        response('a3', 1),
       ],
       'four.jsonl',
     );
     expect(deepestRounds(deeper, [0, 1])).toEqual([2, 2, 1, 3]);
-    expect(deepestRounds(deeper, [0, 1, 2])).toEqual([2, 2, 1, 1]);
+    expect(deepestRounds(deeper, [0, 1, 2])).toEqual([2, 2, 1, 0]);
     expect(makeEnvironment(deeper, { rounds: 3, agents: ['a1', 'a2'] }).rounds).toBe(3);
-    // Was accepted: the whole cache records round 3 (a1 and a2 on q4), but a3 never answered past round 1.
+    // Was accepted: the whole cache records round 3 (a1 and a2 on q4), but no debate of the three did.
     expect(() => makeEnvironment(deeper, { rounds: 3, agents: ['a1', 'a2', 'a3'] })).toThrow(
       'setting rounds: 3, but cache four.jsonl records debates of team a1,a2,a3 of at most 2 rounds ' +
-        '(deepest round every member recorded, per question the team can debate: round 2: 2 questions, round 1: 2 questions); ',
+        '(deepest recorded round per question the team can debate: round 2: 2 questions, round 1: 1 question); ',
     );
     expect(() => makeEnvironment(deeper, { rounds: 3, agents: ['a3', 'a1'], miss: 'signature' })).toThrow('records debates of team a3,a1 of at most 2 rounds');
   });
