@@ -259,7 +259,6 @@ export function importDu(files: string[], o: DuImportOptions): DuImport {
           expect = 'user';
           t++;
           const id = `${qid}/a${i + 1}/r${t}`;
-          const round = t;
           if (content.trim() === '') say(`0.${i}.${m}.content`, `empty response of agent ${i + 1} at round ${t}: imported with no answer`);
           const record: ResponseRecord = {
             type: 'response',
@@ -271,7 +270,7 @@ export function importDu(files: string[], o: DuImportOptions): DuImport {
             context: [],
             prev: t > 1 ? `${qid}/a${i + 1}/r${t - 1}` : null,
             text: content,
-            ...answerFields(content, o.answerType, options, (reading) => dropped.push({ id, question: qid, agent: `a${i + 1}`, round, reading })),
+            ...answerFields(content, o.answerType, options, (reading) => dropped.push({ id, question: qid, agent: `a${i + 1}`, round: t, reading })),
             inTokens: count(transcript.slice(0, m)),
             outTokens: count(content),
           };
@@ -306,8 +305,7 @@ export function importDu(files: string[], o: DuImportOptions): DuImport {
           let eid = external.get(shown);
           if (!eid) {
             const id = `${qid}/shown/${external.size + 1}`;
-            eid = id;
-            external.set(shown, id);
+            external.set(shown, (eid = id));
             externals.push({
               type: 'external',
               id,

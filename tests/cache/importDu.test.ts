@@ -167,6 +167,12 @@ describe('importing real DyLAN MATH debates', () => {
     expect(all.responses.filter((r) => r.ambiguous).map((r) => r.id)).toEqual(
       expect.arrayContaining(['geometry_0_199_4_3/74/a4/r2', 'prealgebra_7_631_4_3/99/a2/r2']),
     );
+    // The shipped data imports into a cache that cache validate accepts (warnings: its ambiguous reads).
+    const out = mkdtempSync(join(tmpdir(), 'du-all-'));
+    writeCacheRecords(out, result.records);
+    const issues = validateCache(out).issues;
+    expect(issues.filter((i) => i.severity === 'error')).toEqual([]);
+    expect(issues.filter((i) => i.field === 'ambiguous')).toHaveLength(all.responses.filter((r) => r.ambiguous).length);
   });
 });
 
