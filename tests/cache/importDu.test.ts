@@ -14,6 +14,7 @@ import { resolveConfig } from '../../train/config.ts';
 import { runFiles } from '../../train/runFolder.ts';
 import { train } from '../../train/trainer.ts';
 import { dylanMathFile, dylanMathFiles } from '../fixtures/dylanMath.ts';
+import { arithmeticRevision, said, twoRoundDebate, user } from '../fixtures/duLayout.ts';
 
 // Real recorded debates: DyLAN's MATH files, committed as fixtures (tests/fixtures/dylan-math/).
 const ALGEBRA = dylanMathFile('algebra_1_248_4_3');
@@ -179,8 +180,6 @@ describe('importing real DyLAN MATH debates', () => {
 describe('importing malformed records', () => {
   const dir = mkdtempSync(join(tmpdir(), 'du-'));
   const sys = { role: 'system', content: 'Debate.' };
-  const user = (c: string) => ({ role: 'user', content: c });
-  const said = (c: string) => ({ role: 'assistant', content: c });
   const shown = (...s: string[]) =>
     user(
       `These are the solutions to the problem from other agents: ` +
@@ -248,18 +247,8 @@ describe('importing malformed records', () => {
 describe('Du et al.\'s arithmetic debates (3 agents, 2 rounds, "One agent response", numeric answers)', () => {
   // A hand-made file in the layout of Du et al.'s arithmetic task (gen_math.py), not recorded data.
   const dir = mkdtempSync(join(tmpdir(), 'du-arith-'));
-  const user = (c: string) => ({ role: 'user', content: c });
-  const said = (c: string) => ({ role: 'assistant', content: c });
   const ask = (e: string) => `What is the result of ${e}? Make sure to state your answer at the end of the response.`;
-  const shown = (...s: string[]) =>
-    user(
-      `These are the recent/updated opinions from other agents: ${s.map((x) => `\n\n One agent response: \`\`\`${x}\`\`\``).join('')}\n\n Use ` +
-        `these opinions carefully as additional advice, can you provide an updated answer? Make sure to state your answer at the end of the response.`,
-    );
-  const debate = (question: string, gold: number, first: string[], second: string[]) => [
-    first.map((r1, i) => [user(question), said(r1), shown(...first.filter((_, j) => j !== i)), said(second[i])]),
-    gold,
-  ];
+  const debate = twoRoundDebate(arithmeticRevision);
   const q1 = ask('12*40+79');
   const q2 = ask('5+8*25');
   const q3 = ask('4*20');
