@@ -10,6 +10,7 @@ import type { Cache, Response } from '../src/cache/types.ts';
 import { parseReport, ratio } from '../src/cache/parseReport.ts';
 import { questionsPerSplit } from '../src/cache/stats.ts';
 import { fidelityTable } from '../src/env/modelFidelity.ts';
+import { deepestRounds } from '../src/env/environment.ts';
 import { SPLITS } from '../src/cache/format.ts';
 import { emptyTiers } from '../src/env/tiers.ts';
 import { emptyPricing } from '../src/env/cost.ts';
@@ -153,16 +154,19 @@ export function importReport(cache: Cache, priorSmoothing = 0.5): string {
       `${ext} kept as external entries (${cache.externals.length} distinct texts)`,
   );
 
-  // Which teams can be replayed: a question needs a round-1 response from every member.
+  // Which teams can be replayed: a question needs a round-1 response from every member; the rounds a
+  // team replays from records are those its own debates reach (the check --rounds is held to).
   const teams = cache.agents.map((_, k) => cache.agents.slice(0, k + 1));
   out.push(
     '',
-    'Questions each team can debate (every member answered in round 1)',
+    'Questions each team can debate (every member answered in round 1), and the deepest round its debates recorded (--rounds replays at most that)',
     markdownTable(
-      ['team', 'questions', ...SPLITS],
+      ['team', 'questions', ...SPLITS, 'rounds'],
       teams.map((team) => {
         const ok = cache.questions.filter((q) => team.every((a) => recorded.get(q.index)?.get(a.index)?.[0]));
-        return [team.map((a) => a.id).join(','), ok.length, ...SPLITS.map((s) => ok.filter((q) => q.split === s).length)];
+        const members = team.map((a) => a.index);
+        const rounds = deepestRounds(cache, members).reduce((m, t) => Math.max(m, t), 0);
+        return [team.map((a) => a.id).join(','), ok.length, ...SPLITS.map((s) => ok.filter((q) => q.split === s).length), rounds];
       }),
     ),
   );
