@@ -7,6 +7,7 @@ import { learningCurvesPlot, readRunCurves } from '../../train/curves.ts';
 import { resolveConfig } from '../../train/config.ts';
 import { train } from '../../train/trainer.ts';
 import { writeTinyCache } from '../fixtures/tinyWorld.ts';
+import { METHOD } from '../fixtures/method.ts';
 
 /** The texts an SVG shows (axis labels, titles, legend entries). */
 const texts = (svg: string) => [...svg.matchAll(/<text[^>]*>([^<]*)<\/text>/g)].map((m) => m[1].replace(/&amp;/g, '&'));
@@ -65,9 +66,12 @@ describe('learning curves', () => {
     const dir = mkdtempSync(join(tmpdir(), 'cpp-plots-train-'));
     writeTinyCache(join(dir, 'cache'));
     const out = join(dir, 'run');
-    await train(resolveConfig({ cache: join(dir, 'cache'), rounds: 2, miss: 'error', batchSize: 6, hidden: 8, backend: 'cpu', evalEvery: 1, epochs: 2, out }), {
-      log: () => {},
-    });
+    await train(
+      resolveConfig({ ...METHOD, cache: join(dir, 'cache'), rounds: 2, miss: 'error', batchSize: 6, hidden: 8, backend: 'cpu', evalEvery: 1, epochs: 2, out }),
+      {
+        log: () => {},
+      },
+    );
     expect(existsSync(join(out, 'learning-curves.svg'))).toBe(true);
     expect(texts(readFileSync(join(out, 'learning-curves.svg'), 'utf8'))).toContain('training (sampled)');
   }, 120_000);

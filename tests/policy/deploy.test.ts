@@ -19,12 +19,13 @@ import { resolveConfig } from '../../train/config.ts';
 import { runFiles } from '../../train/runFolder.ts';
 import { setup } from '../../train/trainer.ts';
 import { train } from '../../train/trainer.ts';
+import { METHOD } from '../fixtures/method.ts';
 
 const repo = resolve(import.meta.dirname, '../..');
 
 describe('the deployable export', () => {
   const dir = mkdtempSync(join(tmpdir(), 'cpp-deploy-'));
-  const config = resolveConfig({ cache: join(dir, 'world'), out: join(dir, 'run'), epochs: 1, hidden: 16, batchSize: 16 });
+  const config = resolveConfig({ ...METHOD, cache: join(dir, 'world'), out: join(dir, 'run'), epochs: 1, hidden: 16, batchSize: 16 });
   const exportDir = join(dir, 'checkpoints/k0/export');
   beforeAll(async () => {
     generateCache(config.cache, { questions: 40 }, 'small'); // team atlas, sage, brisk

@@ -16,6 +16,7 @@ import { readLog, runFiles } from '../../train/runFolder.ts';
 import { train } from '../../train/trainer.ts';
 import { killHolder, lockHolder } from '../fixtures/lockHolder.ts';
 import { writeTinyCache } from '../fixtures/tinyWorld.ts';
+import { METHOD } from '../fixtures/method.ts';
 
 const repo = resolve(import.meta.dirname, '../..');
 const git = (...args: string[]) => execFileSync('git', args, { cwd: repo, encoding: 'utf8' }).trim();
@@ -40,6 +41,7 @@ describe('a run folder', () => {
   const dir = mkdtempSync(join(tmpdir(), 'cpp-run-'));
   writeTinyCache(join(dir, 'cache'));
   const config = resolveConfig({
+    ...METHOD,
     cache: join(dir, 'cache'),
     out: join(dir, 'run'),
     rounds: 2,
@@ -150,7 +152,7 @@ describe('a run folder is self-contained and survives a kill at any point', () =
   const setup = () => {
     const dir = mkdtempSync(join(tmpdir(), 'cpp-run-'));
     writeTinyCache(join(dir, 'cache'));
-    const settings = { cache: join(dir, 'cache'), rounds: 2, miss: 'error' as const, batchSize: 6, hidden: 16, epochs: 2, evalEvery: 1 };
+    const settings = { ...METHOD, cache: join(dir, 'cache'), rounds: 2, miss: 'error' as const, batchSize: 6, hidden: 16, epochs: 2, evalEvery: 1 };
     return { dir, settings, config: (out: string) => resolveConfig({ ...settings, out: join(dir, out) }) };
   };
   const quiet = { log: () => {} };
