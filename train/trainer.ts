@@ -26,7 +26,7 @@ import { evaluatePolicy } from '../src/policy/evaluate.ts';
 import { rollout } from '../src/policy/rollout.ts';
 import { type ComputeSettings, computeOf } from '../src/policy/backends.ts';
 import { createEngine } from '../src/policy/createEngine.ts';
-import { progress } from '../src/progress.ts';
+import { runProgress } from './runProgress.ts';
 import { keepRateWatch } from './pinned.ts';
 import { recordRun, startSession } from '../src/provenance.ts';
 import { ensureDefaultCache } from '../src/sim/generate.ts';
@@ -219,6 +219,15 @@ async function trainLocked(config: TrainConfig, o: TrainOptions): Promise<{ chec
 
   const pinned = keepRateWatch(config, say); // warns once when the policy collapses to keep all or none
   let epochsThisCall = 0;
+  const validates = (epoch: number) => epoch % config.evalEvery === 0 || epoch === config.epochs;
+  const bar = runProgress({
+    epochs: config.epochs,
+    fromEpoch: state.epoch,
+    stepsPerEpoch: Math.ceil(train.length / config.batchSize),
+    validates,
+    stepDebates: config.batchSize * config.rollouts,
+    validationDebates: validation.length,
+  });
   for (let epoch = state.epoch + 1; epoch <= config.epochs; epoch++) {
     const stage = epoch <= config.stage1Epochs ? 1 : 2;
     const reward = rewardSettingsOf(config, stage === 1 ? config.k1 : config.k);
@@ -229,7 +238,6 @@ async function trainLocked(config: TrainConfig, o: TrainOptions): Promise<{ chec
     const sample = seedrandom(`${config.seed}|sample|${epoch}`);
     const steps = Math.ceil(order.length / config.batchSize);
     const started = Date.now();
-    const bar = progress(`epoch ${epoch}/${config.epochs}`, steps);
     for (let b = 0; b < steps; b++) {
       const stepStarted = performance.now(); // decisions/s of the whole step: rollout, returns, engine step, log line
       // Each question `rollouts` times in a row (the grouping the rloo baseline reads); the
@@ -294,12 +302,13 @@ async function trainLocked(config: TrainConfig, o: TrainOptions): Promise<{ chec
       };
       log.write(line);
       pinned(keepRate, state.step);
-      bar.update(b + 1, undefined, `loss ${line.loss} keep ${line.keepRate} acc ${line.accuracy} cost ${line.costPct}%`);
+      bar.step(epoch, `loss ${line.loss} keep ${line.keepRate} acc ${line.accuracy} cost ${line.costPct}%`);
     }
-    bar.stop();
     state.epoch = epoch;
-    if (epoch % config.evalEvery === 0 || epoch === config.epochs) {
+    if (validates(epoch)) {
+      bar.validating(epoch);
       const v = await evaluatePolicy(engine, evalEnv, emb, validation, 'validation');
+      bar.validated(epoch);
       if (v.skipped.length) throw unreplayable('a validation debate', v.skipped[0], v.missed!);
       const accuracy = v.correct / v.questions;
       const costPct = (100 * v.cost) / validation.reduce((a, q) => a + fullCost.get(q.index)!, 0);
@@ -325,6 +334,7 @@ async function trainLocked(config: TrainConfig, o: TrainOptions): Promise<{ chec
     provenance.epoch(epoch, (Date.now() - started) / 1000);
     if (o.stopAfterEpochs !== undefined && ++epochsThisCall >= o.stopAfterEpochs) break;
   }
+  bar.stop();
   const checkpoint = await checkpointOf();
   engine.dispose();
   log.close();
