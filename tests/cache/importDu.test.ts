@@ -15,6 +15,7 @@ import { runFiles } from '../../train/runFolder.ts';
 import { train } from '../../train/trainer.ts';
 import { dylanMathFile, dylanMathFiles } from '../fixtures/dylanMath.ts';
 import { arithmeticRevision, said, twoRoundDebate, user } from '../fixtures/duLayout.ts';
+import { METHOD } from '../fixtures/method.ts';
 
 // Real recorded debates: DyLAN's MATH files, committed as fixtures (tests/fixtures/dylan-math/).
 const ALGEBRA = dylanMathFile('algebra_1_248_4_3');
@@ -125,6 +126,7 @@ describe('importing real DyLAN MATH debates', () => {
     const dir = mkdtempSync(join(tmpdir(), 'du-train-'));
     writeCacheRecords(join(dir, 'cache'), result.records);
     const config = resolveConfig({
+      ...METHOD,
       cache: join(dir, 'cache'),
       agents: ['a1', 'a2'],
       out: join(dir, 'run'),
