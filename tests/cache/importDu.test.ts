@@ -14,23 +14,11 @@ import { resolveConfig } from '../../train/config.ts';
 import { runFiles } from '../../train/runFolder.ts';
 import { train } from '../../train/trainer.ts';
 import { dylanMathFile, dylanMathFiles } from '../fixtures/dylanMath.ts';
-import { arithmeticRevision, said, twoRoundDebate, user } from '../fixtures/duLayout.ts';
+import { arithmeticRevision, mathImport, said, twoRoundDebate, user } from '../fixtures/duLayout.ts';
 import { METHOD } from '../fixtures/method.ts';
 
 // Real recorded debates: DyLAN's MATH files, committed as fixtures (tests/fixtures/dylan-math/).
 const ALGEBRA = dylanMathFile('algebra_1_248_4_3');
-
-const options: DuImportOptions = {
-  name: 'test',
-  models: ['gpt-3.5-turbo'],
-  prices: { 'gpt-3.5-turbo': { in: 0.5, out: 1.5 } },
-  encoding: 'cl100k_base',
-  benchmark: 'MATH',
-  answerType: 'math',
-  splitSeed: 0,
-  trainFraction: 0.6,
-  validationFraction: 0.2,
-};
 
 const responseOf = (cache: Cache, id: string) => {
   const i = cache.responseIndex.get(id);
@@ -39,7 +27,7 @@ const responseOf = (cache: Cache, id: string) => {
 };
 
 describe('importing real DyLAN MATH debates', () => {
-  const result = importDu([ALGEBRA], options);
+  const result = importDu([ALGEBRA], mathImport);
   const cache = cacheFromRecords(result.records, 'algebra');
 
   it('imports every problem of the file into a valid cache, one agent per transcript position', () => {
@@ -115,10 +103,10 @@ describe('importing real DyLAN MATH debates', () => {
 
   it('assigns splits by a seeded rule, or from a file', { timeout: 120_000 }, () => {
     const splits = (c: Cache) => c.questions.map((q) => q.split).join();
-    expect(splits(cacheFromRecords(importDu([ALGEBRA], options).records))).toBe(splits(cache));
-    expect(splits(cacheFromRecords(importDu([ALGEBRA], { ...options, splitSeed: 1 }).records))).not.toBe(splits(cache));
+    expect(splits(cacheFromRecords(importDu([ALGEBRA], mathImport).records))).toBe(splits(cache));
+    expect(splits(cacheFromRecords(importDu([ALGEBRA], { ...mathImport, splitSeed: 1 }).records))).not.toBe(splits(cache));
     expect(cache.questions.filter((q) => q.split === 'test').length).toBe(20);
-    const fromFile = importDu([ALGEBRA], { ...options, splits: Object.fromEntries(cache.questions.map((q) => [q.id, q.index < 10 ? 'test' : 'train'])) });
+    const fromFile = importDu([ALGEBRA], { ...mathImport, splits: Object.fromEntries(cache.questions.map((q) => [q.id, q.index < 10 ? 'test' : 'train'])) });
     expect(cacheFromRecords(fromFile.records).questions.filter((q) => q.split === 'test').length).toBe(10);
   });
 
@@ -158,7 +146,7 @@ describe('importing real DyLAN MATH debates', () => {
   // comments on the other agents) and stay unparsed rather than guessed (docs/import.md, "How answers
   // are read"). Every stored answer parses under its type, and every dropped reading is reported.
   it('parses at least 97.1% of the final answers of all 700 recorded debates, and stores only what parses', { timeout: 300_000 }, () => {
-    const result = importDu(dylanMathFiles(), options);
+    const result = importDu(dylanMathFiles(), mathImport);
     const all = cacheFromRecords(result.records);
     expect(all.questions.length).toBe(700);
     const last = new Map<string, number>();
@@ -219,7 +207,7 @@ describe('importing malformed records', () => {
     }),
   );
   writeFileSync(join(dir, 'broken.json'), '{"Problem: x": [');
-  const result = importDu([file, join(dir, 'broken.json'), join(dir, 'missing.json')], options);
+  const result = importDu([file, join(dir, 'broken.json'), join(dir, 'missing.json')], mathImport);
   const messages = result.problems.map(formatImportProblem);
 
   it('names the file, problem and field of each problem', () => {
@@ -294,7 +282,7 @@ describe('Du et al.\'s arithmetic debates (3 agents, 2 rounds, "One agent respon
       ),
     }),
   );
-  const arith: DuImportOptions = { ...options, answerType: 'numeric', benchmark: 'arithmetic' };
+  const arith: DuImportOptions = { ...mathImport, answerType: 'numeric', benchmark: 'arithmetic' };
   const result = importDu([file], arith);
   const cache = cacheFromRecords(result.records);
   const id = (q: number, a: number, t: number) => `math_agents3_rounds2/${q}/a${a}/r${t}`;

@@ -11,19 +11,9 @@ import { importReport } from '../../eval/importReport.ts';
 import { importDu, type DuImportOptions } from '../../src/cache/importDu.ts';
 import { formatIssue, validateCache } from '../../src/cache/validate.ts';
 import { writeCacheRecords } from '../../src/cache/write.ts';
-import { mmluRevision, said, twoRoundDebate, user } from '../fixtures/duLayout.ts';
+import { mathImport, mmluRevision, said, twoRoundDebate, user } from '../fixtures/duLayout.ts';
 
-const mmlu: DuImportOptions = {
-  name: 'mmlu',
-  models: ['gpt-3.5-turbo'],
-  prices: { 'gpt-3.5-turbo': { in: 0.5, out: 1.5 } },
-  encoding: 'cl100k_base',
-  benchmark: 'MMLU',
-  answerType: 'mcq',
-  splitSeed: 0,
-  trainFraction: 0.6,
-  validationFraction: 0.2,
-};
+const mmlu: DuImportOptions = { ...mathImport, name: 'mmlu', benchmark: 'MMLU', answerType: 'mcq' };
 
 // Du et al.'s MMLU question prompt (gen_mmlu.py): the options inline after the question.
 const ask = (question: string, options: string[]) =>
