@@ -1,8 +1,9 @@
-// The jobs of `cache gen | validate | stats | embed | compact | fit` (`cache import` is importJob.ts): each takes
-// plain options and returns the text the command prints.
+// The jobs of `cache gen | validate | stats | audit | embed | compact | fit` (`cache import` is import.ts): each
+// takes plain options and returns the text the command prints.
 import { ensureEmbeddings } from '../src/cache/embeddings.ts';
 import { cacheFilePath, loadCache } from '../src/cache/load.ts';
 import { cacheStats } from '../src/cache/stats.ts';
+import { auditReport, type AuditOptions } from '../src/cache/audit.ts';
 import { compactCache } from '../src/cache/write.ts';
 import { formatIssue, validateCache } from '../src/cache/validate.ts';
 import { fidelityTable } from '../src/env/modelFidelity.ts';
@@ -72,6 +73,11 @@ export function validateJob(dir: string): { text: string; valid: boolean } {
 export function statsJob(dir: string, priorSmoothing: number): string {
   const cache = loadCache(dir);
   return `${cacheStats(cache)}\n\n${fidelityTable(cache, priorSmoothing)}`;
+}
+
+/** The misread audit (src/cache/audit.ts): per agent, the responses whose stored answer is not in their closing sentences. */
+export function auditJob(dir: string, o: AuditOptions): string {
+  return auditReport(loadCache(dir), o);
 }
 
 export async function embedJob(dir: string, encoder: EncoderName): Promise<string> {

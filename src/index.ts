@@ -7,7 +7,7 @@ export type { CacheLine } from './cache/format.ts';
 export { saveCache, writeCacheRecords } from './cache/write.ts';
 export { ensureEmbeddings, type Embeddings } from './cache/embeddings.ts';
 export { cacheStats } from './cache/stats.ts';
-export { extractAnswer, normalizeAnswer } from './answer.ts';
+export { extractAnswer, normalizeAnswer, readAnswer, storedAnswer, type AnswerRead } from './answer.ts';
 export { keepAll, keepOwn, replay, type DebateResult, type KeepRule } from './env/debate.ts';
 export { makeEnvironment, splitQuestions, type Environment } from './env/environment.ts';
 export { DebateSettings } from './env/settings.ts';

@@ -1,4 +1,4 @@
-// `cache gen | validate | stats | embed | import | compact | fit`: create, check and inspect response caches
+// `cache gen | validate | stats | audit | embed | import | compact | fit`: create, check and inspect response caches
 // (the jobs: jobs/cache.ts, jobs/import.ts).
 import { basename } from 'node:path';
 import type { Argv } from 'yargs';
@@ -10,6 +10,7 @@ import { DebateSettings } from '../../src/env/settings.ts';
 import { readJsonFile } from '../../src/io/jsonFile.ts';
 import { DEFAULT_CACHE } from '../../src/sim/generate.ts';
 import { given, refuseUnused } from '../options.ts';
+import { SettingsError } from '../../src/io/errors.ts';
 
 const gen = <T>(y: Argv<T>) =>
   y.command(
@@ -59,6 +60,21 @@ const stats = <T>(y: Argv<T>) =>
         describe: 'pseudo-count of the tier-3 prior',
       }),
     async (a) => console.log((await import('../../jobs/cache.ts')).statsJob(a.dir, a.priorSmoothing)),
+  );
+
+const audit = <T>(y: Argv<T>) =>
+  y.command(
+    'audit <dir>',
+    "the misread audit: per agent, the responses whose stored answer is not in the reply's closing sentences, to read by eye",
+    (y) =>
+      y
+        .positional('dir', { type: 'string', demandOption: true, describe: 'cache directory' })
+        .option('agent', { type: 'string', describe: 'only this agent (an agent id of the cache)' })
+        .option('limit', { type: 'number', default: 10, describe: 'responses listed per agent (all are counted)' }),
+    async (a) => {
+      if (!Number.isInteger(a.limit) || a.limit < 0) throw new SettingsError(`--limit: expected a whole number >= 0, found ${a.limit}`);
+      console.log((await import('../../jobs/cache.ts')).auditJob(a.dir, { agent: a.agent, limit: a.limit }));
+    },
   );
 
 const embed = <T>(y: Argv<T>) =>
@@ -177,7 +193,7 @@ const compact = <T>(y: Argv<T>) =>
 
 export const cacheCommand = <T>(y: Argv<T>) =>
   y.command('cache', 'create, check and inspect response caches', (y) =>
-    [gen, validate, stats, embed, importCommand, compact, fit]
+    [gen, validate, stats, audit, embed, importCommand, compact, fit]
       .reduce((y, c) => c(y), y)
-      .demandCommand(1, 'name a cache command: gen, validate, stats, embed, import, compact or fit'),
+      .demandCommand(1, 'name a cache command: gen, validate, stats, audit, embed, import, compact or fit'),
   );

@@ -47,8 +47,8 @@ describe('--rounds', () => {
       const r = cli('baselines', '--cache', hand, '--rounds', '3');
       expect(r.status).toBe(1);
       expect(errors(r)).toBe(
-        `setting rounds: 3, but cache ${hand}/cache.jsonl records debates of at most 2 rounds ` +
-          `(deepest recorded round per question: round 2: 2 questions); every answer of round 3 ` +
+        `setting rounds: 3, but cache ${hand}/cache.jsonl records debates of team a1,a2,a3 of at most 2 rounds ` +
+          `(deepest recorded round per question the team can debate: round 2: 2 questions); every answer of round 3 ` +
           `would be drawn by the tier-3 response model: allow that with allowUnrecordedRounds ` +
           `(--allow-unrecorded-rounds), or record those rounds with a live endpoint (miss = record)`,
       );

@@ -78,6 +78,7 @@ describe('cpp-workbench', () => {
         '--keep-rate: must be at most 1 (a probability: 1 keeps every edge) (found 2)',
       ],
       [['cache', 'gen', '--questions', '-5', '--out', join(dir, 'g')], '--questions: must be more than 0 (found -5)'],
+      [['cache', 'audit', join(dir, 'c'), '--limit', '-1'], '--limit: expected a whole number >= 0, found -1'],
     ];
     for (const [args, message] of cases) {
       const r = cli(...args);
