@@ -80,6 +80,7 @@ describe('a world with one member replaced (cache gen --replace)', () => {
     const endpoint = simulatorEndpoint(cache);
     const r = cache.responses.find((x) => x.agent === 'brisk-stronger' && x.round === 2)!;
     const reply = await endpoint.respond({
+      cache,
       question: cache.questions[r.q],
       agent: cache.agents[r.a],
       round: r.round,
