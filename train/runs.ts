@@ -9,7 +9,7 @@ import { RefusedError, UserError } from '../src/io/errors.ts';
 import { withLock, withLockSync } from '../src/io/lock.ts';
 import { loadCheckpoint } from '../src/policy/artifact.ts';
 import { LAUNCHED_BY } from '../src/provenance.ts';
-import { resolveConfig, type TrainConfig } from './config.ts';
+import { resolveConfig, runDone, type TrainConfig } from './config.ts';
 import { identityDifferences } from './identity.ts';
 import { clearRun, runFiles } from './runFolder.ts';
 import type { ChildFailure } from './trainChild.ts';
@@ -32,11 +32,12 @@ export function runStatus(settings: Partial<TrainConfig> & { out: string }, cach
   if (!existsSync(file)) return { action: 'start', epoch: 0, differences: [] };
   const saved = loadCheckpoint(file);
   const differences = identityDifferences({ config: saved.config as Partial<TrainConfig>, cacheHash: saved.cacheHash }, { settings, cacheHash });
-  return { action: saved.epoch >= resolveConfig(settings).epochs ? 'reuse' : 'resume', epoch: saved.epoch, differences };
+  return { action: runDone(resolveConfig(settings), saved) ? 'reuse' : 'resume', epoch: saved.epoch, differences };
 }
 
-/** A finished run in `out` (by its checkpoint's epoch alone: the caller knows it is its own run). */
-export const isFinished = (out: string, epochs: number) => existsSync(runFiles(out).checkpoint) && loadCheckpoint(runFiles(out).checkpoint).epoch >= epochs;
+/** A finished run of `config` in its folder (by its checkpoint's epoch and step alone: the caller knows it is its own run). */
+export const isFinished = (config: TrainConfig) =>
+  existsSync(runFiles(config.out).checkpoint) && runDone(config, loadCheckpoint(runFiles(config.out).checkpoint));
 
 /** The refusal of a run folder holding another run, naming each difference. */
 export const otherRunError = (out: string, differences: string[]) =>
