@@ -20,10 +20,10 @@ type Agent = { id: string; model: string };
 const member = (a: { id: string; model: string | null }) => (a.model === null ? a.id : `${a.id} (${a.model})`);
 
 /**
- * The one member `team` (with each member's model in `oldAgents`, or unknown when null) lost to a
- * cache of `newAgents`: named by `replace` ([old id, new id]), or worked out as the one member not
- * in the new cache and the one agent there not in the team. Anything else is a SettingsError saying
- * what differs.
+ * The one member `team` (with each member's model in `oldAgents`, the agents of the cache it trained
+ * on, or unknown when null) lost to a cache of `newAgents`: named by `replace` ([old id, new id]), or
+ * worked out as the one member not in the new cache and the one agent there the old cache did not
+ * have. Anything else is a SettingsError saying what differs.
  */
 export function teamChange(team: string[], oldAgents: Agent[] | null, newAgents: Agent[], replace?: [string, string]): TeamChange {
   const modelOf = (id: string) => oldAgents?.find((a) => a.id === id)?.model ?? null;
@@ -50,7 +50,8 @@ export function teamChange(team: string[], oldAgents: Agent[] | null, newAgents:
   if (oldAgents === null)
     throw say(`the models of the policy's team are unknown (the cache it trained on is not readable): name the member replaced with --replace OLD=NEW`);
   const gone = team.filter((id) => !newAgents.some((a) => same(id, a)));
-  const arrivals = newAgents.filter((a) => !team.some((id) => same(id, a)));
+  // An arrival is an agent the policy's cache did not have (one it had outside the team is no newcomer).
+  const arrivals = newAgents.filter((a) => !oldAgents.some((o) => o.id === a.id && o.model === a.model));
   if (gone.length === 1 && arrivals.length === 1) return change(team.indexOf(gone[0]), arrivals[0]);
   const left = gone.map((id) => member({ id, model: modelOf(id) }));
   throw say(
