@@ -77,13 +77,20 @@ function claims(c: TransferComparison, scratchGain: number): string[] {
   return [retained, ...lines];
 }
 
-/** Write the report's files into `dir`; returns their paths. */
-export async function writeTransferReport(dir: string, c: TransferComparison, curves: CurvePoint[], title: string, notes: string[]): Promise<string[]> {
+/** Write the report's files into `dir` (`title` heads the Markdown, the shorter `plotTitle` the plots); returns their paths. */
+export async function writeTransferReport(
+  dir: string,
+  c: TransferComparison,
+  curves: CurvePoint[],
+  titles: { title: string; plotTitle: string },
+  notes: string[],
+): Promise<string[]> {
+  const { title, plotTitle } = titles;
   const files = ['transfer.md', 'transfer.csv', 'paired-tests.csv', 'accuracy-cost.svg', 'curves.csv', 'curves.svg'].map((f) => join(dir, f));
   writeFileAtomic(files[0], [`${[transferMarkdown(c, title), ...notes].join('\n\n')}\n`]);
   writeFileAtomic(files[1], [csv(c.rows)]);
   writeFileAtomic(files[2], [pairedCsv(c.tests)]);
-  writeFileAtomic(files[3], [await plot(c.rows, title)]);
+  writeFileAtomic(files[3], [await plot(c.rows, `${plotTitle}: accuracy against cost on test`)]);
   writeFileAtomic(files[4], [
     csvTable(
       ['series', 'run', 'step', 'metric', 'value'],
@@ -91,7 +98,7 @@ export async function writeTransferReport(dir: string, c: TransferComparison, cu
     ),
   ]);
   writeFileAtomic(files[5], [
-    await learningCurvesPlot(curves, `${title}: test accuracy and keep rate by training step (mean over seeds, band: lowest to highest)`, 'training step'),
+    await learningCurvesPlot(curves, `${plotTitle}: test accuracy and keep rate by training step (mean over seeds, band: lowest to highest)`, 'training step'),
   ]);
   return files;
 }

@@ -128,7 +128,10 @@ async function transferParts(o: TransferOptions) {
     throw new SettingsError('transfer replays without recording: the training settings say miss = record; pass --config with miss model');
   if ((await makeEncoder(config.encoder)).id !== first.encoder)
     throw new SettingsError(`the policies' encoder is ${first.encoder}, the training settings' ${config.encoder}: pass --config with their encoder`);
-  const env = openEnvironment(cache, { ...debateSettingsOf(config, 'eval'), agents: change.team });
+  // Each seed's policies replay with that seed's draws, as its runs' validation and traces do (the
+  // response model draws by the replay seed): (b) and (c) trace (a) of their seed at step 0.
+  const envOf = (seed: number) => openEnvironment(cache, { ...debateSettingsOf({ ...config, seed }, 'eval'), agents: change.team });
+  const env = envOf(seeds[0]);
   const perEpoch = Math.ceil(splitQuestions(env, 'train').questions.length / config.batchSize);
   const scratchSteps = config.steps ?? config.epochs * perEpoch;
   const steps = o.steps ?? scratchSteps;
@@ -142,7 +145,7 @@ async function transferParts(o: TransferOptions) {
     ];
   });
   const labels = Object.fromEntries(Object.entries(LABELS).map(([r, label]) => [r, label(r === 'd' ? scratchSteps : steps)])) as Record<Role, string>;
-  return { policies, seeds, old, cache, change, env, runs, labels, notes, scratchSteps };
+  return { policies, seeds, old, cache, change, env, envOf, runs, labels, notes, scratchSteps };
 }
 
 const startFile = (out: string, seed: number) => join(out, 'start', `seed-${seed}.json`);
@@ -202,24 +205,25 @@ async function transferLocked(o: TransferOptions): Promise<string> {
 
   const questions = splitQuestions(env, 'test').questions;
   if (questions.length === 0) throw new SettingsError(`${p.cache.file} has no test questions that the new team can debate`);
-  const evaluate = async (a: PolicyArtifact, method: string): Promise<MethodResult> => {
+  const envs = new Map(p.seeds.map((seed, i) => [seed, i === 0 ? env : p.envOf(seed)]));
+  const evaluate = async (a: PolicyArtifact, seed: number, method: string): Promise<MethodResult> => {
     const engine = await inferenceEngine(o.compute, a.shape, a.weights);
     session.compute ??= engine.ran;
-    const r = await evaluatePolicy(engine, env, emb, questions, method);
+    const r = await evaluatePolicy(engine, envs.get(seed)!, emb, questions, method);
     engine.dispose();
     return r;
   };
   const methods: TransferMethod[] = [];
   const untrained = async (role: 'a' | 'e', policies: PolicyArtifact[]) => {
     const runs: MethodResult[] = [];
-    for (const [i, a] of policies.entries()) runs.push(await evaluate(a, `${p.labels[role]}, seed ${p.seeds[i]}`));
+    for (const [i, a] of policies.entries()) runs.push(await evaluate(a, p.seeds[i], `${p.labels[role]}, seed ${p.seeds[i]}`));
     methods.push({ role, method: p.labels[role], runs, trainedSteps: runs.map(() => 0), checkpointSteps: runs.map(() => 0) });
   };
   await untrained('a', starts);
   for (const role of ['b', 'c', 'd'] as const) {
     const runs = p.runs.filter((r) => r.role === role);
     const results: MethodResult[] = [];
-    for (const r of runs) results.push(await evaluate(artifactOf(loadCheckpoint(runFiles(r.settings.out).best)), r.settings.out));
+    for (const r of runs) results.push(await evaluate(artifactOf(loadCheckpoint(runFiles(r.settings.out).best)), r.seed, r.settings.out));
     methods.push({
       role,
       method: p.labels[role],
@@ -246,7 +250,8 @@ async function transferLocked(o: TransferOptions): Promise<string> {
     `${p.cache.header.name}: ${replaced} replaced by ${change.newcomer.id} (${change.newcomer.model}); team ${change.team.join(', ')}; ` +
     `test split, ${questions.length} questions, ${env.rounds} rounds, miss = ${env.settings.miss}; policies ${o.policies.join(', ')}`;
   const notes = [...p.notes, ...leakNote(p.old, p.cache)];
-  const files = await writeTransferReport(join(o.out, 'report'), comparison, curves, title, notes);
+  const plotTitle = `${p.cache.header.name}: ${change.replaced.id} replaced by ${change.newcomer.id}`;
+  const files = await writeTransferReport(join(o.out, 'report'), comparison, curves, { title, plotTitle }, notes);
   files.push(recordReport(join(o.out, 'report'), session, files[0]));
   const reused = trained.map((r, i) => `${p.runs[i].settings.out} ${(r as PromiseFulfilledResult<string>).value}`).join(', ');
   return [transferMarkdown(comparison, title), ...notes, `runs: ${reused}`, `written: ${files.join(', ')}`].join('\n\n');

@@ -92,6 +92,11 @@ describe('transfer on a simulated world with one agent replaced', () => {
         .split(',')
         .at(-1);
     expect(at0('(b) fine-tune the behavior embedding, 4 steps')).toBe(at0('(c) fine-tune everything, 4 steps'));
+    // ... and where the table reads (a): the same policy, the same replay draws of the seed.
+    const a = readFileSync(join(out, 'report', 'transfer.csv'), 'utf8')
+      .split('\n')
+      .find((l) => l.startsWith(`"(a) newcomer's embedding, no training"`))!;
+    expect(Number(a.split('",')[1].split(',')[2])).toBeCloseTo(Number(at0('(b) fine-tune the behavior embedding, 4 steps')), 1);
 
     // A rerun reuses every run; a retrained old policy makes the fine-tunes another start: refused, or with force trained anew.
     expect(await transferJob(options(policy, join(dir, 'stronger'), out))).toMatch(/runs: (\S+ reused, ){2}\S+ reused/);
