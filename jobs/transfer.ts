@@ -16,7 +16,7 @@ import type { Cache } from '../src/cache/types.ts';
 import { makeEncoder } from '../src/encoders/index.ts';
 import { splitQuestions } from '../src/env/environment.ts';
 import type { MethodResult } from '../src/env/tally.ts';
-import { failedRuns, RefusedError, SettingsError } from '../src/io/errors.ts';
+import { RefusedError, SettingsError } from '../src/io/errors.ts';
 import { readJsonFile } from '../src/io/jsonFile.ts';
 import { withLock, withLockSync } from '../src/io/lock.ts';
 import { artifactOf, CHECKPOINT_FORMAT, loadAnyPolicy, loadCheckpoint, savePolicy, type PolicyArtifact } from '../src/policy/artifact.ts';
@@ -26,7 +26,6 @@ import { inferenceEngine } from '../src/policy/createEngine.ts';
 import { evaluatePolicy } from '../src/policy/evaluate.ts';
 import { encoderFor } from '../src/policy/inference.ts';
 import { teamChange, transferredPolicy } from '../src/policy/transfer.ts';
-import { progress } from '../src/progress.ts';
 import { hashFile, readProvenance, recordReport, startSession } from '../src/provenance.ts';
 import { openEnvironment } from '../src/recording.ts';
 import { fullDebate } from '../eval/baselines.ts';
@@ -36,7 +35,7 @@ import { debateSettingsOf, readConfigFile, resolveConfig, type TrainConfig } fro
 import type { CurvePoint } from '../train/curves.ts';
 import { runContentHashes } from '../train/identity.ts';
 import { clearRun, readLog, runFiles } from '../train/runFolder.ts';
-import { pool, runTraining } from '../train/runs.ts';
+import { trainRuns } from '../train/runs.ts';
 
 export interface TransferOptions {
   /** The trained policies, one per seed (checkpoints, or policy.json with `config`). */
@@ -186,22 +185,11 @@ async function transferLocked(o: TransferOptions): Promise<string> {
   const emb = await ensureEmbeddings(o.cache, p.cache, await encoderFor(p.policies[0].encoder));
   const starts = startPolicies(o, p, emb);
   const hash = await runContentHashes()(p.runs[0].settings);
-  const bar = progress(
-    'train (b), (c), (d)',
-    p.runs.reduce((s, r) => s + resolveConfig(r.settings).epochs, 0),
+  const trained = await trainRuns(
+    p.runs.map((r) => r.settings),
+    hash,
+    { workers: o.workers, label: 'train (b), (c), (d)', force: o.force, before: (settings) => checkStart(settings, o.force) },
   );
-  let done = 0;
-  const trained = await pool(p.runs, o.workers, async (r) => {
-    await checkStart(r.settings, o.force);
-    return runTraining(r.settings, hash, () => bar.update(++done), o.force);
-  });
-  bar.stop();
-  const failed = trained.filter((r): r is PromiseRejectedResult => r.status === 'rejected');
-  if (failed.length)
-    throw failedRuns(
-      failed.map((f) => (f.reason as Error).message).join('\n'),
-      failed.map((f) => f.reason),
-    );
 
   const questions = splitQuestions(env, 'test').questions;
   if (questions.length === 0) throw new SettingsError(`${p.cache.file} has no test questions that the new team can debate`);
@@ -253,7 +241,7 @@ async function transferLocked(o: TransferOptions): Promise<string> {
   const plotTitle = `${p.cache.header.name}: ${change.replaced.id} replaced by ${change.newcomer.id}`;
   const files = await writeTransferReport(join(o.out, 'report'), comparison, curves, { title, plotTitle }, notes);
   files.push(recordReport(join(o.out, 'report'), session, files[0]));
-  const reused = trained.map((r, i) => `${p.runs[i].settings.out} ${(r as PromiseFulfilledResult<string>).value}`).join(', ');
+  const reused = trained.map((status, i) => `${p.runs[i].settings.out} ${status}`).join(', ');
   return [transferMarkdown(comparison, title), ...notes, `runs: ${reused}`, `written: ${files.join(', ')}`].join('\n\n');
 }
 

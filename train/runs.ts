@@ -5,7 +5,8 @@ import { appendFileSync, existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { writeFileAtomic } from '../src/io/atomic.ts';
-import { RefusedError, UserError } from '../src/io/errors.ts';
+import { failedRuns, RefusedError, UserError } from '../src/io/errors.ts';
+import { progress } from '../src/progress.ts';
 import { withLock, withLockSync } from '../src/io/lock.ts';
 import { loadCheckpoint } from '../src/policy/artifact.ts';
 import { LAUNCHED_BY } from '../src/provenance.ts';
@@ -164,4 +165,33 @@ export async function pool<T, R>(items: T[], workers: number, task: (item: T) =>
     }),
   );
   return results;
+}
+
+/**
+ * Train `runs` (each naming its `out` folder; finished ones reused, interrupted ones resumed, see
+ * runTraining), `workers` at a time, under a progress bar of their epochs; `before` is awaited
+ * before each run starts. Returns each run's status in order; runs that failed are one error.
+ */
+export async function trainRuns(
+  runs: (Partial<TrainConfig> & { out: string })[],
+  cacheHash: string,
+  o: { workers: number; label: string; force?: boolean; before?: (settings: Partial<TrainConfig> & { out: string }) => Promise<void> },
+): Promise<('reused' | 'trained')[]> {
+  const bar = progress(
+    o.label,
+    runs.reduce((s, r) => s + resolveConfig(r).epochs, 0),
+  );
+  let done = 0;
+  const trained = await pool(runs, o.workers, async (r) => {
+    await o.before?.(r);
+    return runTraining(r, cacheHash, () => bar.update(++done), o.force);
+  });
+  bar.stop();
+  const failed = trained.filter((r): r is PromiseRejectedResult => r.status === 'rejected');
+  if (failed.length)
+    throw failedRuns(
+      failed.map((f) => (f.reason as Error).message).join('\n'),
+      failed.map((f) => f.reason),
+    );
+  return trained.map((r) => (r as PromiseFulfilledResult<'reused' | 'trained'>).value);
 }

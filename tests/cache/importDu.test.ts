@@ -11,22 +11,12 @@ import { evalJob } from '../../jobs/eval.ts';
 import { resolveConfig } from '../../train/config.ts';
 import { runFiles } from '../../train/runFolder.ts';
 import { train } from '../../train/trainer.ts';
-import { dylanMathFile, dylanMathFiles } from '../fixtures/dylanMath.ts';
+import { DYLAN_IMPORT, dylanMathFile, dylanMathFiles } from '../fixtures/dylanMath.ts';
 
 // Real recorded debates: DyLAN's MATH files, committed as fixtures (tests/fixtures/dylan-math/).
 const ALGEBRA = dylanMathFile('algebra_1_248_4_3');
 
-const options: DuImportOptions = {
-  name: 'test',
-  models: ['gpt-3.5-turbo'],
-  prices: { 'gpt-3.5-turbo': { in: 0.5, out: 1.5 } },
-  encoding: 'cl100k_base',
-  benchmark: 'MATH',
-  answerType: 'math',
-  splitSeed: 0,
-  trainFraction: 0.6,
-  validationFraction: 0.2,
-};
+const options: DuImportOptions = { ...DYLAN_IMPORT, name: 'test' };
 
 const responseOf = (cache: Cache, id: string) => {
   const i = cache.responseIndex.get(id);

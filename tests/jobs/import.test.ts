@@ -8,23 +8,17 @@ import { describe, expect, it } from 'vitest';
 import { genJob } from '../../jobs/cache.ts';
 import { importJob, pricesOf, type ImportOptions } from '../../jobs/import.ts';
 import { cacheFilePath, loadCache } from '../../src/cache/load.ts';
-import { dylanMathFile } from '../fixtures/dylanMath.ts';
+import { DYLAN_IMPORT, dylanMathFile } from '../fixtures/dylanMath.ts';
 import { killHolder, lockHolder } from '../fixtures/lockHolder.ts';
 
 const ALGEBRA = dylanMathFile('algebra_1_248_4_3');
 
 const options = (out: string, prices: ImportOptions['prices']): ImportOptions => ({
+  ...DYLAN_IMPORT,
   files: [ALGEBRA],
   out,
   name: 'algebra',
-  models: ['gpt-3.5-turbo'],
   prices,
-  encoding: 'cl100k_base',
-  benchmark: 'MATH',
-  answerType: 'math',
-  splitSeed: 0,
-  trainFraction: 0.6,
-  validationFraction: 0.2,
 });
 
 describe('cache import', () => {

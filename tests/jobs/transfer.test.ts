@@ -15,7 +15,7 @@ import { behaviorInit } from '../../src/policy/behavior.ts';
 import { resolveConfig, type TrainConfig } from '../../train/config.ts';
 import { readLog, runFiles } from '../../train/runFolder.ts';
 import { train } from '../../train/trainer.ts';
-import { dylanMathFile } from '../fixtures/dylanMath.ts';
+import { DYLAN_IMPORT, dylanMathFile } from '../fixtures/dylanMath.ts';
 
 const quiet = { log: () => {} };
 const SMALL: Partial<TrainConfig> = { epochs: 1, batchSize: 10, hidden: 16, backend: 'cpu', seed: 0 };
@@ -115,17 +115,12 @@ describe('transfer on a simulated world with one agent replaced', () => {
 
 describe('transfer between two imports of the same questions whose teams differ in one model', () => {
   const importOf = (out: string, models: string[]): ImportOptions => ({
+    ...DYLAN_IMPORT,
     files: [dylanMathFile('algebra_1_248_4_3')],
     out,
     name: 'algebra',
     models,
-    prices: { 'gpt-3.5-turbo': { in: 0.5, out: 1.5 }, 'gpt-4o-mini': { in: 0.15, out: 0.6 } },
-    encoding: 'cl100k_base',
-    benchmark: 'MATH',
-    answerType: 'math',
-    splitSeed: 0,
-    trainFraction: 0.6,
-    validationFraction: 0.2,
+    prices: { ...DYLAN_IMPORT.prices, 'gpt-4o-mini': { in: 0.15, out: 0.6 } },
   });
 
   it('finds the member whose model changed (same id) and compares the five ways on the second import', async () => {

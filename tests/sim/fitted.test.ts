@@ -19,7 +19,7 @@ import { fitPath, loadFit, saveFit, type SimulatorFit } from '../../src/sim/fitF
 import { fitSimulator, type CalibrationRow } from '../../src/sim/fitted.ts';
 import { generateWorld } from '../../src/sim/generate.ts';
 import { resolveConfig } from '../../train/config.ts';
-import { dylanMathDir } from '../fixtures/dylanMath.ts';
+import { DYLAN_IMPORT, dylanMathDir } from '../fixtures/dylanMath.ts';
 
 // DyLAN's MATH debates, committed as fixtures (tests/fixtures/dylan-math/).
 const DATA = dylanMathDir();
@@ -127,16 +127,9 @@ describe('active recording on imported DyLAN MATH records, the fitted simulator 
     const dir = join(root, 'dylan');
     importJob({
       files: ['algebra_1_248_4_3.json', 'prealgebra_7_631_4_3.json'].map((f) => join(DATA, f)),
+      ...DYLAN_IMPORT,
       out: dir,
       name: 'dylan-two',
-      models: ['gpt-3.5-turbo'],
-      prices: { 'gpt-3.5-turbo': { in: 0.5, out: 1.5 } },
-      encoding: 'cl100k_base',
-      benchmark: 'MATH',
-      answerType: 'math',
-      splitSeed: 0,
-      trainFraction: 0.6,
-      validationFraction: 0.2,
     });
     const report = fitJob(dir, { seed: 0 });
     expect(report).toMatch(/a simulator fitted to the \d+ round-1 answers and \d+ revisions/);

@@ -8,21 +8,13 @@ import { resolveConfig } from '../../train/config.ts';
 import { readLog, runFiles } from '../../train/runFolder.ts';
 import { runStatus } from '../../train/runs.ts';
 import { train } from '../../train/trainer.ts';
-import { writeTinyCacheWithTest } from '../fixtures/tinyWorld.ts';
+import { tinyTrainSettings } from '../fixtures/tinyWorld.ts';
 
 const quiet = { log: () => {} };
 
 function setup() {
   const dir = mkdtempSync(join(tmpdir(), 'cpp-startfrom-'));
-  const base = {
-    cache: writeTinyCacheWithTest(join(dir, 'cache')),
-    rounds: 2,
-    miss: 'error' as const,
-    k: -1,
-    batchSize: 6,
-    hidden: 16,
-    backend: 'cpu' as const,
-  };
+  const base = tinyTrainSettings(dir);
   return { dir, base };
 }
 

@@ -13,7 +13,7 @@ import { openEnvironment } from '../../src/recording.ts';
 import { resolveConfig } from '../../train/config.ts';
 import { readLog, type LogLine } from '../../train/runFolder.ts';
 import { train } from '../../train/trainer.ts';
-import { writeTinyCacheWithTest } from '../fixtures/tinyWorld.ts';
+import { tinyTrainSettings } from '../fixtures/tinyWorld.ts';
 
 const quiet = { log: () => {} };
 const traced = (out: string) =>
@@ -23,15 +23,7 @@ const traced = (out: string) =>
 
 describe('the test-split trace of a run (traceEvery)', () => {
   const dir = mkdtempSync(join(tmpdir(), 'cpp-trace-'));
-  const base = {
-    cache: writeTinyCacheWithTest(join(dir, 'cache')),
-    rounds: 2,
-    miss: 'error' as const,
-    k: -1,
-    batchSize: 6,
-    hidden: 16,
-    backend: 'cpu' as const,
-  };
+  const base = tinyTrainSettings(dir);
 
   it('evaluates the greedy policy on the test split at the start, every N steps and at the end; the last line is the final policy on test', async () => {
     const config = resolveConfig({ ...base, out: join(dir, 'traced'), epochs: 2, steps: 5, traceEvery: 2 });
