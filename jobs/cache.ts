@@ -16,6 +16,7 @@ import { generateCache } from '../src/sim/generate.ts';
 import { markdownTable, pct } from '../src/table.ts';
 import { existsSync } from 'node:fs';
 import { WorldConfig } from '../src/sim/world.ts';
+import { replaceAgent, replacementLine, type Replacement } from '../src/sim/replace.ts';
 import { RefusedError } from '../src/io/errors.ts';
 
 export interface GenOptions {
@@ -25,6 +26,8 @@ export interface GenOptions {
   questions?: number;
   seed?: number;
   adversary?: boolean;
+  /** Derive the world with this member replaced (src/sim/replace.ts). */
+  replace?: Replacement;
   name: string;
   /** Replace a cache the folder holds already (else an error). */
   force?: boolean;
@@ -42,8 +45,9 @@ export function genJob(o: GenOptions): string {
     if (file[k as keyof typeof flags] !== undefined && file[k as keyof typeof flags] !== v)
       console.error(`--${k} ${v} overrides ${k} ${file[k as keyof typeof flags]} of ${o.world}`);
   const world = parseSettings(WorldConfig, { ...file, ...flags }, (field) => (field in flags ? `--${field}` : `${o.world ?? 'world settings'}: ${field}`));
-  generateCache(o.out, world, o.name, o.force);
-  return `wrote ${cacheFilePath(o.out)}`;
+  const derived = o.replace && replaceAgent(world, o.replace);
+  generateCache(o.out, derived ? derived.world : world, o.name, o.force);
+  return `wrote ${cacheFilePath(o.out)}${derived ? `: ${replacementLine(derived.replaced, derived.newcomer, o.replace!.ability)}` : ''}`;
 }
 
 /** Every error and warning of a cache and its journal (`file:line: field: problem`), and a one-line summary. */

@@ -9,7 +9,7 @@ import { readJsonFile } from '../src/io/jsonFile.ts';
 import { kebab, parseSettings } from '../src/io/problems.ts';
 import { DebateSettings } from '../src/env/settings.ts';
 import { ComputeSettings } from '../src/policy/backends.ts';
-import { PolicyArchitecture } from '../src/policy/model.ts';
+import { PolicyArchitecture, TRAINABLE, type PolicyShape } from '../src/policy/model.ts';
 import { RecordingSettings } from '../src/recording.ts';
 import { RewardSettings } from '../src/reward.ts';
 import { BASELINES } from './advantage.ts';
@@ -96,6 +96,26 @@ export const TrainConfig = z.strictObject({
   tieBreak: D.tieBreak,
   tokenLimit: D.tokenLimit,
   evalEvery: z.number().int().positive().default(1).describe('validation evaluation every N epochs; the best checkpoint is kept'),
+  from: z
+    .string()
+    .nullable()
+    .default(null)
+    .describe('fine-tune: start from the weights of this policy (checkpoint or policy.json; the same team, encoder and architecture) (null: fresh)'),
+  trainable: z.enum(TRAINABLE).default('all').describe('parameters the optimizer updates: all, or behavior (the behavior embedding alone)'),
+  steps: z
+    .number()
+    .int()
+    .positive()
+    .nullable()
+    .default(null)
+    .describe('stop after this many steps in all, the last epoch cut short there (null: run every epoch)'),
+  traceEvery: z
+    .number()
+    .int()
+    .positive()
+    .nullable()
+    .default(null)
+    .describe('evaluate the greedy policy on the test split at the start and every N steps, into log.jsonl: measured, never used to choose (null: never)'),
 });
 export type TrainConfig = z.infer<typeof TrainConfig>;
 
@@ -126,8 +146,14 @@ export function resolveConfig(...layers: Partial<TrainConfig>[]): TrainConfig {
   const config = parseSettings(TrainConfig, merged, (path) => `setting ${path}`);
   const rloo = rlooProblem(config);
   if (rloo) throw new SettingsError(`setting ${rloo}`);
+  if (config.trainable === 'behavior' && config.behavior === 'none')
+    throw new SettingsError('setting trainable: behavior trains the behavior embedding alone, and behavior: none has none (zero, frozen): nothing would train');
   return config;
 }
+
+/** A run of `c` has trained all it will once it has done every epoch, or `steps` steps. */
+export const runDone = (c: Pick<TrainConfig, 'epochs' | 'steps'>, at: { epoch: number; step: number }) =>
+  at.epoch >= c.epochs || (c.steps !== null && at.step >= c.steps);
 
 export const debateSettingsOf = (c: TrainConfig, split: 'train' | 'eval'): Partial<DebateSettings> => ({
   miss: c.miss,
@@ -143,7 +169,8 @@ export const debateSettingsOf = (c: TrainConfig, split: 'train' | 'eval'): Parti
 
 export const rewardSettingsOf = (c: TrainConfig, k: number): RewardSettings => ({ table: c.rewardTable, a: c.a, rho: c.rho, k, lambda: c.lambda });
 
-export const architectureOf = (c: TrainConfig): PolicyArchitecture => ({
+export const architectureOf = (c: TrainConfig): PolicyArchitecture & Pick<PolicyShape, 'trainable'> => ({
+  trainable: c.trainable,
   hidden: c.hidden,
   behavior: c.behavior,
   initSamples: c.initSamples,

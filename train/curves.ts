@@ -1,5 +1,6 @@
-// Learning curves of training runs: validation accuracy and keep rate by epoch, the spread over
-// seeds as a band. A run writes its own (learning-curves.svg); grids (eval/table6.ts) draw theirs.
+// Learning curves of training runs: validation accuracy and keep rate by epoch (or, for the transfer
+// job's test-split traces, by training step), the spread over seeds as a band. A run writes its own
+// (learning-curves.svg); grids (eval/table6.ts) and the transfer report (eval/transferReport.ts) draw theirs.
 import { existsSync } from 'node:fs';
 import type { TopLevelSpec } from 'vega-lite';
 import { writeFileAtomic } from '../src/io/atomic.ts';
@@ -7,11 +8,11 @@ import { categoryStyles, renderSvg, VEGA_LITE_SCHEMA } from '../src/plot.ts';
 import { readLog, runFiles } from './runFolder.ts';
 import { InputError } from '../src/io/errors.ts';
 
-/** One value of a learning curve: `series` is a line, `run` one of its seeds. */
+/** One value of a learning curve: `series` is a line, `run` one of its seeds, `x` its epoch (or training step). */
 export interface CurvePoint {
   series: string;
   run: string;
-  epoch: number;
+  x: number;
   metric: (typeof CURVE_METRICS)[number];
   value: number;
 }
@@ -28,17 +29,17 @@ export function curvesSubtitle(points: CurvePoint[]): string {
 }
 
 /**
- * Two panels sharing the epoch axis (integer ticks): accuracy and keep rate by epoch, a line per
- * series at the mean over its runs, with a band from the lowest to the highest run; each series its
- * own colour and dash (src/plot.ts).
+ * Two panels sharing the x axis (epoch, or training step; integer ticks): accuracy and keep rate, a
+ * line per series at the mean over its runs, with a band from the lowest to the highest run; each
+ * series its own colour and dash (src/plot.ts).
  */
-export function learningCurvesPlot(points: CurvePoint[], title: string): Promise<string> {
+export function learningCurvesPlot(points: CurvePoint[], title: string, xTitle: 'epoch' | 'training step' = 'epoch'): Promise<string> {
   const series = [...new Set(points.map((p) => p.series))];
   const style = categoryStyles(series);
   const legend = { labelLimit: 480, symbolType: 'stroke', symbolStrokeWidth: 2.5, symbolSize: 400, symbolOpacity: 1 };
   const color = { field: 'series', type: 'nominal', title: null, scale: { domain: series, range: style.colors }, legend } as const;
   const dash = { field: 'series', type: 'nominal', title: null, scale: { domain: series, range: style.dashes }, legend } as const;
-  const epoch = { field: 'epoch', type: 'quantitative', title: 'epoch', axis: { tickMinStep: 1, format: 'd' }, scale: { nice: false } } as const;
+  const epoch = { field: 'x', type: 'quantitative', title: xTitle, axis: { tickMinStep: 1, format: 'd' }, scale: { nice: false } } as const;
   const panel = (metric: CurvePoint['metric'], last: boolean) => ({
     width: 560,
     height: 220,
@@ -51,7 +52,7 @@ export function learningCurvesPlot(points: CurvePoint[], title: string): Promise
           { op: 'max', field: 'value', as: 'high' },
           { op: 'distinct', field: 'run', as: 'runs' },
         ],
-        groupby: ['series', 'epoch'],
+        groupby: ['series', 'x'],
       },
     ],
     layer: [
@@ -65,7 +66,7 @@ export function learningCurvesPlot(points: CurvePoint[], title: string): Promise
           color,
           tooltip: [
             { field: 'series' },
-            { field: 'epoch' },
+            { field: 'x', title: xTitle },
             { field: 'mean', format: '.1f' },
             { field: 'low', format: '.1f' },
             { field: 'high', format: '.1f' },
@@ -97,8 +98,8 @@ export function readRunCurves(out: string, run = out): CurvePoint[] {
   const steps = new Map<number, { accuracy: number; keepRate: number; n: number }>();
   for (const l of readLog(out)) {
     if (l.type === 'eval') {
-      if (l.accuracy !== undefined) points.push({ series: 'validation (greedy)', run, epoch: l.epoch, metric: 'accuracy (%)', value: 100 * l.accuracy });
-      if (l.keptEdges !== undefined) points.push({ series: 'validation (greedy)', run, epoch: l.epoch, metric: 'keep rate (%)', value: 100 * l.keptEdges });
+      if (l.accuracy !== undefined) points.push({ series: 'validation (greedy)', run, x: l.epoch, metric: 'accuracy (%)', value: 100 * l.accuracy });
+      if (l.keptEdges !== undefined) points.push({ series: 'validation (greedy)', run, x: l.epoch, metric: 'keep rate (%)', value: 100 * l.keptEdges });
     }
     if (l.type === 'step' && l.accuracy !== undefined && l.keepRate !== undefined) {
       const s = steps.get(l.epoch) ?? { accuracy: 0, keepRate: 0, n: 0 };
@@ -106,8 +107,8 @@ export function readRunCurves(out: string, run = out): CurvePoint[] {
     }
   }
   for (const [epoch, s] of steps) {
-    points.push({ series: 'training (sampled)', run, epoch, metric: 'accuracy (%)', value: (100 * s.accuracy) / s.n });
-    points.push({ series: 'training (sampled)', run, epoch, metric: 'keep rate (%)', value: (100 * s.keepRate) / s.n });
+    points.push({ series: 'training (sampled)', run, x: epoch, metric: 'accuracy (%)', value: (100 * s.accuracy) / s.n });
+    points.push({ series: 'training (sampled)', run, x: epoch, metric: 'keep rate (%)', value: (100 * s.keepRate) / s.n });
   }
   return points;
 }

@@ -9,6 +9,7 @@ import { ENCODERS, type EncoderName } from '../../src/encoders/index.ts';
 import { DebateSettings } from '../../src/env/settings.ts';
 import { readJsonFile } from '../../src/io/jsonFile.ts';
 import { DEFAULT_CACHE } from '../../src/sim/generate.ts';
+import { parseReplacement } from '../../src/sim/replace.ts';
 import { given, refuseUnused } from '../options.ts';
 import { SettingsError } from '../../src/io/errors.ts';
 
@@ -23,6 +24,12 @@ const gen = <T>(y: Argv<T>) =>
         .option('questions', { type: 'number', describe: 'number of questions (default 1200)' })
         .option('seed', { type: 'number', describe: 'world seed (default 7)' })
         .option('adversary', { type: 'boolean', describe: 'add one adversarial agent that always argues for the distractor' })
+        .option('replace', {
+          type: 'string',
+          describe:
+            'AGENT=ABILITY: the same world with that agent replaced by a stronger, weaker or adversarial one (everything else drawn with the same seed)',
+          coerce: (v?: string) => (v === undefined ? v : parseReplacement(v)),
+        })
         .option('name', { type: 'string', default: 'default-sim', describe: 'cache name recorded in its header' })
         .option('force', {
           type: 'boolean',
@@ -31,7 +38,9 @@ const gen = <T>(y: Argv<T>) =>
         }),
     async (a) => {
       const { genJob } = await import('../../jobs/cache.ts');
-      console.log(genJob({ out: a.out, world: a.world, questions: a.questions, seed: a.seed, adversary: a.adversary, name: a.name, force: a.force }));
+      console.log(
+        genJob({ out: a.out, world: a.world, questions: a.questions, seed: a.seed, adversary: a.adversary, replace: a.replace, name: a.name, force: a.force }),
+      );
     },
   );
 

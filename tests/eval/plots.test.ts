@@ -32,12 +32,12 @@ describe('learning curves', () => {
   it('a run folder gives validation points per evaluation and training means per epoch', () => {
     const points = readRunCurves(runFolder(log), 'seed 0');
     expect(points.filter((p) => p.series === 'validation (greedy)')).toEqual([
-      { series: 'validation (greedy)', run: 'seed 0', epoch: 1, metric: 'accuracy (%)', value: 60 },
-      { series: 'validation (greedy)', run: 'seed 0', epoch: 1, metric: 'keep rate (%)', value: 90 },
-      { series: 'validation (greedy)', run: 'seed 0', epoch: 2, metric: 'accuracy (%)', value: 65 },
-      { series: 'validation (greedy)', run: 'seed 0', epoch: 2, metric: 'keep rate (%)', value: 80 },
+      { series: 'validation (greedy)', run: 'seed 0', x: 1, metric: 'accuracy (%)', value: 60 },
+      { series: 'validation (greedy)', run: 'seed 0', x: 1, metric: 'keep rate (%)', value: 90 },
+      { series: 'validation (greedy)', run: 'seed 0', x: 2, metric: 'accuracy (%)', value: 65 },
+      { series: 'validation (greedy)', run: 'seed 0', x: 2, metric: 'keep rate (%)', value: 80 },
     ]);
-    const training = points.filter((p) => p.series === 'training (sampled)' && p.epoch === 1);
+    const training = points.filter((p) => p.series === 'training (sampled)' && p.x === 1);
     expect(training.map((p) => [p.metric, p.value])).toEqual([
       ['accuracy (%)', 50],
       ['keep rate (%)', 60],
