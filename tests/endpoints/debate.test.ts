@@ -18,6 +18,7 @@ import { zeroMoments } from '../../src/policy/engine.ts';
 import { exportPolicy } from '../../src/policy/export.ts';
 import { initWeights, type PolicyShape } from '../../src/policy/model.ts';
 import { essence, inProcess, KEY, KEY_ENV, worldRecords, writeTeam } from '../fixtures/endpoints.ts';
+import { TINY } from '../fixtures/gradientCheck.ts';
 
 const root = resolve(import.meta.dirname, '../..');
 let dir: string;
@@ -43,18 +44,7 @@ beforeAll(async () => {
   writeCacheRecords(simDir, worldRecords(24));
   sim = loadCache(simDir);
   // An untrained policy: its keep probabilities sit near 0.5, so greedy decisions keep some edges and drop others.
-  const shape: PolicyShape = {
-    dim: 256,
-    hidden: 8,
-    agents: 3,
-    rounds: 3,
-    behavior: 'random',
-    initSamples: null,
-    conditioning: true,
-    ownFeature: true,
-    sourceFeature: true,
-    roundFeature: true,
-  };
+  const shape: PolicyShape = { ...TINY, dim: 256, hidden: 8 };
   const weights = initWeights(shape, 'live-debate');
   const checkpoint: Checkpoint = {
     format: CHECKPOINT_FORMAT,
