@@ -12,7 +12,7 @@ import { progress } from '../src/progress.ts';
 import { hashFile, recordReport, startSession } from '../src/provenance.ts';
 import { runFiles } from '../train/runFolder.ts';
 import { ensureDefaultCache } from '../src/sim/generate.ts';
-import { expandGrid, readGrid, runGrid, type GridFile } from '../train/grid.ts';
+import { expandGrid, readGrid, runGrid, type CellOutcome, type GridFile } from '../train/grid.ts';
 import { resolveConfig } from '../train/config.ts';
 import { cachePlan, computePlan, runPlan, type JobDescription } from '../train/plan.ts';
 import { runContentHashes } from '../train/identity.ts';
@@ -100,9 +100,19 @@ async function ablateLocked(o: AblateOptions, grid: GridFile, results: string): 
       `${markdown}\n\nwritten: ${files.join(', ')}\nwall time ${minutes} min for ` +
       `${outcomes.length} cells, ${(seconds / Math.max(1, outcomes.length)).toFixed(1)} s a ` +
       `cell (${count('trained')} trained, ${count('reused')} reused, ${failed} failed) ` +
-      `with ${queue ? `the workers of queue ${queue.label}` : `${o.workers} workers`}`,
+      `with ${queue ? `the workers of queue ${queue.label}` : `${o.workers} workers`}${overheadLine(outcomes)}`,
     failed,
   };
+}
+
+/** What the cells trained now spent beyond their training steps (each cell's is on its own line as it finishes). */
+function overheadLine(outcomes: CellOutcome[]): string {
+  const beyond = outcomes.flatMap((x) => (x.trained ? [x.trained.seconds - x.trained.time.steps.seconds] : [])).sort((a, b) => a - b);
+  if (beyond.length === 0) return '';
+  return (
+    `\ncell time beyond the training steps (process, setup, validation, checkpoints, end): median ` +
+    `${beyond[beyond.length >> 1].toFixed(1)} s, most ${beyond.at(-1)!.toFixed(1)} s over ${beyond.length} cells trained`
+  );
 }
 
 /** A grid's cells with the settings each would train with, and the plan: which cells start, resume or are reused. */

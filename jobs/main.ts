@@ -1,5 +1,5 @@
 // The main job (`npm start`): a CPP policy trained on the default simulated world with
-// `train/configs/main.json` for several seeds (two at a time, in child processes; finished seeds are
+// `train/configs/main.json` for several seeds (two at a time, in warm training processes; finished seeds are
 // reused and interrupted ones resumed), compared with every baseline on the test split.
 import { join } from 'node:path';
 import type { Split } from '../src/cache/format.ts';
@@ -8,7 +8,8 @@ import { progress } from '../src/progress.ts';
 import type { ComputeSettings } from '../src/policy/backends.ts';
 import { overrideNotes, readConfigFile, resolveConfig, type TrainConfig } from '../train/config.ts';
 import { runFiles } from '../train/runFolder.ts';
-import { otherRunError, pool, runStatus, runTraining } from '../train/runs.ts';
+import { otherRunError, pool, runStatus, runTraining, type RunOutcome } from '../train/runs.ts';
+import { trainingProcesses } from '../train/trainingProcesses.ts';
 import { runContentHashes } from '../train/identity.ts';
 import { withLock } from '../src/io/lock.ts';
 import { evalDescription, evalJob, METHODS, type EvalOptions } from './eval.ts';
@@ -108,7 +109,10 @@ export async function mainJob(o: MainOptions): Promise<string> {
     console.error(`\ntraining CPP (${o.config}) for ${o.seeds} seeds, ${o.workers} at a time, in ${o.out}/`);
     const bar = progress('train CPP', seeds.length * epochs);
     let done = 0;
-    const trained = await pool(runs, o.workers, (run) => runTraining({ ...settings, ...run }, hash, () => bar.update(++done), o.force));
+    // The seeds train in warm training processes: a seed after the first in a process finds the cache, its embeddings and ONNX Runtime loaded.
+    const processes = trainingProcesses();
+    const trained = await pool(runs, o.workers, (run) => runTraining({ ...settings, ...run }, hash, () => bar.update(++done), { force: o.force, processes }));
+    processes.close();
     bar.stop();
     const failed = trained.filter((r): r is PromiseRejectedResult => r.status === 'rejected');
     if (failed.length)
@@ -116,7 +120,7 @@ export async function mainJob(o: MainOptions): Promise<string> {
         failed.map((f) => (f.reason as Error).message).join('\n'),
         failed.map((f) => f.reason),
       );
-    const statuses = trained.map((r, i) => `seed ${runs[i].seed} ${(r as PromiseFulfilledResult<string>).value}`);
+    const statuses = trained.map((r, i) => `seed ${runs[i].seed} ${(r as PromiseFulfilledResult<RunOutcome>).value.status}`);
     const reused = `CPP runs: ${statuses.join(', ')} (reused: finished earlier with the same settings and cache content)`;
     const evaluating = progress(`comparing with every baseline on ${o.split}`, 1);
     const { table, files } = await evalJob({ ...comparison, notes: [reused] });

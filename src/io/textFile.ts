@@ -41,7 +41,10 @@ function decode(bytes: Uint8Array, file: string, firstLine: number): string {
   }
 }
 
-/** Lines of a file, read in 16 MB chunks (a whole large cache as one string is slow to parse and collect). */
+/**
+ * Lines of a file, read in 16 MB chunks (a whole large cache as one string is slow to parse and
+ * collect); the first read is 64 kB, so a caller after the first lines (a header) reads little.
+ */
 export function* fileLines(file: string): Generator<string> {
   checkReadable(file);
   let fd: number;
@@ -55,7 +58,7 @@ export function* fileLines(file: string): Generator<string> {
     let rest: Buffer = Buffer.alloc(0);
     let line = 1;
     let first = true;
-    for (let n: number; (n = read(fd, buffer, file)) > 0; ) {
+    for (let n: number, size = 1 << 16; (n = read(fd, buffer.subarray(0, size), file)) > 0; size = buffer.length) {
       const bytes = rest.length ? Buffer.concat([rest, buffer.subarray(0, n)]) : buffer.subarray(0, n);
       const end = bytes.lastIndexOf(0x0a) + 1;
       rest = Buffer.from(bytes.subarray(end));

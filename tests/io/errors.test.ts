@@ -13,7 +13,8 @@ import { zeroMoments } from '../../src/policy/engine.ts';
 import { initWeights } from '../../src/policy/model.ts';
 import { onnxEngine } from '../../src/policy/onnxEngine.ts';
 import { loadBackend } from '../../src/policy/tfjsEngine.ts';
-import { childError, runTraining } from '../../train/runs.ts';
+import { runTraining } from '../../train/runs.ts';
+import { childError } from '../../train/trainingProcesses.ts';
 import { randomBatch } from '../../bench/randomBatch.ts';
 import { OPT, TINY } from '../fixtures/gradientCheck.ts';
 

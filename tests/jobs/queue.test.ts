@@ -149,12 +149,12 @@ function cli(args: string[], env: NodeJS.ProcessEnv, logFile: string) {
   };
 }
 
-/** The pid of a training process (train/trainChild.ts) that `parent` started, from /proc. */
+/** The pid of a training process (train/trainingProcess.ts) that `parent` started, from /proc. */
 function trainingChildOf(parent: number): number | undefined {
   for (const p of readdirSync('/proc').filter((p) => /^\d+$/.test(p))) {
     try {
       const ppid = readFileSync(`/proc/${p}/stat`, 'utf8').split(') ')[1].split(' ')[1];
-      if (ppid === String(parent) && readFileSync(`/proc/${p}/cmdline`, 'utf8').includes('trainChild')) return Number(p);
+      if (ppid === String(parent) && readFileSync(`/proc/${p}/cmdline`, 'utf8').includes('trainingProcess')) return Number(p);
     } catch {
       // ended meanwhile
     }
@@ -313,7 +313,7 @@ describe('a grid on a queue', () => {
     try {
       const [cell] = expandGrid(grid, join(dir, 'results'));
       const done = runQueuedGrid([cell], { queue, log: (l) => lines.push(l) });
-      // Kill this process's training child (train/runs.ts) as soon as it runs.
+      // Kill this process's training process (train/trainingProcesses.ts) as soon as it runs.
       let child: number | undefined;
       await until(() => (child = trainingChildOf(process.pid)) !== undefined, 'the training process');
       process.kill(child!, 'SIGKILL');
