@@ -4,19 +4,12 @@
 // time or inode of cache.jsonl, of its record journal, of the embeddings file), so a kept cache is
 // always the one a fresh load would give. Only caches that nothing adds to are kept: a run that
 // records (miss = record) appends to its cache in memory and loads its own.
-import { existsSync, statSync } from 'node:fs';
 import type { Encoder } from '../encoders/index.ts';
 import { embeddingsPath, ensureEmbeddings, type Embeddings } from './embeddings.ts';
+import { fileState } from './hash.ts';
 import { journalPath } from './journal.ts';
 import { cacheFilePath, loadCache } from './load.ts';
 import type { Cache } from './types.ts';
-
-/** What identifies a file's content here without reading it: size, modification time, inode; '-' when there is none. */
-const fileState = (file: string) => {
-  if (!existsSync(file)) return '-';
-  const s = statSync(file, { bigint: true });
-  return `${s.size}:${s.mtimeNs}:${s.ino}`;
-};
 
 /** Caches kept at most: a grid over many caches keeps the last ones it used, not all. */
 const KEPT = 2;

@@ -94,6 +94,20 @@ function sharedFit(cache: Cache, s: DebateSettings): ResponseModel {
   return model;
 }
 
+// The lookup indexes depend on the cache's responses alone: environments of one cache that nothing
+// is recorded into (a run's train and eval environments, the runs of a warm training process)
+// share them. An environment that records indexes what it adds, so it builds its own.
+const indexes = new WeakMap<Cache, { responses: number; index: LookupIndex }>();
+function lookupIndexOf(cache: Cache, shared: boolean): LookupIndex {
+  const held = shared ? indexes.get(cache) : undefined;
+  if (held?.responses === cache.responses.length) return held.index;
+  const index = emptyIndex();
+  for (const r of cache.responses) indexResponse(index, cache, r);
+  for (const list of index.round1.values()) list.sort((x, y) => cache.responses[x].sample - cache.responses[y].sample);
+  if (shared) indexes.set(cache, { responses: cache.responses.length, index });
+  return index;
+}
+
 export function makeEnvironment(cache: Cache, settings: Partial<DebateSettings> = {}, recording?: Recording): Environment {
   const s = parseDebateSettings(settings);
   const team = (s.agents ?? cache.agents.map((a) => a.id)).map((id) => {
@@ -112,13 +126,11 @@ export function makeEnvironment(cache: Cache, settings: Partial<DebateSettings> 
     rounds: s.rounds,
     recording,
     indexed: cache.responses.length,
-    ...emptyIndex(),
+    ...lookupIndexOf(cache, !recording),
     responseModel: sharedFit(cache, s),
     tiers: emptyTiers(),
     limits: tokenLimits(cache, s.tokenLimit),
   };
-  for (const r of cache.responses) indexResponse(env, cache, r);
-  for (const list of env.round1.values()) list.sort((x, y) => cache.responses[x].sample - cache.responses[y].sample);
   return env;
 }
 
