@@ -20,3 +20,27 @@ export function tokenCounter(encoding: Encoding): (input: string | Message[]) =>
           chatModel,
         ).length;
 }
+
+/**
+ * Counts of every prefix of a chat, as tokenCounter counts a chat: `counts[m]` for its first m
+ * messages (the prompt before message m). The chat format encodes each message on its own (start,
+ * role, separator, content, end) after the ones before it and primes the reply after the last, so
+ * a prefix's count is the priming's plus each of its messages' own: every message is encoded once,
+ * not once per later prompt (which made counting a long transcript's prompts quadratic).
+ * `countText` counts a message's content (a caller may remember texts that recur).
+ */
+export function chatPrefixCounter(encoding: Encoding, countText: (text: string) => number = tokenCounter(encoding)): (chat: Message[]) => number[] {
+  const count = tokenCounter(encoding);
+  const priming = count([]);
+  const overhead = new Map<string, number>();
+  const own = (m: Message) => {
+    let o = overhead.get(m.role);
+    if (o === undefined) overhead.set(m.role, (o = count([{ role: m.role, content: '' }]) - priming));
+    return o + countText(m.content);
+  };
+  return (chat) => {
+    const counts = [priming];
+    for (const m of chat) counts.push(counts[counts.length - 1] + own(m));
+    return counts;
+  };
+}
