@@ -3,8 +3,8 @@
 import { spawn } from 'node:child_process';
 import { appendFileSync, existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { writeFileAtomic } from '../src/io/atomic.ts';
+import { moduleArgs } from '../src/io/childModule.ts';
 import { RefusedError, UserError } from '../src/io/errors.ts';
 import { withLock, withLockSync } from '../src/io/lock.ts';
 import { loadCheckpoint } from '../src/policy/artifact.ts';
@@ -76,7 +76,7 @@ export async function runTraining(
   mkdirSync(out, { recursive: true });
   const settingsFile = join(out, 'settings.json');
   writeFileAtomic(settingsFile, [JSON.stringify(settings, null, 2) + '\n']);
-  const args = ['--import', TSX_LOADER, fileURLToPath(new URL('./trainChild.ts', import.meta.url)), settingsFile];
+  const args = [...moduleArgs(import.meta.url, './trainChild'), settingsFile];
   if (existsSync(runFiles(out).checkpoint)) args.push('--resume');
   // train.log is the child's stderr as it comes: a kill of this job keeps what the child said so far.
   const logFile = join(out, 'train.log');
@@ -119,12 +119,6 @@ export function childError(out: string, logFile: string, log: string, code: numb
     exitCode: code,
   });
 }
-
-/**
- * tsx's loader by its absolute location (this package's own tsx): `--import tsx` would be resolved
- * from the working folder, where a job run from outside the package finds none.
- */
-const TSX_LOADER = import.meta.resolve('tsx');
 
 /** The end of a failed child's stderr that says why: its last lines, less the stack frames and Node's version line. */
 export function lastWords(log: string): string {

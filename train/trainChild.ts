@@ -1,8 +1,9 @@
 // Entry of a training child process (train/runs.ts starts one per run, so two cores train two runs
-// at once): `node --import tsx train/trainChild.ts SETTINGS.json [--resume]`. Progress and errors go
-// to stderr, where the parent reads the validation lines (and keeps them in the run's train.log). An
-// error is said as the command line says it (src/io/errors.ts reportError): a user error as its
-// message, exit 1; a bug as its stack, exit 70; either also sent to the parent, which relays it.
+// at once): `node dist/train/trainChild.js SETTINGS.json [--resume]`, or from the sources through tsx
+// (src/io/childModule.ts). Progress and errors go to stderr, where the parent reads the validation
+// lines (and keeps them in the run's train.log). An error is said as the command line says it
+// (src/io/errors.ts reportError): a user error as its message, exit 1; a bug as its stack, exit 70;
+// either also sent to the parent, which relays it.
 import { dirname } from 'node:path';
 import { reportError, stackOf, userMessage } from '../src/io/errors.ts';
 import { readConfigFile, resolveConfig } from './config.ts';
