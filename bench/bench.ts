@@ -5,6 +5,7 @@
 //   engines  policy-engine train steps per engine, batch and thread count, beside PyTorch's steady
 //            state (goal >= 1.0x) and the matmul bound (goal >= 60% at batch 1024); engines.ts
 //   loop     the whole training loop beside its engine step (goal >= 80%); engines.ts
+//   startup  start-up of the built bin: --help (goal <= 0.5 s), baselines (goal <= 2 s); startup.ts
 import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { cacheFilePath, loadCache } from '../src/cache/load.ts';
@@ -13,9 +14,10 @@ import { makeEnvironment } from '../src/env/environment.ts';
 import { generateCache } from '../src/sim/generate.ts';
 import { cpus } from 'node:os';
 import { benchEngines, benchLoop, loadNote } from './engines.ts';
+import { benchStartup } from './startup.ts';
 import { UsageError } from '../src/io/errors.ts';
 
-const SECTIONS = ['replay', 'load', 'engines', 'loop'];
+const SECTIONS = ['replay', 'load', 'engines', 'loop', 'startup'];
 const asked = process.argv.slice(2);
 for (const a of asked) if (!SECTIONS.includes(a)) throw new UsageError(`bench: unknown section '${a}' (sections: ${SECTIONS.join(', ')})`);
 const wanted = (section: string) => asked.length === 0 || asked.includes(section);
@@ -85,4 +87,5 @@ if (wanted('load')) {
 
 if (wanted('engines')) await benchEngines();
 if (wanted('loop')) await benchLoop(DEFAULT);
+if (wanted('startup')) await benchStartup(DEFAULT);
 console.log(`\nAt the end: ${loadNote(false)}`);

@@ -17,8 +17,6 @@ import { resolveConfig } from '../train/config.ts';
 import { cachePlan, computePlan, runPlan, type JobDescription } from '../train/plan.ts';
 import { runContentHashes } from '../train/identity.ts';
 import { withLock } from '../src/io/lock.ts';
-import { runQueuedGrid } from './queue/coordinator.ts';
-import { parseQueueUrl } from './queue/redis.ts';
 import { ablationReport } from '../eval/table6.ts';
 import { InputError, SettingsError } from '../src/io/errors.ts';
 
@@ -72,7 +70,8 @@ export async function ablateJob(o: AblateOptions): Promise<{ text: string; faile
 async function ablateLocked(o: AblateOptions, grid: GridFile, results: string): Promise<{ text: string; failed: number }> {
   const started = Date.now();
   const session = await startSession({ caches: grid.caches.map(cacheFilePath), compute: await computeRan(o.compute) });
-  const queue = o.queue === undefined ? undefined : parseQueueUrl(o.queue);
+  // The queue's modules (BullMQ, ioredis) load only for a queued grid.
+  const queue = o.queue === undefined ? undefined : (await import('./queue/redis.ts')).parseQueueUrl(o.queue);
   // Workers of a queue compute with their own engine settings where the grid is silent.
   const cells = queue ? expandGrid(grid, results) : expandGrid(grid, results, o.compute);
   if (o.endpoints !== undefined) {
@@ -81,7 +80,7 @@ async function ablateLocked(o: AblateOptions, grid: GridFile, results: string): 
       throw new SettingsError(`--endpoints ${o.endpoints}: no cell of grid ${grid.name} trains with miss = record, so no endpoint would be asked`);
     for (const c of recording) c.settings.endpoints ??= o.endpoints;
   }
-  const outcomes = queue ? await runQueuedGrid(cells, { queue }) : await runGrid(cells, o.workers, undefined, o.force);
+  const outcomes = queue ? await (await import('./queue/coordinator.ts')).runQueuedGrid(cells, { queue }) : await runGrid(cells, o.workers, undefined, o.force);
   const evaluated = outcomes.filter((x) => x.status !== 'failed');
   const evaluating = progress(`evaluating ${evaluated.length} cells on ${o.split}`, evaluated.length);
   let evaluatedCells = 0;

@@ -7,15 +7,15 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { cpus } from 'node:os';
-import { join, relative, resolve } from 'node:path';
+import { dirname, join, relative } from 'node:path';
 import { z } from 'zod';
 import { sha256File } from './cache/hash.ts';
 import { writeFileAtomic } from './io/atomic.ts';
 import { readJsonFile } from './io/jsonFile.ts';
 
-/** The repository (or installed package) root: where the code that runs lives. */
-const CODE_ROOT = resolve(import.meta.dirname, '..');
 const require = createRequire(import.meta.url);
+/** The repository (or installed package) root: where the code that runs lives, from its sources or from dist/. */
+const CODE_ROOT = dirname(require.resolve('cpp-workbench/package.json'));
 
 /** Runtimes whose version decides numbers or speed; listed when installed. */
 const RUNTIMES = [

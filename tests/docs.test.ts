@@ -88,19 +88,6 @@ type Build = (y: Argv) => unknown;
 
 const kebab = (s: string) => s.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
 
-/** What `command(name, describe, builder, handler)` calls a builder makes, recorded: each command's first word and its builder. */
-function recordCommands(build: (y: never) => unknown): { name: string; builder?: Build }[] {
-  const found: { name: string; builder?: Build }[] = [];
-  const standIn: Record<string, unknown> = {
-    command: (name: string, _describe: string, builder?: Build) => {
-      found.push({ name: name.split(' ')[0], builder });
-      return standIn;
-    },
-  };
-  build(standIn as never);
-  return found;
-}
-
 /** A command's flags: its builder applied to a fresh yargs instance (positionals are named in the command's name, not flags; subcommands recorded). */
 function specOf(builder: Build | undefined): CommandSpec {
   const y = yargs([]);
@@ -131,7 +118,7 @@ function specOf(builder: Build | undefined): CommandSpec {
   };
 }
 
-const CLI = new Map(commands.flatMap((c) => recordCommands(c as (y: never) => unknown)).map(({ name, builder }) => [name, specOf(builder)]));
+const CLI = new Map(await Promise.all(commands.map(async (c) => [c.command.split(' ')[0], specOf((await c.load()).builder as Build)] as const)));
 
 // ---- Command lines in the docs ---------------------------------------------------------------
 

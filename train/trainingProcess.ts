@@ -1,4 +1,4 @@
-// Entry of a warm training process: `node --import tsx train/trainingProcess.ts`, started by
+// Entry of a warm training process: `node dist/train/trainingProcess.js` (or the source through tsx, src/io/childModule.ts), started by
 // train/trainingProcesses.ts. It trains one run at a time, as its parent asks, and stays for the
 // next, keeping loaded what runs share: the code, the cache with its fitted response model and
 // its embeddings (src/cache/kept.ts), ONNX Runtime and its sessions (src/policy/onnxEngine.ts).

@@ -9,7 +9,7 @@
 // state no other run should start from).
 import { type ChildProcess, spawn } from 'node:child_process';
 import { appendFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
+import { moduleArgs } from '../src/io/childModule.ts';
 import { UserError } from '../src/io/errors.ts';
 import { LAUNCHED_BY } from '../src/provenance.ts';
 import type { ChildFailure, RunReply, RunRequest } from './trainingProcess.ts';
@@ -36,14 +36,6 @@ export interface TrainingProcesses {
   /** End every process (idle ones at once; call it when no run is out). */
   close(): void;
 }
-
-const ENTRY = fileURLToPath(new URL('./trainingProcess.ts', import.meta.url));
-
-/**
- * tsx's loader by its absolute location (this package's own tsx): `--import tsx` would be resolved
- * from the working folder, where a job run from outside the package finds none.
- */
-const TSX_LOADER = import.meta.resolve('tsx');
 
 interface Running extends RunJob {
   log: string;
@@ -74,7 +66,7 @@ export function trainingProcesses(): TrainingProcesses {
 
   function start(): Process {
     // Its provenance names the job (main, ablate, worker) that started it.
-    const child = spawn(process.execPath, ['--import', TSX_LOADER, ENTRY], {
+    const child = spawn(process.execPath, moduleArgs(import.meta.url, './trainingProcess'), {
       stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
       env: { ...process.env, [LAUNCHED_BY]: JSON.stringify(process.argv.slice(1)) },
     });

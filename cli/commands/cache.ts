@@ -10,6 +10,7 @@ import { DebateSettings } from '../../src/env/settings.ts';
 import { readJsonFile } from '../../src/io/jsonFile.ts';
 import { DEFAULT_CACHE } from '../../src/sim/generate.ts';
 import { given, refuseUnused } from '../options.ts';
+import { command } from './command.ts';
 
 const gen = <T>(y: Argv<T>) =>
   y.command(
@@ -175,9 +176,9 @@ const compact = <T>(y: Argv<T>) =>
     async (a) => console.log((await import('../../jobs/cache.ts')).compactJob(a.dir)),
   );
 
-export const cacheCommand = <T>(y: Argv<T>) =>
-  y.command('cache', 'create, check and inspect response caches', (y) =>
-    [gen, validate, stats, embed, importCommand, compact, fit]
-      .reduce((y, c) => c(y), y)
-      .demandCommand(1, 'name a cache command: gen, validate, stats, embed, import, compact or fit'),
-  );
+// Each cache command is a subcommand of its own (gen, validate, ...): all of them load with `cache`.
+export const cacheCommand = command((y) =>
+  [gen, validate, stats, embed, importCommand, compact, fit]
+    .reduce((y, c) => c(y), y)
+    .demandCommand(1, 'name a cache command: gen, validate, stats, embed, import, compact or fit'),
+);

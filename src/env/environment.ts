@@ -83,14 +83,20 @@ function checkRounds(cache: Cache, s: DebateSettings): void {
 
 // The fitted response model depends only on the cache's responses and two settings: environments
 // of one cache (a run's train and eval environments, a job's replays) share one fit instead of
-// refitting (about a second each on the default world).
+// refitting (about a second each on the default world). An environment fits it at its first tier-3
+// lookup, so a replay the cache answers (the baselines on the default world) never does; the fit
+// reads the `responses` first responses, those the cache held when the environment was made, as
+// it would have then (the record tier may have added others since).
 const fits = new WeakMap<Cache, Map<string, ResponseModel>>();
-function sharedFit(cache: Cache, s: DebateSettings): ResponseModel {
+function sharedFit(cache: Cache, s: DebateSettings, responses: number): ResponseModel {
   let byKey = fits.get(cache);
   if (!byKey) fits.set(cache, (byKey = new Map()));
-  const key = `${s.responseModel}|${s.priorSmoothing}|${cache.responses.length}`;
+  const key = `${s.responseModel}|${s.priorSmoothing}|${responses}`;
   let model = byKey.get(key);
-  if (!model) byKey.set(key, (model = fitResponseModel(cache, s)));
+  if (!model) {
+    const held = responses === cache.responses.length ? cache : { ...cache, responses: cache.responses.slice(0, responses) };
+    byKey.set(key, (model = fitResponseModel(held, s)));
+  }
   return model;
 }
 
@@ -119,6 +125,8 @@ export function makeEnvironment(cache: Cache, settings: Partial<DebateSettings> 
   if (s.miss !== 'record' && recording)
     throw new SettingsError(`a live endpoint (${recording.endpoint.name}) is attached but miss = ${s.miss}: it would never be asked`);
   checkRounds(cache, s);
+  const responses = cache.responses.length;
+  let model: ResponseModel | undefined;
   const env: Environment = {
     cache,
     settings: s,
@@ -127,7 +135,12 @@ export function makeEnvironment(cache: Cache, settings: Partial<DebateSettings> 
     recording,
     indexed: cache.responses.length,
     ...lookupIndexOf(cache, !recording),
-    responseModel: sharedFit(cache, s),
+    get responseModel() {
+      return (model ??= sharedFit(cache, s, responses));
+    },
+    set responseModel(fitted) {
+      model = fitted;
+    },
     tiers: emptyTiers(),
     limits: tokenLimits(cache, s.tokenLimit),
   };

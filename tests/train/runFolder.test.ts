@@ -16,6 +16,7 @@ import { readLog, runFiles } from '../../train/runFolder.ts';
 import { train } from '../../train/trainer.ts';
 import { killHolder, lockHolder } from '../fixtures/lockHolder.ts';
 import { writeTinyCache } from '../fixtures/tinyWorld.ts';
+import { CLI } from '../fixtures/cli.ts';
 
 const repo = resolve(import.meta.dirname, '../..');
 const git = (...args: string[]) => execFileSync('git', args, { cwd: repo, encoding: 'utf8' }).trim();
@@ -53,7 +54,7 @@ describe('a run folder', () => {
   beforeAll(async () => {
     await train(config, { log: () => {}, stopAfterEpochs: 1 });
     // The rest as a user runs it: `npx cpp-workbench train --resume`.
-    execFileSync(process.execPath, [join(repo, 'bin/cpp-workbench.mjs'), 'train', '--resume', '--out', config.out], { cwd: dir, stdio: 'ignore' });
+    execFileSync(process.execPath, [...CLI, 'train', '--resume', '--out', config.out], { cwd: dir, stdio: 'ignore' });
   }, 120_000);
 
   it('holds provenance: code version, command, times, versions, cache hash, what computed', () => {
