@@ -3,29 +3,15 @@
 // `cache validate` of it (no goal), and `npx cpp-workbench --help` (no goal: npx looks the package
 // up before it starts the bin, which costs it more than the bin takes). Each runs once untimed (the
 // file cache), then in rounds of rotating order (trials.ts); min / median / max, the median beside its goal.
-import { spawnSync } from 'node:child_process';
-import { join } from 'node:path';
-import { UsageError } from '../src/io/errors.ts';
+import { beside } from './goals.ts';
+import { BIN, timed } from './jobs.ts';
 import { loadNote } from './engines.ts';
 import { interleaved, spread } from './trials.ts';
-
-const BIN = join(import.meta.dirname, '..', 'bin', 'cpp-workbench.mjs');
 
 interface Start {
   label: string;
   command: string[];
   goalS?: number;
-}
-
-/** Seconds `start` took, checking it ran the built code to a successful end. */
-function seconds(start: Start): number {
-  const t = performance.now();
-  const r = spawnSync(start.command[0], start.command.slice(1), { encoding: 'utf8' });
-  const s = (performance.now() - t) / 1000;
-  if (/^cpp-workbench: dist\/ is/m.test(r.stderr))
-    throw new UsageError(`bench startup: ${r.stderr.split('\n')[0]}: run it with \`npm run bench\`, which builds first`);
-  if (r.status !== 0) throw new Error(`bench startup: ${start.label} failed (exit ${r.status}): ${r.stderr}`);
-  return s;
 }
 
 export async function benchStartup(cache: string, trials = 5): Promise<void> {
@@ -37,16 +23,13 @@ export async function benchStartup(cache: string, trials = 5): Promise<void> {
   ];
   // A contender's rate is starts per second: one start per call, its warm-up included.
   const rates = await interleaved(
-    starts.map((start) => ({ name: start.label, run: async () => 1 / seconds(start) })),
+    starts.map((start) => ({ name: start.label, run: async () => 1 / timed(start.label, start.command).seconds })),
     { warmup: 0, seconds: 0, trials },
   );
   console.log(`\nStart-up, the built bin on plain Node in fresh processes, min / median / max of ${trials} (s); ${loadNote(false)}:`);
   for (const start of starts) {
     const s = spread(rates.get(start.label)!.trials.map((rate) => 1 / rate));
-    const goal =
-      start.goalS === undefined
-        ? ''
-        : `  goal <= ${start.goalS} s -> ${s.median <= start.goalS ? 'met' : `NOT met (+${(s.median - start.goalS).toFixed(2)} s)`}`;
+    const goal = start.goalS === undefined ? '' : `  ${beside(start.label, s.median, 's', { limit: start.goalS, atMost: true }, `median of ${trials}`)}`;
     console.log(`  ${start.label.padEnd(44)} ${[s.min, s.median, s.max].map((x) => x.toFixed(2)).join(' / ')}${goal}`);
   }
 }
