@@ -41,7 +41,8 @@ async function twoCacheGrid(seeds: number) {
 const timelessLog = (out: string) =>
   readFileSync(join(out, 'train.log'), 'utf8')
     .split('\n')
-    .filter((l) => !l.startsWith('time: '))
+    // A progress bar's lines before its last come when time says (a loaded machine draws more of them).
+    .filter((l) => !l.startsWith('time: ') && !(/: \d+\/\d+ \(\d+%\), /.test(l) && !l.includes('finished')))
     .map((l) => l.replace(/\d+m\d+s|\d+s elapsed|eta \d+s/g, 'T'));
 const timelessLines = (out: string) => readLog(out).map(({ time: _t, seconds: _s, decisionsPerSecond: _d, ...l }) => l);
 const tableRows = (text: string) => text.split('\n').filter((l) => l.startsWith('|'));
