@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -13,6 +13,7 @@ import { readLog, runFiles } from '../../train/runFolder.ts';
 import { runTraining } from '../../train/runs.ts';
 import { trainingProcesses } from '../../train/trainingProcesses.ts';
 import { writeTinyCache } from '../fixtures/tinyWorld.ts';
+import { trainingProcessOf } from '../fixtures/trainingProcess.ts';
 
 const quiet = () => {};
 const compute = { engine: 'onnx' as const, threads: 1, backend: 'cpu' as const };
@@ -116,16 +117,3 @@ describe('warm training processes', () => {
 const until = async (ok: () => boolean) => {
   for (const end = Date.now() + 120_000; !ok(); await new Promise((r) => setTimeout(r, 20))) if (Date.now() > end) throw new Error('timed out');
 };
-
-/** The pid of a training process (train/trainingProcess.ts) that `parent` started, from /proc. */
-function trainingProcessOf(parent: number): number | undefined {
-  for (const p of readdirSync('/proc').filter((p) => /^\d+$/.test(p))) {
-    try {
-      const ppid = readFileSync(`/proc/${p}/stat`, 'utf8').split(') ')[1].split(' ')[1];
-      if (ppid === String(parent) && readFileSync(`/proc/${p}/cmdline`, 'utf8').includes('trainingProcess')) return Number(p);
-    } catch {
-      // ended meanwhile
-    }
-  }
-  return undefined;
-}
