@@ -3,7 +3,7 @@
 // checkpoints written, and the end (learning curves, closing files). The trainer marks where each
 // phase starts; the time up to the next mark is that phase's. A run's provenance keeps the split
 // of each session, train.log says it in one line, and a grid's job prints what a cell spent beyond
-// its training steps (train/cellWorkers.ts).
+// its training steps (train/grid.ts).
 import { z } from 'zod';
 
 export const PHASES = ['setup', 'steps', 'validation', 'checkpoints', 'end'] as const;
@@ -39,9 +39,6 @@ export function phaseClock() {
     },
   };
 }
-
-/** Seconds outside the training steps: what a run costs beyond its steps (a grid's per-cell overhead). */
-export const beyondSteps = (t: TimeSplit) => PHASES.filter((p) => p !== 'steps').reduce((s, p) => s + t[p].seconds, 0);
 
 /** The split as one line: `setup 2.9 s, 114 steps 9.5 s, 3 validations 0.5 s, 4 checkpoints 0.6 s, end 1.0 s (14.5 s)`. */
 export function splitLine(t: TimeSplit): string {
