@@ -8,17 +8,9 @@ import { hideBin } from 'yargs/helpers';
 import { addCommands } from './commands/command.ts';
 import { commands } from './commands/index.ts';
 import { reportError, SettingsError } from '../src/io/errors.ts';
+import { commandTable, namedCommand, unknownCommand, unknownFlags } from './usage.ts';
 
 export const BIN = 'cpp-workbench';
-
-/** yargs names an unknown flag twice (as typed and camel-cased): name each once, as typed. */
-function unknownFlags(msg: string): string | undefined {
-  const m = /^Unknown arguments?: (.*)$/.exec(msg);
-  if (!m) return undefined;
-  const kebab = (s: string) => s.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
-  const flags = [...new Set(m[1].split(', ').map(kebab))].map((f) => (f.length === 1 ? `-${f}` : `--${f}`));
-  return `unknown flag${flags.length === 1 ? '' : 's'} ${flags.join(', ')}`;
-}
 
 /**
  * A flag given twice (`--epochs 12 --epochs 40`): yargs would make an array of it, refused later
@@ -38,6 +30,9 @@ function refuseRepeated(_argv: unknown, y: { getOptions(): { array: string[] } }
   }
 }
 
+// The command table of usage.ts: every command's name, and the builder of the one this line names.
+const table = await commandTable(commands, namedCommand(hideBin(process.argv)));
+
 const cli = addCommands(yargs(hideBin(process.argv)), commands)
   .scriptName(BIN)
   .usage('$0 <command> [options]\n\nWorkbench for learned communication pruning in multi-agent debate (CPP), replayed offline from cached responses.')
@@ -52,9 +47,17 @@ const cli = addCommands(yargs(hideBin(process.argv)), commands)
     if (err) throw err; // thrown by a command, a middleware or a flag's check: reported below
     // A usage mistake: one line saying what was wrong and where to look, not the whole help.
     const command = hideBin(process.argv).find((x) => !x.startsWith('-'));
-    console.error(`${BIN}: ${unknownFlags(msg) ?? msg}\nRun '${BIN} ${command ? `${command} ` : ''}--help' for usage.`);
+    console.error(`${BIN}: ${unknownFlags(msg, hideBin(process.argv), table) ?? msg}\nRun '${BIN} ${command ? `${command} ` : ''}--help' for usage.`);
     process.exit(2);
   });
+
+// An unknown command is named as one, with the nearest command, before yargs would read it as a flag
+// or print the top-level help for `trian --help` (exit 0).
+const mistake = unknownCommand(hideBin(process.argv), table, BIN);
+if (mistake) {
+  console.error(`${BIN}: ${mistake}`);
+  process.exit(2);
+}
 
 try {
   await cli.parseAsync();

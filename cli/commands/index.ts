@@ -51,7 +51,7 @@ export const commands: CommandEntry[] = [
     command: 'export <checkpoint>',
     describe:
       'write a deployable policy.json (weights, architecture, team, encoder id), policy.onnx (a standard ' +
-      'ONNX inference model), policy.spec.md (its input contract) and the weights in TF.js format',
+      'ONNX inference model), policy.spec.md (its input contract), golden.json (golden vectors) and the weights in TF.js format',
     load: async () => (await import('./export.ts')).exportCommand,
   },
   {
