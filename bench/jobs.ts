@@ -80,17 +80,17 @@ export function benchGrid(cache: string): void {
     const six = grid(dir, 6);
     const ratio = six.seconds / one.seconds;
     console.log(`\nGrid of one-epoch cells (train/configs/main.json, epochs 1, on ${cache}), ablate with 2 workers, fresh processes, once:`);
-    console.log(`  one cell alone ${one.seconds.toFixed(1)} s; 6 cells ${six.seconds.toFixed(1)} s`);
-    console.log(
-      `  6 cells / one cell ${ratio.toFixed(2)}x  ${beside('grid: 6 one-epoch cells, 2 workers / one cell alone', ratio, 'x', { limit: 1.6, atMost: true })}`,
-    );
+    const cpu = `CPU ${one.cpuSeconds.toFixed(1)} s and ${six.cpuSeconds.toFixed(1)} s`;
+    console.log(`  one cell alone ${one.seconds.toFixed(1)} s; 6 cells ${six.seconds.toFixed(1)} s (${cpu}, the job and its training processes)`);
+    const note = `${one.seconds.toFixed(1)} s alone, ${six.seconds.toFixed(1)} s for 6; ${cpu}`;
+    const verdict = beside('grid: 6 one-epoch cells, 2 workers / one cell alone', ratio, 'x', { limit: 1.6, atMost: true }, note);
+    console.log(`  6 cells / one cell ${ratio.toFixed(2)}x  ${verdict}`);
     const beyond = /cell time beyond the training steps[^:]*: median ([\d.]+) s, most ([\d.]+) s over (\d+) cells/.exec(six.stdout + six.stderr);
     if (!beyond) throw new Error(`bench: ablate did not print the cells' time beyond their training steps:\n${six.stdout}`);
     const [median, most] = [Number(beyond[1]), Number(beyond[2])];
-    const note = `median of ${beyond[3]} cells; most ${most.toFixed(1)} s`;
-    console.log(
-      `  a cell's time beyond its training steps: median ${median.toFixed(1)} s, most ${most.toFixed(1)} s  ${beside('grid: a cell beyond its steps', median, 's', { limit: 1, atMost: true }, note)}`,
-    );
+    const spread = `median of ${beyond[3]} cells; most ${most.toFixed(1)} s`;
+    const overhead = beside('grid: a cell beyond its steps', median, 's', { limit: 1, atMost: true }, spread);
+    console.log(`  a cell's time beyond its training steps: median ${median.toFixed(1)} s, most ${most.toFixed(1)} s  ${overhead}`);
   });
 }
 
@@ -131,8 +131,9 @@ export function benchImport(): void {
     const run = bin('DyLAN import', 'cache', 'import', '--format', 'du', ...files, '--out', join(dir, 'cache'), '--model', 'gpt-3.5-turbo', '--prices', prices);
     const problems = loadCache(join(dir, 'cache')).questions.length.toLocaleString('en-US');
     console.log(`\nDyLAN import (cpp-workbench cache import --format du), 44 files (the 7 recorded ones under other names), ${problems} questions:`);
+    const note = `${problems} questions; CPU ${run.cpuSeconds.toFixed(1)} s`;
     console.log(
-      `  ${run.seconds.toFixed(1)} s  ${beside('DyLAN import, 44 files: time', run.seconds, 's', { limit: 18, atMost: true }, `${problems} questions`)}`,
+      `  ${run.seconds.toFixed(1)} s (CPU ${run.cpuSeconds.toFixed(1)} s)  ${beside('DyLAN import, 44 files: time', run.seconds, 's', { limit: 18, atMost: true }, note)}`,
     );
     console.log(`  peak memory ${run.peakMB.toFixed(0)} MB  ${beside('DyLAN import, 44 files: peak memory', run.peakMB, 'MB', { limit: 450, atMost: true })}`);
   });
