@@ -352,14 +352,13 @@ async function trainLocked(config: TrainConfig, o: TrainOptions): Promise<{ chec
   const checkpoint = await checkpointOf();
   engine.dispose();
   log.close();
-  if (trainEnv.recording) {
-    say(recordingSummary(trainEnv.recording));
-    closeRecording(trainEnv.recording);
-  }
+  if (trainEnv.recording) closeRecording(trainEnv.recording);
   await (await import('./curves.ts')).writeRunCurves(config.out); // learning-curves.svg from log.jsonl (vega loads only here)
   const time = clock.split();
   provenance.end(time);
   say(`time: ${splitLine(time)}`);
+  // What the run's recording asked and spent comes last: the line a user acts on when a cap was reached.
+  if (trainEnv.recording) say(recordingSummary(trainEnv.recording));
   return { checkpoint, setup: s, time };
 }
 
