@@ -11,6 +11,7 @@ import { PolicyArchitecture } from '../src/policy/model.ts';
 import { RecordingSettings } from '../src/recording.ts';
 import { RewardSettings } from '../src/reward.ts';
 import { BASELINES } from './advantage.ts';
+import { CREDIT_OUTCOMES, CREDITS, creditProblem } from './counterfactual.ts';
 import { InputError, SettingsError } from '../src/io/errors.ts';
 
 const P = PolicyArchitecture.shape;
@@ -39,6 +40,31 @@ export const TrainConfig = z.strictObject({
   stage1Epochs: z.number().int().min(0).default(0).describe('epochs of stage 1 (k = k1) before stage 2 (k); 0 = one stage'),
   beta: z.number().min(0).default(0.5).describe('return: weight of influence on the next round'),
   gamma: z.number().min(0).default(0.9).describe('return: weight of influence on later candidates of the same recipient and round'),
+  credit: z
+    .enum(CREDITS)
+    .default('return')
+    .describe(
+      "a decision's credit: return (its return G less the baseline, docs/method.md §6-7) or counterfactual (its debate's outcome " +
+        'against a replay with that decision flipped and the same random draws elsewhere: train/counterfactual.ts)',
+    ),
+  creditOutcome: z
+    .enum(CREDIT_OUTCOMES)
+    .default('reward')
+    .describe('counterfactual credit: the outcome compared, reward (summed over the debate) or correct (final majority right: 1, else 0)'),
+  creditFlips: z
+    .number()
+    .int()
+    .positive()
+    .nullable()
+    .default(null)
+    .describe('counterfactual credit: decisions flipped per debate, a uniform sample of its decisions (null: every one)'),
+  creditMaxBranches: z
+    .number()
+    .int()
+    .positive()
+    .nullable()
+    .default(null)
+    .describe("counterfactual credit: at most this many branch replays a step, spread evenly over the step's debates (null: no bound)"),
   rollouts: z
     .number()
     .int()
@@ -122,8 +148,8 @@ const rlooProblem = (c: Pick<TrainConfig, 'baseline' | 'rollouts'>) =>
 export function resolveConfig(...layers: Partial<TrainConfig>[]): TrainConfig {
   const merged = Object.assign({}, ...layers.map((l) => Object.fromEntries(Object.entries(l).filter(([, v]) => v !== undefined))));
   const config = parseSettings(TrainConfig, merged, (path) => `setting ${path}`);
-  const rloo = rlooProblem(config);
-  if (rloo) throw new SettingsError(`setting ${rloo}`);
+  const problem = rlooProblem(config) ?? creditProblem(config);
+  if (problem) throw new SettingsError(`setting ${problem}`);
   return config;
 }
 
