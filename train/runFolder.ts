@@ -47,7 +47,7 @@ export const LogLine = z.strictObject({
   /** Wall seconds since the previous line of this process: the step's or the evaluation's duration. */
   seconds: z.number().nonnegative(),
 });
-export type LogLine = z.infer<typeof LogLine> & Partial<Record<`tier_${(typeof TIERS)[number]}`, number>>;
+export type LogLine = z.infer<typeof LogLine> & Partial<Record<`${'' | 'branch_'}tier_${(typeof TIERS)[number]}`, number>>;
 const LOG_COLUMNS = Object.keys(LogLine.shape) as (keyof LogLine)[];
 
 export const runFiles = (out: string) => ({

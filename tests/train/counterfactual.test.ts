@@ -14,6 +14,11 @@ import { counterfactualAdvantages, flipCounts, playBranches, type Sampled } from
 import { sparseWorld } from '../fixtures/sparseWorld.ts';
 import { tinyRecords } from '../fixtures/tinyWorld.ts';
 import { writeCacheRecords } from '../../src/cache/write.ts';
+import { artifactOf } from '../../src/policy/artifact.ts';
+import { inferenceEngine } from '../../src/policy/createEngine.ts';
+import { rollout } from '../../src/policy/rollout.ts';
+import { readLog } from '../../train/runFolder.ts';
+import { train } from '../../train/trainer.ts';
 
 const SEED = 'cf-test';
 
@@ -117,4 +122,103 @@ describe('counterfactual credit', () => {
     expect(() => resolveConfig({ creditOutcome: 'correct' })).toThrow(/credit: counterfactual/);
     expect(resolveConfig({ credit: 'counterfactual', creditFlips: 4 }).creditFlips).toBe(4);
   });
+});
+
+describe('training with counterfactual credit', () => {
+  function tiny() {
+    const dir = mkdtempSync(join(tmpdir(), 'cpp-cf-train-'));
+    writeCacheRecords(join(dir, 'cache'), tinyRecords());
+    const base = {
+      cache: join(dir, 'cache'),
+      rounds: 2,
+      miss: 'error' as const,
+      batchSize: 6,
+      hidden: 16,
+      backend: 'cpu' as const,
+      credit: 'counterfactual' as const,
+    };
+    return { dir, base };
+  }
+  const timeless = (out: string) => readLog(out).map(({ time: _t, seconds: _s, decisionsPerSecond: _d, ...l }) => l);
+
+  it('learns the tiny world: keep the agent that helps, prune the one that hurts', async () => {
+    const { dir, base } = tiny();
+    const said: string[] = [];
+    const config = resolveConfig({ ...base, out: join(dir, 'run'), epochs: 20, evalEvery: 20 });
+    const { checkpoint, setup } = await train(config, { log: (l) => said.push(l) });
+    expect(
+      said.some((l) => /^credit counterfactual \(outcome reward\): 54 branches a step of 6 debates \(every decision\);.*; not used: baseline running, baselineMomentum 0.9, beta 0.5, gamma 0.9$/.test(l)),
+    ).toBe(true);
+    expect(said.some((l) => /^counterfactual credit: [\d,]+ branches in 60 steps, [\d.]+% changed their outcome; branch lookups exact 100%$/.test(l))).toBe(
+      true,
+    );
+    const steps = readLog(config.out).filter((l) => l.type === 'step');
+    expect(steps.every((l) => l.branches === 54 && l.branch_tier_exact === 1 && l.branchCalls === undefined)).toBe(true);
+    const a = artifactOf(checkpoint);
+    const engine = await inferenceEngine({ engine: 'auto', backend: 'cpu', threads: 1 }, a.shape, a.weights);
+    const played = await rollout(engine, setup.evalEnv, setup.emb, [3], { mode: 'greedy', debateSeed: '0', conditioning: true });
+    engine.dispose();
+    const p = (recipient: number, position: number) => played.probs[recipient * 3 + position];
+    expect(p(0, 1)).toBeGreaterThan(0.8); // a2 -> a1
+    expect(p(2, 2)).toBeGreaterThan(0.8); // a2 -> a3
+    expect(p(0, 2)).toBeLessThan(0.2); // a3 -> a1
+    expect(p(2, 1)).toBeLessThan(0.2); // a1 -> a3
+    expect(played.results[0].finalCorrect).toBe(true);
+  }, 300_000);
+
+  it('a sample of flips with K rollouts and normalization: a resumed run repeats the uninterrupted one; TF.js trains it too', async () => {
+    const { dir, base } = tiny();
+    const settings = {
+      ...base,
+      k: -1,
+      rollouts: 2,
+      baseline: 'rloo' as const,
+      normalizeAdvantages: true,
+      creditFlips: 4,
+      creditMaxBranches: 40,
+      epochs: 3,
+      evalEvery: 3,
+    };
+    const whole = resolveConfig({ ...settings, out: join(dir, 'whole') });
+    const split = resolveConfig({ ...settings, out: join(dir, 'split') });
+    await train(whole, { log: () => {} });
+    await train(split, { log: () => {}, stopAfterEpochs: 1 });
+    await train(split, { log: () => {}, resume: true });
+    expect(timeless(split.out)).toEqual(timeless(whole.out));
+    // 18 train questions: 3 steps an epoch of 12 debates; 4 flips each (48) under the bound of 40
+    expect(
+      readLog(whole.out)
+        .filter((l) => l.type === 'step')
+        .map((l) => l.branches),
+    ).toEqual(new Array(9).fill(40));
+    const tfjs = resolveConfig({ ...settings, engine: 'tfjs', epochs: 1, out: join(dir, 'tfjs') });
+    await train(tfjs, { log: () => {} });
+    expect(
+      readLog(tfjs.out)
+        .filter((l) => l.type === 'step')
+        .map((l) => l.branches),
+    ).toEqual([40, 40, 40]);
+  }, 300_000);
+
+  it('with miss = record the branches ask the endpoint for the contexts the cache lacks, counted apart; a rerun asks nothing', async () => {
+    const cache = sparseWorld(40);
+    const dir = mkdtempSync(join(tmpdir(), 'cpp-cf-record-'));
+    const responses = loadCache(cache).responses.length;
+    const settings = { cache, miss: 'record' as const, epochs: 1, batchSize: 8, hidden: 16, evalEvery: 1, behavior: 'random' as const };
+    const cf = { ...settings, credit: 'counterfactual' as const, creditFlips: 3 };
+    const said: string[] = [];
+    await train(resolveConfig({ ...cf, out: join(dir, 'run') }), { log: (l) => said.push(l) });
+    const steps = readLog(join(dir, 'run')).filter((l) => l.type === 'step');
+    const branchCalls = steps.reduce((s, l) => s + l.branchCalls!, 0);
+    expect(branchCalls).toBeGreaterThan(0);
+    expect(steps.every((l) => l.branch_tier_model === 0 && l.branch_tier_signature === 0 && l.branch_tier_record! > 0)).toBe(true);
+    expect(said.find((l) => l.startsWith('counterfactual credit:'))).toMatch(new RegExp(`the record tier's calls for branches: ${branchCalls}$`));
+    const calls = Number(said.at(-1)!.match(/: (\d+) calls/)![1]);
+    expect(calls).toBeGreaterThan(branchCalls);
+    expect(loadCache(cache).responses.length).toBe(responses + calls);
+    const again: string[] = [];
+    await train(resolveConfig({ ...cf, out: join(dir, 'again') }), { log: (l) => again.push(l) });
+    expect(again.at(-1)).toMatch(/: 0 calls/);
+    expect(again.find((l) => l.startsWith('counterfactual credit:'))).toMatch(/the record tier's calls for branches: 0$/);
+  }, 300_000);
 });
