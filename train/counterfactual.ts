@@ -135,7 +135,7 @@ export interface BranchStats {
 }
 
 /** Per debate: its outcome (see the header). */
-function outcomes(p: Played, s: AdvantageSettings, outcome: TrainConfig['creditOutcome']): number[] {
+export function outcomes(p: Played, s: Pick<AdvantageSettings, 'reward' | 'meanTokens' | 'agents' | 'budget'>, outcome: TrainConfig['creditOutcome']): number[] {
   const N = p.results.length ? p.tokens.length / p.results.length : 0;
   const per: ArrayLike<number> = outcome === 'reward' ? batchRewards(p, s) : budgetTerms(p, s);
   return p.results.map((d, k) => {
