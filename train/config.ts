@@ -11,7 +11,7 @@ import { PolicyArchitecture } from '../src/policy/model.ts';
 import { RecordingSettings } from '../src/recording.ts';
 import { RewardSettings } from '../src/reward.ts';
 import { BASELINES } from './advantage.ts';
-import { CREDIT_OUTCOMES, CREDITS, creditProblem } from './counterfactual.ts';
+import { CREDIT_OUTCOMES, CREDIT_SCALES, CREDITS, creditProblem } from './counterfactual.ts';
 import { InputError, SettingsError } from '../src/io/errors.ts';
 
 const P = PolicyArchitecture.shape;
@@ -51,6 +51,13 @@ export const TrainConfig = z.strictObject({
     .enum(CREDIT_OUTCOMES)
     .default('reward')
     .describe('counterfactual credit: the outcome compared, reward (summed over the debate) or correct (final majority right: 1, else 0)'),
+  creditScale: z
+    .enum(CREDIT_SCALES)
+    .default('policy')
+    .describe(
+      "counterfactual credit: a decision's logit gradient, policy (p(1 - p) x the difference: the policy gradient) " +
+        'or logit (the difference itself: a saturated decision still moves)',
+    ),
   creditFlips: z
     .number()
     .int()

@@ -4,7 +4,8 @@
 // miss = record, a context the cache lacks is asked and recorded), and offline it costs microseconds.
 //
 // Common random numbers. A branch shares with its factual debate
-//   - the round-1 samples: it starts from the same debate seed;
+//   - the round-1 samples and every round before its flipped decision's: it starts from its factual
+//     debate's state at the start of that round (replaying the earlier rounds would give them again);
 //   - every decision but the flipped one, in every round: the factual's sampled keep/prune, fixed
 //     (the policy is not asked again);
 //   - each lookup's draws: the reply of agent a in round t (the exact or signature tier's pick among
@@ -19,6 +20,8 @@
 // multi-agent credit assignment), a branch needs no policy pass, and decisions sampled anew would add
 // their own noise to it. What it gives up: later decisions do not adapt to the flip as the policy would
 // where the flip changed a reply they read (their probabilities would move, the decisions rarely).
+// The factual debates are replayed once per step to keep their draws and states (a check that they
+// replay to the same answers guards the whole scheme).
 //
 // The advantage of decision x, sampled action a with probability p = pi(a):
 //   p · (outcome(factual) - outcome(branch)) · (decisions per debate / decisions flipped in it).
@@ -43,14 +46,16 @@ import { round4, tierShares, type LogLine } from './runFolder.ts';
 
 export const CREDITS = ['return', 'counterfactual'] as const;
 export const CREDIT_OUTCOMES = ['reward', 'correct'] as const;
+export const CREDIT_SCALES = ['policy', 'logit'] as const;
 
-type CreditSettings = Pick<TrainConfig, 'credit' | 'creditOutcome' | 'creditFlips' | 'creditMaxBranches'>;
+type CreditSettings = Pick<TrainConfig, 'credit' | 'creditOutcome' | 'creditScale' | 'creditFlips' | 'creditMaxBranches'>;
 
 /** The counterfactual settings mean nothing to the return's credit: set there, they are an error. */
 export function creditProblem(c: CreditSettings): string | undefined {
   if (c.credit === 'counterfactual') return undefined;
   const set = [
     c.creditOutcome !== 'reward' && `creditOutcome ${c.creditOutcome}`,
+    c.creditScale !== 'policy' && `creditScale ${c.creditScale}`,
     c.creditFlips !== null && `creditFlips ${c.creditFlips}`,
     c.creditMaxBranches !== null && `creditMaxBranches ${c.creditMaxBranches}`,
   ].filter(Boolean);
@@ -98,24 +103,36 @@ function replayDraws(d: Debate, tape: Tape, seed: string): void {
   };
 }
 
-/** Play questions `qs` under fixed decisions `keeps[k]` in lockstep (the record tier asks each round's missing contexts together). */
-async function playKept(env: Environment, qs: number[], seed: string, keeps: boolean[][][][], draws: (d: Debate, k: number) => void): Promise<Played> {
+/** A debate as it stands, to go on from apart: stepping the copy leaves the original as it is. */
+const copyOf = (d: Debate): Debate => ({ ...d, current: [...d.current], answers: [...d.answers], keeps: [...d.keeps], tiers: { ...d.tiers } });
+
+/**
+ * Step `debates` to the last round in lockstep (the record tier asks each round's missing contexts
+ * together), each from the round it stands at, under `keeps[k]`; `tokens` gets each decision's
+ * candidate tokens from there on, and `atRound(d, k)` is called before each round a debate plays.
+ */
+async function stepKept(
+  env: Environment,
+  debates: Debate[],
+  keeps: boolean[][][][],
+  tokens: Float32Array,
+  atRound: (d: Debate, k: number) => void = () => {},
+): Promise<DebateResult[]> {
   const A = env.team.length;
   const N = actionsPerDebate(A, env.rounds);
-  const debates = await startDebates(env, qs, seed);
-  debates.forEach(draws);
-  const tokens = new Float32Array(qs.length * N);
   for (let t = 2; t <= env.rounds; t++) {
-    debates.forEach((d, k) => {
-      for (let i = 0; i < A; i++) candidateOrder(A, i).forEach((c, j) => (tokens[k * N + actionIndex(A, t, i, j)] = shownTokens(env, d.current[c])));
-    });
+    const playing = debates.flatMap((d, k) => (d.round === t - 1 ? [k] : []));
+    for (const k of playing) {
+      atRound(debates[k], k);
+      for (let i = 0; i < A; i++) candidateOrder(A, i).forEach((c, j) => (tokens[k * N + actionIndex(A, t, i, j)] = shownTokens(env, debates[k].current[c])));
+    }
     await stepDebates(
       env,
-      debates,
-      debates.map((_, k) => keeps[k][t - 2]),
+      playing.map((k) => debates[k]),
+      playing.map((k) => keeps[k][t - 2]),
     );
   }
-  return { results: debates.map((d) => finishDebate(env, d)), tokens };
+  return debates.map((d) => finishDebate(env, d));
 }
 
 /** A batch of played debates with the decisions sampled in them (a Rollout is one). */
@@ -130,12 +147,16 @@ export interface BranchStats {
   changed: number;
   /** Record-tier calls the branches asked. */
   calls: number;
-  /** Lookups of the branches by tier (every revision of a branch, the rounds before its flip included). */
+  /** Lookups of the branches by tier (from the flipped decision's round on). */
   tiers: TierCounts;
 }
 
 /** Per debate: its outcome (see the header). */
-export function outcomes(p: Played, s: Pick<AdvantageSettings, 'reward' | 'meanTokens' | 'agents' | 'budget'>, outcome: TrainConfig['creditOutcome']): number[] {
+export function outcomes(
+  p: Played,
+  s: Pick<AdvantageSettings, 'reward' | 'meanTokens' | 'agents' | 'budget'>,
+  outcome: TrainConfig['creditOutcome'],
+): number[] {
   const N = p.results.length ? p.tokens.length / p.results.length : 0;
   const per: ArrayLike<number> = outcome === 'reward' ? batchRewards(p, s) : budgetTerms(p, s);
   return p.results.map((d, k) => {
@@ -167,36 +188,50 @@ export interface Branch {
  */
 export async function playBranches(env: Environment, r: Played, branches: Branch[], debateSeed: string): Promise<Played & { calls: number }> {
   const A = env.team.length;
-  const qs = r.results.map((d) => d.q);
+  const N = actionsPerDebate(A, env.rounds);
   const calls = () => env.recording?.spent.calls ?? 0;
   const before = calls();
-  // The factual debates again, keeping each lookup's draws: the same debates, draw for draw.
+  // The factual debates again, keeping each lookup's draws and the state before each round: the same
+  // debates, draw for draw; a branch starts where its flipped decision is made.
   const tapes = r.results.map((): Tape => new Map());
-  const again = await playKept(
+  const snapshots = r.results.map((): Debate[] => []);
+  const factual = await startDebates(
     env,
-    qs,
+    r.results.map((d) => d.q),
     debateSeed,
-    r.results.map((d) => d.keeps),
-    (d, k) => recordDraws(d, tapes[k]),
   );
-  again.results.forEach((d, k) => {
+  factual.forEach((d, k) => recordDraws(d, tapes[k]));
+  const again = await stepKept(
+    env,
+    factual,
+    r.results.map((d) => d.keeps),
+    new Float32Array(r.tokens.length),
+    (d, k) => (snapshots[k][d.round + 1] = copyOf(d)),
+  );
+  again.forEach((d, k) => {
     if (JSON.stringify(d.answers) !== JSON.stringify(r.results[k].answers) || d.final !== r.results[k].final)
       throw new Error(`counterfactual credit: debate ${k} of the batch (question ${d.q}) replayed to other answers than it was played`);
   });
-  const played = await playKept(
+  const tokens = new Float32Array(branches.length * N);
+  const debates = branches.map(({ k, x }, b) => {
+    tokens.set(r.tokens.subarray(k * N, (k + 1) * N), b * N); // the rounds before the flip, as played
+    const d = { ...copyOf(snapshots[k][actionOf(A, x).t]), tiers: emptyTiers() };
+    replayDraws(d, tapes[k], debateSeed);
+    return d;
+  });
+  const results = await stepKept(
     env,
-    branches.map((b) => qs[b.k]),
-    debateSeed,
+    debates,
     branches.map(({ k, x }) => {
       const keeps = structuredClone(r.results[k].keeps);
       const { t, i, j } = actionOf(A, x);
       keeps[t - 2][i][j] = !keeps[t - 2][i][j];
       return keeps;
     }),
-    (d, b) => replayDraws(d, tapes[branches[b].k], debateSeed),
+    tokens,
   );
-  checkReplayed(env, played.results);
-  return { ...played, calls: calls() - before };
+  checkReplayed(env, results);
+  return { results, tokens, calls: calls() - before };
 }
 
 /** Advantages of a batch by counterfactual credit (see the header); `random` chooses the flips of a sample. */
@@ -223,14 +258,19 @@ export async function counterfactualAdvantages(
     if (delta !== 0) changed++;
     const scale = N / flips[k].length;
     returnSum += delta * scale;
-    advantages[at] = (r.actions[at] ? r.probs[at] : 1 - r.probs[at]) * delta * scale;
+    // policy: p(a) x delta; logit: first the estimate of Q(keep) - Q(prune), the logit's own gradient.
+    advantages[at] = (c.creditScale === 'logit' ? (r.actions[at] ? 1 : -1) : r.actions[at] ? r.probs[at] : 1 - r.probs[at]) * delta * scale;
     credited.push(at);
   });
   if (s.normalize && credited.length) {
-    const mean = credited.reduce((a, x) => a + advantages[x], 0) / credited.length;
+    // A constant subtracted from every logit's gradient is no baseline (it would push every logit one way): logit credit is only scaled.
+    const mean = c.creditScale === 'logit' ? 0 : credited.reduce((a, x) => a + advantages[x], 0) / credited.length;
     const sd = Math.sqrt(credited.reduce((a, x) => a + (advantages[x] - mean) ** 2, 0) / credited.length);
     for (const x of credited) advantages[x] = sd > 0 ? (advantages[x] - mean) / sd : 0;
   }
+  // The engine multiplies an advantage by d log pi(a) / d logit = a - p: dividing by it leaves the logit's gradient the estimate itself.
+  if (c.creditScale === 'logit')
+    for (const x of credited) advantages[x] /= Math.max(1e-6, r.actions[x] ? 1 - r.probs[x] : r.probs[x]) * (r.actions[x] ? 1 : -1);
   const tiers = emptyTiers();
   played.results.forEach((d) => addTiers(tiers, d.tiers));
   return {

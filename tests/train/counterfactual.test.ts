@@ -49,7 +49,7 @@ const settings = (agents: number, rounds: number): AdvantageSettings => ({
   momentum: 0.9,
   step: 0,
 });
-const every = { creditFlips: null, creditMaxBranches: null } as const;
+const every = { creditScale: 'policy', creditFlips: null, creditMaxBranches: null } as const;
 
 describe('counterfactual credit', () => {
   it('a flip that cannot change anything gets advantage 0; one that changes the vote gets p x the difference (tiny world, exact tier)', async () => {
@@ -147,7 +147,11 @@ describe('training with counterfactual credit', () => {
     const config = resolveConfig({ ...base, out: join(dir, 'run'), epochs: 20, evalEvery: 20 });
     const { checkpoint, setup } = await train(config, { log: (l) => said.push(l) });
     expect(
-      said.some((l) => /^credit counterfactual \(outcome reward\): 54 branches a step of 6 debates \(every decision\);.*; not used: baseline running, baselineMomentum 0.9, beta 0.5, gamma 0.9$/.test(l)),
+      said.some((l) =>
+        /^credit counterfactual \(outcome reward\): 54 branches a step of 6 debates \(every decision\);.*; not used: baseline running, baselineMomentum 0.9, beta 0.5, gamma 0.9$/.test(
+          l,
+        ),
+      ),
     ).toBe(true);
     expect(said.some((l) => /^counterfactual credit: [\d,]+ branches in 60 steps, [\d.]+% changed their outcome; branch lookups exact 100%$/.test(l))).toBe(
       true,
