@@ -110,6 +110,32 @@ describe('counterfactual credit', () => {
     expect(played.results.reduce((n, d) => n + d.tiers.model, 0)).toBeGreaterThan(0);
   });
 
+  it("creditScale logit: the decision's logit gradient (action - p) x advantage is the estimate Q(keep) - Q(prune) itself, not p (1 - p) times it", async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'cpp-cf-'));
+    writeCacheRecords(dir, tinyRecords(8));
+    const env = makeEnvironment(loadCache(dir), { rounds: 2, miss: 'error' });
+    const r = await sampled(env, [0, 1, 2, 4, 5, 6], 'tiny-logit');
+    r.probs.forEach((_, x) => (r.probs[x] = 0.1 + (0.8 * ((x * 7) % 10)) / 10)); // no two alike: p (1 - p) is not one constant
+    const s = settings(3, 2);
+    const credit = (creditScale: 'policy' | 'logit') =>
+      counterfactualAdvantages(
+        r,
+        s,
+        { credit: 'counterfactual', creditOutcome: 'correct', ...every, creditScale },
+        { env, debateSeed: SEED, random: seedrandom('flips') },
+      );
+    const policy = await credit('policy');
+    const logit = await credit('logit');
+    let nonzero = 0;
+    r.actions.forEach((a, x) => {
+      const pa = a ? r.probs[x] : 1 - r.probs[x];
+      const estimate = ((a ? 1 : -1) * policy.advantages[x]) / pa; // policy: p(a) x (outcome(a) - outcome(not a))
+      expect(logit.advantages[x] * (a - r.probs[x])).toBeCloseTo(estimate, 5);
+      if (estimate !== 0) nonzero++;
+    });
+    expect(nonzero).toBeGreaterThan(0);
+  });
+
   it('flips a sample of each debate under a bound on the branches of a step', () => {
     expect(flipCounts(4, 18, null, null)).toEqual([18, 18, 18, 18]);
     expect(flipCounts(4, 18, 5, null)).toEqual([5, 5, 5, 5]);
