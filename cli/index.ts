@@ -7,17 +7,9 @@ import { hideBin } from 'yargs/helpers';
 import { commands } from './commands/index.ts';
 import { rememberDefaults } from './options.ts';
 import { reportError, SettingsError } from '../src/io/errors.ts';
+import { commandTable, unknownCommand, unknownFlags } from './usage.ts';
 
 export const BIN = 'cpp-workbench';
-
-/** yargs names an unknown flag twice (as typed and camel-cased): name each once, as typed. */
-function unknownFlags(msg: string): string | undefined {
-  const m = /^Unknown arguments?: (.*)$/.exec(msg);
-  if (!m) return undefined;
-  const kebab = (s: string) => s.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
-  const flags = [...new Set(m[1].split(', ').map(kebab))].map((f) => (f.length === 1 ? `-${f}` : `--${f}`));
-  return `unknown flag${flags.length === 1 ? '' : 's'} ${flags.join(', ')}`;
-}
 
 /**
  * A flag given twice (`--epochs 12 --epochs 40`): yargs would make an array of it, refused later
@@ -54,9 +46,19 @@ const cli = commands
     if (err) throw err; // thrown by a command or a middleware: reported below
     // A usage mistake: one line saying what was wrong and where to look, not the whole help.
     const command = hideBin(process.argv).find((x) => !x.startsWith('-'));
-    console.error(`${BIN}: ${unknownFlags(msg) ?? msg}\nRun '${BIN} ${command ? `${command} ` : ''}--help' for usage.`);
+    console.error(
+      `${BIN}: ${unknownFlags(msg, hideBin(process.argv), commandTable(commands)) ?? msg}\nRun '${BIN} ${command ? `${command} ` : ''}--help' for usage.`,
+    );
     process.exit(2);
   });
+
+// An unknown command is named as one, with the nearest command, before yargs would read it as a flag
+// or print the top-level help for `trian --help` (exit 0).
+const mistake = unknownCommand(hideBin(process.argv), commandTable(commands), BIN);
+if (mistake) {
+  console.error(`${BIN}: ${mistake}`);
+  process.exit(2);
+}
 
 try {
   await cli.parseAsync();

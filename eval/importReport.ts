@@ -1,12 +1,16 @@
 // The import report: what a cache of recorded debates holds, read from the recorded transcripts
 // themselves (no replay): responses and parse rates per agent and round with a sample of unparsed
-// responses (src/cache/parseReport.ts), accuracy and majority accuracy per round, the transition
+// responses and the ambiguous reads (src/cache/parseReport.ts), the readings dropped because they do
+// not parse under the answer type (`droppedReport`, from the import itself), accuracy and majority accuracy per round, the transition
 // ledger of the recorded debates, how much of what agents were shown was matched to recorded
 // responses, which teams can be replayed, and the tier-3 response model's fidelity on this data.
+import type { AnswerType } from '../src/answer.ts';
+import type { DroppedReading } from '../src/cache/importDu.ts';
 import type { Cache, Response } from '../src/cache/types.ts';
 import { parseReport, ratio } from '../src/cache/parseReport.ts';
 import { questionsPerSplit } from '../src/cache/stats.ts';
 import { fidelityTable } from '../src/env/modelFidelity.ts';
+import { deepestRounds } from '../src/env/environment.ts';
 import { SPLITS } from '../src/cache/format.ts';
 import { emptyTiers } from '../src/env/tiers.ts';
 import { emptyPricing } from '../src/env/cost.ts';
@@ -26,6 +30,34 @@ function debates(cache: Cache): Map<number, Map<number, Response[]>> {
     q.set(r.a, list);
   }
   return out;
+}
+
+/**
+ * The readings an import dropped (they do not parse under the answer type: ", which is 431" as a
+ * number, prose as a MATH answer), stored as no answer: per agent and round, and a sample.
+ */
+export function droppedReport(dropped: DroppedReading[], type: AnswerType, sample = 5): string {
+  const title = `Readings dropped (they do not parse as a ${type} answer; stored as no answer)`;
+  if (!dropped.length) return `${title}: none`;
+  const responses = dropped.filter((d) => d.agent !== null);
+  const agents = [...new Set(responses.map((d) => d.agent!))].sort();
+  const rounds = Math.max(1, ...responses.map((d) => d.round!));
+  const roundCols = Array.from({ length: rounds }, (_, t) => `round ${t + 1}`);
+  const step = dropped.length / Math.min(sample, dropped.length);
+  const shown = Array.from({ length: Math.min(sample, dropped.length) }, (_, i) => dropped[Math.floor(i * step)]);
+  return [
+    `${title}: ${responses.length} responses, ${dropped.length - responses.length} shown solutions`,
+    ...(agents.length
+      ? [
+          markdownTable(
+            ['agent', ...roundCols],
+            agents.map((a) => [a, ...roundCols.map((_, t) => responses.filter((d) => d.agent === a && d.round === t + 1).length)]),
+          ),
+        ]
+      : []),
+    `${shown.length === dropped.length ? 'All' : 'A sample spread over them'}:`,
+    ...shown.map((d) => `  ${d.id}: '${d.reading.replace(/\s+/g, ' ').slice(0, 160)}'`),
+  ].join('\n');
 }
 
 export function importReport(cache: Cache, priorSmoothing = 0.5): string {
@@ -122,16 +154,19 @@ export function importReport(cache: Cache, priorSmoothing = 0.5): string {
       `${ext} kept as external entries (${cache.externals.length} distinct texts)`,
   );
 
-  // Which teams can be replayed: a question needs a round-1 response from every member.
+  // Which teams can be replayed: a question needs a round-1 response from every member; the rounds a
+  // team replays from records are those its own debates reach (the check --rounds is held to).
   const teams = cache.agents.map((_, k) => cache.agents.slice(0, k + 1));
   out.push(
     '',
-    'Questions each team can debate (every member answered in round 1)',
+    'Questions each team can debate (every member answered in round 1), and the deepest round its debates recorded (--rounds replays at most that)',
     markdownTable(
-      ['team', 'questions', ...SPLITS],
+      ['team', 'questions', ...SPLITS, 'rounds'],
       teams.map((team) => {
         const ok = cache.questions.filter((q) => team.every((a) => recorded.get(q.index)?.get(a.index)?.[0]));
-        return [team.map((a) => a.id).join(','), ok.length, ...SPLITS.map((s) => ok.filter((q) => q.split === s).length)];
+        const members = team.map((a) => a.index);
+        const rounds = deepestRounds(cache, members).reduce((m, t) => Math.max(m, t), 0);
+        return [team.map((a) => a.id).join(','), ok.length, ...SPLITS.map((s) => ok.filter((q) => q.split === s).length), rounds];
       }),
     ),
   );

@@ -169,13 +169,11 @@ export async function ablationReport(
   const files = [join(results, 'table6.md'), join(results, 'table6.csv'), join(results, 'accuracy-cost.svg'), join(results, 'learning-curves.svg')];
   writeFileAtomic(files[0], [markdown + '\n']);
   writeFileAtomic(files[1], [csv(rs)]);
-  const title = `${grid.name}: accuracy against cost (${split}, 95% intervals over seeds)`;
+  const title = `${grid.name}: accuracy against cost (${split} split)`;
   writeFileAtomic(files[2], [
     await plot(rs, title, fullPoints.length === 1 ? fullPoints[0] : undefined, (r) => (r.reference ? 'reference variant' : 'variant')),
   ]);
-  writeFileAtomic(files[3], [
-    await learningCurvesPlot(curves, `${grid.name}: validation accuracy and keep rate by epoch (mean over seeds, band: lowest to highest seed)`),
-  ]);
+  writeFileAtomic(files[3], [await learningCurvesPlot(curves, `${grid.name}: validation accuracy and keep rate by epoch`)]);
   return { markdown, files };
 }
 

@@ -142,7 +142,7 @@ async function visits(
 /** The policy of a round: trained unless its run is finished already (resumed when interrupted). */
 async function roundPolicy(config: TrainConfig, log: (line: string) => void): Promise<PolicyArtifact> {
   const files = runFiles(config.out);
-  if (!isFinished(config.out, config.epochs)) await train(config, { resume: existsSync(files.checkpoint), log, compute: computeOf(config) });
+  if (!isFinished(config)) await train(config, { resume: existsSync(files.checkpoint), log, compute: computeOf(config) });
   return loadAnyPolicy(files.best);
 }
 

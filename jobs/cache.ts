@@ -1,8 +1,9 @@
-// The jobs of `cache gen | validate | stats | embed | compact | fit` (`cache import` is importJob.ts): each takes
-// plain options and returns the text the command prints.
+// The jobs of `cache gen | validate | stats | audit | embed | compact | fit` (`cache import` is import.ts): each
+// takes plain options and returns the text the command prints.
 import { ensureEmbeddings } from '../src/cache/embeddings.ts';
 import { cacheFilePath, loadCache } from '../src/cache/load.ts';
 import { cacheStats } from '../src/cache/stats.ts';
+import { auditReport, type AuditOptions } from '../src/cache/audit.ts';
 import { compactCache } from '../src/cache/write.ts';
 import { formatIssue, validateCache } from '../src/cache/validate.ts';
 import { fidelityTable } from '../src/env/modelFidelity.ts';
@@ -15,6 +16,7 @@ import { generateCache } from '../src/sim/generate.ts';
 import { markdownTable, pct } from '../src/table.ts';
 import { existsSync } from 'node:fs';
 import { WorldConfig } from '../src/sim/world.ts';
+import { replaceAgent, replacementLine, type Replacement } from '../src/sim/replace.ts';
 import { RefusedError } from '../src/io/errors.ts';
 
 export interface GenOptions {
@@ -24,6 +26,8 @@ export interface GenOptions {
   questions?: number;
   seed?: number;
   adversary?: boolean;
+  /** Derive the world with this member replaced (src/sim/replace.ts). */
+  replace?: Replacement;
   name: string;
   /** Replace a cache the folder holds already (else an error). */
   force?: boolean;
@@ -41,8 +45,9 @@ export function genJob(o: GenOptions): string {
     if (file[k as keyof typeof flags] !== undefined && file[k as keyof typeof flags] !== v)
       console.error(`--${k} ${v} overrides ${k} ${file[k as keyof typeof flags]} of ${o.world}`);
   const world = parseSettings(WorldConfig, { ...file, ...flags }, (field) => (field in flags ? `--${field}` : `${o.world ?? 'world settings'}: ${field}`));
-  generateCache(o.out, world, o.name, o.force);
-  return `wrote ${cacheFilePath(o.out)}`;
+  const derived = o.replace && replaceAgent(world, o.replace);
+  generateCache(o.out, derived ? derived.world : world, o.name, o.force);
+  return `wrote ${cacheFilePath(o.out)}${derived ? `: ${replacementLine(derived.replaced, derived.newcomer, o.replace!.ability)}` : ''}`;
 }
 
 /** Every error and warning of a cache and its journal (`file:line: field: problem`), and a one-line summary. */
@@ -72,6 +77,11 @@ export function validateJob(dir: string): { text: string; valid: boolean } {
 export function statsJob(dir: string, priorSmoothing: number): string {
   const cache = loadCache(dir);
   return `${cacheStats(cache)}\n\n${fidelityTable(cache, priorSmoothing)}`;
+}
+
+/** The misread audit (src/cache/audit.ts): per agent, the responses whose stored answer is not in their closing sentences. */
+export function auditJob(dir: string, o: AuditOptions): string {
+  return auditReport(loadCache(dir), o);
 }
 
 export async function embedJob(dir: string, encoder: EncoderName): Promise<string> {

@@ -74,7 +74,8 @@ export async function fidelityJob(o: FidelityOptions): Promise<FidelityMeasureme
       throw new InputError(`${groups.flatMap((g) => g.paths)[k]}: trained for team ${a.team.join(', ')}, the debate team is ${team.join(', ')}`);
   });
   const { questions } = splitQuestions(modelEnv, o.split);
-  if (questions.length === 0) throw new SettingsError(`cache ${modelCache.file} has no questions in split '${o.split}'`);
+  if (questions.length === 0)
+    throw new SettingsError(`cache ${modelCache.file} has no questions in split '${o.split}' that team ${team.join(', ')} can debate`);
   const encoders = [...new Set(artifacts.map((a) => a.encoder))];
   const embeddingsOf = async (cache: Cache) =>
     new Map(await Promise.all(encoders.map(async (id) => [id, await ensureEmbeddings(o.cache, cache, await encoderFor(id))] as const)));

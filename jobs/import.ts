@@ -9,7 +9,7 @@ import { cacheFilePath, loadCache } from '../src/cache/load.ts';
 import { writeFileAtomic } from '../src/io/atomic.ts';
 import { replacedWithCache, writeCacheRecords } from '../src/cache/write.ts';
 import { withLockSync } from '../src/io/lock.ts';
-import { importReport } from '../eval/importReport.ts';
+import { droppedReport, importReport } from '../eval/importReport.ts';
 import { InputError, RefusedError } from '../src/io/errors.ts';
 
 export interface ImportOptions extends DuImportOptions {
@@ -51,6 +51,7 @@ function importLocked(o: ImportOptions): string {
     `${problems.length} problem${problems.length === 1 ? '' : 's'} reported${problems.length ? ':' : ''}`,
     ...problems.map((p) => `  ${p}`),
     peerSummary(result.peers),
+    droppedReport(result.dropped, o.answerType),
     '',
     importReport(loadCache(o.out)),
   ].join('\n');

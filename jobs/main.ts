@@ -8,13 +8,13 @@ import { progress } from '../src/progress.ts';
 import type { ComputeSettings } from '../src/policy/backends.ts';
 import { overrideNotes, readConfigFile, resolveConfig, type TrainConfig } from '../train/config.ts';
 import { runFiles } from '../train/runFolder.ts';
-import { otherRunError, pool, runStatus, runTraining } from '../train/runs.ts';
+import { otherRunError, runStatus, trainRuns } from '../train/runs.ts';
 import { runContentHashes } from '../train/identity.ts';
 import { withLock } from '../src/io/lock.ts';
 import { evalDescription, evalJob, METHODS, type EvalOptions } from './eval.ts';
 import { runPlan, type JobDescription } from '../train/plan.ts';
 import { ensureDefaultCache } from '../src/sim/generate.ts';
-import { failedRuns, RefusedError, SettingsError } from '../src/io/errors.ts';
+import { RefusedError, SettingsError } from '../src/io/errors.ts';
 
 export interface MainOptions {
   cache: string;
@@ -98,7 +98,7 @@ export function runSettings(o: Pick<MainOptions, 'config' | 'settings' | 'comput
 
 /** The main job, with its folder locked (a second job into it is refused, naming this one). */
 export async function mainJob(o: MainOptions): Promise<string> {
-  const { seeds, settings, epochs, runs, comparison } = mainParts(o);
+  const { settings, runs, comparison } = mainParts(o);
   return withLock(o.out, 'a main job', async () => {
     ensureDefaultCache(o.cache);
     const hash = await runContentHashes()(settings);
@@ -106,17 +106,12 @@ export async function mainJob(o: MainOptions): Promise<string> {
     const other = runs.map((r) => ({ r, d: runStatus({ ...settings, ...r }, hash).differences })).filter((x) => x.d.length);
     if (other.length && !o.force) throw new RefusedError(other.map((x) => otherRunError(x.r.out, x.d).message).join('\n'));
     console.error(`\ntraining CPP (${o.config}) for ${o.seeds} seeds, ${o.workers} at a time, in ${o.out}/`);
-    const bar = progress('train CPP', seeds.length * epochs);
-    let done = 0;
-    const trained = await pool(runs, o.workers, (run) => runTraining({ ...settings, ...run }, hash, () => bar.update(++done), o.force));
-    bar.stop();
-    const failed = trained.filter((r): r is PromiseRejectedResult => r.status === 'rejected');
-    if (failed.length)
-      throw failedRuns(
-        failed.map((f) => (f.reason as Error).message).join('\n'),
-        failed.map((f) => f.reason),
-      );
-    const statuses = trained.map((r, i) => `seed ${runs[i].seed} ${(r as PromiseFulfilledResult<string>).value}`);
+    const trained = await trainRuns(
+      runs.map((run) => ({ ...settings, ...run })),
+      hash,
+      { workers: o.workers, label: 'train CPP', force: o.force },
+    );
+    const statuses = trained.map((status, i) => `seed ${runs[i].seed} ${status}`);
     const reused = `CPP runs: ${statuses.join(', ')} (reused: finished earlier with the same settings and cache content)`;
     const evaluating = progress(`comparing with every baseline on ${o.split}`, 1);
     const { table, files } = await evalJob({ ...comparison, notes: [reused] });

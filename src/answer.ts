@@ -4,16 +4,20 @@
 //
 //   mcq      the option a response states, by letter or by the option's text (the question's
 //            options, when known: `questionOptions`); rules in answer/mcq.ts. Stored as the letter.
-//   numeric  the stated number (rules in answer/statement.ts: \boxed{}, answer statements, concluding
-//            sentences; an expression's result, not its first number), compared as numbers.
+//   numeric  the stated number (rules in answer/statement.ts and answer/conclusion.ts: \boxed{},
+//            answer statements, concluding sentences; an expression's result, not its first number),
+//            compared as numbers.
 //   math     the stated LaTeX answer (same rules), normalized (answer/normalize.ts: spacing, units,
 //            degree signs, thousands separators, \frac and decimals of the same rational, lists as
 //            sets), then, where the strings still differ, compared as mathematics by
 //            @cortex-js/compute-engine (answer/equivalence.ts) when a cache is loaded.
-// An answer that cannot be read is `null`: never guessed.
-import { extractMcq, normalizeMcq, questionOptions, type McqOption } from './answer/mcq.ts';
-import { normalizeMath, normalizeNumeric } from './answer/normalize.ts';
-import { statedAnswer } from './answer/statement.ts';
+// An answer that cannot be read is `null`: never guessed. A reading that does not parse under its
+// type (", which is 431" as a number) is dropped, never stored (`storedAnswer`, which `cache
+// validate` applies too). A response that states two answers that disagree (a boxed answer and a
+// later "the answer is", two options named at its end) has none, and is marked ambiguous.
+import { normalizeMcq, questionOptions, readMcq, type McqOption } from './answer/mcq.ts';
+import { normalizeMath, normalizeNumeric, wellFormedMath } from './answer/normalize.ts';
+import { readStatement } from './answer/statement.ts';
 
 export { questionOptions, type McqOption } from './answer/mcq.ts';
 export { lastBoxed } from './answer/statement.ts';
@@ -22,20 +26,17 @@ export { emptySymbolicCounts, sameMath, type SymbolicCounts } from './answer/equ
 export const ANSWER_TYPES = ['mcq', 'numeric', 'math'] as const;
 export type AnswerType = (typeof ANSWER_TYPES)[number];
 
-/**
- * The raw answer a response states under its question's answer type: for mcq the option letter
- * (`options`: the question's options, to read an answer given by the option's text), else the
- * stated value as written; null when it states none.
- */
-export function extractAnswer(text: string, type: AnswerType, options: McqOption[] = []): string | null {
-  return type === 'mcq' ? extractMcq(text, options) : statedAnswer(text);
+/** What reading a response gave, as a cache stores it. */
+export interface AnswerRead {
+  /** The stated answer in a form that parses under its type; null when none, or when ambiguous or unparseable. */
+  answer: string | null;
+  /** Set when two readings disagree: each of them, in text order (null: a reading that denies any answer). */
+  ambiguous?: (string | null)[];
+  /** Set when the reading did not parse under its type: what it was (dropped, not stored). */
+  dropped?: string;
 }
 
 /** Normalized form of a raw answer for a benchmark's answer type, or null when unparseable. */
-/** The answer a response to `question` states: its options (cited by text) are read from the question for mcq. */
-export const answerTo = (text: string, question: { text: string; answerType: AnswerType }): string | null =>
-  extractAnswer(text, question.answerType, question.answerType === 'mcq' ? questionOptions(question.text) : []);
-
 export function normalizeAnswer(raw: string | null, type: AnswerType): string | null {
   if (raw === null) return null;
   switch (type) {
@@ -47,3 +48,33 @@ export function normalizeAnswer(raw: string | null, type: AnswerType): string | 
       return normalizeMath(raw);
   }
 }
+
+/**
+ * The stored form of a raw reading: trimmed, without closing punctuation ("(1,4)." is "(1,4)"); null
+ * when it does not parse under its type (for MATH also when it is not well formed: unbalanced braces,
+ * a dangling operator, prose). Import stores only this; `cache validate` rejects an answer it changes.
+ */
+export function storedAnswer(raw: string | null, type: AnswerType): string | null {
+  if (raw === null) return null;
+  const trimmed = raw.trim().replace(/\s*[.,;:]+$/, '');
+  if (normalizeAnswer(trimmed, type) === null) return null;
+  return type !== 'math' || wellFormedMath(trimmed) ? trimmed : null;
+}
+
+/**
+ * The answer a response states under its question's answer type (`options`: the question's
+ * options, to read an answer given by the option's text): the stored form, with what made it none.
+ */
+export function readAnswer(text: string, type: AnswerType, options: McqOption[] = []): AnswerRead {
+  const read = type === 'mcq' ? readMcq(text, options) : readStatement(text);
+  if (read.ambiguous) return { answer: null, ambiguous: read.ambiguous.map((r) => (r === null ? null : r.trim())) };
+  const answer = storedAnswer(read.answer, type);
+  return answer === null && read.answer !== null ? { answer, dropped: read.answer } : { answer };
+}
+
+/** The stored answer a response states (`readAnswer`'s answer): for mcq the option letter, else the stated value. */
+export const extractAnswer = (text: string, type: AnswerType, options: McqOption[] = []): string | null => readAnswer(text, type, options).answer;
+
+/** The answer a response to `question` states, read as import reads it (its options, cited by text, read from the question for mcq). */
+export const answerTo = (text: string, question: { text: string; answerType: AnswerType }): AnswerRead =>
+  readAnswer(text, question.answerType, question.answerType === 'mcq' ? questionOptions(question.text) : []);

@@ -61,7 +61,7 @@ const Session = z.strictObject({
   epochs: z
     .array(z.strictObject({ epoch: z.number().int().positive(), seconds: z.number().nonnegative() }))
     .describe('wall time of each epoch finished in this session'),
-  inputs: z.array(FileHash).describe('policies and checkpoints a report evaluated'),
+  inputs: z.array(FileHash).describe('policies and checkpoints a report evaluated, or a run started from'),
 });
 export type Session = z.infer<typeof Session>;
 

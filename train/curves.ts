@@ -1,37 +1,45 @@
-// Learning curves of training runs: validation accuracy and keep rate by epoch, the spread over
-// seeds as a band. A run writes its own (learning-curves.svg); grids (eval/table6.ts) draw theirs.
+// Learning curves of training runs: validation accuracy and keep rate by epoch (or, for the transfer
+// job's test-split traces, by training step), the spread over seeds as a band. A run writes its own
+// (learning-curves.svg); grids (eval/table6.ts) and the transfer report (eval/transferReport.ts) draw theirs.
 import { existsSync } from 'node:fs';
 import type { TopLevelSpec } from 'vega-lite';
 import { writeFileAtomic } from '../src/io/atomic.ts';
-import { renderSvg, VEGA_LITE_SCHEMA } from '../src/plot.ts';
+import { categoryStyles, renderSvg, VEGA_LITE_SCHEMA } from '../src/plot.ts';
 import { readLog, runFiles } from './runFolder.ts';
 import { InputError } from '../src/io/errors.ts';
 
-/** One value of a learning curve: `series` is a line, `run` one of its seeds. */
+/** One value of a learning curve: `series` is a line, `run` one of its seeds, `x` its epoch (or training step). */
 export interface CurvePoint {
   series: string;
   run: string;
-  epoch: number;
+  x: number;
   metric: (typeof CURVE_METRICS)[number];
   value: number;
 }
 
 export const CURVE_METRICS = ['accuracy (%)', 'keep rate (%)'] as const;
 
+/** What the lines and bands are, for the runs behind them. */
+export function curvesSubtitle(points: CurvePoint[]): string {
+  const runs = new Map<string, Set<string>>();
+  for (const p of points) runs.set(p.series, (runs.get(p.series) ?? new Set()).add(p.run));
+  const ns = [...new Set([...runs.values()].map((r) => r.size))].sort((a, b) => a - b);
+  if (ns.every((n) => n === 1)) return 'one run each: no band';
+  return `line: mean over ${ns.join(', ')} runs (seeds); band: lowest to highest run`;
+}
+
 /**
- * Two panels sharing the epoch axis (integer ticks): accuracy and keep rate by epoch, a line per
- * series at the mean over its runs, with a band from the lowest to the highest run.
+ * Two panels sharing the x axis (epoch, or training step; integer ticks): accuracy and keep rate, a
+ * line per series at the mean over its runs, with a band from the lowest to the highest run; each
+ * series its own colour and dash (src/plot.ts).
  */
-export function learningCurvesPlot(points: CurvePoint[], title: string): Promise<string> {
+export function learningCurvesPlot(points: CurvePoint[], title: string, xTitle: 'epoch' | 'training step' = 'epoch'): Promise<string> {
   const series = [...new Set(points.map((p) => p.series))];
-  const color = {
-    field: 'series',
-    type: 'nominal',
-    title: null,
-    scale: { domain: series, scheme: series.length > 10 ? 'tableau20' : 'tableau10' },
-    legend: { labelLimit: 480, symbolType: 'stroke', symbolStrokeWidth: 3, symbolOpacity: 1 },
-  } as const;
-  const epoch = { field: 'epoch', type: 'quantitative', title: 'epoch', axis: { tickMinStep: 1, format: 'd' }, scale: { nice: false } } as const;
+  const style = categoryStyles(series);
+  const legend = { labelLimit: 480, symbolType: 'stroke', symbolStrokeWidth: 2.5, symbolSize: 400, symbolOpacity: 1 };
+  const color = { field: 'series', type: 'nominal', title: null, scale: { domain: series, range: style.colors }, legend } as const;
+  const dash = { field: 'series', type: 'nominal', title: null, scale: { domain: series, range: style.dashes }, legend } as const;
+  const epoch = { field: 'x', type: 'quantitative', title: xTitle, axis: { tickMinStep: 1, format: 'd' }, scale: { nice: false } } as const;
   const panel = (metric: CurvePoint['metric'], last: boolean) => ({
     width: 560,
     height: 220,
@@ -44,20 +52,21 @@ export function learningCurvesPlot(points: CurvePoint[], title: string): Promise
           { op: 'max', field: 'value', as: 'high' },
           { op: 'distinct', field: 'run', as: 'runs' },
         ],
-        groupby: ['series', 'epoch'],
+        groupby: ['series', 'x'],
       },
     ],
     layer: [
       { mark: { type: 'area', opacity: 0.18 }, encoding: { x: epoch, y: { field: 'low', type: 'quantitative' }, y2: { field: 'high' }, color } },
+      { mark: { type: 'line' }, encoding: { x: epoch, y: { field: 'mean', type: 'quantitative' }, color, strokeDash: dash } },
       {
-        mark: { type: 'line', point: true },
+        mark: { type: 'point', filled: true, size: 40 },
         encoding: {
           x: last ? epoch : { ...epoch, title: null },
           y: { field: 'mean', type: 'quantitative', title: metric, scale: { zero: false } },
           color,
           tooltip: [
             { field: 'series' },
-            { field: 'epoch' },
+            { field: 'x', title: xTitle },
             { field: 'mean', format: '.1f' },
             { field: 'low', format: '.1f' },
             { field: 'high', format: '.1f' },
@@ -69,7 +78,7 @@ export function learningCurvesPlot(points: CurvePoint[], title: string): Promise
   });
   const spec = {
     $schema: VEGA_LITE_SCHEMA,
-    title,
+    title: { text: title, subtitle: curvesSubtitle(points), anchor: 'start' },
     data: { values: points },
     vconcat: CURVE_METRICS.map((m, i) => panel(m, i === CURVE_METRICS.length - 1)),
     resolve: { scale: { color: 'shared' } },
@@ -89,8 +98,8 @@ export function readRunCurves(out: string, run = out): CurvePoint[] {
   const steps = new Map<number, { accuracy: number; keepRate: number; n: number }>();
   for (const l of readLog(out)) {
     if (l.type === 'eval') {
-      if (l.accuracy !== undefined) points.push({ series: 'validation (greedy)', run, epoch: l.epoch, metric: 'accuracy (%)', value: 100 * l.accuracy });
-      if (l.keptEdges !== undefined) points.push({ series: 'validation (greedy)', run, epoch: l.epoch, metric: 'keep rate (%)', value: 100 * l.keptEdges });
+      if (l.accuracy !== undefined) points.push({ series: 'validation (greedy)', run, x: l.epoch, metric: 'accuracy (%)', value: 100 * l.accuracy });
+      if (l.keptEdges !== undefined) points.push({ series: 'validation (greedy)', run, x: l.epoch, metric: 'keep rate (%)', value: 100 * l.keptEdges });
     }
     if (l.type === 'step' && l.accuracy !== undefined && l.keepRate !== undefined) {
       const s = steps.get(l.epoch) ?? { accuracy: 0, keepRate: 0, n: 0 };
@@ -98,8 +107,8 @@ export function readRunCurves(out: string, run = out): CurvePoint[] {
     }
   }
   for (const [epoch, s] of steps) {
-    points.push({ series: 'training (sampled)', run, epoch, metric: 'accuracy (%)', value: (100 * s.accuracy) / s.n });
-    points.push({ series: 'training (sampled)', run, epoch, metric: 'keep rate (%)', value: (100 * s.keepRate) / s.n });
+    points.push({ series: 'training (sampled)', run, x: epoch, metric: 'accuracy (%)', value: (100 * s.accuracy) / s.n });
+    points.push({ series: 'training (sampled)', run, x: epoch, metric: 'keep rate (%)', value: (100 * s.keepRate) / s.n });
   }
   return points;
 }

@@ -12,9 +12,9 @@ import { readTextFile } from '../src/io/textFile.ts';
 import { InputError } from '../src/io/errors.ts';
 
 const num = z.number().optional();
-/** One line of `log.jsonl`: a training step or a validation evaluation, with its wall time. */
+/** One line of `log.jsonl`: a training step, a validation evaluation or a test-split trace (train/trace.ts), with its wall time. */
 export const LogLine = z.strictObject({
-  type: z.enum(['step', 'eval']),
+  type: z.enum(['step', 'eval', 'trace']),
   epoch: z.number().int().positive(),
   step: z.number().int().nonnegative(),
   stage: num,
@@ -121,10 +121,10 @@ export function truncateLog(out: string, epoch: number) {
   writeFileAtomic(files.csv, [csvLines(kept, true)]);
 }
 
-/** Scalars of a log line for TensorBoard: `train/<column>` for steps, `validation/<column>` for evaluations. */
+/** Scalars of a log line for TensorBoard: `train/<column>` for steps, `validation/<column>` for evaluations, `test/<column>` for traces. */
 function scalarsOf(line: LogLine): Record<string, number> {
   const skip = new Set(['type', 'epoch', 'step', 'best', 'time']);
-  const prefix = line.type === 'step' ? 'train' : 'validation';
+  const prefix = { step: 'train', eval: 'validation', trace: 'test' }[line.type];
   return Object.fromEntries(
     Object.entries(line)
       .filter(([k, v]) => !skip.has(k) && typeof v === 'number')

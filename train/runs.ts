@@ -5,11 +5,12 @@ import { appendFileSync, existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { writeFileAtomic } from '../src/io/atomic.ts';
-import { RefusedError, UserError } from '../src/io/errors.ts';
+import { failedRuns, RefusedError, UserError } from '../src/io/errors.ts';
+import { progress } from '../src/progress.ts';
 import { withLock, withLockSync } from '../src/io/lock.ts';
 import { loadCheckpoint } from '../src/policy/artifact.ts';
 import { LAUNCHED_BY } from '../src/provenance.ts';
-import { resolveConfig, type TrainConfig } from './config.ts';
+import { resolveConfig, runDone, type TrainConfig } from './config.ts';
 import { identityDifferences } from './identity.ts';
 import { clearRun, runFiles } from './runFolder.ts';
 import type { ChildFailure } from './trainChild.ts';
@@ -32,11 +33,12 @@ export function runStatus(settings: Partial<TrainConfig> & { out: string }, cach
   if (!existsSync(file)) return { action: 'start', epoch: 0, differences: [] };
   const saved = loadCheckpoint(file);
   const differences = identityDifferences({ config: saved.config as Partial<TrainConfig>, cacheHash: saved.cacheHash }, { settings, cacheHash });
-  return { action: saved.epoch >= resolveConfig(settings).epochs ? 'reuse' : 'resume', epoch: saved.epoch, differences };
+  return { action: runDone(resolveConfig(settings), saved) ? 'reuse' : 'resume', epoch: saved.epoch, differences };
 }
 
-/** A finished run in `out` (by its checkpoint's epoch alone: the caller knows it is its own run). */
-export const isFinished = (out: string, epochs: number) => existsSync(runFiles(out).checkpoint) && loadCheckpoint(runFiles(out).checkpoint).epoch >= epochs;
+/** A finished run of `config` in its folder (by its checkpoint's epoch and step alone: the caller knows it is its own run). */
+export const isFinished = (config: TrainConfig) =>
+  existsSync(runFiles(config.out).checkpoint) && runDone(config, loadCheckpoint(runFiles(config.out).checkpoint));
 
 /** The refusal of a run folder holding another run, naming each difference. */
 export const otherRunError = (out: string, differences: string[]) =>
@@ -163,4 +165,33 @@ export async function pool<T, R>(items: T[], workers: number, task: (item: T) =>
     }),
   );
   return results;
+}
+
+/**
+ * Train `runs` (each naming its `out` folder; finished ones reused, interrupted ones resumed, see
+ * runTraining), `workers` at a time, under a progress bar of their epochs; `before` is awaited
+ * before each run starts. Returns each run's status in order; runs that failed are one error.
+ */
+export async function trainRuns(
+  runs: (Partial<TrainConfig> & { out: string })[],
+  cacheHash: string,
+  o: { workers: number; label: string; force?: boolean; before?: (settings: Partial<TrainConfig> & { out: string }) => Promise<void> },
+): Promise<('reused' | 'trained')[]> {
+  const bar = progress(
+    o.label,
+    runs.reduce((s, r) => s + resolveConfig(r).epochs, 0),
+  );
+  let done = 0;
+  const trained = await pool(runs, o.workers, async (r) => {
+    await o.before?.(r);
+    return runTraining(r, cacheHash, () => bar.update(++done), o.force);
+  });
+  bar.stop();
+  const failed = trained.filter((r): r is PromiseRejectedResult => r.status === 'rejected');
+  if (failed.length)
+    throw failedRuns(
+      failed.map((f) => (f.reason as Error).message).join('\n'),
+      failed.map((f) => f.reason),
+    );
+  return trained.map((r) => (r as PromiseFulfilledResult<'reused' | 'trained'>).value);
 }

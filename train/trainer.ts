@@ -17,16 +17,18 @@ import { writeFileAtomic } from '../src/io/atomic.ts';
 import { makeEncoder } from '../src/encoders/index.ts';
 import { addTiers, emptyTiers } from '../src/env/tiers.ts';
 import { keepAll, playDebates, type DebateResult, type KeepRule } from '../src/env/debate.ts';
-import { splitQuestions, type Environment } from '../src/env/environment.ts';
+import { splitQuestions, teamIds, type Environment } from '../src/env/environment.ts';
 import { saveCheckpoint, loadCheckpoint, type Checkpoint, type TrainingState } from '../src/policy/artifact.ts';
 import { lockFolder } from '../src/io/lock.ts';
 import { zeroMoments } from '../src/policy/engine.ts';
 import { initWeights, type PolicyShape, type Weights } from '../src/policy/model.ts';
+import { behaviorInit } from '../src/policy/behavior.ts';
 import { evaluatePolicy } from '../src/policy/evaluate.ts';
 import { rollout } from '../src/policy/rollout.ts';
 import { type ComputeSettings, computeOf } from '../src/policy/backends.ts';
 import { createEngine } from '../src/policy/createEngine.ts';
-import { progress } from '../src/progress.ts';
+import { runProgress } from './runProgress.ts';
+import { keepRateWatch } from './pinned.ts';
 import { recordRun, startSession } from '../src/provenance.ts';
 import { ensureDefaultCache } from '../src/sim/generate.ts';
 import { closeRecording, openEnvironment, recordingSummary } from '../src/recording.ts';
@@ -34,28 +36,13 @@ import { influenceWeights, meanResponseTokens } from '../src/reward.ts';
 import { baselineSize, dualStep } from './advantage.ts';
 import { creditOf } from './counterfactual.ts';
 import { identityDifferences, runContentHashes } from './identity.ts';
-import { noCheckpoint, runSettings } from './plan.ts';
+import { noCheckpoint, runSettings, settingsAddedSince } from './plan.ts';
 import { clearRun, openRunLog, round4, runFiles, tierShares, truncateLog } from './runFolder.ts';
 import { checkTrainingData } from './smallData.ts';
-import { architectureOf, debateSettingsOf, rewardSettingsOf, TrainConfig } from './config.ts';
+import { architectureOf, debateSettingsOf, rewardSettingsOf, runDone, type TrainConfig } from './config.ts';
+import { startingWeights } from './startFrom.ts';
+import { testTracer } from './trace.ts';
 import { InputError, RefusedError, SettingsError } from '../src/io/errors.ts';
-
-/** Behavior embeddings: mean embedding of each member's responses to `initSamples` validation questions. */
-function behaviorInit(cache: Cache, emb: Embeddings, team: number[], initSamples: number | null, seed: string): Float32Array {
-  const D = emb.dim;
-  const val = shuffle(
-    cache.questions.filter((q) => q.split === 'validation').map((q) => q.index),
-    seedrandom(`${seed}|behavior`),
-  );
-  const chosen = new Set(initSamples === null ? val : val.slice(0, initSamples));
-  const out = new Float32Array(team.length * D);
-  team.forEach((a, i) => {
-    const rs = cache.responses.filter((r) => r.a === a && chosen.has(r.q));
-    if (rs.length === 0) throw new InputError(`behavior init: agent '${cache.agents[a].id}' has no responses to validation questions in ${cache.file}`);
-    for (const r of rs) for (let k = 0; k < D; k++) out[i * D + k] += emb.responses[r.index][k] / rs.length;
-  });
-  return out;
-}
 
 interface Setup {
   config: TrainConfig;
@@ -78,7 +65,9 @@ export async function setup(config: TrainConfig): Promise<Setup> {
   return { config, cache, trainEnv, evalEnv, emb, shape };
 }
 
+/** Fresh weights, or (setting `from`) a trained policy's to fine-tune (train/startFrom.ts). */
 export function initialWeights(s: Setup): Weights {
+  if (s.config.from !== null) return startingWeights(s.config.from, s.shape, teamIds(s.trainEnv), s.emb.encoder);
   const w = initWeights(s.shape, String(s.config.seed));
   if (s.shape.behavior === 'mean') w.behavior.data = behaviorInit(s.cache, s.emb, s.trainEnv.team, s.shape.initSamples, String(s.config.seed));
   return w;
@@ -121,10 +110,8 @@ async function trainLocked(config: TrainConfig, o: TrainOptions): Promise<{ chec
   const say = o.log ?? ((line: string) => console.error(line));
   // A resumed run keeps its saved settings, except how it computes (engine, threads, backend) and
   // where it is (its folder now).
-  if (resumed) {
-    const added = Object.keys(TrainConfig.shape).filter((k) => k !== 'out' && !(k in resumed.config));
-    if (added.length) say(`resuming a run saved without settings ${added.join(', ')}: they take their defaults`);
-  }
+  const added = resumed ? settingsAddedSince(resumed) : [];
+  if (added.length) say(`resuming a run saved without settings ${added.join(', ')}: they take their defaults`);
   config = runSettings(config, resumed, o.compute);
   ensureDefaultCache(config.cache);
   // A run is its settings and its cache's content (train/identity.ts): a resumed run goes on only on the data it started with.
@@ -171,12 +158,13 @@ async function trainLocked(config: TrainConfig, o: TrainOptions): Promise<{ chec
       baselineSize(config.baseline, A, shape.rounds),
     );
 
+  const start = resumed ? undefined : initialWeights(s); // a policy to fine-tune is checked here
   // Checked: the run folder is written from here on. A new run starts from an empty folder (a run
   // killed before its first checkpoint, or --force) and writes its epoch-0 checkpoint before its
   // first log line, so a kill at any later point leaves a checkpoint to resume from.
   if (!resumed) clearRun(config.out);
   writeFileAtomic(files.config, [JSON.stringify(config, null, 2) + '\n']);
-  const weights = resumed?.engine.weights ?? initialWeights(s);
+  const weights = resumed?.engine.weights ?? start!;
   const engine = await createEngine(
     computeOf(config),
     shape,
@@ -204,7 +192,12 @@ async function trainLocked(config: TrainConfig, o: TrainOptions): Promise<{ chec
   // a new run starts both afresh.
   const provenance = recordRun(
     files.provenance,
-    await startSession({ caches: [cacheFilePath(config.cache)], embeddings: [embeddingsPath(config.cache, emb.encoder)], compute: engine.ran }),
+    await startSession({
+      caches: [cacheFilePath(config.cache)],
+      embeddings: [embeddingsPath(config.cache, emb.encoder)],
+      compute: engine.ran,
+      inputs: config.from === null ? [] : [config.from],
+    }),
     !!resumed,
   );
   if (resumed) truncateLog(config.out, state.epoch);
@@ -222,8 +215,20 @@ async function trainLocked(config: TrainConfig, o: TrainOptions): Promise<{ chec
   const creditNote = credit.note();
   if (creditNote) say(creditNote);
 
+  const pinned = keepRateWatch(config, say); // warns once when the policy collapses to keep all or none
+  const trace = await testTracer(config.traceEvery, evalEnv, emb);
+  if (state.step === 0) await trace?.at(engine, 0, 1, log);
   let epochsThisCall = 0;
-  for (let epoch = state.epoch + 1; epoch <= config.epochs; epoch++) {
+  const validates = (epoch: number) => epoch % config.evalEvery === 0 || epoch === config.epochs;
+  const bar = runProgress({
+    epochs: config.epochs,
+    fromEpoch: state.epoch,
+    stepsPerEpoch: Math.ceil(train.length / config.batchSize),
+    validates,
+    stepDebates: config.batchSize * config.rollouts,
+    validationDebates: validation.length,
+  });
+  for (let epoch = state.epoch + 1; !runDone(config, state); epoch++) {
     const stage = epoch <= config.stage1Epochs ? 1 : 2;
     const reward = rewardSettingsOf(config, stage === 1 ? config.k1 : config.k);
     const order = shuffle(
@@ -234,8 +239,7 @@ async function trainLocked(config: TrainConfig, o: TrainOptions): Promise<{ chec
     const debateSeed = `${config.seed}|${epoch}`;
     const steps = Math.ceil(order.length / config.batchSize);
     const started = Date.now();
-    const bar = progress(`epoch ${epoch}/${config.epochs}`, steps);
-    for (let b = 0; b < steps; b++) {
+    for (let b = 0; b < steps && !runDone(config, state); b++) {
       const stepStarted = performance.now(); // decisions/s of the whole step: rollout, returns, engine step, log line
       // Each question `rollouts` times in a row (the grouping the rloo baseline reads); the
       // environment's own draws share the question's seed, so the rollouts differ by their decisions.
@@ -303,12 +307,15 @@ async function trainLocked(config: TrainConfig, o: TrainOptions): Promise<{ chec
         decisionsPerSecond: Math.round(r.batch.n / ((performance.now() - stepStarted) / 1000)),
       };
       log.write(line);
-      bar.update(b + 1, undefined, `loss ${line.loss} keep ${line.keepRate} acc ${line.accuracy} cost ${line.costPct}%`);
+      await trace?.at(engine, state.step, epoch, log);
+      pinned(keepRate, state.step);
+      bar.step(epoch, `loss ${line.loss} keep ${line.keepRate} acc ${line.accuracy} cost ${line.costPct}%`);
     }
-    bar.stop();
     state.epoch = epoch;
-    if (epoch % config.evalEvery === 0 || epoch === config.epochs) {
+    if (validates(epoch) || runDone(config, state)) {
+      bar.validating(epoch);
       const v = await evaluatePolicy(engine, evalEnv, emb, validation, 'validation');
+      bar.validated(epoch);
       if (v.skipped.length) throw unreplayable('a validation debate', v.skipped[0], v.missed!);
       const accuracy = v.correct / v.questions;
       const costPct = (100 * v.cost) / validation.reduce((a, q) => a + fullCost.get(q.index)!, 0);
@@ -334,6 +341,8 @@ async function trainLocked(config: TrainConfig, o: TrainOptions): Promise<{ chec
     provenance.epoch(epoch, (Date.now() - started) / 1000);
     if (o.stopAfterEpochs !== undefined && ++epochsThisCall >= o.stopAfterEpochs) break;
   }
+  bar.stop();
+  if (runDone(config, state)) await trace?.end(engine, state.step, state.epoch, log);
   const checkpoint = await checkpointOf();
   engine.dispose();
   log.close();

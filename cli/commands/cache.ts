@@ -1,4 +1,4 @@
-// `cache gen | validate | stats | embed | import | compact | fit`: create, check and inspect response caches
+// `cache gen | validate | stats | audit | embed | import | compact | fit`: create, check and inspect response caches
 // (the jobs: jobs/cache.ts, jobs/import.ts).
 import { basename } from 'node:path';
 import type { Argv } from 'yargs';
@@ -9,7 +9,9 @@ import { ENCODERS, type EncoderName } from '../../src/encoders/index.ts';
 import { DebateSettings } from '../../src/env/settings.ts';
 import { readJsonFile } from '../../src/io/jsonFile.ts';
 import { DEFAULT_CACHE } from '../../src/sim/generate.ts';
+import { parseReplacement } from '../../src/sim/replace.ts';
 import { given, refuseUnused } from '../options.ts';
+import { SettingsError } from '../../src/io/errors.ts';
 
 const gen = <T>(y: Argv<T>) =>
   y.command(
@@ -22,6 +24,12 @@ const gen = <T>(y: Argv<T>) =>
         .option('questions', { type: 'number', describe: 'number of questions (default 1200)' })
         .option('seed', { type: 'number', describe: 'world seed (default 7)' })
         .option('adversary', { type: 'boolean', describe: 'add one adversarial agent that always argues for the distractor' })
+        .option('replace', {
+          type: 'string',
+          describe:
+            'AGENT=ABILITY: the same world with that agent replaced by a stronger, weaker or adversarial one (everything else drawn with the same seed)',
+          coerce: (v?: string) => (v === undefined ? v : parseReplacement(v)),
+        })
         .option('name', { type: 'string', default: 'default-sim', describe: 'cache name recorded in its header' })
         .option('force', {
           type: 'boolean',
@@ -30,7 +38,9 @@ const gen = <T>(y: Argv<T>) =>
         }),
     async (a) => {
       const { genJob } = await import('../../jobs/cache.ts');
-      console.log(genJob({ out: a.out, world: a.world, questions: a.questions, seed: a.seed, adversary: a.adversary, name: a.name, force: a.force }));
+      console.log(
+        genJob({ out: a.out, world: a.world, questions: a.questions, seed: a.seed, adversary: a.adversary, replace: a.replace, name: a.name, force: a.force }),
+      );
     },
   );
 
@@ -59,6 +69,21 @@ const stats = <T>(y: Argv<T>) =>
         describe: 'pseudo-count of the tier-3 prior',
       }),
     async (a) => console.log((await import('../../jobs/cache.ts')).statsJob(a.dir, a.priorSmoothing)),
+  );
+
+const audit = <T>(y: Argv<T>) =>
+  y.command(
+    'audit <dir>',
+    "the misread audit: per agent, the responses whose stored answer is not in the reply's closing sentences, to read by eye",
+    (y) =>
+      y
+        .positional('dir', { type: 'string', demandOption: true, describe: 'cache directory' })
+        .option('agent', { type: 'string', describe: 'only this agent (an agent id of the cache)' })
+        .option('limit', { type: 'number', default: 10, describe: 'responses listed per agent (all are counted)' }),
+    async (a) => {
+      if (!Number.isInteger(a.limit) || a.limit < 0) throw new SettingsError(`--limit: expected a whole number >= 0, found ${a.limit}`);
+      console.log((await import('../../jobs/cache.ts')).auditJob(a.dir, { agent: a.agent, limit: a.limit }));
+    },
   );
 
 const embed = <T>(y: Argv<T>) =>
@@ -177,7 +202,7 @@ const compact = <T>(y: Argv<T>) =>
 
 export const cacheCommand = <T>(y: Argv<T>) =>
   y.command('cache', 'create, check and inspect response caches', (y) =>
-    [gen, validate, stats, embed, importCommand, compact, fit]
+    [gen, validate, stats, audit, embed, importCommand, compact, fit]
       .reduce((y, c) => c(y), y)
-      .demandCommand(1, 'name a cache command: gen, validate, stats, embed, import, compact or fit'),
+      .demandCommand(1, 'name a cache command: gen, validate, stats, audit, embed, import, compact or fit'),
   );

@@ -14,6 +14,7 @@ import { paretoCommand } from './pareto.ts';
 import { recordCommand } from './record.ts';
 import { serveCommand } from './serve.ts';
 import { trainCommand } from './train.ts';
+import { transferCommand } from './transfer.ts';
 import { workerCommand } from './worker.ts';
 
 export const commands = [
@@ -24,6 +25,7 @@ export const commands = [
   evalCommand,
   ablateCommand,
   paretoCommand,
+  transferCommand,
   exportCommand,
   serveCommand,
   debateCommand,

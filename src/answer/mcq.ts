@@ -2,24 +2,31 @@
 //
 // A response states an option in any of these ways; when it states several (a response that
 // revises itself, or an answer followed by a restatement), the one written LAST wins:
+//   0. its first token ("C) Canberra. It was ...", "(C) The ...", "**C** — ..."), unless it opens a
+//      list of options or a verdict against that option ("(A) is wrong: ...");
 //   1. \boxed{C}, \boxed{(C)}, \boxed{\text{C}}, \boxed{\text{(C) Paris}}, or \boxed{Paris} (the option's text);
-//   2. an answer statement: "the answer is (C)", "Answer: C", "final answer: **C**", "my answer
-//      remains C", "the correct option is C", "the best choice would be [C]", "the answer is Paris";
-//      not one about another agent's answer ("their answer is B", "Agent 2's answer is B");
+//   2. an answer statement: "the answer is (C)", "Answer: C", "**Answer:** C", "final answer: **C**",
+//      "my answer remains C", "the correct option is C", "the best choice would be [C]", "the answer
+//      is Paris"; not one about another agent's answer ("their answer is B", "Agent 2's answer is B");
 //   3. a choice in the first person: "I choose C", "I'll go with option (C)", "I stick with C";
-//   4. a verdict naming an option: "(C) is the correct answer", "option C is correct";
+//   4. a verdict naming an option: "(C) is the correct answer", "option C is correct", "C is the correct choice";
 //   5. a bold option: **C**, **(C)**, **C) Paris**;
 //   6. a last line that is only an option: "C", "(C)", "C.", "[C]", "C) Paris", or an option's text;
 //   7. "(C)" or "[C]" closing the response ("... which rules out the rest (C)."), unless it follows
 //      "not", "than", "unlike", "of", "or", "nor" ("the answer is (B), not (C).") or closes a
 //      sentence about other agents ("Agent 3 chose (D).").
+// Options listed one a line ("A) Sydney", "B) Melbourne", ...) name every option and choose none:
+// their lines are not read by rules 0, 5 and 6. Two options named at the end are ambiguous (no
+// answer, both readings kept): a statement joined to a second option ("the answer is (A) or (C)",
+// "B/C", "**A** and **C**"), a boxed option and a later statement naming another, or a last line that
+// is only an option after a line whose statement names another with no word of revision between.
 // A bare capital A or I (also English words) counts only before punctuation, a line end, the
 // option's text or "because"/"since"/"as"; a lowercase letter only inside brackets or \boxed{},
 // or closing an answer statement ("answer: c"; not a or i, which may be words).
 // The option's text is matched when the question's options are known (`questionOptions`): the
 // stated phrase equals one option's text or contains exactly one (the longest, when one option's
 // text lies inside another's). No statement means no answer: nothing is guessed.
-import { boxedContents, REPORTED } from './statement.ts';
+import { boxedContents, REPORTED, type Reading } from './statement.ts';
 
 export interface McqOption {
   letter: string;
@@ -88,9 +95,18 @@ function letterOf(answer: string, options: McqOption[]): string | null {
   return m ? (m[1] ?? m[2] ?? m[3] ?? m[4]).toUpperCase() : optionByText(s, options);
 }
 
+/** Two options joined at one place ("(A) or (C)"), from the first to the end of the second. */
+interface Hedge {
+  from: number;
+  to: number;
+  letters: string[];
+}
+
 interface Stated {
   at: number;
   letter: string;
+  /** Which rule found it: statements and choices (2-4) are what a boxed or closing option may contradict. */
+  rule: 'opening' | 'boxed' | 'statement' | 'bold' | 'last line' | 'closing';
 }
 
 /** Normalized form of a stored multiple-choice answer: the letter ("(b)" and "C) Paris" read as B and C). */
@@ -99,77 +115,108 @@ export function normalizeMcq(raw: string): string | null {
   return m ? m[1].toUpperCase() : null;
 }
 
-/** The option a response states (see the header), as its letter; null when it states none. */
-export function extractMcq(text: string, options: McqOption[] = []): string | null {
+/** The option a response states (see the header), as its letter; two letters when it names two that disagree. */
+export function readMcq(text: string, options: McqOption[] = []): Reading {
   const letters = options.length ? options.map((o) => o.letter).join('') : LETTERS;
   const L = `[${letters}]`;
   const l = `[${letters}${letters.toLowerCase()}]`;
   const found: Stated[] = [];
-  const add = (at: number, letter: string | null | undefined) => {
-    if (letter && letters.includes(letter.toUpperCase())) found.push({ at, letter: letter.toUpperCase() });
+  const hedges: Hedge[] = [];
+  const add = (at: number, letter: string | null | undefined, rule: Stated['rule']) => {
+    if (letter && letters.includes(letter.toUpperCase())) found.push({ at, letter: letter.toUpperCase(), rule });
   };
   // A letter token: bracketed (any case), bold, or a bare capital followed by a boundary.
   // The bare A and I also need what follows to be punctuation, a line end, or a connective.
   const after = `(?=[^A-Za-z0-9'’]|$)`;
   const lower = letters.toLowerCase().replace(/[ai]/g, '');
-  const TOKEN = `(?:\\*\\*)?(?:(?:option|choice|letter)\\s+)?(?:\\*\\*)?(?:\\((${l})\\)|\\[(${l})\\]|(${L})${after}|([${lower}])(?=[.!;]?\\s*$))(?:\\*\\*)?`;
+  const LETTER = String.raw`(?:\((${l})\)|\[(${l})\]|(${L})${after}|([${lower}])(?=[.!;]?\s*$))`;
+  const TOKEN = String.raw`(?:\*\*\s*)?(?:(?:option|choice|letter)\s+)?(?:\*\*)?${LETTER}(?:\*\*)?`;
   const bareOk = (token: RegExpMatchArray, end: number) => {
     const bare = token[3];
     if (!bare || !'AI'.includes(bare)) return true;
     const rest = text.slice(end);
-    return /^(?:\s*(?:[.,;:!?)\]\n]|$)|\s+(?:because|since|as|which|—|-|\())/.test(rest) || optionByText(rest.split(/[.\n]/)[0], options) === bare;
+    return /^(?:\s*(?:[.,;:!?)\]\n/]|$)|\s+(?:because|since|as|which|or|and|—|-|\())/.test(rest) || optionByText(rest.split(/[.\n]/)[0], options) === bare;
   };
   const tokenAt = (start: number) => {
     const token = text.slice(start).match(new RegExp(`^${TOKEN}`));
-    return token && bareOk(token, start + token[0].length) ? (token[1] ?? token[2] ?? token[3] ?? token[4]) : null;
+    return token && bareOk(token, start + token[0].length) ? { letter: token[1] ?? token[2] ?? token[3] ?? token[4], end: start + token[0].length } : null;
+  };
+  // "(A) or (C)", "B/C", "**A** and **C**", "(B) (C)": a second option joined to the first names two.
+  const hedgeAfter = (at: number, first: { letter: string; end: number }) => {
+    const joint = text.slice(first.end).match(/^\s*(?:,|\/|&|\bor\b|\band\b)?\s*/);
+    const second = joint && tokenAt(first.end + joint[0].length);
+    if (second && second.letter.toUpperCase() !== first.letter.toUpperCase())
+      hedges.push({ from: at, to: second.end, letters: [first.letter, second.letter].map((x) => x.toUpperCase()) });
   };
 
+  // Options listed one a line ("A) Sydney", "(B) Melbourne", "**C) Canberra** - ..."): a list names
+  // every option and chooses none, so its lines are no statement of rules 0, 5 and 6.
+  const lineStarts = [...text.matchAll(new RegExp(String.raw`^[ \t]*(?:[-*][ \t]+)?(?:\*\*)?(?:\((${L})\)|(${L})[.):])`, 'gm'))];
+  const listLines = new Set(lineStarts.map((m) => m.index));
+  const isList = new Set(lineStarts.map((m) => m[1] ?? m[2])).size >= 2;
+  const inList = (at: number) => isList && listLines.has(text.lastIndexOf('\n', at - 1) + 1);
+
+  // 0. The first token is the chosen option ("C) Canberra. It was ...", "(C) The ...", "**C** — ..."), unless it opens a list or a verdict against it.
+  const opening = text.match(
+    new RegExp(String.raw`^\s*(?:\*\*)?(?:(?:[Oo]ption|[Cc]hoice|[Aa]nswer)\s+)?(?:\((${l})\)|\[(${l})\]|(${L})(?:[).:]|\*\*|(?=\s*$)))(?:\*\*)?:?(?=\s|$)`),
+  );
+  if (opening && !isList && !/^\s*(?:is|are)\s+(?:not|incorrect|wrong|false)\b/i.test(text.slice(opening[0].length)))
+    add(opening[0].length - opening[0].trimStart().length, opening[1] ?? opening[2] ?? opening[3], 'opening');
+
   // 1. \boxed{...}
-  for (const { at, content } of boxedContents(text)) add(at, letterOf(content, options));
+  for (const { at, content } of boxedContents(text)) add(at, letterOf(content, options), 'boxed');
 
   // 2. Answer statements, not about another agent's answer.
   const OWNER = String.raw`(?<!\b(?:their|his|her|your|its|other|others'|agents?'?s?|agent\s*\d+'?s?|solution\s*\d+'?s?)\s+(?:\w+\s+)?)`;
   const VERB = String.raw`(?:\s+(?:is|was|would be|will be|should be|must be|remains|stays|becomes|here is|to this question is|to the question is))`;
   const FILL = String.raw`(?:\s+(?:still|now|therefore|thus|then|clearly|definitely|indeed|again|also|the same|unchanged|probably|likely|most likely|that))*`;
-  const statement = new RegExp(String.raw`${OWNER}\b(?:answer|option|choice|pick)${VERB}?${FILL}\s*(?:[:=\-–—]\s*)?(?:the\s+)?`, 'gi');
+  const LABEL = String.raw`\s*(?:\*\*)?\s*(?:[:=\-–—]\s*)?(?:\*\*)?\s*(?:the\s+)?`;
+  const statement = new RegExp(String.raw`${OWNER}\b(?:answer|option|choice|pick)${VERB}?${FILL}${LABEL}`, 'gi');
   for (const m of text.matchAll(statement)) {
-    if (!/(?:\bis|\bwas|\bbe|\bremains|\bstays|\bbecomes|[:=\-–—])\s*(?:the\s+)?$/i.test(m[0])) continue;
+    if (!/(?:\bis|\bwas|\bbe|\bremains|\bstays|\bbecomes|[:=\-–—])\s*(?:the\s+)?$/i.test(m[0].replace(/\*\*/g, '').trimEnd())) continue;
     if (REPORTED.test(text.slice(Math.max(0, m.index - 80), m.index))) continue;
     const start = m.index + m[0].length;
-    const letter = tokenAt(start);
-    if (letter) add(start, letter);
-    else if (options.length) add(start, optionByText(text.slice(start).split(/\n|(?<!\d)\.(?!\d)|[,;(]/)[0], options));
+    const token = tokenAt(start);
+    if (token) {
+      add(start, token.letter, 'statement');
+      hedgeAfter(start, token);
+    } else if (options.length) add(start, optionByText(text.slice(start).split(/\n|(?<!\d)\.(?!\d)|[,;(]/)[0], options), 'statement');
   }
 
   // 3. First-person choices.
-  const choose =
-    /\bI(?:'d|'ll|'m going to| would| will| am going to)?(?:\s+(?:still|now|also|therefore|thus|then))?\s+(?:choose|select|pick|go with|stick with|stay with|maintain|keep|vote for|opt for|agree with)\s+(?:the\s+)?(?:answer\s+|option\s+|choice\s+)?/gi;
-  for (const m of text.matchAll(choose)) add(m.index + m[0].length, tokenAt(m.index + m[0].length));
+  const WILL = String.raw`'d|'ll|'m going to| would| will| am going to`;
+  const CHOOSING = String.raw`choose|select|pick|go with|stick with|stay with|maintain|keep|vote for|opt for|agree with`;
+  const choose = new RegExp(
+    String.raw`\bI(?:${WILL})?(?:\s+(?:still|now|also|therefore|thus|then))?\s+(?:${CHOOSING})\s+(?:the\s+)?(?:answer\s+|option\s+|choice\s+)?`,
+    'gi',
+  );
+  for (const m of text.matchAll(choose)) add(m.index + m[0].length, tokenAt(m.index + m[0].length)?.letter, 'statement');
 
   // 4. Verdicts naming an option.
-  const verdict = new RegExp(
-    String.raw`(?:\b(?:[Oo]ption|[Cc]hoice|[Aa]nswer)\s+(?:\*\*)?\(?(${L})\)?(?:\*\*)?|\((${l})\)|\*\*\(?(${L})\)?\*\*)\s+is\s+(?:the\s+)?(?:most\s+|only\s+)?(?:correct|right|best|accurate|appropriate)\b`,
-    'g',
-  );
-  for (const m of text.matchAll(verdict)) add(m.index, m[1] ?? m[2] ?? m[3]);
+  const NAMED = String.raw`\b(?:[Oo]ption|[Cc]hoice|[Aa]nswer)\s+(?:\*\*)?\(?(${L})\)?(?:\*\*)?|\((${l})\)|\*\*\(?(${L})\)?\*\*|^(${L})`;
+  const verdict = new RegExp(String.raw`(?:${NAMED})\s+is\s+(?:the\s+)?(?:most\s+|only\s+)?(?:correct|right|best|accurate|appropriate)\b`, 'gm');
+  for (const m of text.matchAll(verdict)) add(m.index, m[1] ?? m[2] ?? m[3] ?? m[4], 'statement');
 
-  // 5. Bold options.
-  for (const m of text.matchAll(new RegExp(String.raw`\*\*\s*(?:\((${l})\)|(${L}))(?:[.:)]\s*[^*\n]{0,120}?)?\s*\*\*`, 'g'))) add(m.index, m[1] ?? m[2]);
+  // 5. Bold options (not the lines of a list).
+  for (const m of text.matchAll(new RegExp(String.raw`\*\*\s*(?:\((${l})\)|(${L}))(?:[.:)]\s*[^*\n]{0,120}?)?\s*\*\*`, 'g')))
+    if (!inList(m.index)) add(m.index, m[1] ?? m[2], 'bold');
 
-  // 6. A last line that is only an option, or an option's text.
+  // 6. A last line that is only an option, or an option's text (not the last line of a list).
   const lines = text.trimEnd().split('\n');
   const lastLine = lines[lines.length - 1].replace(/^[\s#>*-]+|[\s*]+$/g, '');
   const lastAt = text.trimEnd().length - lastLine.length;
   const only = lastLine.match(new RegExp(`^(?:\\((${l})\\)|\\[(${l})\\]|(${L}))[.:)]?$`));
   const labelled = lastLine.match(new RegExp(`^(?:\\((${l})\\)|(${L})[.:)])\\s+(.+)$`));
-  if (only) add(lastAt, only[1] ?? only[2] ?? only[3]);
-  else if (
-    labelled &&
-    (!options.length || optionByText(labelled[3], options) === (labelled[1] ?? labelled[2]).toUpperCase()) &&
-    (options.length || /^\(|^.\)/.test(lastLine))
-  )
-    add(lastAt, labelled[1] ?? labelled[2]);
-  else if (options.length && lastLine.length <= 80) add(lastAt, optionByText(lastLine, options));
+  if (!inList(text.trimEnd().lastIndexOf('\n') + 1)) {
+    if (only) add(lastAt, only[1] ?? only[2] ?? only[3], 'last line');
+    else if (
+      labelled &&
+      (!options.length || optionByText(labelled[3], options) === (labelled[1] ?? labelled[2]).toUpperCase()) &&
+      (options.length || /^\(|^.\)/.test(lastLine))
+    )
+      add(lastAt, labelled[1] ?? labelled[2], 'last line');
+    else if (options.length && lastLine.length <= 80) add(lastAt, optionByText(lastLine, options), 'last line');
+  }
 
   // 7. "(C)" closing the response.
   const closing = text.trimEnd().match(new RegExp(String.raw`(?<!\b(?:not|than|unlike|of|or|nor|over)\s+(?:\w+\s+)?)(?:\((${l})\)|\[(${l})\])[\s.!*]*$`));
@@ -179,8 +226,31 @@ export function extractMcq(text: string, options: McqOption[] = []): string | nu
       .split(/(?<=[.!?])\s+|\n/)
       .pop() ?? '';
   const aboutOthers = /\b(?:agents?|solutions?|they|their|he|she|others?)\b/i.test(lastSentence) && !/\b(?:I|my|we|our)\b/i.test(lastSentence);
-  if (closing && !aboutOthers) add(closing.index!, closing[1] ?? closing[2]);
+  if (closing && !aboutOthers) add(closing.index!, closing[1] ?? closing[2], 'closing');
 
-  if (!found.length) return null;
-  return found.reduce((a, b) => (b.at >= a.at ? b : a)).letter;
+  if (!found.length) return { answer: null };
+  const last = found.reduce((a, b) => (b.at >= a.at ? b : a));
+  return ambiguity(text, found, last, hedges) ?? { answer: last.letter };
+}
+
+/**
+ * Two options named at the end: the last statement joined to another option ("the answer is (A) or
+ * (C)"); a boxed option and a later statement naming another; or a last line that is only an option
+ * after a line whose statement names another, with no word of revision between ("but", "actually").
+ */
+function ambiguity(text: string, found: Stated[], last: Stated, hedges: Hedge[]): Reading | undefined {
+  const hedge = hedges.find((h) => h.from <= last.at && last.at < h.to);
+  if (hedge) return { answer: null, ambiguous: hedge.letters };
+  const before = found.filter((f) => f.at < last.at && f.letter !== last.letter);
+  const boxed = found.filter((f) => f.rule === 'boxed').pop();
+  if (boxed && boxed.letter !== last.letter && found.some((f) => f.rule === 'statement' && f.at > boxed.at && f.letter === last.letter))
+    return { answer: null, ambiguous: [boxed.letter, last.letter] };
+  if (last.rule !== 'last line' && last.rule !== 'closing') return undefined;
+  const previousLine = text.slice(0, last.at).trimEnd();
+  const lineStart = previousLine.lastIndexOf('\n') + 1;
+  const stated = before.filter((f) => f.rule === 'statement' && f.at >= lineStart).pop();
+  const revised = /\b(?:but|however|actually|instead|wait|reconsider\w*|initially|at first|changed?|correct(?:ing|ed)? myself)\b/i;
+  if (stated && !found.some((f) => f.at > stated.at && f.at < last.at && f.letter === last.letter) && !revised.test(previousLine.slice(lineStart)))
+    return { answer: null, ambiguous: [stated.letter, last.letter] };
+  return undefined;
 }

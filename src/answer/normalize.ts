@@ -59,8 +59,11 @@ export function canonicalNumber(s: string): string | null {
 }
 
 // Unit words stated after a MATH answer ("12 inches", "5\text{ cm}^2"); removed before comparing.
-const UNIT_WORDS =
-  '(?:square |cubic |sq\\.? )?(?:units?|inches|inch|feet|foot|ft|meters?|centimeters?|cm|mm|km|miles?|yards?|degrees?|dollars?|cents?|hours?|minutes?|seconds?|days?|weeks?|years?|mph|pounds?|ounces?)(?:\\^\\{?[23]\\}?)?';
+const UNIT_NAMES = [
+  String.raw`units?|inches|inch|feet|foot|ft|meters?|centimeters?|cm|mm|km|miles?|yards?|degrees?`,
+  String.raw`dollars?|cents?|hours?|minutes?|seconds?|days?|weeks?|years?|mph|pounds?|ounces?`,
+].join('|');
+const UNIT_WORDS = String.raw`(?:square |cubic |sq\.? )?(?:${UNIT_NAMES})(?:\^\{?[23]\}?)?`;
 const UNIT_TEXT = new RegExp(`\\\\(?:text|mbox|mathrm)\\{\\s*${UNIT_WORDS}\\s*\\}(?:\\^\\{?[23]\\}?)?`, 'gi');
 const UNIT_BARE = new RegExp(`(?<=[\\d}])\\s*${UNIT_WORDS}\\b`, 'gi');
 // "5 \text{ or } 9", "x = 5 or x = 9", "1, 2, and 3": the listed values, as a set (see structure.ts).
@@ -84,7 +87,7 @@ export function normalizeMath(raw: string): string | null {
     .replace(/\{,\}/g, '') // "2{,}100": LaTeX's thousands separator
     .replace(/\\left|\\right|(?<!\\)\\[!,;: ]|\\quad|\\qquad|\\displaystyle|\\\$/g, ' ') // spacing commands, not the row break before a space
     .replace(/\\[dtc]frac/g, '\\frac')
-    .replace(/\^\s*\{?\\circ\}?|°|\\circ|\\degree/g, '')
+    .replace(/\^\s*(?:\{\\circ\}|\\circ)|°|\\circ|\\degree/g, '') // a degree sign, never the brace it sits before
     .replace(/\\?%/g, '')
     .replace(/\$/g, '')
     .replace(/(?<![\\a-zA-Z])pi(?![a-zA-Z])/g, '\\pi ')
@@ -111,4 +114,24 @@ export function normalizeMath(raw: string): string | null {
     .replace(/(^|[,([{&])\\frac\{-([^{}]+)\}/g, '$1-\\frac{$2}'); // \frac{-1}{x} = -\frac{1}{x}
   if (s === '') return null;
   return canonicalNumber(s) ?? printMath(parseMath(s), leaf);
+}
+
+/**
+ * Whether a MATH answer reads as mathematics: braces balanced and brackets as many closed as opened
+ * (intervals mix them), no operator or punctuation dangling at either end, and not prose (no run of
+ * four words outside LaTeX commands: "\text{odd}", "Monday", "A, B, E" and "\text{if }x>0" are
+ * answers; ", which is 431" and "all nonnegative real numbers except 0" are not).
+ */
+export function wellFormedMath(raw: string): boolean {
+  const s = unwrapMath(raw.replace(/\*\*/g, ''));
+  let braces = 0;
+  let brackets = 0;
+  for (const c of s) {
+    if (c === '{') braces++;
+    else if (c === '}' && --braces < 0) return false;
+    else if (c === '(' || c === '[') brackets++;
+    else if (c === ')' || c === ']') brackets--;
+  }
+  if (braces !== 0 || brackets !== 0 || /^[,.;:=*/^]|[,;:=+\-*/^\\]$/.test(s)) return false;
+  return !/(?:\b[a-zA-Z]{2,}\s+){3}[a-zA-Z]{2,}\b/.test(s.replace(/\\[a-zA-Z]+/g, ' '));
 }

@@ -1,34 +1,44 @@
 // Reading the stated answer of a numeric or MATH response (multiple choice: mcq.ts).
 //
 // Rules, in order:
-//   1. the last \boxed{} (or \fbox{}; nested braces allowed);
+//   1. the last \boxed{} (or \fbox{}; nested braces allowed) that is the response's own (not one in a
+//      sentence about another agent's result: "One agent arrived at $\boxed{7}$"), as the value it ends
+//      on ("\boxed{BC = 396}" is 396), or the value stated right after it ("$\boxed{12}$ is equal to
+//      144": the problem's own box notation). A later answer statement or conclusion that opens with "Therefore", "Thus", "So",
+//      "Hence" (rules 2 and 3 on what follows the boxed sentence) and states another value, or denies
+//      any, makes the read ambiguous: no answer, both readings kept;
 //   2. else the last answer statement: "The answer is X", "Answer: X", "my answer remains the same:
-//      X", "the answer would be X", "the same answer of $X$", "I agree with their answer of $X$";
-//      not one about another agent's answer ("their answer is 12") nor a verdict ("the answer is
-//      correct"). A concluding sentence after it (rule 3) wins over it. Its value is a leading math
-//      segment or number, bold or not; an expression's result ("12*40+79 = 559" is 559, the value
-//      after its last "="); a multiple-choice letter; a short phrase; or the one number a sentence
-//      states. One that names no value ("the answer is that there is no solution") means none:
-//      earlier values are not guessed from;
-//   3. else a concluding sentence (Therefore, Thus, So, The value of ..., There are ..., or the
-//      closing sentence) that states a value: a math segment closing it ("... is $9$", "... at the
-//      point $(15,-29)$ at $t=2$", "... received $\frac{x}{2}$ dollars in the last division"), a
-//      number after "is"/"are"/"=" ("... is 2382", "... is (sqrt(3) - sqrt(6))/4"), a leading value
-//      ("Therefore, 70 students did not ...", "Thus, $\frac{11}{60}$ of the students ..."), a
-//      count ("There are 120 ways ..."), a value on its own line after "is:", or even/odd/neither.
-// Hedged or wordy conclusions ("either 12 or 28, depending on ...", "between 0 and 36") state no
-// answer: they stay unparsed and are counted, never guessed.
-import { unwrapMath } from './normalize.ts';
+//      X", "the answer would be X", "the same answer of $X$", "I agree with their answer of $X$", "the
+//      correct answer of $X$"; not one about another agent's answer ("their answer is 12") nor a verdict
+//      ("the answer is correct"). A concluding sentence after it (rule 3) wins over it. Its value is a
+//      leading math segment or number, bold or not; an expression's result ("12*40+79 = 559" is 559,
+//      "$201_3+122_3$, which is 36" is 36); a multiple-choice letter; a number in words; a short
+//      phrase; or the one number a sentence states. One that refers back ("My answer remains the
+//      same.", "the answer is unchanged") states what the text before it states. One that names no
+//      value ("the answer is that there is no solution") means none: earlier values are not guessed from;
+//   3. else a concluding sentence (conclusion.ts: Therefore, Thus, So, The value of ..., There are ...,
+//      each clause after ", so" its own, or the closing sentence) that states a value.
+// "(Note: ...)" asides are not read. Hedged or wordy conclusions ("either 12 or 28, depending on ...",
+// "between 0 and 36") state no answer: they stay unparsed and are counted, never guessed.
+import { concludingValue, mathList, NO_VALUE, NUMBER, NUMBERS, PLAIN_EXPR, resultOf, statedValue, WORD_NUMBER, wordToNumber } from './conclusion.ts';
+import { sameMath } from './equivalence.ts';
+import { normalizeMath, unwrapMath } from './normalize.ts';
 
-/** Every `\boxed{...}` (or `\fbox{...}`) with its position, nested braces allowed; unclosed ones are skipped. */
-export function boxedContents(text: string): { at: number; content: string }[] {
-  const out: { at: number; content: string }[] = [];
+/** What a response states: its answer (null: none), and when two readings disagree, each of them (null: a denial). */
+export interface Reading {
+  answer: string | null;
+  ambiguous?: (string | null)[];
+}
+
+/** Every `\boxed{...}` (or `\fbox{...}`) with its position and end, nested braces allowed; unclosed ones are skipped. */
+export function boxedContents(text: string): { at: number; end: number; content: string }[] {
+  const out: { at: number; end: number; content: string }[] = [];
   for (const m of text.matchAll(/\\(?:boxed|fbox)\s*\{/g)) {
     const start = m.index + m[0].length;
     for (let i = start, depth = 1; i < text.length; i++) {
       if (text[i] === '{') depth++;
       else if (text[i] === '}' && --depth === 0) {
-        out.push({ at: m.index, content: text.slice(start, i) });
+        out.push({ at: m.index, end: i + 1, content: text.slice(start, i) });
         break;
       }
     }
@@ -42,146 +52,39 @@ export function lastBoxed(text: string): string | null {
   return all.length ? all[all.length - 1].content : null;
 }
 
-// Sentences that state a conclusion: "Therefore, X is 9.", "So the son is 6 years old.",
-// "The value of $b$ is 7004.", "There are 120 ways to ...".
-const CONCLUSION =
-  /^(?:therefore|thus|hence|so|in conclusion|in interval notation|finally|overall|as a result|in summary|consequently|the (?:final |correct |updated )?answer|there (?:are|is)|the (?:value|number|sum|probability|product|area|result|solution|ratio|length|distance|expected value|total|remainder|maximum|minimum)\b)/i;
-// A number as stated in prose: "-3", "1,000", "0.25", "3/4", "6 3/4" or "6 and 3/4" (mixed), "35.1%".
-const NUMBER = String.raw`-?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?:(?: and)? \d+\/\d+|\/\d+)?%?`;
-// An expression in plain text: "(sqrt(3) - sqrt(6))/4", "2^10 - 1", "5pi" (a digit, and an operator or sqrt/pi).
-const PLAIN_EXPR = String.raw`(?=[^\s]*?(?:[+*/^]|sqrt|pi|π|√|\d\s*-))[-(]*(?:\d|sqrt|√|pi|π)[\d\s+\-*/^().]*?(?:sqrt\([^()]*\)|pi|π|[\d)])(?:[\d\s+\-*/^().]*[\d)])?`;
-const WORD_NUMBERS = ['zero', 'one', 'two', 'three', 'four', 'five', 'six', 'seven', 'eight', 'nine', 'ten', 'eleven', 'twelve'];
-const WORD_NUMBER = `(?:${WORD_NUMBERS.join('|')})`;
-const STATING = String.raw`(?:\bis|\bare|\bwas|\bwere|=|(?<=\w):|\bequals|\bbe|\bget|\bobtain|\bgives(?: us)?|\bas|\bhas(?: a value of)?|\bvalue of|\bevaluates to|\bcomes to|\bmakes|\bearns|\bcosts|\bpays|\bsaves|\bspends|\bneeds)`;
-const ADVERBS = String.raw`(?:(?:approximately|about|exactly|indeed|equal to|equivalent to|just|still|now|then|currently|simply|also|actually|only|roughly|given by|a total of|\w+ly)\s+)*`;
-// A sentence that denies a value or hedges between several states none ("there is no value of $k$
-// that ...", "it is not possible to arrive at a meaningful answer", "either 105 or 0, depending on
-// ...", "between 0 and 36").
-const NO_VALUE =
-  /\bthere (?:is|are|exists?) no\b|\b(?:not possible|impossible|cannot|can't|unable)\b(?:\s+\w+){0,4}?\s+(?:answer|determin\w*|solv\w*|find|give|arriv\w*)\b|\b(?:no|not any)\s+(?:\w+\s+)?(?:value|solution|answer|such)s?\b|\b(?:is|are|be|was|were|=)\s+(?:\w+\s+)?(?:either|between)\b|\bdepending\b|\bboth\s+\$?-?\d[^\s$]*\$?\s+and\s+\$?-?\d[^\s$]*\$?\s+(?:can|could|may|might|are)\b/i;
-// A place or time after a stated value: "... dollars in the last division", "... every day at the market".
-const PLACE = String.raw`(?:\s+(?:in|at|for|on|during|after|before)\s+(?:the\s+)?[a-z]+(?:\s+[a-z]+)?)?`;
-// Words after a closing value that make it part of a comparison, not the answer ("$5$ more than ...").
-const COMPARING = /\b(?:less|more|greater|fewer|than|times|plus|minus|per|and|or)\b/i;
-
-/**
- * A concluding statement's value: of the last conclusion sentence (see CONCLUSION) that states one,
- * the value rule 3 of the header reads; anything wordier is not an answer and stays unparsed.
- * `undefined` when no conclusion states a value; null when a later one hedges or denies (NO_VALUE).
- */
-function concludingValue(text: string): string | null | undefined {
-  const sentences = text
-    .replace(/\*\*|\\\$/g, '') // bold, and escaped dollar signs (which would break math segments)
-    .split(/\n+|(?<=[.!?])\s+|\s+(?=(?:Therefore|Thus|Hence|So),?\s)/)
-    .map((l) =>
-      l
-        .trim()
-        .replace(/[.!]+$/, '')
-        .trim(),
-    )
-    .filter(Boolean);
-  for (let k = sentences.length - 1; k >= 0; k--) {
-    const line = sentences[k];
-    if (k < sentences.length - 1 && !CONCLUSION.test(line)) continue; // the closing sentence needs no conclusion word
-    // "Therefore, the integers are:" followed by a line that is only math, or only a value.
-    const next = sentences[k + 1];
-    if (line.endsWith(':') && next && new RegExp(String.raw`^(?:\$[^$]+\$|\$\$[^$]+\$\$|\\\[.+\\\]|${NUMBER})$`).test(next)) return resultOf(unwrapMath(next));
-    if (NO_VALUE.test(line)) return null;
-    // A closing line that is only a value ("**205**", "$\frac{1}{2}$").
-    const alone = k === sentences.length - 1 && line.match(new RegExp(String.raw`^(?:\$([^$]+)\$|(${NUMBER}))$`));
-    if (alone) return resultOf(alone[1] ?? alone[2]);
-    const value = statedValue(line);
-    if (value !== null) return value;
-  }
-  return undefined;
-}
-
-/** The value one sentence states (see `concludingValue`), or null. */
-function statedValue(line: string): string | null {
-  if (NO_VALUE.test(line)) return null;
-  // "Therefore, $x = \frac{21}{31}$." / "Thus, $n=57$ is the solution.": the value after the last "=".
-  const assigned = line.match(/^(?:therefore|thus|hence|so),?\s+\$([^$]*=[^$]*)\$/i);
-  if (assigned) return assigned[1].slice(assigned[1].lastIndexOf('=') + 1).trim();
-  // A math segment after a stating word and at most three words ("... is $9$", "... as the mixed
-  // number $144\frac15$"), closing the sentence or its main clause, maybe followed by two words
-  // that are not a comparison, a place ("in the last division") or a condition ("at $t=2$").
-  const closing = line.match(
-    new RegExp(
-      `(?:${STATING}|\\bexpression|\\bpoint|\\bnotation|\\bat|\\breceived?|:)\\s+${ADVERBS}(?:[a-z]+\\s+){0,3}(?:\\$\\$([^$]+)\\$\\$|\\$([^$]+)\\$|\\\\\\[(.+?)\\\\\\])((?:\\s+[a-z]+){0,2})${PLACE}(?:\\s+(?:at|when|for|if|with|where|in base)\\s+\\$[^$]*\\$)?\\s*(?:[,;].*|\\s(?:which|where|since|because)\\b.*)?$`,
-      'i',
-    ),
-  );
-  if (closing && !COMPARING.test(closing[4])) {
-    const math = (closing[1] ?? closing[2] ?? closing[3]).trim().replace(/[,.]$/, '');
-    const value = math.includes('=') ? math.slice(math.lastIndexOf('=') + 1).trim() : math;
-    if (!/^[a-zA-Z]$/.test(value)) return value; // a lone variable ("... of $k$ that ...") is no value
-  }
-  // "... are $x = 2$ and $x = -3$": a list of values (an answer set).
-  const list = line.match(new RegExp(`${STATING}\\s+${ADVERBS}(\\$[^$]+\\$(?:\\s*(?:,|,?\\s*and|,?\\s*or)\\s*\\$[^$]+\\$)+)\\s*$`, 'i'));
-  if (list) return mathList(list[1]);
-  // "Therefore, 3172 is the answer.", "Thus, $x^2+1$ is the quadratic we want.": the value as subject.
-  const subject = line.match(
-    new RegExp(
-      String.raw`^(?:(?:therefore|thus|hence|so|however),?\s+)?(\$[^$]+\$|${NUMBER})\s+is\s+(?:the|our|my)\s+(?:(?:final|correct|only|required|desired|smallest|largest|greatest|least)\s+)*(?:answer|solution|result|quadratic|polynomial|equation|expression|function|matrix|vector|point|value|number|integer)\b`,
-      'i',
-    ),
-  );
-  if (subject) return resultOf(subject[1].replace(/\$/g, ''));
-  const count = line.match(
-    new RegExp(`^(?:(?:therefore|thus|hence|so),?\\s+)?(?:.*\\bthat )?there (?:are|is) ${ADVERBS}\\$?(${NUMBER}|${WORD_NUMBER})\\$?\\s`, 'i'),
-  );
-  if (count) return WORD_NUMBERS.includes(count[1].toLowerCase()) ? String(WORD_NUMBERS.indexOf(count[1].toLowerCase())) : count[1];
-  const outOf = line.match(new RegExp(`${STATING}\\s+${ADVERBS}(\\d+) out of (\\d+)(?:,? or ${ADVERBS}\\$?${NUMBER}\\$?)?$`, 'i'));
-  if (outOf) return `${outOf[1]}/${outOf[2]}`;
-  // "is 3^1, or just 3": the simple form.
-  const simply = line.match(new RegExp(`${STATING}\\s+${ADVERBS}\\S+,?\\s+or\\s+(?:just|simply)\\s+\\$?(${NUMBER})\\$?$`, 'i'));
-  if (simply) return simply[1];
-  // "is 0.0225, or 2.25%": the first of the equivalent forms; "is Year 58": the number after its label.
-  const stated = line.match(
-    new RegExp(
-      `${STATING}\\s+${ADVERBS}(?:[A-Z][a-z]+\\s+)?(\\$?${NUMBER}\\$?)(?:,? or ${ADVERBS}\\$?${NUMBER}\\$?)?(?:\\s+[a-z]+){0,4}${PLACE}(?:,\\s*(?:and|which|where|since|because)\\b.*)?$`,
-      'i',
-    ),
-  );
-  if (stated) return stated[1].replace(/\$/g, '');
-  const expression = line.match(new RegExp(`${STATING}\\s+${ADVERBS}(${PLAIN_EXPR})(?:\\s+[a-z]+){0,3}$`, 'i'));
-  if (expression) return expression[1].trim();
-  // "... the sum of two odd functions is always even", "f is an odd function".
-  const parity = line.match(/\b(?:is|are)\s+(?:always\s+)?(?:an?\s+)?(even|odd|neither)(?:\s+nor\s+odd)?(?:\s+(?:function|functions|number))?$/i);
-  if (parity) return parity[1].toLowerCase();
-  // "Therefore, $\frac{11}{60}$ of the students walk", "Thus, 70 students did not": a leading value.
-  // Not the subject of a verb ("Thus, $f(1)$ is 9"), nor one of several values ("So 110 fallops are 44 wallops").
-  const leading = line.match(
-    new RegExp(
-      String.raw`^(?:therefore|thus|hence|so),?\s+(?:\$([^$=]*\d[^$=]*)\$|(${NUMBER}))\s+(?!(?:is|are|was|were|equals|can|could|must|has|have|will|would|should|may|might|divided|times|plus|minus|as|in)\b)(?:of\s+)?[a-z]`,
-      'i',
-    ),
-  );
-  if (leading && !line.includes('=') && !/\d/.test(line.slice(leading[0].length))) return (leading[1] ?? leading[2]).trim();
-  return null;
-}
-
 // An answer statement (rule 2): "answer is", "answer:", "answer remains the same:", ...; not another
 // agent's. Verdicts ("the answer is correct") state no answer.
 const OWNER = String.raw`(?<!\b(?:their|his|her|your|its|agent'?s?'?|agents'|other|one|second|first|third) (?:\w+ )?)`;
-const ANSWER_IS = new RegExp(
-  String.raw`${OWNER}answer(?:(?:\s+(?:is|was|remains|stays|would be|will be|should be|must be|becomes|equals))(?:\s+(?:still|now|also|unchanged|the same|therefore|indeed|then))*\s*[:=]?|\s*:)\s*([^\n]+?)(?:\.\s|\.?$|\n)`,
-  'gim',
-);
+const ANSWER_VERB = String.raw`is|was|remains|stays|would be|will be|should be|must be|becomes|equals`;
+const ANSWER_FILL = String.raw`still|now|also|unchanged|the same|therefore|indeed|then`;
+// The phrase runs to the end of its sentence: a period before a space or the end (also inside "...55.$ Next").
+const PHRASE = String.raw`\s*([^\n]+?)(?:\.\$?\s|\.?\$?$|\n)`;
+const ANSWER_IS = new RegExp(String.raw`${OWNER}answer(?:(?:\s+(?:${ANSWER_VERB}))(?:\s+(?:${ANSWER_FILL}))*\s*[:=]?|\s*:|\*\*\s*:)${PHRASE}`, 'gim');
 // "the same answer of $X$", "I agree with their answer of $X$", "their answer of $X$ ... is correct".
 const ANSWER_OF = new RegExp(String.raw`(?<!\bincorrect |\bwrong )\banswer of (\$[^$]+\$|${NUMBER})`, 'gi');
-const ANSWER_OF_OWN = /\b(?:same|my(?: \w+)?|our(?: \w+)?|agree with (?:their|the|this|that|his|her|the \w+ agent's)(?: \w+)?)\s+answer of\s*$/i;
+const AGREEING = String.raw`agree with (?:their|the|this|that|his|her|the \w+ agent's)(?: \w+)?`;
+const ANSWER_OF_OWN = new RegExp(String.raw`\b(?:same|my(?: \w+)?|our(?: \w+)?|${AGREEING}|(?:obtain|get|reach|find) the correct)\s+answer of\s*$`, 'i');
 const ANSWER_OF_OTHERS = /\b(?:their|his|her|its|agent'?s?|agents'|other)\s+(?:\w+\s+)?answer of\s*$/i;
+const REPORTING_VERBS = [
+  String.raw`says?|said|states?|stated|claims?|claimed|thinks?|thought|believes?|believed|argues?|argued`,
+  String.raw`concludes?|concluded|suggests?|suggested|chose|chooses|picked|selected|answered|proposes?|proposed`,
+].join('|');
 /** Ends the text before an answer statement reported from someone else ("Agent 2 says the answer is", "the solutions that suggest the answer is"). */
-export const REPORTED =
-  /\b(?:agents?\s*\d*|solutions?\s*\d*|they|he|she|others?)\s+(?:\w+\s+)?(?:says?|said|states?|stated|claims?|claimed|thinks?|thought|believes?|believed|argues?|argued|concludes?|concluded|suggests?|suggested|chose|chooses|picked|selected|answered|proposes?|proposed)\s+(?:that\s+)?(?:the\s+)?(?:\w+\s+)?$/i;
-const VERDICT =
-  /^(?:not |also |indeed |still )*(?:correct|incorrect|wrong|right|valid|invalid|accurate|inaccurate|reasonable|reliable|consistent|verified|confirmed)\b/i;
+export const REPORTED = new RegExp(
+  String.raw`\b(?:agents?\s*\d*|solutions?\s*\d*|they|he|she|others?)\s+(?:\w+\s+)?(?:${REPORTING_VERBS})\s+(?:that\s+)?(?:the\s+)?(?:\w+\s+)?$`,
+  'i',
+);
+const JUDGEMENTS = String.raw`correct|incorrect|wrong|right|valid|invalid|accurate|inaccurate|reasonable|reliable|consistent|verified|confirmed`;
+const VERDICT = new RegExp(String.raw`^(?:not |also |indeed |still |the most |most |more |quite |very |fully |completely )*(?:${JUDGEMENTS})\b`, 'i');
 
-/** The raw stated answer of a numeric or MATH response (see the header); null when none is found. */
-export function statedAnswer(text: string): string | null {
-  const boxed = lastBoxed(text);
-  if (boxed !== null) return boxed.trim();
+interface Statement {
+  at: number;
+  end: number;
+  phrase: string;
+}
+
+/** The answer statements of a text (rule 2), in text order. */
+function answerStatements(text: string): Statement[] {
   const statements = [...text.matchAll(ANSWER_IS)]
     .filter((m) => !VERDICT.test(m[1].replace(/\*\*/g, '').trim()) && !REPORTED.test(text.slice(Math.max(0, m.index - 80), m.index)))
     .map((m) => ({ at: m.index, end: m.index + m[0].length, phrase: m[1] }));
@@ -191,61 +94,148 @@ export function statedAnswer(text: string): string | null {
     const own = ANSWER_OF_OWN.test(before) && (/\bagree with\b/i.test(before) || !ANSWER_OF_OTHERS.test(before));
     if (own || /\bis (?:also )?(?:correct|accurate|right)\b/.test(after)) statements.push({ at: m.index, end: m.index + m[0].length, phrase: m[1] });
   }
-  statements.sort((a, b) => a.at - b.at);
-  const last = statements[statements.length - 1];
-  if (!last) return concludingValue(text) ?? null;
-  // A concluding sentence after the last answer statement wins (a hedging one means none); else
-  // that statement is the answer, and one that names no value means none: earlier values are not
-  // guessed from.
-  const later = concludingValue(text.slice(last.end));
-  return later !== undefined ? later : answerPhrase(last.phrase);
+  return statements.sort((a, b) => a.at - b.at);
 }
 
-/** "$x = 2$ or $x = -3$", "$1$, $2$ and $3$": the values, as a comma list (normalization reads it as a set). */
-function mathList(segments: string): string {
-  return [...segments.matchAll(/\$([^$]+)\$/g)].map((m) => resultOf(m[1])).join(', ');
-}
+/** The rules of `answerPhrase`, each said where it is used; compiled once. */
+const PHRASES = {
+  exact: new RegExp(String.raw`^(${PLAIN_EXPR}|${NUMBER})\s*,?\s+or\s+(?:approximately|about|roughly|around)\b`, 'i'),
+  expression: new RegExp(String.raw`^([\d\s+\-*/^().,×÷x]+)=\s*(${NUMBER})(?=$|[\s,;])`),
+  number: new RegExp(
+    String.raw`^(?:that )?(?:there (?:are|is) )?(?:(?:approximately|about|exactly|still|now|just|only|roughly)\s+)*(${NUMBER})(?=$|[\s,;])`,
+    'i',
+  ),
+  word: new RegExp(String.raw`^(${WORD_NUMBER})\b`, 'i'),
+  after: new RegExp(String.raw`(?::|=)\s*\$?(${NUMBER})\$?(?:\s+[a-z][^=:]*)?$`, 'i'),
+};
+// "$\boxed{12}$ is equal to 144": the value said right after a box.
+const SAID_AFTER_BOX = new RegExp(String.raw`^\$*\s*(?:is equal to|equals|=)\s*\$?(${NUMBER})(?![\w^{])`);
 
+/** What an answer phrase says when it only refers back to an earlier answer ("the same", "unchanged", "."). */
+const REFERS_BACK = Symbol('refers back');
 const REFERRING = /^(?:as|same|unchanged|the same|not|no|in|on|at|to|from|of|for|with|by|also|still|this|that|these|those|it|what|which|because|since|if)\b/i;
-
-/** "12*40+79 = 559", "$12 \times 40 + 79 = 559$", "x = 5", "\cos C = \frac{4}{5}": an arithmetic expression or a name, then its value. */
-function resultOf(expr: string): string {
-  const at = expr.lastIndexOf('=');
-  if (at < 0) return expr.trim();
-  const left = expr.slice(0, at);
-  // Also a name: "x", "f(2)", "\cos C", "\frac{AB}{DC}" (no digits, no sums); not an equation's left side ("x^2+y^2").
-  const arithmetic =
-    /^[\d\s+\-*/^().,{}×÷]*$|^[\d\s+\-*/^().,{}]*(?:\\(?:times|cdot|div|frac|left|right)[\d\s+\-*/^().,{}]*)+$|^\s*[a-zA-Z](?:_\{?\d+\}?)?\s*$|^\s*[a-zA-Z]\([^()]*\)\s*$|^[^\d+\-=]+$/;
-  return arithmetic.test(left.slice(left.lastIndexOf('=') + 1)) || arithmetic.test(left) ? expr.slice(at + 1).trim() : expr.trim();
-}
+// Words that lead to the value in a phrase: ", which is 431", "at 431", "as before, 431", "namely 12".
+const LEAD_IN = /^(?:[,;:]\s*)?(?:(?:which|that) (?:is|equals|gives(?: us)?)|as before,?|at|of|namely|i\.e\.,?)\s+/i;
 
 /**
  * The value in what follows "The answer is": a leading math segment or number ("$12$, as agent 1
- * found", "0.377 or 37.7%", "that there are 49 ways"), an expression's result, a multiple-choice
- * letter with its text, or a short phrase, else the value a sentence states ("that last year's
- * enrollment was 575 students"); null for other prose ("To find the probability, ...").
+ * found", "0.377 or 37.7%", "that there are 49 ways"), an expression's result, a value after ", which
+ * is", a multiple-choice letter with its text, a number in words or a short phrase, else the value a
+ * sentence states ("that last year's enrollment was 575 students"); null for other prose ("To find
+ * the probability, ..."); REFERS_BACK for a phrase that only points at an earlier answer.
  */
-function answerPhrase(phrase: string): string | null {
-  const p = phrase.replace(/\*\*|\\\$/g, '').trim();
+function answerPhrase(phrase: string): string | null | typeof REFERS_BACK {
+  const p = phrase
+    .replace(/\*\*|\\\$/g, '')
+    .replace(/\s*(?:→|=>|⇒)\s*/g, ' = ')
+    .replace(LEAD_IN, '')
+    .trim();
+  if (!p || /^[.,;:!]+$/.test(p)) return REFERS_BACK;
+  // "648/π or approximately 206.25 square cm": the exact value before its approximation.
+  const exact = p.match(PHRASES.exact);
+  if (exact) return exact[1].trim();
+  // "$201_3+122_3$, which is 36 in base 10", "12+40*79+50-35*28, which equals ... = 2242": the value it is.
+  const which = p.match(/^(.+?),?\s+which (?:is|equals|gives)\s+(.+)$/i);
+  if (which) {
+    const value = answerPhrase(which[2]);
+    if (typeof value === 'string') return value;
+  }
   const list = p.match(/^\$[^$]+\$(?:\s*(?:,|,?\s*and|,?\s*or)\s*\$[^$]+\$)+/);
   if (list && !NO_VALUE.test(p)) return mathList(list[0]);
-  const math = p.match(/^(?:\$\$([^$]+)\$\$|\$([^$]+)\$)/);
+  const math = p.match(/^(?:\$\$([^$]+)\$\$|\$([^$]+)(?:\$|$))/); // its closing "$" may have gone with the period
   if (math) return resultOf(math[1] ?? math[2]);
-  // "12*40+79 = 559", "12 + 3160 - 980 = 2192 dollars": the result, not the expression's first number.
-  const expression = p.match(new RegExp(`^([\\d\\s+\\-*/^().,×÷x]+)=\\s*(${NUMBER})(?=$|[\\s,;])`));
+  // "12*40+79 = 559", "12 + 3160 - 980 equals 2192 dollars": the result, not the expression's first number.
+  const expression = p.replace(/\s+(?:equals|is equal to|gives|makes)\s+/gi, ' = ').match(PHRASES.expression);
   if (expression && /[+\-*/^×÷x]/.test(expression[1])) return resultOf(`${expression[1]}=${expression[2]}`);
-  const number = p.match(new RegExp(`^(?:that )?(?:there (?:are|is) )?${ADVERBS}(${NUMBER})(?=$|[\\s,;])`, 'i'));
+  const number = p.match(PHRASES.number);
   if (number) return number[1];
+  const word = p.match(PHRASES.word);
+  if (word && !/\s\w/.test(p.slice(word[0].length).replace(/^\s*(?:ways?|times?)\b/i, ''))) return wordToNumber(word[1]);
   // "the same as theirs: 371146600", "6!/8 = 720/8 = 90 ways to seat them": the value it ends on.
-  const after = p.match(new RegExp(`(?::|=)\\s*\\$?(${NUMBER})\\$?(?:\\s+[a-z][^=:]*)?$`, 'i'));
+  const after = p.match(PHRASES.after);
   if (after) return after[1];
   if (/^\(?[A-J]\)/.test(p)) return p;
+  if (NO_VALUE.test(p)) return null; // "either 0 or 1 real roots"
   // A short phrase is a text answer ("Monday", "\text{odd}"), unless it only refers to something ("the same", "as before").
-  if (!/[a-z]{2,}\s+[a-z]{2,}\s+[a-z]{2,}/i.test(p)) return REFERRING.test(p) ? null : unwrapMath(p);
+  if (!/[a-z]{2,}\s+[a-z]{2,}\s+[a-z]{2,}/i.test(p)) return /^(?:the same|unchanged|same)\b/i.test(p) ? REFERS_BACK : REFERRING.test(p) ? null : unwrapMath(p);
   const sentence = p.replace(/^that\s+/i, '').replace(/[.!]+$/, '');
   // A final answer stated in a sentence that names exactly one number ("the car travels 137.5 feet
   // from the time ...", "Tim ends on step $8$") states that number; with two ("either 12 or 28")
   // or none it states no single answer.
-  const numbers = [...sentence.matchAll(new RegExp(`(?<![\\w.])${NUMBER}(?![\\w.])`, 'g'))];
+  const numbers = [...sentence.matchAll(NUMBERS)];
   return statedValue(sentence) ?? (numbers.length === 1 ? numbers[0][0] : null);
+}
+
+/**
+ * Rules 2 and 3 on a text without boxes: the answer it states (null: it names none, or denies one),
+ * `undefined` when nothing in it is a statement or conclusion. `strong`: only conclusions that open
+ * with a conclusion word count (what may contradict a boxed answer).
+ */
+function unboxed(text: string, strong: boolean): string | null | undefined {
+  const statements = answerStatements(text);
+  const last = statements[statements.length - 1];
+  if (!last) return concludingValue(text, strong);
+  // A concluding sentence after the last answer statement wins (a hedging one means none); else
+  // that statement is the answer, and one that names no value means none: earlier values are not
+  // guessed from.
+  const later = concludingValue(text.slice(last.end), strong);
+  if (later !== undefined) return later;
+  const value = answerPhrase(last.phrase);
+  // After a boxed answer, a statement that names no value ("this answer is different from ...") says nothing against it; a denial does.
+  if (strong && value === null && !NO_VALUE.test(last.phrase)) return undefined;
+  if (value !== REFERS_BACK) return value;
+  return unboxed(text.slice(0, last.at).replace(/[^.!?\n]*$/, ''), strong) ?? null; // the text before its sentence
+}
+
+/** Whether two raw readings are the same answer (normalized, then as mathematics). */
+function sameReading(a: string, b: string): boolean {
+  const [x, y] = [normalizeMath(a), normalizeMath(b)];
+  return x === y || (x !== null && y !== null && sameMath(x, y));
+}
+
+/** The value a box states (rule 1): what it ends on, or the value said right after it. */
+function boxValue(text: string, box: { end: number; content: string }): string {
+  const said = text.slice(box.end).match(SAID_AFTER_BOX);
+  return said ? said[1] : resultOf(box.content).trim();
+}
+
+// A box in a sentence about another agent's result ("One agent arrived at $\boxed{7}$ as the answer") is not the response's own.
+const RESULT_VERBS = String.raw`arrived at|got|obtained|found|gave|computed|concluded|notes?|noted`;
+const REPORTED_BOX = new RegExp(String.raw`\b(?:agents?|solutions?|they|he|she)\b[^.!?\n]*\b(?:${RESULT_VERBS}|${REPORTING_VERBS})\b[^.!?\n]*$`, 'i');
+const ownBox = (text: string, box: { at: number }) => {
+  const sentence =
+    text
+      .slice(0, box.at)
+      .split(/[.!?]\s|\n/)
+      .pop() ?? '';
+  return !REPORTED_BOX.test(sentence) || /\b(?:I|my|we|our)\b/.test(sentence);
+};
+
+/** The text without its notes: "(Note: ...)" asides, nested brackets included, are no statement of the answer. */
+function withoutNotes(text: string): string {
+  let out = text;
+  for (let at = out.search(/\(\s*(?:Note|N\.B\.)\b/i); at >= 0; at = out.search(/\(\s*(?:Note|N\.B\.)\b/i)) {
+    let depth = 0;
+    let end = at;
+    for (; end < out.length; end++)
+      if (out[end] === '(') depth++;
+      else if (out[end] === ')' && --depth === 0) break;
+    out = out.slice(0, at) + out.slice(end + 1);
+  }
+  return out;
+}
+
+/** The answer a numeric or MATH response states (see the header), ambiguous readings kept. */
+export function readStatement(response: string): Reading {
+  const text = withoutNotes(response);
+  const boxes = boxedContents(text).filter((box) => ownBox(text, box));
+  if (!boxes.length) return { answer: unboxed(text, false) ?? null };
+  const box = boxes[boxes.length - 1];
+  const answer = boxValue(text, box);
+  // What follows the sentence holding the box: a later statement or conclusion that disagrees.
+  const rest = text.slice(box.end);
+  const sentenceEnd = rest.search(/[.!?]\$*(?=\s|$)|\n/);
+  const later = unboxed(sentenceEnd < 0 ? '' : rest.slice(sentenceEnd + 1), true);
+  if (later === undefined || (later !== null && sameReading(answer, later))) return { answer };
+  return { answer: null, ambiguous: [answer, later] };
 }

@@ -16,6 +16,12 @@ export const MAX_PRICE = 1000;
 const price = z.number().nonnegative().max(MAX_PRICE, `must be at most ${MAX_PRICE} per token (prices are per token, not per million)`);
 /** Free-form producer data (simulator latents, import provenance); the environment never reads it. */
 const meta = z.looseObject({}).optional(); // (a loose object checks faster than a record)
+/**
+ * Set when the text states two answers that disagree (a boxed answer and a later "the answer is",
+ * two options named at its end): each reading, in text order (null: one that denies any answer).
+ * `answer` is then null: an ambiguous read is counted, never guessed.
+ */
+const ambiguous = z.array(z.string().nullable()).min(2, 'lists the readings that disagree: at least two').optional();
 
 export const HeaderRecord = z.strictObject({
   type: z.literal('cache'),
@@ -70,6 +76,7 @@ export const ResponseRecord = z.strictObject({
   text: z.string(),
   /** The answer as parsed from `text`, before benchmark normalization; null when none was found. */
   answer: z.string().nullable(),
+  ambiguous,
   inTokens: tokens,
   outTokens: tokens,
   meta,
@@ -87,6 +94,7 @@ export const ExternalRecord = z.strictObject({
   text: z.string(),
   /** The answer as parsed from `text`, before benchmark normalization; null when none was found. */
   answer: z.string().nullable(),
+  ambiguous,
   tokens,
   meta,
 });
@@ -106,6 +114,7 @@ export const SummaryRecord = z.strictObject({
   of: z.array(id).optional(),
   /** The answer the summary states as its conclusion, parsed, before normalization; null when it states none (or several). */
   answer: z.string().nullable(),
+  ambiguous,
   tokens,
   meta,
 });

@@ -12,7 +12,7 @@
 import { basename, extname } from 'node:path';
 import seedrandom from 'seedrandom';
 import { z } from 'zod';
-import { extractAnswer, normalizeAnswer, questionOptions, type AnswerType } from '../answer.ts';
+import { normalizeAnswer, questionOptions, readAnswer, type AnswerType, type McqOption } from '../answer.ts';
 import {
   CACHE_FORMAT,
   CACHE_VERSION,
@@ -147,6 +147,17 @@ interface Recorded {
   user: string;
 }
 
+/** A reading dropped because it does not parse under the answer type: the record stores null. */
+export interface DroppedReading {
+  /** The response or external entry, and its question. */
+  id: string;
+  question: string;
+  /** Its agent, or null for a shown solution (an external entry). */
+  agent: string | null;
+  round: number | null;
+  reading: string;
+}
+
 export interface DuImport {
   records: CacheLine[];
   problems: ImportProblem[];
@@ -154,6 +165,15 @@ export interface DuImport {
   read: number;
   imported: number;
   peers: PeerStats;
+  /** Readings not stored, of the imported questions. */
+  dropped: DroppedReading[];
+}
+
+/** The answer fields of a record from what its text states (src/answer.ts readAnswer): the answer, and the readings of an ambiguous read. */
+function answerFields(text: string, type: AnswerType, options: McqOption[], drop: (reading: string) => void) {
+  const read = readAnswer(text, type, options);
+  if (read.dropped !== undefined) drop(read.dropped);
+  return { answer: read.answer, ...(read.ambiguous && { ambiguous: read.ambiguous }) };
 }
 
 /** Read Du-layout files into cache records; problems are collected, never thrown (except a missing price). */
@@ -168,6 +188,7 @@ export function importDu(files: string[], o: DuImportOptions): DuImport {
   const questions: QuestionRecord[] = [];
   const externals: ExternalRecord[] = [];
   const responses: ResponseRecord[] = [];
+  const dropped: DroppedReading[] = [];
   let read = 0;
   let positions = 0;
 
@@ -249,7 +270,7 @@ export function importDu(files: string[], o: DuImportOptions): DuImport {
             context: [],
             prev: t > 1 ? `${qid}/a${i + 1}/r${t - 1}` : null,
             text: content,
-            answer: extractAnswer(content, o.answerType, options),
+            ...answerFields(content, o.answerType, options, (reading) => dropped.push({ id, question: qid, agent: `a${i + 1}`, round: t, reading })),
             inTokens: count(transcript.slice(0, m)),
             outTokens: count(content),
           };
@@ -283,14 +304,14 @@ export function importDu(files: string[], o: DuImportOptions): DuImport {
           }
           let eid = external.get(shown);
           if (!eid) {
-            eid = `${qid}/shown/${external.size + 1}`;
-            external.set(shown, eid);
+            const id = `${qid}/shown/${external.size + 1}`;
+            external.set(shown, (eid = id));
             externals.push({
               type: 'external',
-              id: eid,
+              id,
               question: qid,
               text: shown,
-              answer: extractAnswer(shown, o.answerType, options),
+              ...answerFields(shown, o.answerType, options, (reading) => dropped.push({ id, question: qid, agent: null, round: null, reading })),
               tokens: count(shown),
             });
           }
@@ -352,7 +373,7 @@ export function importDu(files: string[], o: DuImportOptions): DuImport {
     ...externals.filter((e) => kept.has(e.question)),
     ...responses.filter((r) => kept.has(r.question)),
   ];
-  return { records, problems, read, imported: kept.size, peers };
+  return { records, problems, read, imported: kept.size, peers, dropped: dropped.filter((d) => kept.has(d.question)) };
 }
 
 export const SplitFile = z.record(z.string(), z.enum(SPLITS));

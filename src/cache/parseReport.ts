@@ -1,7 +1,8 @@
 // How well the answer parser fits a cache: parse rate of final answers and of all responses, per
-// agent and round, how many MATH comparisons needed the symbolic path, and a few unparsed responses
-// (their endings, where answers are stated), so a user sees at once when the parser does not fit
-// their data. Printed by `cache import` and `cache stats`.
+// agent and round, how many MATH comparisons needed the symbolic path, a few unparsed responses
+// (their endings, where answers are stated), and the ambiguous reads (two answers that disagree,
+// stored as none) per agent and round with samples, so a user sees at once when the parser does not
+// fit their data. Printed by `cache import` and `cache stats`.
 import { markdownTable, pct } from '../table.ts';
 import type { Cache, Response } from './types.ts';
 
@@ -18,7 +19,7 @@ export function finalResponses(cache: Cache): Response[] {
 }
 
 /** The end of a response on one line, at most `chars` long: where an answer is usually stated. */
-const ending = (text: string, chars: number) => {
+export const ending = (text: string, chars: number) => {
   const flat = text.replace(/\s+/g, ' ').trim();
   return flat.length > chars ? `...${flat.slice(-chars)}` : flat;
 };
@@ -43,12 +44,42 @@ export function parseReport(cache: Cache, sample = 5, chars = 160): string {
       `MATH answers compared symbolically (strings differed, see docs/import.md, "How answers ` +
         `are read"): ${cache.symbolic.comparisons} comparisons, ${cache.symbolic.equal} found equal`,
     );
-  const unparsed = cache.responses.filter((r) => r.ans < 0);
+  const unparsed = cache.responses.filter((r) => r.ans < 0 && !r.ambiguous);
+  const ambiguous = cache.responses.filter((r) => r.ambiguous);
   if (unparsed.length) {
-    const step = unparsed.length / Math.min(sample, unparsed.length);
-    const shown = Array.from({ length: Math.min(sample, unparsed.length) }, (_, i) => unparsed[Math.floor(i * step)]);
-    out.push('', `Unparsed responses: ${unparsed.length}; ${shown.length === unparsed.length ? 'all' : `${shown.length} spread over them`}, their endings:`);
+    const shown = spread(unparsed, sample);
+    out.push(
+      '',
+      `Unparsed responses: ${unparsed.length} (stating no answer${ambiguous.length ? `; the ${ambiguous.length} ambiguous ones are below` : ''}); ` +
+        `${shown.length === unparsed.length ? 'all' : `${shown.length} spread over them`}, their endings:`,
+    );
     out.push(...shown.map((r) => `  ${r.id}: "${ending(r.text, chars)}"`));
   } else out.push('', 'Unparsed responses: none');
+  out.push('', ambiguityReport(cache, at, roundCols, sample, chars));
   return out.join('\n');
+}
+
+/** At most `n` of `items`, spread evenly over them. */
+const spread = <T>(items: T[], n: number): T[] => {
+  const step = items.length / Math.min(n, items.length);
+  return Array.from({ length: Math.min(n, items.length) }, (_, i) => items[Math.floor(i * step)]);
+};
+
+/** Ambiguous reads (the text states two answers that disagree; stored as none): per agent and round, and a sample with their readings. */
+function ambiguityReport(cache: Cache, at: (a: number | null, t: number) => Response[], roundCols: string[], sample: number, chars: number): string {
+  const ambiguous = cache.responses.filter((r) => r.ambiguous);
+  const external = cache.externals.filter((e) => e.ambiguous).length;
+  const title = `Ambiguous reads (two answers that disagree, stored as no answer; docs/import.md, "How answers are read"): ${ambiguous.length} responses`;
+  if (!ambiguous.length) return `${title}${external ? `, ${external} shown solutions` : ''}`;
+  const count = (rs: Response[]) => ratio(rs.filter((r) => r.ambiguous).length, rs.length);
+  const readings = (r: Response) => (r.ambiguous ?? []).map((x) => (x === null ? 'no answer' : `'${x}'`)).join(' | ');
+  return [
+    `${title}${external ? `, ${external} shown solutions` : ''}`,
+    markdownTable(
+      ['agent', ...roundCols],
+      [...cache.agents.map((a) => [a.id, ...roundCols.map((_, t) => count(at(a.index, t + 1)))]), ['all', ...roundCols.map((_, t) => count(at(null, t + 1)))]],
+    ),
+    `${spread(ambiguous, sample).length === ambiguous.length ? 'All' : 'A sample spread over them'}, with their readings:`,
+    ...spread(ambiguous, sample).map((r) => `  ${r.id}: ${readings(r)}: "${ending(r.text, chars)}"`),
+  ].join('\n');
 }

@@ -1,9 +1,11 @@
 // `cache validate`: what would poison training, each with file, line and field.
 //   errors (the cache is not valid; the command exits 1): everything loading rejects (format, ids,
 //     context references to missing responses, ...), and an `answer` that does not parse under its
-//     question's answerType (the stored answer must be the parsed form: "C", not "**C**");
+//     question's answerType (src/answer.ts storedAnswer, the rule `cache import` stores by: "C", not
+//     "**C**"; for MATH also well formed: not ", which is 431");
 //   warnings (worth a look; exit 0): a price above 1e-3 per token (almost surely a price per
-//     million tokens), a stored answer that differs from what its text states, token counts that
+//     million tokens), an ambiguous read (a record marked `ambiguous`, or a stored answer whose text
+//     states two that disagree), a stored answer that differs from what its text states, token counts that
 //     disagree wildly with the text (more than 3x apart by gpt-tokenizer's cl100k_base count; not
 //     checked on simulator caches, whose outTokens are simulated lengths), and a response whose
 //     inTokens is below what its prompt held: its question's promptTokens plus the tokens of its
@@ -13,7 +15,7 @@
 //     value that is not finite, two vectors for one text; warnings for texts without a vector and
 //     vectors of no text (computed or dropped at the next use).
 import { existsSync } from 'node:fs';
-import { extractAnswer, normalizeAnswer, questionOptions, sameMath, type AnswerType, type McqOption } from '../answer.ts';
+import { normalizeAnswer, questionOptions, readAnswer, sameMath, storedAnswer, type AnswerType, type McqOption } from '../answer.ts';
 import type { CacheLine } from './format.ts';
 import { checkEmbeddings } from './embeddings.ts';
 import { journalPath } from './journal.ts';
@@ -104,15 +106,26 @@ export function validateCache(dir: string): { cache?: Cache; issues: Issue[] } {
       questions.set(rec.id, { type: rec.answerType, options: rec.answerType === 'mcq' ? questionOptions(rec.text) : [], promptTokens: rec.promptTokens });
   }
 
-  const checkAnswer = (line: number, answer: unknown, text: unknown, q: QuestionFacts | undefined) => {
+  const checkAnswer = (line: number, rec: { answer: unknown; text: unknown; ambiguous?: unknown }, q: QuestionFacts | undefined) => {
+    const { answer, text } = rec;
     if (!q || (answer !== null && typeof answer !== 'string') || typeof text !== 'string') return; // shape errors come from parseCache
-    const stored = normalizeAnswer(answer, q.type);
-    if (answer !== null && stored === null) {
-      const parsed = extractAnswer(answer, q.type, q.options);
+    if (answer !== null && storedAnswer(answer, q.type) === null) {
+      const parsed = readAnswer(answer, q.type, q.options).answer;
       say('error', line, 'answer', `'${answer}' does not parse as a ${q.type} answer; store the parsed form${parsed !== null ? ` ('${parsed}')` : ''} or null`);
       return;
     }
-    const stated = normalizeAnswer(extractAnswer(text, q.type, q.options), q.type);
+    const shown = (r: unknown) => (r === null ? 'no answer' : `'${r}'`);
+    if (Array.isArray(rec.ambiguous)) {
+      say('warning', line, 'ambiguous', `ambiguous read: the text states ${rec.ambiguous.map(shown).join(' and ')}; stored as ${shown(answer)}`);
+      return;
+    }
+    const read = readAnswer(text, q.type, q.options);
+    if (read.ambiguous && answer !== null) {
+      say('warning', line, 'answer', `'${answer}', but the text states two answers that disagree (${read.ambiguous.map(shown).join(', ')})`);
+      return;
+    }
+    const stored = normalizeAnswer(answer, q.type);
+    const stated = normalizeAnswer(read.answer, q.type);
     if (stated === null || stored === stated || (q.type === 'math' && stored !== null && sameMath(stored, stated))) return;
     say('warning', line, 'answer', `${answer === null ? 'null' : `'${answer}'`}, but the text states '${stated}'`);
   };
@@ -130,7 +143,7 @@ export function validateCache(dir: string): { cache?: Cache; issues: Issue[] } {
           );
     } else if (rec.type === 'response') {
       const q = questions.get(rec.question);
-      checkAnswer(line, rec.answer, rec.text, q);
+      checkAnswer(line, rec, q);
       if (!simulated && typeof rec.text === 'string' && typeof rec.outTokens === 'number') {
         const off = tokenMismatch(rec.outTokens, rec.text);
         if (off) say('warning', line, 'outTokens', off);
@@ -138,7 +151,7 @@ export function validateCache(dir: string): { cache?: Cache; issues: Issue[] } {
       const shown = q && cache && typeof rec.inTokens === 'number' ? promptHeld(cache, rec.id, q.promptTokens) : undefined;
       if (shown && rec.inTokens < shown.tokens) say('warning', line, 'inTokens', `${rec.inTokens} is less than what its prompt held: ${shown.what}`);
     } else if (rec.type === 'external' || rec.type === 'summary') {
-      checkAnswer(line, rec.answer, rec.text, questions.get(rec.question));
+      checkAnswer(line, rec, questions.get(rec.question));
       if (!simulated && typeof rec.text === 'string' && typeof rec.tokens === 'number') {
         const off = tokenMismatch(rec.tokens, rec.text);
         if (off) say('warning', line, 'tokens', off);

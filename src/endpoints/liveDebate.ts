@@ -206,6 +206,7 @@ export async function liveDebate(o: LiveDebateOptions): Promise<LiveDebateSummar
         ...ids,
         text: reply.text,
         answer: reply.answer,
+        ...(reply.ambiguous && { ambiguous: reply.ambiguous }),
         inTokens: reply.inTokens,
         outTokens: reply.outTokens,
         ...(reply.meta && { meta: reply.meta }),

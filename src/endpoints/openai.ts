@@ -101,9 +101,11 @@ export function openaiEndpoint(agentId: string, agent: TeamAgent, shared: TeamSh
         const inTokens = completion.usage?.prompt_tokens ?? count(messages);
         const outTokens = completion.usage?.completion_tokens ?? count(text);
         shared.budget.settle(reservation, inTokens * priceIn + outTokens * priceOut, inTokens, outTokens);
+        const read = answerTo(text, req.question);
         return {
           text,
-          answer: answerTo(text, req.question),
+          answer: read.answer,
+          ...(read.ambiguous && { ambiguous: read.ambiguous }),
           inTokens,
           outTokens,
           meta: {

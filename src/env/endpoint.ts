@@ -30,6 +30,8 @@ export interface EndpointReply {
   text: string;
   /** The answer as parsed from `text` (before normalization); null when none was found. */
   answer: string | null;
+  /** The readings that disagree, when the text states two (the cache format's `ambiguous`). */
+  ambiguous?: (string | null)[];
   /** Prompt and completion tokens as the endpoint counted them (the tokenizer's count when it gives none). */
   inTokens: number;
   outTokens: number;

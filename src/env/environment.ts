@@ -42,29 +42,42 @@ export function parseDebateSettings(settings: Partial<DebateSettings>): DebateSe
   return parsed.data;
 }
 
-/** The deepest round recorded for each question (0: none), from every agent's responses. */
-export function deepestRounds(cache: Cache): number[] {
-  const deepest = new Array<number>(cache.questions.length).fill(0);
-  for (const r of cache.responses) if (r.round > deepest[r.q]) deepest[r.q] = r.round;
-  return deepest;
+/**
+ * The deepest round the members of `team` (agent indices) recorded on each question the team can
+ * debate (every member answered round 1), 0 on the others: how far that team's recorded debates
+ * go. Other agents' deeper debates (a 2-agent debate going on to round 3 where the 3-agent ones
+ * stopped at 2) do not count: they are not this team's.
+ */
+export function deepestRounds(cache: Cache, team: number[]): number[] {
+  const A = cache.agents.length;
+  const deepest = new Int32Array(cache.questions.length * A);
+  for (const r of cache.responses) if (r.round > deepest[r.q * A + r.a]) deepest[r.q * A + r.a] = r.round;
+  return cache.questions.map((_, q) => (team.length && team.every((a) => deepest[q * A + a] > 0) ? Math.max(...team.map((a) => deepest[q * A + a])) : 0));
 }
 
 /**
- * Rounds beyond what the cache recorded are answered only by a live endpoint (miss = record) or,
- * when explicitly allowed, by the tier-3 model; otherwise an error saying what the cache holds.
+ * Rounds beyond what the team's recorded debates reach are answered only by a live endpoint (miss =
+ * record) or, when explicitly allowed, by the tier-3 model; otherwise an error saying what the cache
+ * holds for this team (not for the whole cache: a sub-team's debates may stop earlier).
  */
-function checkRounds(cache: Cache, s: DebateSettings): void {
+function checkRounds(cache: Cache, s: DebateSettings, team: number[]): void {
   if (s.allowUnrecordedRounds && s.miss !== 'model')
     throw new SettingsError(
       `setting allowUnrecordedRounds applies to miss = model only (the tier-3 model draws the unrecorded rounds); miss = ${s.miss} ` +
         `${s.miss === 'record' ? 'records every round the cache lacks through its live endpoint' : 'never draws an answer'}`,
     );
   if (s.miss === 'record') return;
-  const deepest = deepestRounds(cache);
+  const deepest = deepestRounds(cache, team);
   const most = deepest.reduce((m, t) => Math.max(m, t), 0);
   if (s.rounds <= most || (s.miss === 'model' && s.allowUnrecordedRounds)) return;
+  const members = team.map((a) => cache.agents[a].id).join(',');
+  if (most === 0)
+    throw new SettingsError(
+      `setting agents: ${members}, but cache ${cache.file} records no question that every member of this team answered in round 1: ` +
+        `there is no recorded debate of this team to replay`,
+    );
   const counts = new Map<number, number>();
-  for (const t of deepest) counts.set(t, (counts.get(t) ?? 0) + 1);
+  for (const t of deepest) if (t > 0) counts.set(t, (counts.get(t) ?? 0) + 1);
   const held = [...counts]
     .sort((x, y) => y[0] - x[0])
     .map(([t, n]) => `round ${t}: ${n} question${n === 1 ? '' : 's'}`)
@@ -76,8 +89,8 @@ function checkRounds(cache: Cache, s: DebateSettings): void {
       : `no tier of miss = ${s.miss} answers round ${most + 1}: record it with a live endpoint (miss ` +
         `= record), or let the tier-3 model draw it (miss = model with --allow-unrecorded-rounds)`;
   throw new SettingsError(
-    `setting rounds: ${s.rounds}, but cache ${cache.file} records debates of at most ${most} ` +
-      `round${most === 1 ? '' : 's'} (deepest recorded round per question: ${held}); ${deeper}`,
+    `setting rounds: ${s.rounds}, but cache ${cache.file} records debates of team ${members} of at most ${most} ` +
+      `round${most === 1 ? '' : 's'} (deepest recorded round per question the team can debate: ${held}); ${deeper}`,
   );
 }
 
@@ -104,7 +117,7 @@ export function makeEnvironment(cache: Cache, settings: Partial<DebateSettings> 
   if (s.miss === 'record' && !recording) throw new SettingsError(`setting miss = record needs a live endpoint, and cache ${cache.file} has none attached`);
   if (s.miss !== 'record' && recording)
     throw new SettingsError(`a live endpoint (${recording.endpoint.name}) is attached but miss = ${s.miss}: it would never be asked`);
-  checkRounds(cache, s);
+  checkRounds(cache, s, team);
   const env: Environment = {
     cache,
     settings: s,

@@ -193,6 +193,7 @@ async function recordMissing(env: Environment, rec: Recording, requests: RecordR
           prev: r.prev?.id ?? null,
           text: reply.text,
           answer: reply.answer,
+          ...(reply.ambiguous && { ambiguous: reply.ambiguous }),
           inTokens: reply.inTokens,
           outTokens: reply.outTokens,
           ...(reply.meta && { meta: reply.meta }),

@@ -10,7 +10,7 @@ import { formatProblem, zodProblems } from '../io/problems.ts';
 import { writeFileAtomic } from '../io/atomic.ts';
 import { readTextFile } from '../io/textFile.ts';
 import type { EngineState } from './engine.ts';
-import { isTrainable, parameterShapes, PolicyArchitecture, type PolicyShape, type Weights } from './model.ts';
+import { isTrainable, parameterShapes, PolicyArchitecture, TRAINABLE, type PolicyShape, type Weights } from './model.ts';
 
 export const POLICY_FORMAT = 'cpp-policy';
 export const CHECKPOINT_FORMAT = 'cpp-checkpoint';
@@ -26,7 +26,12 @@ function encodeWeights(w: Weights): Encoded {
 
 const count = z.number().int().nonnegative();
 const EncodedTensors = z.record(z.string(), z.strictObject({ shape: z.array(count), data: z.string().regex(/^[A-Za-z0-9+/]*={0,2}$/, 'not base64') }));
-const Shape = PolicyArchitecture.extend({ dim: z.number().int().positive(), agents: z.number().int().positive(), rounds: z.number().int().min(2) });
+const Shape = PolicyArchitecture.extend({
+  dim: z.number().int().positive(),
+  agents: z.number().int().positive(),
+  rounds: z.number().int().min(2),
+  trainable: z.enum(TRAINABLE).optional(),
+});
 const Best = z.strictObject({ epoch: z.number().int().positive(), accuracy: z.number().min(0).max(1), costPct: z.number().nonnegative() }).nullable();
 const identityHash = z.string().regex(/^[0-9a-f]{64}$/, 'not a sha256 (64 hex digits)');
 

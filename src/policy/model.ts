@@ -21,11 +21,17 @@ export const PolicyArchitecture = z.strictObject({
 });
 export type PolicyArchitecture = z.infer<typeof PolicyArchitecture>;
 
+/** Which parameters a run trains: all, or the behavior embedding alone (fine-tuning a transferred policy, docs/transfer.md). */
+export const TRAINABLE = ['all', 'behavior'] as const;
+export type Trainable = (typeof TRAINABLE)[number];
+
 /** Everything needed to rebuild a policy: architecture plus the sizes it was built for. */
 export interface PolicyShape extends PolicyArchitecture {
   dim: number;
   agents: number;
   rounds: number;
+  /** Parameters the optimizer updates (absent: all). */
+  trainable?: Trainable;
 }
 
 export interface Tensor {
@@ -60,8 +66,9 @@ export function parameterShapes(s: PolicyShape): [string, number[]][] {
   ];
 }
 
-/** Parameters the optimizer updates (a `none` behavior embedding stays zero). */
-export const isTrainable = (s: PolicyShape, name: string) => !(name === 'behavior' && s.behavior === 'none');
+/** Parameters the optimizer updates (a `none` behavior embedding stays zero; with trainable `behavior`, nothing else moves). */
+export const isTrainable = (s: PolicyShape, name: string) =>
+  s.behavior === 'none' ? name !== 'behavior' && s.trainable !== 'behavior' : s.trainable !== 'behavior' || name === 'behavior';
 
 function normal(random: () => number): number {
   return Math.sqrt(-2 * Math.log(1 - random())) * Math.cos(2 * Math.PI * random());

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { extractAnswer, lastBoxed, normalizeAnswer, questionOptions } from '../../src/answer.ts';
+import { extractAnswer, lastBoxed, normalizeAnswer, questionOptions, readAnswer, storedAnswer } from '../../src/answer.ts';
+import { statedInClosing } from '../../src/answer/closing.ts';
 
 describe('answers', () => {
   it('takes the last boxed answer, nested braces included', () => {
@@ -103,5 +104,47 @@ describe('answers', () => {
     expect(extractAnswer('The answer is Canberra.', 'mcq')).toBeNull();
     expect(extractAnswer('I first said (A). The answer is (C).', 'mcq')).toBe('C');
     expect(normalizeAnswer('**C**', 'mcq')).toBeNull(); // a stored answer must be the parsed form
+  });
+
+  it('stores only what parses under its type: the one rule of import and cache validate', () => {
+    expect(storedAnswer('(1,4).', 'math')).toBe('(1,4)'); // closing punctuation off
+    expect(storedAnswer(', which is 431', 'numeric')).toBeNull();
+    expect(storedAnswer(', which is 431', 'math')).toBeNull();
+    expect(storedAnswer('.', 'math')).toBeNull();
+    expect(storedAnswer('\\frac{1}{2', 'math')).toBeNull(); // unbalanced
+    expect(storedAnswer('\\text{all nonnegative real numbers except }0', 'math')).toBeNull(); // prose
+    expect(storedAnswer('12+40*79', 'numeric')).toBeNull(); // an expression is no number
+    for (const kept of ['\\text{odd}', 'A, B, E', '+\\infty', '\\begin{pmatrix} 1 \\\\ 2 \\end{pmatrix}', 'x^2+1', '-3'])
+      expect(storedAnswer(kept, 'math')).toBe(kept);
+    // What readAnswer stores is what storedAnswer keeps; a reading that does not parse is dropped and said.
+    expect(readAnswer('The answer remains the same, which is 431.', 'numeric')).toEqual({ answer: '431' });
+    expect(readAnswer('The answer is 12+40*79+50-35*28.', 'numeric')).toEqual({ answer: null, dropped: '12+40*79+50-35*28' });
+  });
+
+  it('marks a read ambiguous where two readings disagree, and stores none', () => {
+    expect(readAnswer('So the answer is $\\boxed{12}$. Rechecking the last step, the answer is 15.', 'math')).toEqual({
+      answer: null,
+      ambiguous: ['12', '15'],
+    });
+    expect(readAnswer('The answer is (A) or (C).', 'mcq')).toEqual({ answer: null, ambiguous: ['A', 'C'] });
+    // The same answer twice, or a revision in prose, is no ambiguity.
+    expect(readAnswer('So the answer is $\\boxed{12}$. The other agents agree: the answer is 12.', 'math')).toEqual({ answer: '12' });
+    expect(readAnswer('Initially I thought the answer is (A). On reflection, the answer is (C).', 'mcq')).toEqual({ answer: 'C' });
+  });
+
+  it('finds a stored answer in the closing sentences in any of its written forms (the misread audit)', () => {
+    expect(statedInClosing('So the total is 48 * 220 = 10,560 ways.', '10560', 'numeric')).toBe(true);
+    expect(statedInClosing('Therefore, the answer is $\\dfrac{1}{2}$.', '0.5', 'math')).toBe(true);
+    expect(statedInClosing('The solutions are $a = \\frac43$ and $a = \\frac{416}{27}$.', '\\frac43, \\frac{416}{27}', 'math')).toBe(true);
+    expect(statedInClosing('There are four triangles.', '4', 'math')).toBe(true);
+    expect(statedInClosing('Canberra is the capital. The answer is (C).', 'C', 'mcq')).toBe(true);
+    const options = questionOptions('Capital? A) Sydney, B) Melbourne, C) Canberra, D) Perth');
+    expect(statedInClosing('It is Canberra, the seat of government.', 'C', 'mcq', options)).toBe(true);
+    // The value taken from the middle of a reply that ends on another is what the audit lists.
+    const middle =
+      'The wire is 72 cm long. Each piece is 36 cm. Each circle has radius 5.73 cm. Then the areas are added. ' +
+      'So the sum of the areas is approximately 206.84 cm^2.';
+    expect(statedInClosing(middle, '72', 'math')).toBe(false);
+    expect(statedInClosing('The answer is (B). Agent 2 is right about the history, but the capital is not in question.', 'C', 'mcq')).toBe(false);
   });
 });

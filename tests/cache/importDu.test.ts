@@ -3,30 +3,22 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { countTokens } from 'gpt-tokenizer/encoding/cl100k_base';
 import { describe, expect, it } from 'vitest';
+import { storedAnswer } from '../../src/answer.ts';
 import { formatImportProblem, importDu, shownSolutions, type DuImportOptions } from '../../src/cache/importDu.ts';
 import type { Cache } from '../../src/cache/types.ts';
 import { cacheFromRecords } from '../../src/cache/load.ts';
 import { writeCacheRecords } from '../../src/cache/write.ts';
+import { formatIssue, validateCache } from '../../src/cache/validate.ts';
 import { evalJob } from '../../jobs/eval.ts';
 import { resolveConfig } from '../../train/config.ts';
 import { runFiles } from '../../train/runFolder.ts';
 import { train } from '../../train/trainer.ts';
 import { dylanMathFile, dylanMathFiles } from '../fixtures/dylanMath.ts';
+import { arithmeticRevision, mathImport, said, twoRoundDebate, user } from '../fixtures/duLayout.ts';
+import { METHOD } from '../fixtures/method.ts';
 
 // Real recorded debates: DyLAN's MATH files, committed as fixtures (tests/fixtures/dylan-math/).
 const ALGEBRA = dylanMathFile('algebra_1_248_4_3');
-
-const options: DuImportOptions = {
-  name: 'test',
-  models: ['gpt-3.5-turbo'],
-  prices: { 'gpt-3.5-turbo': { in: 0.5, out: 1.5 } },
-  encoding: 'cl100k_base',
-  benchmark: 'MATH',
-  answerType: 'math',
-  splitSeed: 0,
-  trainFraction: 0.6,
-  validationFraction: 0.2,
-};
 
 const responseOf = (cache: Cache, id: string) => {
   const i = cache.responseIndex.get(id);
@@ -35,7 +27,7 @@ const responseOf = (cache: Cache, id: string) => {
 };
 
 describe('importing real DyLAN MATH debates', () => {
-  const result = importDu([ALGEBRA], options);
+  const result = importDu([ALGEBRA], mathImport);
   const cache = cacheFromRecords(result.records, 'algebra');
 
   it('imports every problem of the file into a valid cache, one agent per transcript position', () => {
@@ -111,10 +103,10 @@ describe('importing real DyLAN MATH debates', () => {
 
   it('assigns splits by a seeded rule, or from a file', { timeout: 120_000 }, () => {
     const splits = (c: Cache) => c.questions.map((q) => q.split).join();
-    expect(splits(cacheFromRecords(importDu([ALGEBRA], options).records))).toBe(splits(cache));
-    expect(splits(cacheFromRecords(importDu([ALGEBRA], { ...options, splitSeed: 1 }).records))).not.toBe(splits(cache));
+    expect(splits(cacheFromRecords(importDu([ALGEBRA], mathImport).records))).toBe(splits(cache));
+    expect(splits(cacheFromRecords(importDu([ALGEBRA], { ...mathImport, splitSeed: 1 }).records))).not.toBe(splits(cache));
     expect(cache.questions.filter((q) => q.split === 'test').length).toBe(20);
-    const fromFile = importDu([ALGEBRA], { ...options, splits: Object.fromEntries(cache.questions.map((q) => [q.id, q.index < 10 ? 'test' : 'train'])) });
+    const fromFile = importDu([ALGEBRA], { ...mathImport, splits: Object.fromEntries(cache.questions.map((q) => [q.id, q.index < 10 ? 'test' : 'train'])) });
     expect(cacheFromRecords(fromFile.records).questions.filter((q) => q.split === 'test').length).toBe(10);
   });
 
@@ -122,6 +114,7 @@ describe('importing real DyLAN MATH debates', () => {
     const dir = mkdtempSync(join(tmpdir(), 'du-train-'));
     writeCacheRecords(join(dir, 'cache'), result.records);
     const config = resolveConfig({
+      ...METHOD,
       cache: join(dir, 'cache'),
       agents: ['a1', 'a2'],
       out: join(dir, 'run'),
@@ -147,24 +140,36 @@ describe('importing real DyLAN MATH debates', () => {
     expect(cpp.costPct).toBeLessThanOrEqual(100);
   }, 120_000);
 
-  // Measured 97.6% (2055 of 2105); of the 50 left, 46 state no single answer ("either 12 or 28",
-  // "there is no solution", comments on the other agents) and stay unparsed rather than guessed
-  // (docs/import.md, "How answers are read").
-  it('parses at least 97.6% of the final answers of all 700 recorded debates', { timeout: 300_000 }, () => {
-    const all = cacheFromRecords(importDu(dylanMathFiles(), options).records);
+  // Measured 97.1% (2045 of 2105; 2055 before issue 26, whose rules read 13 more and dropped 16 that
+  // were junk or wrong: prose, hedges, an expression where the reply denies any value, and 3
+  // ambiguous reads). The rest state no single answer ("either 12 or 28", "there is no solution",
+  // comments on the other agents) and stay unparsed rather than guessed (docs/import.md, "How answers
+  // are read"). Every stored answer parses under its type, and every dropped reading is reported.
+  it('parses at least 97.1% of the final answers of all 700 recorded debates, and stores only what parses', { timeout: 300_000 }, () => {
+    const result = importDu(dylanMathFiles(), mathImport);
+    const all = cacheFromRecords(result.records);
     expect(all.questions.length).toBe(700);
     const last = new Map<string, number>();
     for (const r of all.responses) last.set(`${r.q}|${r.a}`, r.ans);
     const finals = [...last.values()];
-    expect(finals.filter((a) => a >= 0).length / finals.length).toBeGreaterThanOrEqual(0.976);
+    expect(finals.filter((a) => a >= 0).length / finals.length).toBeGreaterThanOrEqual(0.971);
+    for (const r of [...all.responses, ...all.externals]) if (r.answer !== null) expect(storedAnswer(r.answer, 'math')).toBe(r.answer);
+    expect(result.dropped.map((d) => d.id)).toContain('precalculus_0_251_4_3/28/a2/r1'); // "\text{all negative real numbers except }0"
+    expect(all.responses.filter((r) => r.ambiguous).map((r) => r.id)).toEqual(
+      expect.arrayContaining(['geometry_0_199_4_3/74/a4/r2', 'prealgebra_7_631_4_3/99/a2/r2']),
+    );
+    // The shipped data imports into a cache that cache validate accepts (warnings: its ambiguous reads).
+    const out = mkdtempSync(join(tmpdir(), 'du-all-'));
+    writeCacheRecords(out, result.records);
+    const issues = validateCache(out).issues;
+    expect(issues.filter((i) => i.severity === 'error')).toEqual([]);
+    expect(issues.filter((i) => i.field === 'ambiguous')).toHaveLength(all.responses.filter((r) => r.ambiguous).length);
   });
 });
 
 describe('importing malformed records', () => {
   const dir = mkdtempSync(join(tmpdir(), 'du-'));
   const sys = { role: 'system', content: 'Debate.' };
-  const user = (c: string) => ({ role: 'user', content: c });
-  const said = (c: string) => ({ role: 'assistant', content: c });
   const shown = (...s: string[]) =>
     user(
       `These are the solutions to the problem from other agents: ` +
@@ -202,7 +207,7 @@ describe('importing malformed records', () => {
     }),
   );
   writeFileSync(join(dir, 'broken.json'), '{"Problem: x": [');
-  const result = importDu([file, join(dir, 'broken.json'), join(dir, 'missing.json')], options);
+  const result = importDu([file, join(dir, 'broken.json'), join(dir, 'missing.json')], mathImport);
   const messages = result.problems.map(formatImportProblem);
 
   it('names the file, problem and field of each problem', () => {
@@ -232,18 +237,8 @@ describe('importing malformed records', () => {
 describe('Du et al.\'s arithmetic debates (3 agents, 2 rounds, "One agent response", numeric answers)', () => {
   // A hand-made file in the layout of Du et al.'s arithmetic task (gen_math.py), not recorded data.
   const dir = mkdtempSync(join(tmpdir(), 'du-arith-'));
-  const user = (c: string) => ({ role: 'user', content: c });
-  const said = (c: string) => ({ role: 'assistant', content: c });
   const ask = (e: string) => `What is the result of ${e}? Make sure to state your answer at the end of the response.`;
-  const shown = (...s: string[]) =>
-    user(
-      `These are the recent/updated opinions from other agents: ${s.map((x) => `\n\n One agent response: \`\`\`${x}\`\`\``).join('')}\n\n Use ` +
-        `these opinions carefully as additional advice, can you provide an updated answer? Make sure to state your answer at the end of the response.`,
-    );
-  const debate = (question: string, gold: number, first: string[], second: string[]) => [
-    first.map((r1, i) => [user(question), said(r1), shown(...first.filter((_, j) => j !== i)), said(second[i])]),
-    gold,
-  ];
+  const debate = twoRoundDebate(arithmeticRevision);
   const q1 = ask('12*40+79');
   const q2 = ask('5+8*25');
   const q3 = ask('4*20');
@@ -287,7 +282,7 @@ describe('Du et al.\'s arithmetic debates (3 agents, 2 rounds, "One agent respon
       ),
     }),
   );
-  const arith: DuImportOptions = { ...options, answerType: 'numeric', benchmark: 'arithmetic' };
+  const arith: DuImportOptions = { ...mathImport, answerType: 'numeric', benchmark: 'arithmetic' };
   const result = importDu([file], arith);
   const cache = cacheFromRecords(result.records);
   const id = (q: number, a: number, t: number) => `math_agents3_rounds2/${q}/a${a}/r${t}`;
@@ -308,6 +303,47 @@ describe('Du et al.\'s arithmetic debates (3 agents, 2 rounds, "One agent respon
     expect(answers(3, 2)).toEqual(['80', '80', null]);
     expect(responseOf(cache, id(1, 2, 2)).correct).toBe(true);
     expect(responseOf(cache, id(2, 2, 1)).correct).toBe(false);
+  });
+
+  it('stores only what parses, marks what is ambiguous, and its import passes cache validate (was: exit 1)', () => {
+    // The styles that stored ", which is 431" and "." (issue 26), and a boxed result contradicted later.
+    const q4 = ask('7*8-68');
+    const q5 = ask('431*1');
+    const styles = join(dir, 'styles.json');
+    writeFileSync(
+      styles,
+      JSON.stringify({
+        [q4]: debate(
+          q4,
+          -12,
+          ['7*8 = 56, and 56 - 68 = -12. The answer is -12.', 'The answer is 7*8-68.', 'The answer is $\\boxed{-12}$. Rechecking, the answer is 12.'],
+          [
+            'Computing again: 7*8 = 56 and 56 - 68 = -12, so the result is -12. The updated answer remains the same.',
+            'The other agents are right: 56 - 68 = -12. My answer: -12.',
+            'The answer is -12.',
+          ],
+        ),
+        [q5]: debate(
+          q5,
+          431,
+          ['The answer is 431.', 'The answer is 431.', 'The answer is 431.'],
+          ['I checked the other agents, and the answer remains the same, which is 431.', 'My answer remains 431.', 'The answer is 431.'],
+        ),
+      }),
+    );
+    const result = importDu([styles], arith);
+    const out = mkdtempSync(join(tmpdir(), 'du-styles-'));
+    writeCacheRecords(out, result.records);
+    const { cache: imported, issues } = validateCache(out);
+    expect(issues.filter((i) => i.severity === 'error')).toEqual([]);
+    const ids = (q: number, t: number) => [1, 2, 3].map((a) => `styles/${q}/a${a}/r${t}`);
+    const answers = (q: number, t: number) => ids(q, t).map((id) => responseOf(imported!, id).answer);
+    expect(answers(1, 1)).toEqual(['-12', null, null]);
+    expect(answers(1, 2)).toEqual(['-12', '-12', '-12']); // "... is -12. The updated answer remains the same."
+    expect(answers(2, 2)).toEqual(['431', '431', '431']); // "remains the same, which is 431"
+    expect(result.dropped).toEqual([{ id: 'styles/1/a2/r1', question: 'styles/1', agent: 'a2', round: 1, reading: '7*8-68' }]);
+    expect(responseOf(imported!, 'styles/1/a3/r1').ambiguous).toEqual(['-12', '12']);
+    expect(issues.map(formatIssue).filter((i) => i.includes('ambiguous read'))).toHaveLength(1);
   });
 
   it('stops when no revision prompt shows a recognised peer answer, unless allowed', () => {

@@ -145,4 +145,21 @@ describe('cache validate', () => {
       "warning 9 inTokens: 5 is less than what its prompt held: its question's promptTokens (20)",
     ]);
   });
+
+  it('a MATH answer that is no mathematics is an error, by the rule import stores by (storedAnswer)', () => {
+    const dir = dirOf((r) => void (at(r, 'q2.a1.r1').answer = ', which is 0.5'));
+    expect(issuesOf(dir)).toEqual(["error 9 answer: ', which is 0.5' does not parse as a math answer; store the parsed form ('0.5') or null"]);
+  });
+
+  it('an ambiguous read is a warning with its readings; so is a stored answer whose text states two that disagree', () => {
+    const twoStated = 'So the answer is $\\boxed{0.5}$. Rechecking the sum, the answer is 0.25.';
+    const dir = dirOf((r) => {
+      Object.assign(at(r, 'q2.a1.r1'), { text: twoStated, answer: null, ambiguous: ['0.5', '0.25'] });
+      Object.assign(at(r, 'q1.a2.r1'), { text: `${TEXT_B} On reflection, the answer is (A) or (C).` });
+    });
+    expect(issuesOf(dir)).toEqual([
+      "warning 7 answer: 'B', but the text states two answers that disagree ('A', 'C')",
+      "warning 9 ambiguous: ambiguous read: the text states '0.5' and '0.25'; stored as no answer",
+    ]);
+  });
 });

@@ -47,8 +47,8 @@ describe('--rounds', () => {
       const r = cli('baselines', '--cache', hand, '--rounds', '3');
       expect(r.status).toBe(1);
       expect(errors(r)).toBe(
-        `setting rounds: 3, but cache ${hand}/cache.jsonl records debates of at most 2 rounds ` +
-          `(deepest recorded round per question: round 2: 2 questions); every answer of round 3 ` +
+        `setting rounds: 3, but cache ${hand}/cache.jsonl records debates of team a1,a2,a3 of at most 2 rounds ` +
+          `(deepest recorded round per question the team can debate: round 2: 2 questions); every answer of round 3 ` +
           `would be drawn by the tier-3 response model: allow that with allowUnrecordedRounds ` +
           `(--allow-unrecorded-rounds), or record those rounds with a live endpoint (miss = record)`,
       );
@@ -197,6 +197,7 @@ describe('a flag over a config file', () => {
     );
     expect(r.status).toBe(0);
     expect(errors(r).split('\n')[0]).toBe(`--epochs 1 overrides epochs 2 of ${config}`); // --batch-size 6 equals the file's: nothing to say
+    expect(r.stderr).not.toContain('install our node backend'); // TF.js's CPU backend in Node, silenced (src/policy/tfjs.ts)
     expect(r.stdout).toMatch(/^done: /);
   }, 120_000);
 });

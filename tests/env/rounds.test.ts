@@ -1,5 +1,6 @@
 // Rounds a replay may ask for: at least 2 (a debate needs a revision round), at most the deepest
-// round the cache recorded unless a deeper tier that can answer is explicitly allowed.
+// round the team's recorded debates reach (every member's, not the whole cache's) unless a deeper
+// tier that can answer is explicitly allowed.
 import { describe, expect, it } from 'vitest';
 import type { CacheLine } from '../../src/cache/format.ts';
 import { cacheFromRecords } from '../../src/cache/load.ts';
@@ -42,10 +43,10 @@ describe('rounds of a replay', () => {
   });
 
   it('beyond the deepest recorded round is an error that says, per question, what the cache holds', () => {
-    expect(deepestRounds(cache)).toEqual([2, 2, 1]);
+    expect(deepestRounds(cache, [0, 1, 2])).toEqual([2, 2, 1]);
     expect(() => makeEnvironment(cache, { rounds: 4 })).toThrow(
-      'setting rounds: 4, but cache three.jsonl records debates of at most 2 rounds ' +
-        '(deepest recorded round per question: round 2: 2 questions, round 1: 1 question); ' +
+      'setting rounds: 4, but cache three.jsonl records debates of team a1,a2,a3 of at most 2 rounds ' +
+        '(deepest recorded round per question the team can debate: round 2: 2 questions, round 1: 1 question); ' +
         'every answer of round 3 to 4 would be drawn by the tier-3 response model: allow that with ' +
         'allowUnrecordedRounds (--allow-unrecorded-rounds), or record those rounds with a live endpoint (miss = record)',
     );
@@ -56,6 +57,42 @@ describe('rounds of a replay', () => {
     expect(() => makeEnvironment(cache, { rounds: 3, miss: 'error', allowUnrecordedRounds: true })).toThrow(
       /setting allowUnrecordedRounds applies to miss = model only/,
     );
+  });
+
+  it("reads the team in use: its recorded debates bound its rounds, not another team's deeper ones", () => {
+    // q4: a 2-agent debate of a1 and a2 that went on to round 3; a3 never answered it (as in the
+    // DyLAN MATH records, where the 2-agent debates reach round 3 and the 3-agent ones stop at 2).
+    const response = (a: string, round: number): CacheLine => ({
+      type: 'response',
+      id: `q4${a}r${round}`,
+      question: 'q4',
+      agent: a,
+      round,
+      sample: 0,
+      context: round > 1 ? [`q4${a}r${round - 1}`] : [],
+      prev: round > 1 ? `q4${a}r${round - 1}` : null,
+      text: 'The answer is A.',
+      answer: 'A',
+      inTokens: 10,
+      outTokens: 4,
+    });
+    const deeper = cacheFromRecords(
+      [
+        ...records(),
+        { type: 'question', id: 'q4', text: 'Fourth question?', gold: 'A', benchmark: 'hand', answerType: 'mcq', split: 'test', promptTokens: 10 },
+        ...[1, 2, 3].flatMap((t) => [response('a1', t), response('a2', t)]),
+      ],
+      'four.jsonl',
+    );
+    expect(deepestRounds(deeper, [0, 1])).toEqual([2, 2, 1, 3]);
+    expect(deepestRounds(deeper, [0, 1, 2])).toEqual([2, 2, 1, 0]);
+    expect(makeEnvironment(deeper, { rounds: 3, agents: ['a1', 'a2'] }).rounds).toBe(3);
+    // Was accepted: the whole cache records round 3 (a1 and a2 on q4), but no debate of the three did.
+    expect(() => makeEnvironment(deeper, { rounds: 3, agents: ['a1', 'a2', 'a3'] })).toThrow(
+      'setting rounds: 3, but cache four.jsonl records debates of team a1,a2,a3 of at most 2 rounds ' +
+        '(deepest recorded round per question the team can debate: round 2: 2 questions, round 1: 1 question); ',
+    );
+    expect(() => makeEnvironment(deeper, { rounds: 3, agents: ['a3', 'a1'], miss: 'signature' })).toThrow('records debates of team a3,a1 of at most 2 rounds');
   });
 
   it('explicitly allowed, the tier-3 model answers every unrecorded round, and the tier shares show it', () => {

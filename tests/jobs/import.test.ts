@@ -9,23 +9,12 @@ import { genJob } from '../../jobs/cache.ts';
 import { importJob, pricesOf, type ImportOptions } from '../../jobs/import.ts';
 import { cacheFilePath, loadCache } from '../../src/cache/load.ts';
 import { dylanMathFile } from '../fixtures/dylanMath.ts';
+import { mathImport } from '../fixtures/duLayout.ts';
 import { killHolder, lockHolder } from '../fixtures/lockHolder.ts';
 
 const ALGEBRA = dylanMathFile('algebra_1_248_4_3');
 
-const options = (out: string, prices: ImportOptions['prices']): ImportOptions => ({
-  files: [ALGEBRA],
-  out,
-  name: 'algebra',
-  models: ['gpt-3.5-turbo'],
-  prices,
-  encoding: 'cl100k_base',
-  benchmark: 'MATH',
-  answerType: 'math',
-  splitSeed: 0,
-  trainFraction: 0.6,
-  validationFraction: 0.2,
-});
+const options = (out: string, prices: ImportOptions['prices']): ImportOptions => ({ ...mathImport, files: [ALGEBRA], out, name: 'algebra', prices });
 
 describe('cache import', () => {
   it('an invalid cache is refused before it is renamed into place: nothing is left, and the corrected rerun imports', () => {

@@ -1,7 +1,7 @@
 import * as ort from 'onnxruntime-node';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { zeroMoments, type EngineState, type PolicyEngine } from '../../src/policy/engine.ts';
-import { onnxModel } from '../../src/policy/export.ts';
+import { onnxModel } from '../../src/policy/contract.ts';
 import { forwardLogits } from '../fixtures/referenceForward.ts';
 import { initWeights, sigmoid, type PolicyShape, type Weights } from '../../src/policy/model.ts';
 import { onnxEngine } from '../../src/policy/onnxEngine.ts';
@@ -19,6 +19,7 @@ describe('ONNX training graph: hand-derived gradients against float64 finite dif
     ['no candidate features', { ownFeature: false, sourceFeature: false, roundFeature: false }],
     ['only the source feature', { ownFeature: false, roundFeature: false }],
     ['no conditioning (the query is the question alone; the graph is the same)', { conditioning: false }],
+    ['the behavior embedding alone trains (fine-tuning a transferred policy)', { trainable: 'behavior' }],
   ];
   for (const [label, change] of parts)
     it(`${label}: every parameter within relative ${TOLERANCE}`, async () => {
@@ -26,6 +27,7 @@ describe('ONNX training graph: hand-derived gradients against float64 finite dif
       for (const [name, e] of Object.entries(errors)) expect(e, name).toBeLessThanOrEqual(TOLERANCE);
       if (change.behavior === 'none') expect(errors).not.toHaveProperty('behavior');
       if (change.ownFeature === false) expect(errors).not.toHaveProperty('ownEmb');
+      if (change.trainable === 'behavior') expect(Object.keys(errors)).toEqual(['behavior']);
     });
 
   it('fails when one derivative is deliberately wrong (a SiLU term dropped in block 2)', async () => {
@@ -94,6 +96,28 @@ describe('ONNX and TF.js engines', () => {
     for (const name of Object.keys(c.weights)) expect(relative(c.weights[name].data, d.weights[name].data), name).toBeLessThan(TOLERANCE);
     onTfjs.dispose();
     onOnnx.dispose();
+  });
+});
+
+describe('trainable behavior: both engines train the behavior embedding alone', () => {
+  it('move it alike, leave every other parameter exactly as it was, and keep moments of it alone', async () => {
+    await loadBackend('cpu');
+    const shape: PolicyShape = { ...SHAPE, trainable: 'behavior' };
+    const start = weights();
+    const engines = [await onnxEngine(shape, fresh(weights()), OPT), tfjsEngine(shape, fresh(weights()), OPT)];
+    const { batch, actions, advantages } = randomBatch(shape, 40, 'behavior only');
+    const states: EngineState[] = [];
+    for (const engine of engines) {
+      for (let k = 0; k < 3; k++) await engine.trainStep(batch, actions, advantages);
+      states.push(await engine.getState());
+      engine.dispose();
+    }
+    for (const state of states) {
+      expect(Object.keys(state.m)).toEqual(['behavior']);
+      expect(relative(state.weights.behavior.data, start.behavior.data)).toBeGreaterThan(1e-4);
+      for (const name of Object.keys(start).filter((n) => n !== 'behavior')) expect(state.weights[name].data, name).toEqual(start[name].data);
+    }
+    expect(relative(states[0].weights.behavior.data, states[1].weights.behavior.data)).toBeLessThan(TOLERANCE);
   });
 });
 

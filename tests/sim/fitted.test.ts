@@ -20,6 +20,8 @@ import { fitSimulator, type CalibrationRow } from '../../src/sim/fitted.ts';
 import { generateWorld } from '../../src/sim/generate.ts';
 import { resolveConfig } from '../../train/config.ts';
 import { dylanMathDir } from '../fixtures/dylanMath.ts';
+import { mathImport } from '../fixtures/duLayout.ts';
+import { METHOD } from '../fixtures/method.ts';
 
 // DyLAN's MATH debates, committed as fixtures (tests/fixtures/dylan-math/).
 const DATA = dylanMathDir();
@@ -125,22 +127,21 @@ describe('active recording on imported DyLAN MATH records, the fitted simulator 
   it("the share of the policy's lookups the tier-3 model answers falls round by round", async () => {
     const root = mkdtempSync(join(tmpdir(), 'cpp-fit-dylan-'));
     const dir = join(root, 'dylan');
-    importJob({
-      files: ['algebra_1_248_4_3.json', 'prealgebra_7_631_4_3.json'].map((f) => join(DATA, f)),
-      out: dir,
-      name: 'dylan-two',
-      models: ['gpt-3.5-turbo'],
-      prices: { 'gpt-3.5-turbo': { in: 0.5, out: 1.5 } },
-      encoding: 'cl100k_base',
-      benchmark: 'MATH',
-      answerType: 'math',
-      splitSeed: 0,
-      trainFraction: 0.6,
-      validationFraction: 0.2,
-    });
+    importJob({ ...mathImport, files: ['algebra_1_248_4_3.json', 'prealgebra_7_631_4_3.json'].map((f) => join(DATA, f)), out: dir, name: 'dylan-two' });
     const report = fitJob(dir, { seed: 0 });
     expect(report).toMatch(/a simulator fitted to the \d+ round-1 answers and \d+ revisions/);
-    const config = resolveConfig({ cache: dir, agents: ['a1', 'a2', 'a3'], epochs: 2, batchSize: 16, hidden: 16, entropyBonus: 1, lr: 3e-4 });
+    // The team a1,a2,a3 recorded 2 rounds (the 2-agent debates alone reach round 3): it replays 2.
+    const config = resolveConfig({
+      ...METHOD,
+      cache: dir,
+      agents: ['a1', 'a2', 'a3'],
+      rounds: 2,
+      epochs: 2,
+      batchSize: 16,
+      hidden: 16,
+      entropyBonus: 1,
+      lr: 3e-4,
+    });
     const { rounds, text } = await activeJob({
       config,
       out: join(root, 'active'),

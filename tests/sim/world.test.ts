@@ -17,6 +17,7 @@ import { generateCache, generateWorld, holdsWorld } from '../../src/sim/generate
 import { agentLatent, gaussian, questionLatent, simulatorEndpoint } from '../../src/sim/simulator.ts';
 import { independentAnswer, WorldConfig, worldAgents } from '../../src/sim/world.ts';
 import { dylanMathFiles } from '../fixtures/dylanMath.ts';
+import { mathImport } from '../fixtures/duLayout.ts';
 
 const text = (config: object) => [...chunked(serializeRecords(generateWorld(config)))].join('');
 const sumOfSquares = (p: number[]) => p.reduce((s, x) => s + x * x, 0);
@@ -171,21 +172,7 @@ describe('simulated world', () => {
 // so the rows compared are those with one peer, and the correlation of two samples' correctness.
 // dylan-math is committed as fixtures (tests/fixtures/dylan-math/, 700 problems).
 function expectCalibrated(files: string[]): void {
-  const real = debateStatistics(
-    cacheFromRecords(
-      importDu(files, {
-        name: 'dylan',
-        models: ['gpt-3.5-turbo'],
-        prices: { 'gpt-3.5-turbo': { in: 0.5, out: 1.5 } },
-        encoding: 'cl100k_base',
-        benchmark: 'MATH',
-        answerType: 'math',
-        splitSeed: 0,
-        trainFraction: 0.6,
-        validationFraction: 0.2,
-      }).records,
-    ),
-  );
+  const real = debateStatistics(cacheFromRecords(importDu(files, { ...mathImport, name: 'dylan' }).records));
   const sim = debateStatistics(cacheFromRecords([...generateWorld({ questions: 400, round1Samples: 2 })]));
   // dylan-math has one sample per agent, but its agents are one model sampled independently.
   const [realPairs] = real.agreement;

@@ -12,6 +12,7 @@ import type { AdvantageSettings } from '../../train/advantage.ts';
 import { resolveConfig } from '../../train/config.ts';
 import { counterfactualAdvantages, flipCounts, playBranches, type Sampled } from '../../train/counterfactual.ts';
 import { sparseWorld } from '../fixtures/sparseWorld.ts';
+import { METHOD } from '../fixtures/method.ts';
 import { tinyRecords } from '../fixtures/tinyWorld.ts';
 import { writeCacheRecords } from '../../src/cache/write.ts';
 import { artifactOf } from '../../src/policy/artifact.ts';
@@ -155,6 +156,7 @@ describe('training with counterfactual credit', () => {
     const dir = mkdtempSync(join(tmpdir(), 'cpp-cf-train-'));
     writeCacheRecords(join(dir, 'cache'), tinyRecords());
     const base = {
+      ...METHOD,
       cache: join(dir, 'cache'),
       rounds: 2,
       miss: 'error' as const,

@@ -21,7 +21,7 @@
 import type { OptimizerSettings } from '../engine.ts';
 import { isTrainable, type PolicyShape, type Weights } from '../model.ts';
 import { graphBuilder, type DType, type GraphBuilder } from './graph.ts';
-import { FEATURES, flatLayout, lookupWidths, pack, type Slot } from './layout.ts';
+import { FEATURES, featuresOn, flatLayout, lookupWidths, pack, type Slot } from './layout.ts';
 
 const LN_EPS = 1e-5;
 
@@ -196,6 +196,29 @@ function blockBackward(
 const keepLogit = (g: GraphBuilder, P: (name: string) => string, z: string) =>
   g.op('Add', [g.op('ReduceSum', [g.op('Mul', [z, P('head.w')]), g.ints([1])], { keepdims: 0 }), P('head.b')]);
 
+/**
+ * The parameters that do not train, as constants under the names the graph reads them by: a block's
+ * projections packed as Wx and Vy, the candidate feature tables stacked as `features` (layout.ts).
+ */
+function frozenValues(g: GraphBuilder, s: PolicyShape, frozen: Weights): Map<string, string> {
+  const values = new Map<string, string>();
+  const tables = featuresOn(s).map(([, table]) => table as string);
+  for (const [name, t] of Object.entries(frozen))
+    if (!isTrainable(s, name) && !/\.(Wg|Wu|Vg|Vu)$/.test(name) && !tables.includes(name)) values.set(name, g.constant(t.data, t.shape));
+  for (const b of ['b1', 'b2'])
+    if (!isTrainable(s, `${b}.Wg`))
+      for (const [packed, x, y] of [
+        ['Wx', 'Wg', 'Wu'],
+        ['Vy', 'Vg', 'Vu'],
+      ])
+        values.set(`${b}.${packed}`, g.constant(pack(frozen[`${b}.${x}`].data, frozen[`${b}.${y}`].data, s.hidden), [s.dim, 2 * s.hidden]));
+  if (tables.length && !isTrainable(s, tables[0])) {
+    const stacked = Float32Array.from(tables.flatMap((table) => [...frozen[table].data]));
+    values.set('features', g.constant(stacked, [stacked.length / s.dim, s.dim]));
+  }
+  return values;
+}
+
 /** `silu`: drop a term of the SiLU derivative in block 2 (tests show the gradient check catches it). */
 export type Fault = 'silu' | undefined;
 
@@ -222,8 +245,7 @@ export function trainingGraph(
   // costs time per run): the worker passes views into the flat vector, so nothing is sliced or
   // copied.
   const view = new Map(views.map((v) => [v.name, v]));
-  const values = new Map<string, string>();
-  for (const [name, t] of Object.entries(frozen)) if (!isTrainable(s, name)) values.set(name, g.constant(t.data, t.shape));
+  const values = frozenValues(g, s, frozen);
   const P = (name: string) => {
     if (!values.has(name)) values.set(name, g.input(`param:${name}`, view.get(name)!.shape));
     return values.get(name)!;
@@ -232,7 +254,9 @@ export function trainingGraph(
   const query = g.input('query', ['N', D]);
   const candidate = g.input('candidate', ['N', D]);
   const recipient = g.input('recipient', ['N', lookupWidths(s).recipient]);
-  const features = view.has('features') ? g.input('features', ['N', view.get('features')!.shape[0]]) : undefined;
+  const tables = featuresOn(s);
+  const features = tables.length ? g.input('features', ['N', tables.reduce((a, [, , key]) => a + lookupWidths(s)[key], 0)]) : undefined;
+  const featuresTrain = tables.length > 0 && isTrainable(s, tables[0][1]);
   const c = features ? g.op('Add', [candidate, g.op('MatMul', [features, P('features')])]) : candidate;
   const b1 = block(g, P, s.hidden, 'b1', query, { table: P('behavior'), oneHot: recipient });
   const b2 = block(g, P, s.hidden, 'b2', b1.out, { rows: c });
@@ -272,9 +296,9 @@ export function trainingGraph(
   grads.set('head.b', g.op('ReduceSum', [dl, g.ints([0])], { keepdims: 1 }));
   const dz = g.op('Mul', [dlColumn, P('head.w')]);
   const behaviorTrains = isTrainable(s, 'behavior');
-  const back2 = blockBackward(g, P, D, b2, dz, { x: 'rows', y: features ? { sums: features } : 'none' }, grads, o.fault);
+  const back2 = blockBackward(g, P, D, b2, dz, { x: 'rows', y: features && featuresTrain ? { sums: features } : 'none' }, grads, o.fault);
   const back1 = blockBackward(g, P, D, b1, back2.dx!, { x: 'none', y: behaviorTrains ? 'rows' : 'none' }, grads, o.fault);
-  if (features) grads.set('features', back2.dy!);
+  if (featuresTrain) grads.set('features', back2.dy!);
   if (behaviorTrains) grads.set('behavior', back1.dy!);
   const flat = (from: Slot[]) =>
     g.op(

@@ -21,7 +21,7 @@ export const FEATURES = [
 
 /** Rows of each lookup table (recipient: the behavior embedding). */
 export const lookupWidths = (s: PolicyShape) => ({ recipient: s.agents, own: 2, source: s.agents, round: Math.max(1, s.rounds - 1) });
-const featuresOn = (s: PolicyShape) => FEATURES.filter(([flag]) => s[flag]);
+export const featuresOn = (s: PolicyShape) => FEATURES.filter(([flag]) => s[flag]);
 
 /**
  * The flat vector of trainable parameters. First the `vectors`: the parameters that are not block
@@ -53,7 +53,10 @@ export function flatLayout(s: PolicyShape): { slots: Slot[]; views: Slot[]; piec
       add(`${block}.Vy`, [D, 2 * H]);
     } else if (name.endsWith('.Wd')) add(name, [H, D]);
   const groups = [vectors, ...slots.filter((slot) => slot.offset >= vectors.size)];
-  const tables = featuresOn(s).map(([, table]) => slots.find((slot) => slot.name === table)!);
+  // The tables train together or not at all (only the behavior embedding trains alone).
+  const tables = featuresOn(s)
+    .filter(([, table]) => isTrainable(s, table))
+    .map(([, table]) => slots.find((slot) => slot.name === table)!);
   if (tables.length === 0) return { slots, views: [...slots, vectors], pieces: slots, groups, size: offset };
   const rows = featuresOn(s).reduce((a, [, , key]) => a + lookupWidths(s)[key], 0);
   const features = { name: 'features', shape: [rows, D], offset: tables[0].offset, size: rows * D };

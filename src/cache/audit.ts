@@ -1,0 +1,58 @@
+// `cache audit`: the misread audit. Per agent, the responses whose stored answer does not appear in
+// the reply's closing sentences (src/answer/closing.ts): where a reader took a value from the middle
+// of a reply, or the reply ends on another value, a misread is likely. They are listed with the
+// stored answer and the reply's ending, to be checked by eye; many will be fine (an answer stated
+// earlier, then comments on other agents), which is why this is a list and not a rule.
+import { questionOptions, type McqOption } from '../answer.ts';
+import { CLOSING_SENTENCES, closingSentences, statedInClosing } from '../answer/closing.ts';
+import { ending } from './parseReport.ts';
+import { pct } from '../table.ts';
+import type { Cache, Response } from './types.ts';
+import { SettingsError } from '../io/errors.ts';
+
+export interface AuditOptions {
+  /** Only this agent's responses (an agent id of the cache). */
+  agent?: string;
+  /** Suspects listed per agent (all are counted). */
+  limit: number;
+}
+
+export interface AgentAudit {
+  agent: string;
+  /** Responses with a stored answer, and those whose answer is not in their closing sentences. */
+  answered: number;
+  suspects: Response[];
+}
+
+/** The suspects of each agent (or of `agent` alone), in cache order. */
+export function auditCache(cache: Cache, agent?: string): AgentAudit[] {
+  const agents = agent === undefined ? cache.agents : cache.agents.filter((a) => a.id === agent);
+  if (!agents.length) throw new SettingsError(`--agent: unknown agent '${agent}' (cache ${cache.file} has ${cache.agents.map((a) => a.id).join(', ')})`);
+  const options = new Map<number, McqOption[]>();
+  const optionsOf = (q: number) => {
+    let o = options.get(q);
+    if (!o) options.set(q, (o = cache.questions[q].answerType === 'mcq' ? questionOptions(cache.questions[q].text) : []));
+    return o;
+  };
+  return agents.map((a) => {
+    const answered = cache.responses.filter((r) => r.a === a.index && r.answer !== null);
+    const suspects = answered.filter((r) => !statedInClosing(r.text, r.answer!, cache.questions[r.q].answerType, optionsOf(r.q)));
+    return { agent: a.id, answered: answered.length, suspects };
+  });
+}
+
+/** The audit as the command prints it: per agent, the count and the first `limit` suspects with their endings. */
+export function auditReport(cache: Cache, o: AuditOptions): string {
+  const audits = auditCache(cache, o.agent);
+  const out = [
+    `Misread audit of ${cache.file}: per agent, the responses whose stored answer is not in the reply's last ` +
+      `${CLOSING_SENTENCES} sentences; read them by eye (docs/import.md, "Checking the reads")`,
+  ];
+  for (const a of audits) {
+    out.push('', `${a.agent}: ${a.suspects.length} of ${a.answered} responses with an answer (${pct(a.suspects.length / Math.max(1, a.answered))})`);
+    for (const r of a.suspects.slice(0, o.limit))
+      out.push(`  ${r.id}: stored '${r.answer!.replace(/\s+/g, ' ')}'; it closes: "${ending(closingSentences(r.text), 240)}"`);
+    if (a.suspects.length > o.limit) out.push(`  ... and ${a.suspects.length - o.limit} more (--limit ${a.suspects.length} lists them all)`);
+  }
+  return out.join('\n');
+}
