@@ -259,6 +259,10 @@ describe('cell identity', () => {
   });
 });
 
+/** One worker of concurrency 1 on this machine's caches, its work folder in `dir`. */
+const oneWorker = (queue: ReturnType<typeof parseQueueUrl>, dir: string, log: (line: string) => void = () => {}) =>
+  startWorker({ queue, concurrency: 1, compute: defaultCompute(), cacheMap: [], work: join(dir, 'work'), lockSeconds: 30, stalledSeconds: 30, log });
+
 describe('a grid on a queue', () => {
   it("a worker refuses a cache whose content differs from the grid's: the cell fails once with the reason, nothing is trained", async () => {
     const dir = tempDir();
@@ -302,16 +306,7 @@ describe('a grid on a queue', () => {
     const credit = { credit: 'counterfactual' as const, creditOutcome: 'correct' as const, creditFlips: 3, epochs: 2 };
     const withCredit = GridFile.parse({ ...grid, variants: [{ name: 'counterfactual', settings: credit }] });
     const queue = parseQueueUrl(`redis://127.0.0.1:${await startRedis(dir)}/0`);
-    const worker = startWorker({
-      queue,
-      concurrency: 1,
-      compute: defaultCompute(),
-      cacheMap: [],
-      work: join(dir, 'work'),
-      lockSeconds: 30,
-      stalledSeconds: 30,
-      log: () => {},
-    });
+    const worker = oneWorker(queue, dir);
     try {
       const [cell] = expandGrid(withCredit, join(dir, 'results'));
       const [outcome] = await runQueuedGrid([cell], { queue, log: () => {} });
@@ -336,16 +331,7 @@ describe('a grid on a queue', () => {
     const { grid } = tinyGrid(dir);
     const queue = parseQueueUrl(`redis://127.0.0.1:${await startRedis(dir)}/0`);
     const lines: string[] = [];
-    const worker = startWorker({
-      queue,
-      concurrency: 1,
-      compute: defaultCompute(),
-      cacheMap: [],
-      work: join(dir, 'work'),
-      lockSeconds: 30,
-      stalledSeconds: 30,
-      log: (l) => lines.push(l),
-    });
+    const worker = oneWorker(queue, dir, (l) => lines.push(l));
     try {
       const [cell] = expandGrid(grid, join(dir, 'results'));
       const done = runQueuedGrid([cell], { queue, log: (l) => lines.push(l) });

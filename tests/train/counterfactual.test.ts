@@ -13,11 +13,9 @@ import { resolveConfig } from '../../train/config.ts';
 import { counterfactualAdvantages, flipCounts, playBranches, type Sampled } from '../../train/counterfactual.ts';
 import { sparseWorld } from '../fixtures/sparseWorld.ts';
 import { METHOD } from '../fixtures/method.ts';
+import { expectTinyLearned } from '../fixtures/tinyPolicy.ts';
 import { tinyRecords } from '../fixtures/tinyWorld.ts';
 import { writeCacheRecords } from '../../src/cache/write.ts';
-import { artifactOf } from '../../src/policy/artifact.ts';
-import { inferenceEngine } from '../../src/policy/createEngine.ts';
-import { rollout } from '../../src/policy/rollout.ts';
 import { readLog } from '../../train/runFolder.ts';
 import { train } from '../../train/trainer.ts';
 
@@ -186,16 +184,7 @@ describe('training with counterfactual credit', () => {
     );
     const steps = readLog(config.out).filter((l) => l.type === 'step');
     expect(steps.every((l) => l.branches === 54 && l.branch_tier_exact === 1 && l.branchCalls === undefined)).toBe(true);
-    const a = artifactOf(checkpoint);
-    const engine = await inferenceEngine({ engine: 'auto', backend: 'cpu', threads: 1 }, a.shape, a.weights);
-    const played = await rollout(engine, setup.evalEnv, setup.emb, [3], { mode: 'greedy', debateSeed: '0', conditioning: true });
-    engine.dispose();
-    const p = (recipient: number, position: number) => played.probs[recipient * 3 + position];
-    expect(p(0, 1)).toBeGreaterThan(0.8); // a2 -> a1
-    expect(p(2, 2)).toBeGreaterThan(0.8); // a2 -> a3
-    expect(p(0, 2)).toBeLessThan(0.2); // a3 -> a1
-    expect(p(2, 1)).toBeLessThan(0.2); // a1 -> a3
-    expect(played.results[0].finalCorrect).toBe(true);
+    await expectTinyLearned(checkpoint, setup);
   }, 300_000);
 
   it('a sample of flips with K rollouts and normalization: a resumed run repeats the uninterrupted one; TF.js trains it too', async () => {
