@@ -14,6 +14,7 @@ import { initWeights, type PolicyShape, type Weights } from '../src/policy/model
 import { graphBuilder } from '../src/policy/onnx/graph.ts';
 import { onnxEngine, onnxLoadError } from '../src/policy/onnxEngine.ts';
 import { torchReference } from './torch.ts';
+import { beside } from './goals.ts';
 import { interleaved, rateOf, type Contender, type Spread, type TrialSettings } from './trials.ts';
 
 export const TRIALS: TrialSettings = { warmup: 2, seconds: 1.5, trials: 5 };
@@ -205,14 +206,15 @@ export async function benchLoop(cache: string): Promise<void> {
   try {
     const r = await interleaved([stepContender('raw', engine, s.shape, n), loop], TRIALS);
     const [raw, perStep] = [r.get('raw')!, r.get('loop')!];
+    const share = (100 * perStep.median) / raw.median;
     console.log(
       `\nTraining loop: train/configs/main.json on ${cache} (${base.batchSize} debates = ${int(n)} decisions a step, width ` +
         `${s.shape.dim}, hidden ${s.shape.hidden}), onnx, 1 thread; decisions/s, min / median / max of ${TRIALS.trials} interleaved trials:`,
     );
     console.log(`  engine step alone (random decisions, same shape and batch) ${cells(raw)}`);
     console.log(
-      `  training loop, per step (train's decisionsPerSecond)     ${cells(perStep)}   ${((100 * perStep.median) / raw.median).toFixed(0)}% ` +
-        `of the engine (goal >= 80% -> ${perStep.median >= 0.8 * raw.median ? 'met' : 'NOT met'})`,
+      `  training loop, per step (train's decisionsPerSecond)     ${cells(perStep)}   ${share.toFixed(0)}% of the engine ` +
+        `(${beside('training loop per step, share of its engine step', share, '%', { limit: 80, atMost: false }, `medians of ${TRIALS.trials}`)})`,
     );
     const whole = [...wall.slice(1)].sort((a, b) => a - b); // the first run was the warm-up
     console.log(

@@ -1,13 +1,14 @@
 // Command line (`npx cpp-workbench <command> --help`): a thin layer over the jobs of the library.
 // Each command lives in commands/<name>.ts; options shared by several commands, and the one
-// meaning each flag has, in options.ts. Jobs that need the policy engines import them when they
-// run, so the cache commands stay quick to start.
+// meaning each flag has, in options.ts. This file loads yargs and the command list alone: a
+// command's module, and what it imports, load when that command runs (commands/command.ts), and
+// jobs that need the policy engines import them when they run, so every command starts quickly.
 import yargs from 'yargs';
 import { hideBin } from 'yargs/helpers';
+import { addCommands } from './commands/command.ts';
 import { commands } from './commands/index.ts';
-import { rememberDefaults } from './options.ts';
 import { reportError, SettingsError } from '../src/io/errors.ts';
-import { commandTable, unknownCommand, unknownFlags } from './usage.ts';
+import { commandTable, namedCommand, unknownCommand, unknownFlags } from './usage.ts';
 
 export const BIN = 'cpp-workbench';
 
@@ -29,32 +30,30 @@ function refuseRepeated(_argv: unknown, y: { getOptions(): { array: string[] } }
   }
 }
 
-const cli = commands
-  .reduce((y, command) => command(y), yargs(hideBin(process.argv)))
+// The command table of usage.ts: every command's name, and the builder of the one this line names.
+const table = await commandTable(commands, namedCommand(hideBin(process.argv)));
+
+const cli = addCommands(yargs(hideBin(process.argv)), commands)
   .scriptName(BIN)
   .usage('$0 <command> [options]\n\nWorkbench for learned communication pruning in multi-agent debate (CPP), replayed offline from cached responses.')
   .middleware(refuseRepeated as never, true)
-  .middleware(rememberDefaults)
+  // options.ts (and the settings schemas it reads) loads with the command that runs, not for --help.
+  .middleware(async (argv: object, ...rest: unknown[]) => (await import('./options.ts')).rememberDefaults(argv, ...rest))
   .demandCommand(1, 'name a command')
   .strict()
   .help()
   .wrap(Math.min(120, process.stdout.columns || 120))
   .fail((msg, err) => {
-    // A flag's check (its coerce) that threw: yargs throws its message again as a YError, which has
-    // lost the type; it is a value the check refused, as a SettingsError says.
-    if (err?.name === 'YError') throw new SettingsError(err.message);
-    if (err) throw err; // thrown by a command or a middleware: reported below
+    if (err) throw err; // thrown by a command, a middleware or a flag's check: reported below
     // A usage mistake: one line saying what was wrong and where to look, not the whole help.
     const command = hideBin(process.argv).find((x) => !x.startsWith('-'));
-    console.error(
-      `${BIN}: ${unknownFlags(msg, hideBin(process.argv), commandTable(commands)) ?? msg}\nRun '${BIN} ${command ? `${command} ` : ''}--help' for usage.`,
-    );
+    console.error(`${BIN}: ${unknownFlags(msg, hideBin(process.argv), table) ?? msg}\nRun '${BIN} ${command ? `${command} ` : ''}--help' for usage.`);
     process.exit(2);
   });
 
 // An unknown command is named as one, with the nearest command, before yargs would read it as a flag
 // or print the top-level help for `trian --help` (exit 0).
-const mistake = unknownCommand(hideBin(process.argv), commandTable(commands), BIN);
+const mistake = unknownCommand(hideBin(process.argv), table, BIN);
 if (mistake) {
   console.error(`${BIN}: ${mistake}`);
   process.exit(2);
@@ -62,7 +61,10 @@ if (mistake) {
 
 try {
   await cli.parseAsync();
-} catch (e) {
+} catch (err) {
+  // A flag's check (its coerce) that threw: yargs throws its message again as a YError, which has
+  // lost the type; it is a value the check refused, as a SettingsError says.
+  const e = err instanceof Error && err.name === 'YError' ? new SettingsError(err.message) : err;
   // A user error (src/io/errors.ts) is its message alone (file, line, field; a flag; the holder of a
   // folder), exit 1; anything else is a bug: its stack and a line asking to report it, exit 70.
   process.exit(reportError(e));

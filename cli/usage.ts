@@ -1,8 +1,10 @@
 // Usage mistakes said plainly: an unknown command is named as a command (with --help too, an error),
 // an unknown flag once as typed, each with the nearest real name ("did you mean"). The names come
-// from the command list itself (commands/index.ts), each builder applied to a fresh yargs instance
-// with no handler run; tests/docs.test.ts checks the docs' command lines against the same table.
+// from the command list itself (commands/index.ts), the named command's builder (its module loaded)
+// applied to a fresh yargs instance with no handler run; tests/docs.test.ts checks the docs' command
+// lines against the same table.
 import yargs, { type Argv } from 'yargs';
+import type { CommandEntry } from './commands/command.ts';
 
 export interface CommandSpec {
   /** Flags, kebab-case, aliases and --help, --version included. */
@@ -14,19 +16,6 @@ export interface CommandSpec {
 type Build = (y: Argv) => unknown;
 
 const kebab = (s: string) => s.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
-
-/** What `command(name, describe, builder, handler)` calls a builder makes, recorded: each command's first word and its builder. */
-function recordCommands(build: (y: never) => unknown): { name: string; builder?: Build }[] {
-  const found: { name: string; builder?: Build }[] = [];
-  const standIn: Record<string, unknown> = {
-    command: (name: string, _describe: string, builder?: Build) => {
-      found.push({ name: name.split(' ')[0], builder });
-      return standIn;
-    },
-  };
-  build(standIn as never);
-  return found;
-}
 
 /** A command's flags: its builder applied to a fresh yargs instance (positionals are named in the command's name, not flags; subcommands recorded). */
 export function specOf(builder: Build | undefined): CommandSpec {
@@ -58,13 +47,30 @@ export function specOf(builder: Build | undefined): CommandSpec {
   };
 }
 
-/** The commands of `commands` (the list of commands/index.ts) by name, with their builders (none run: quick). */
-export const commandTable = (commands: readonly ((y: never) => unknown)[]): Map<string, Build | undefined> =>
-  new Map(commands.flatMap((c) => recordCommands(c)).map(({ name, builder }) => [name, builder]));
+/**
+ * The commands of `entries` (the list of commands/index.ts) by name, with the builders of those named
+ * in `load` (their modules loaded, as running them would; the others left unloaded, so that a
+ * command line pays only for the command it names).
+ */
+export async function commandTable(entries: readonly CommandEntry[], load: readonly string[]): Promise<Map<string, Build | undefined>> {
+  const named = async (e: CommandEntry) => {
+    const name = e.command.split(' ')[0];
+    return [name, load.includes(name) ? ((await e.load()).builder as Build) : undefined] as const;
+  };
+  return new Map(await Promise.all(entries.map(named)));
+}
 
-/** Every command of `commands` with its flags and subcommands (each builder run on a fresh yargs instance). */
-export const commandSpecs = (commands: readonly ((y: never) => unknown)[]): Map<string, CommandSpec> =>
-  new Map([...commandTable(commands)].map(([name, builder]) => [name, specOf(builder)]));
+/** Every command of `entries` with its flags and subcommands (each module loaded, each builder run on a fresh yargs instance). */
+export async function commandSpecs(entries: readonly CommandEntry[]): Promise<Map<string, CommandSpec>> {
+  const table = await commandTable(
+    entries,
+    entries.map((e) => e.command.split(' ')[0]),
+  );
+  return new Map([...table].map(([name, builder]) => [name, specOf(builder)]));
+}
+
+/** The command a command line names: its first word, unless that is a flag. */
+export const namedCommand = (args: string[]): string[] => (args[0] === undefined || args[0].startsWith('-') ? [] : [args[0]]);
 
 /** Edit distance counting a swap of two neighbours as one edit (optimal string alignment): "ephocs" is 2 from "epochs". */
 export function editDistance(a: string, b: string): number {

@@ -12,13 +12,11 @@ import { progress } from '../src/progress.ts';
 import { hashFile, recordReport, startSession } from '../src/provenance.ts';
 import { runFiles } from '../train/runFolder.ts';
 import { ensureDefaultCache } from '../src/sim/generate.ts';
-import { expandGrid, readGrid, runGrid, type GridFile } from '../train/grid.ts';
+import { expandGrid, readGrid, runGrid, type CellOutcome, type GridFile } from '../train/grid.ts';
 import { resolveConfig } from '../train/config.ts';
 import { cachePlan, computePlan, runPlan, type JobDescription } from '../train/plan.ts';
 import { runContentHashes } from '../train/identity.ts';
 import { withLock } from '../src/io/lock.ts';
-import { runQueuedGrid } from './queue/coordinator.ts';
-import { parseQueueUrl } from './queue/redis.ts';
 import { ablationReport } from '../eval/table6.ts';
 import { InputError, SettingsError } from '../src/io/errors.ts';
 
@@ -72,7 +70,8 @@ export async function ablateJob(o: AblateOptions): Promise<{ text: string; faile
 async function ablateLocked(o: AblateOptions, grid: GridFile, results: string): Promise<{ text: string; failed: number }> {
   const started = Date.now();
   const session = await startSession({ caches: grid.caches.map(cacheFilePath), compute: await computeRan(o.compute) });
-  const queue = o.queue === undefined ? undefined : parseQueueUrl(o.queue);
+  // The queue's modules (BullMQ, ioredis) load only for a queued grid.
+  const queue = o.queue === undefined ? undefined : (await import('./queue/redis.ts')).parseQueueUrl(o.queue);
   // Workers of a queue compute with their own engine settings where the grid is silent.
   const cells = queue ? expandGrid(grid, results) : expandGrid(grid, results, o.compute);
   if (o.endpoints !== undefined) {
@@ -81,7 +80,7 @@ async function ablateLocked(o: AblateOptions, grid: GridFile, results: string): 
       throw new SettingsError(`--endpoints ${o.endpoints}: no cell of grid ${grid.name} trains with miss = record, so no endpoint would be asked`);
     for (const c of recording) c.settings.endpoints ??= o.endpoints;
   }
-  const outcomes = queue ? await runQueuedGrid(cells, { queue }) : await runGrid(cells, o.workers, undefined, o.force);
+  const outcomes = queue ? await (await import('./queue/coordinator.ts')).runQueuedGrid(cells, { queue }) : await runGrid(cells, o.workers, undefined, o.force);
   const evaluated = outcomes.filter((x) => x.status !== 'failed');
   const evaluating = progress(`evaluating ${evaluated.length} cells on ${o.split}`, evaluated.length);
   let evaluatedCells = 0;
@@ -100,9 +99,19 @@ async function ablateLocked(o: AblateOptions, grid: GridFile, results: string): 
       `${markdown}\n\nwritten: ${files.join(', ')}\nwall time ${minutes} min for ` +
       `${outcomes.length} cells, ${(seconds / Math.max(1, outcomes.length)).toFixed(1)} s a ` +
       `cell (${count('trained')} trained, ${count('reused')} reused, ${failed} failed) ` +
-      `with ${queue ? `the workers of queue ${queue.label}` : `${o.workers} workers`}`,
+      `with ${queue ? `the workers of queue ${queue.label}` : `${o.workers} workers`}${overheadLine(outcomes)}`,
     failed,
   };
+}
+
+/** What the cells trained now spent beyond their training steps (each cell's is on its own line as it finishes). */
+function overheadLine(outcomes: CellOutcome[]): string {
+  const beyond = outcomes.flatMap((x) => (x.trained ? [x.trained.seconds - x.trained.time.steps.seconds] : [])).sort((a, b) => a - b);
+  if (beyond.length === 0) return '';
+  return (
+    `\ncell time beyond the training steps (process, setup, validation, checkpoints, end): median ` +
+    `${beyond[beyond.length >> 1].toFixed(1)} s, most ${beyond.at(-1)!.toFixed(1)} s over ${beyond.length} cells trained`
+  );
 }
 
 /** A grid's cells with the settings each would train with, and the plan: which cells start, resume or are reused. */

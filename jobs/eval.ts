@@ -4,7 +4,8 @@
 // Markdown tables (methods; paired tests of each policy against every other method) and writes
 // them as Markdown and CSV with an accuracy-versus-cost SVG.
 import type { Split } from '../src/cache/format.ts';
-import { embeddingsPath, ensureEmbeddings } from '../src/cache/embeddings.ts';
+import { embeddingsPath } from '../src/cache/embeddings.ts';
+import { keptCache, keptEmbeddings } from '../src/cache/kept.ts';
 import { cacheFilePath, loadCache } from '../src/cache/load.ts';
 import { hashFile, recordReport, startSession, type Session } from '../src/provenance.ts';
 import type { Question } from '../src/cache/types.ts';
@@ -83,7 +84,8 @@ export async function evalJob(o: EvalOptions): Promise<{ table: string; rows: Ro
   ensureDefaultCache(o.cache);
   const policyList = policyGroups(o.policies);
   const session = await startSession({ caches: [cacheFilePath(o.cache)], inputs: policyList.flatMap((g) => g.paths) });
-  const cache = loadCache(o.cache);
+  // Kept loaded for every policy (src/cache/kept.ts), except a cache the comparison records into.
+  const cache = o.settings.miss === 'record' ? loadCache(o.cache) : keptCache(o.cache);
   const artifacts = policyList.flatMap((g) => g.paths).map(loadAnyPolicy);
   const team = artifacts[0]?.team;
   // Rounds: as set (--rounds), else those the (first) policy was trained for; each policy must take them.
@@ -206,7 +208,7 @@ async function runMethods(
         const shape = shapes[k++];
         if (a.team.join() !== teamIds(env).join())
           throw new InputError(`${path}: trained for team ${a.team.join(', ')}, the debate team is ${teamIds(env).join(', ')}`);
-        const emb = await ensureEmbeddings(o.cache, cache, await encoderFor(a.encoder));
+        const emb = await keptEmbeddings(o.cache, cache, await encoderFor(a.encoder));
         const engine = await inferenceEngine(o.compute, shape, a.weights);
         const embeddings = embeddingsPath(o.cache, emb.encoder);
         if (!session.embeddings.some((e) => e.path === embeddings)) session.embeddings.push(await hashFile(embeddings));

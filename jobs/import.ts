@@ -7,6 +7,7 @@ import { parseSettings } from '../src/io/problems.ts';
 import { readJsonFile } from '../src/io/jsonFile.ts';
 import { cacheFilePath, loadCache } from '../src/cache/load.ts';
 import { writeFileAtomic } from '../src/io/atomic.ts';
+import { journalPath } from '../src/cache/journal.ts';
 import { replacedWithCache, writeCacheRecords } from '../src/cache/write.ts';
 import { withLockSync } from '../src/io/lock.ts';
 import { droppedReport, importReport } from '../eval/importReport.ts';
@@ -43,9 +44,11 @@ function importLocked(o: ImportOptions): string {
   const result = importDu(o.files, o);
   const problems = result.problems.map(formatImportProblem);
   if (result.imported === 0) throw new InputError(`nothing imported from ${o.files.join(', ')}:\n  ${problems.join('\n  ')}`);
-  writeCacheRecords(o.out, result.records);
+  const written = writeCacheRecords(o.out, letGo(result.records));
   // The journal and report of the cache replaced went with it (they describe its records).
   if (o.force) for (const f of replacedWithCache(o.out)) rmSync(f, { force: true });
+  // The report reads the cache as it was checked when written (a journal left there without --force is read with it).
+  const cache = existsSync(journalPath(o.out)) ? loadCache(o.out) : written;
   const report = [
     `imported ${result.imported} of ${result.read} problems from ${o.files.length} file${o.files.length === 1 ? '' : 's'} into ${cacheFilePath(o.out)}`,
     `${problems.length} problem${problems.length === 1 ? '' : 's'} reported${problems.length ? ':' : ''}`,
@@ -53,8 +56,17 @@ function importLocked(o: ImportOptions): string {
     peerSummary(result.peers),
     droppedReport(result.dropped, o.answerType),
     '',
-    importReport(loadCache(o.out)),
+    importReport(cache),
   ].join('\n');
   writeFileAtomic(join(o.out, 'import-report.md'), [report + '\n']);
   return report;
+}
+
+/** The records, each let go of once it is written: the cache read back holds them again, and two copies of every text need not be held at once. */
+function* letGo<T>(records: (T | undefined)[]): Generator<T> {
+  for (let i = 0; i < records.length; i++) {
+    const r = records[i] as T;
+    records[i] = undefined;
+    yield r;
+  }
 }

@@ -1,5 +1,5 @@
 // The main job (`npm start`): a CPP policy trained on the default simulated world with
-// `train/configs/main.json` for several seeds (two at a time, in child processes; finished seeds are
+// `train/configs/main.json` for several seeds (two at a time, in warm training processes; finished seeds are
 // reused and interrupted ones resumed), compared with every baseline on the test split.
 import { join } from 'node:path';
 import type { Split } from '../src/cache/format.ts';
@@ -111,7 +111,7 @@ export async function mainJob(o: MainOptions): Promise<string> {
       hash,
       { workers: o.workers, label: 'train CPP', force: o.force },
     );
-    const statuses = trained.map((status, i) => `seed ${runs[i].seed} ${status}`);
+    const statuses = trained.map((outcome, i) => `seed ${runs[i].seed} ${outcome.status}`);
     const reused = `CPP runs: ${statuses.join(', ')} (reused: finished earlier with the same settings and cache content)`;
     const evaluating = progress(`comparing with every baseline on ${o.split}`, 1);
     const { table, files } = await evalJob({ ...comparison, notes: [reused] });

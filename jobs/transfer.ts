@@ -241,7 +241,7 @@ async function transferLocked(o: TransferOptions): Promise<string> {
   const plotTitle = `${p.cache.header.name}: ${change.replaced.id} replaced by ${change.newcomer.id}`;
   const files = await writeTransferReport(join(o.out, 'report'), comparison, curves, { title, plotTitle }, notes);
   files.push(recordReport(join(o.out, 'report'), session, files[0]));
-  const reused = trained.map((status, i) => `${p.runs[i].settings.out} ${status}`).join(', ');
+  const reused = trained.map((outcome, i) => `${p.runs[i].settings.out} ${outcome.status}`).join(', ');
   return [transferMarkdown(comparison, title), ...notes, `runs: ${reused}`, `written: ${files.join(', ')}`].join('\n\n');
 }
 

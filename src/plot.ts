@@ -1,9 +1,9 @@
 // Plots are vega-lite specs rendered to SVG in Node (no browser): the one renderer of the workbench,
 // and the one palette: Okabe and Ito's eight colours, which readers with any common colour-vision
 // deficiency tell apart, each category also drawn with its own shape (points) or dash (lines), so
-// that no two categories look alike, in colour or in grey.
-import * as vega from 'vega';
-import { compile, type TopLevelSpec } from 'vega-lite';
+// that no two categories look alike, in colour or in grey. Vega and vega-lite (about a hundred
+// modules) load at the first plot, not with every command.
+import type { TopLevelSpec } from 'vega-lite';
 
 export const VEGA_LITE_SCHEMA = 'https://vega.github.io/schema/vega-lite/v5.json';
 
@@ -29,6 +29,7 @@ export function categoryStyles(names: string[]) {
   };
 }
 
-export function renderSvg(spec: TopLevelSpec): Promise<string> {
+export async function renderSvg(spec: TopLevelSpec): Promise<string> {
+  const [vega, { compile }] = await Promise.all([import('vega'), import('vega-lite')]);
   return new vega.View(vega.parse(compile(spec).spec), { renderer: 'none' }).toSVG();
 }

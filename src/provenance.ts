@@ -7,15 +7,15 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { cpus } from 'node:os';
-import { join, relative, resolve } from 'node:path';
+import { dirname, join, relative } from 'node:path';
 import { z } from 'zod';
 import { sha256File } from './cache/hash.ts';
 import { writeFileAtomic } from './io/atomic.ts';
 import { readJsonFile } from './io/jsonFile.ts';
 
-/** The repository (or installed package) root: where the code that runs lives. */
-const CODE_ROOT = resolve(import.meta.dirname, '..');
 const require = createRequire(import.meta.url);
+/** The repository (or installed package) root: where the code that runs lives, from its sources or from dist/. */
+const CODE_ROOT = dirname(require.resolve('cpp-workbench/package.json'));
 
 /** Runtimes whose version decides numbers or speed; listed when installed. */
 const RUNTIMES = [
@@ -61,6 +61,10 @@ const Session = z.strictObject({
   epochs: z
     .array(z.strictObject({ epoch: z.number().int().positive(), seconds: z.number().nonnegative() }))
     .describe('wall time of each epoch finished in this session'),
+  time: z
+    .record(z.string(), z.strictObject({ seconds: z.number().nonnegative(), count: z.number().int().nonnegative() }))
+    .optional()
+    .describe("a training session's wall time by phase (setup, steps, validation, checkpoints, end: train/timeSplit.ts), once it ended"),
   inputs: z.array(FileHash).describe('policies and checkpoints a report evaluated, or a run started from'),
 });
 export type Session = z.infer<typeof Session>;
@@ -81,8 +85,15 @@ export async function hashFile(path: string): Promise<FileHash> {
 // killed during it would leave behind for the user's next git command.
 const git = (...args: string[]) => execFileSync('git', args, { cwd: CODE_ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
 
-/** Commit and dirty flag of the code's checkout; both null when the code is not in one (an installed package). */
-function codeState(): Session['code'] {
+/**
+ * Commit and dirty flag of the code's checkout; both null when the code is not in one (an installed
+ * package). Read once per process: the code a process runs is the code it started with (a warm
+ * training process trains run after run).
+ */
+let code: Session['code'] | undefined;
+const codeState = (): Session['code'] => (code ??= readCodeState());
+
+function readCodeState(): Session['code'] {
   const pkg = require(join(CODE_ROOT, 'package.json')) as { name: string; version: string };
   try {
     if (relative(git('rev-parse', '--show-toplevel'), CODE_ROOT) !== '') throw new Error('not the checkout root');
@@ -113,12 +124,14 @@ export const redactCredentials = (args: string[]) => args.map((a) => a.replace(/
 /** Environment variable through which a parent job passes its command line to training children. */
 export const LAUNCHED_BY = 'CPP_WORKBENCH_LAUNCHED_BY';
 
-export async function startSession(o: { caches?: string[]; embeddings?: string[]; compute?: ComputeRan | null; inputs?: string[] } = {}): Promise<Session> {
+export async function startSession(
+  o: { caches?: string[]; embeddings?: string[]; compute?: ComputeRan | null; inputs?: string[]; command?: string[] } = {},
+): Promise<Session> {
   const hashAll = (files: string[] = []) => Promise.all(files.filter((f) => existsSync(f)).map(hashFile));
   const cpu = cpus();
   const parent = process.env[LAUNCHED_BY];
   return {
-    command: redactCredentials(process.argv.slice(1)),
+    command: redactCredentials(o.command ?? process.argv.slice(1)),
     launchedBy: parent ? redactCredentials(JSON.parse(parent) as string[]) : null,
     cwd: process.cwd(),
     code: codeState(),
@@ -151,8 +164,10 @@ export function recordRun(file: string, session: Session, resume: boolean) {
       session.epochs.push({ epoch, seconds: Math.round(seconds * 1000) / 1000 });
       save(file, p);
     },
-    end() {
+    /** The session ended; `time`: how its wall time split (a training run's phases). */
+    end(time?: Session['time']) {
       session.ended = new Date().toISOString();
+      if (time) session.time = time;
       save(file, p);
     },
   };

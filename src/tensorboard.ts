@@ -4,7 +4,7 @@
 // (little-endian; masked(c) = ((c >>> 15) | (c << 17)) + 0xa282ead8), whose data is one serialized
 // `Event` message. The messages below are the subset of TensorFlow's event.proto and summary.proto
 // that scalars need, with TensorFlow's field numbers.
-import CRC32C from 'crc-32/crc32c';
+import CRC32C from 'crc-32/crc32c.js';
 import { closeSync, openSync, writeSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';

@@ -78,7 +78,7 @@ function links(text: string): { line: number; target: string }[] {
 
 // ---- The command line, as declared -----------------------------------------------------------
 
-const CLI = commandSpecs(commands);
+const CLI = await commandSpecs(commands);
 
 // ---- Command lines in the docs ---------------------------------------------------------------
 

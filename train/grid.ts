@@ -1,6 +1,6 @@
 // Ablation grids (docs/method.md §9, Table 6): a file names variants (setting overrides with a row name),
 // seeds and caches; every (variant, cache, seed) is a cell, trained in its own folder under the
-// results folder by worker processes. Rerunning a grid skips finished cells and resumes the others
+// results folder by warm training processes (train/trainingProcesses.ts). Rerunning a grid skips finished cells and resumes the others
 // (each only if it is the same run: train/identity.ts); a failing cell is reported and the rest go
 // on. jobs/queue/ runs the same cells on other machines.
 import { basename, join } from 'node:path';
@@ -10,6 +10,8 @@ import { progress } from '../src/progress.ts';
 import { TrainConfig, resolveConfig } from './config.ts';
 import { runContentHashes } from './identity.ts';
 import { checkRun, otherRunError, pool, runStatus, runTraining } from './runs.ts';
+import { splitLine } from './timeSplit.ts';
+import { trainingProcesses, type Trained } from './trainingProcesses.ts';
 import { ensureDefaultCache } from '../src/sim/generate.ts';
 import { RefusedError } from '../src/io/errors.ts';
 
@@ -93,6 +95,8 @@ export const readGrid = (file: string) => readJsonFile(file, GridFile);
 export interface CellOutcome {
   cell: Cell;
   status: 'reused' | 'trained' | 'failed';
+  /** A cell trained now: its time split, and its wall time as the grid saw it. */
+  trained?: Trained;
   error?: string;
   /** What a failed cell threw (a user error, or a bug with its stack). */
   reason?: unknown;
@@ -122,6 +126,9 @@ export async function runGrid(cells: Cell[], workers: number, log: (line: string
       `already${other.length ? `, ${other.length} of other settings or another cache trained anew (--force)` : ''}), ${workers} at a time`,
   );
   bar.update(epochs, undefined, said());
+  // Cells train in warm training processes, at most `workers` at a time: a cell after the first in
+  // a process finds the code, its cache, embeddings and ONNX Runtime loaded.
+  const processes = trainingProcesses();
   const results = await pool(
     cells.map((cell, i) => ({ cell, hash: hashes[i] })),
     workers,
@@ -131,7 +138,9 @@ export async function runGrid(cells: Cell[], workers: number, log: (line: string
       running++;
       bar.update(epochs, undefined, said());
       try {
-        return await runTraining(cell.settings, hash, () => bar.update(++epochs, undefined, said()));
+        const outcome = await runTraining(cell.settings, hash, () => bar.update(++epochs, undefined, said()), { processes });
+        if (outcome.status === 'trained') log(`${cell.id}: ${cellTime(outcome.trained)}`);
+        return outcome;
       } finally {
         running--;
         done++;
@@ -139,16 +148,20 @@ export async function runGrid(cells: Cell[], workers: number, log: (line: string
       }
     },
   );
+  processes.close();
   bar.stop();
   return results.map((r, i) => {
     const outcome: CellOutcome =
-      r.status === 'fulfilled'
-        ? { cell: cells[i], status: r.value }
-        : { cell: cells[i], status: 'failed', error: (r.reason as Error).message, reason: r.reason };
+      r.status === 'fulfilled' ? { cell: cells[i], ...r.value } : { cell: cells[i], status: 'failed', error: (r.reason as Error).message, reason: r.reason };
     if (outcome.status === 'failed') log(`cell failed: ${outcome.cell.id}: ${outcome.error}`);
     return outcome;
   });
 }
+
+/** A trained cell's wall time, its training steps' share, and what it spent beyond them (its overhead: process, setup, validation, checkpoints, end). */
+export const cellTime = (t: Trained) =>
+  `${t.seconds.toFixed(1)} s, of which ${t.time.steps.count} training steps ${t.time.steps.seconds.toFixed(1)} s and ` +
+  `${(t.seconds - t.time.steps.seconds).toFixed(1)} s beyond them (${splitLine(t.time)} in its process)`;
 
 /** A line for a table: which cells were reused (finished earlier with the same settings and cache content) and which trained now. */
 export function reuseNote(outcomes: CellOutcome[]): string {

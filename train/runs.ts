@@ -1,19 +1,17 @@
-// Training runs in child processes (so two cores train two runs at once): a finished run is
-// reused, an interrupted one resumed, a failed one reported with the end of its log.
-import { spawn } from 'node:child_process';
-import { appendFileSync, existsSync, mkdirSync, writeFileSync } from 'node:fs';
+// Training runs of a job, in training processes (train/trainingProcesses.ts: two cores train two
+// runs at once): a finished run is reused, an interrupted one resumed, a failed one reported with
+// the end of its log.
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { writeFileAtomic } from '../src/io/atomic.ts';
-import { failedRuns, RefusedError, UserError } from '../src/io/errors.ts';
+import { failedRuns, RefusedError } from '../src/io/errors.ts';
 import { progress } from '../src/progress.ts';
 import { withLock, withLockSync } from '../src/io/lock.ts';
-import { loadCheckpoint } from '../src/policy/artifact.ts';
-import { LAUNCHED_BY } from '../src/provenance.ts';
+import { checkpointHead } from '../src/policy/artifact.ts';
 import { resolveConfig, runDone, type TrainConfig } from './config.ts';
 import { identityDifferences } from './identity.ts';
 import { clearRun, runFiles } from './runFolder.ts';
-import type { ChildFailure } from './trainChild.ts';
+import { trainingProcesses, type Trained, type TrainingProcesses } from './trainingProcesses.ts';
 
 export interface RunStatus {
   /** Start a run (none there), resume an interrupted one, or reuse a finished one. */
@@ -31,14 +29,14 @@ export interface RunStatus {
 export function runStatus(settings: Partial<TrainConfig> & { out: string }, cacheHash: string): RunStatus {
   const file = runFiles(settings.out).checkpoint;
   if (!existsSync(file)) return { action: 'start', epoch: 0, differences: [] };
-  const saved = loadCheckpoint(file);
+  const saved = checkpointHead(file);
   const differences = identityDifferences({ config: saved.config as Partial<TrainConfig>, cacheHash: saved.cacheHash }, { settings, cacheHash });
   return { action: runDone(resolveConfig(settings), saved) ? 'reuse' : 'resume', epoch: saved.epoch, differences };
 }
 
 /** A finished run of `config` in its folder (by its checkpoint's epoch and step alone: the caller knows it is its own run). */
 export const isFinished = (config: TrainConfig) =>
-  existsSync(runFiles(config.out).checkpoint) && runDone(config, loadCheckpoint(runFiles(config.out).checkpoint));
+  existsSync(runFiles(config.out).checkpoint) && runDone(config, checkpointHead(runFiles(config.out).checkpoint));
 
 /** The refusal of a run folder holding another run, naming each difference. */
 export const otherRunError = (out: string, differences: string[]) =>
@@ -59,83 +57,38 @@ export function checkRun(settings: Partial<TrainConfig> & { out: string }, cache
   return { action: 'start', epoch: 0, differences: [] };
 }
 
+/** How a job's run ended: reused (finished earlier), or trained now, with its time split and wall time. */
+export type RunOutcome = { status: 'reused' } | { status: 'trained'; trained: Trained };
+
 /**
- * Train `settings` (which name their `out` folder) unless this run is finished there already; the
- * child's stderr goes to `<out>/train.log`; `onEpoch` is called at every validation line.
- * `cacheHash`: the content of the settings' cache (a run of another is not reused, see checkRun).
+ * Train `settings` (which name their `out` folder) unless this run is finished there already, in
+ * one of `processes` (warm training processes a job keeps for its runs), or else in a process of
+ * its own; the process's stderr goes to `<out>/train.log`; `onEpoch` is called at every validation
+ * line. `cacheHash`: the content of the settings' cache (a run of another is not reused, see checkRun).
  */
 export async function runTraining(
   settings: Partial<TrainConfig> & { out: string },
   cacheHash: string,
   onEpoch: () => void,
-  force = false,
-): Promise<'reused' | 'trained'> {
+  o: { force?: boolean; processes?: TrainingProcesses } = {},
+): Promise<RunOutcome> {
   const out = settings.out;
-  if (checkRun(settings, cacheHash, force).action === 'reuse') {
+  if (checkRun(settings, cacheHash, o.force).action === 'reuse') {
     await completeFinished(out);
-    return 'reused';
+    return { status: 'reused' };
   }
   mkdirSync(out, { recursive: true });
   const settingsFile = join(out, 'settings.json');
   writeFileAtomic(settingsFile, [JSON.stringify(settings, null, 2) + '\n']);
-  const args = ['--import', TSX_LOADER, fileURLToPath(new URL('./trainChild.ts', import.meta.url)), settingsFile];
-  if (existsSync(runFiles(out).checkpoint)) args.push('--resume');
-  // train.log is the child's stderr as it comes: a kill of this job keeps what the child said so far.
+  // train.log is the process's stderr as it comes: a kill of this job keeps what it said so far.
   const logFile = join(out, 'train.log');
   writeFileSync(logFile, '');
-  return new Promise((resolve, reject) => {
-    // The child's provenance names the job (main, ablate) that started it; the error it fails on
-    // comes back over the IPC channel (trainChild.ts) as well as in its log.
-    const child = spawn(process.execPath, args, {
-      stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
-      env: { ...process.env, [LAUNCHED_BY]: JSON.stringify(process.argv.slice(1)) },
-    });
-    let log = '';
-    let failure: ChildFailure | undefined;
-    child.on('message', (m: ChildFailure) => (failure = m));
-    child.stderr!.on('data', (chunk: Buffer) => {
-      const text = chunk.toString();
-      log += text;
-      appendFileSync(logFile, text);
-      for (const _ of text.matchAll(/^epoch \d+:/gm)) onEpoch();
-    });
-    // 'close', not 'exit': by then the last of its stderr and its message have come.
-    child.on('close', (code, signal) => {
-      if (code === 0) return resolve('trained');
-      reject(childError(out, logFile, log, code, signal, failure));
-    });
-  });
-}
-
-/**
- * Why a training child failed (trainChild.ts): a user error, relayed as a UserError; a bug, an Error
- * caused by the child's (its stack); a crash (killed, or an error Node raised before the training
- * started), an Error saying the end of its log. Either Error has the child's `exitCode` (null when killed).
- */
-export function childError(out: string, logFile: string, log: string, code: number | null, signal: string | null, failure?: ChildFailure): Error {
-  const failed = `training in ${out} failed (exit ${code ?? signal})`;
-  if (failure && 'userError' in failure) return new UserError(`${failed}: ${failure.userError} (all of it in ${logFile})`);
-  if (!failure) return Object.assign(new Error(`${failed}: ${lastWords(log)} (all of it in ${logFile})`), { exitCode: code });
-  const bug = Object.assign(new Error(), { stack: failure.bug });
-  return Object.assign(new Error(`${failed}: ${failure.bug.split('\n')[0]}; a bug in cpp-workbench: its stack trace is in ${logFile}`, { cause: bug }), {
-    exitCode: code,
-  });
-}
-
-/**
- * tsx's loader by its absolute location (this package's own tsx): `--import tsx` would be resolved
- * from the working folder, where a job run from outside the package finds none.
- */
-const TSX_LOADER = import.meta.resolve('tsx');
-
-/** The end of a failed child's stderr that says why: its last lines, less the stack frames and Node's version line. */
-export function lastWords(log: string): string {
-  const lines = log
-    .split('\n')
-    .map((l) => l.trim())
-    .filter((l) => l !== '' && !l.startsWith('at ') && !/^Node\.js v\d/.test(l));
-  // An uncaught error ends with its stack and properties: its message is the line naming the error.
-  return lines.filter((l) => /^[\w.]*(Error|Exception)\b.*:/.test(l)).at(-1) ?? lines.slice(-3).join(' | ');
+  const processes = o.processes ?? trainingProcesses();
+  try {
+    return { status: 'trained', trained: await processes.train({ out, settingsFile, resume: existsSync(runFiles(out).checkpoint), logFile, onEpoch }) };
+  } finally {
+    if (!o.processes) processes.close();
+  }
 }
 
 /**
@@ -169,23 +122,26 @@ export async function pool<T, R>(items: T[], workers: number, task: (item: T) =>
 
 /**
  * Train `runs` (each naming its `out` folder; finished ones reused, interrupted ones resumed, see
- * runTraining), `workers` at a time, under a progress bar of their epochs; `before` is awaited
- * before each run starts. Returns each run's status in order; runs that failed are one error.
+ * runTraining), `workers` at a time in warm training processes (a run after the first in a process
+ * finds the cache, its embeddings and ONNX Runtime loaded), under a progress bar of their epochs;
+ * `before` is awaited before each run starts. Returns each run's outcome in order; runs that failed
+ * are one error.
  */
 export async function trainRuns(
   runs: (Partial<TrainConfig> & { out: string })[],
   cacheHash: string,
   o: { workers: number; label: string; force?: boolean; before?: (settings: Partial<TrainConfig> & { out: string }) => Promise<void> },
-): Promise<('reused' | 'trained')[]> {
+): Promise<RunOutcome[]> {
   const bar = progress(
     o.label,
     runs.reduce((s, r) => s + resolveConfig(r).epochs, 0),
   );
   let done = 0;
+  const processes = trainingProcesses();
   const trained = await pool(runs, o.workers, async (r) => {
     await o.before?.(r);
-    return runTraining(r, cacheHash, () => bar.update(++done), o.force);
-  });
+    return runTraining(r, cacheHash, () => bar.update(++done), { force: o.force, processes });
+  }).finally(() => processes.close());
   bar.stop();
   const failed = trained.filter((r): r is PromiseRejectedResult => r.status === 'rejected');
   if (failed.length)
@@ -193,5 +149,5 @@ export async function trainRuns(
       failed.map((f) => (f.reason as Error).message).join('\n'),
       failed.map((f) => f.reason),
     );
-  return trained.map((r) => (r as PromiseFulfilledResult<'reused' | 'trained'>).value);
+  return trained.map((r) => (r as PromiseFulfilledResult<RunOutcome>).value);
 }

@@ -10,7 +10,8 @@
 import { shuffle } from '../src/shuffle.ts';
 import { existsSync } from 'node:fs';
 import seedrandom from 'seedrandom';
-import { embeddingsPath, ensureEmbeddings, type Embeddings } from '../src/cache/embeddings.ts';
+import { embeddingsPath, type Embeddings } from '../src/cache/embeddings.ts';
+import { keptCache, keptEmbeddings } from '../src/cache/kept.ts';
 import type { Cache } from '../src/cache/types.ts';
 import { cacheFilePath, loadCache } from '../src/cache/load.ts';
 import { writeFileAtomic } from '../src/io/atomic.ts';
@@ -43,6 +44,7 @@ import { architectureOf, debateSettingsOf, rewardSettingsOf, runDone, type Train
 import { startingWeights } from './startFrom.ts';
 import { testTracer } from './trace.ts';
 import { InputError, RefusedError, SettingsError } from '../src/io/errors.ts';
+import { phaseClock, splitLine, type TimeSplit } from './timeSplit.ts';
 
 interface Setup {
   config: TrainConfig;
@@ -55,12 +57,13 @@ interface Setup {
 
 export async function setup(config: TrainConfig): Promise<Setup> {
   ensureDefaultCache(config.cache);
-  const cache = loadCache(config.cache);
+  // A cache is kept loaded between runs of a process (a warm grid worker), except one the run records into.
+  const cache = config.miss === 'record' ? loadCache(config.cache) : keptCache(config.cache);
   // With miss = record both environments ask one endpoint and share its journal and spending.
   const trainEnv = openEnvironment(cache, debateSettingsOf(config, 'train'), { endpoints: config.endpoints });
   const evalEnv = openEnvironment(cache, debateSettingsOf(config, 'eval'), { shared: trainEnv.recording });
   for (const warning of checkTrainingData(trainEnv, evalEnv, config.batchSize)) console.error(`warning: ${warning}`);
-  const emb = await ensureEmbeddings(config.cache, cache, await makeEncoder(config.encoder));
+  const emb = await keptEmbeddings(config.cache, cache, await makeEncoder(config.encoder));
   const shape: PolicyShape = { ...architectureOf(config), dim: emb.dim, agents: trainEnv.team.length, rounds: trainEnv.rounds };
   return { config, cache, trainEnv, evalEnv, emb, shape };
 }
@@ -82,6 +85,8 @@ export interface TrainOptions {
   log?: (line: string) => void;
   /** Engine, threads, backend for a resumed run (new runs take them from the config). */
   compute?: Partial<ComputeSettings>;
+  /** The command this session's provenance names (default: this process's; a warm training process names the run it was asked for). */
+  command?: string[];
 }
 
 /**
@@ -89,7 +94,7 @@ export interface TrainOptions {
  * naming this process). Everything that can refuse the run (settings, cache, embeddings, a target
  * below the cost floor) is checked before the folder is written.
  */
-export async function train(config: TrainConfig, o: TrainOptions = {}): Promise<{ checkpoint: Checkpoint; setup: Setup }> {
+export async function train(config: TrainConfig, o: TrainOptions = {}): Promise<{ checkpoint: Checkpoint; setup: Setup; time: TimeSplit }> {
   const unlock = lockFolder(config.out, 'a training run');
   try {
     return await trainLocked(config, o);
@@ -98,7 +103,8 @@ export async function train(config: TrainConfig, o: TrainOptions = {}): Promise<
   }
 }
 
-async function trainLocked(config: TrainConfig, o: TrainOptions): Promise<{ checkpoint: Checkpoint; setup: Setup }> {
+async function trainLocked(config: TrainConfig, o: TrainOptions): Promise<{ checkpoint: Checkpoint; setup: Setup; time: TimeSplit }> {
+  const clock = phaseClock();
   const files = runFiles(config.out);
   const held = existsSync(files.checkpoint);
   if (o.resume && !held) throw new RefusedError(noCheckpoint(config.out));
@@ -187,7 +193,9 @@ async function trainLocked(config: TrainConfig, o: TrainOptions): Promise<{ chec
     ...state,
     engine: await engine.getState(),
   });
+  clock.enter('checkpoints');
   if (!resumed) saveCheckpoint(files.checkpoint, await checkpointOf());
+  clock.enter('setup');
   // Provenance and log: a resumed run adds a session and continues the log after its checkpoint;
   // a new run starts both afresh.
   const provenance = recordRun(
@@ -197,6 +205,7 @@ async function trainLocked(config: TrainConfig, o: TrainOptions): Promise<{ chec
       embeddings: [embeddingsPath(config.cache, emb.encoder)],
       compute: engine.ran,
       inputs: config.from === null ? [] : [config.from],
+      command: o.command,
     }),
     !!resumed,
   );
@@ -240,6 +249,7 @@ async function trainLocked(config: TrainConfig, o: TrainOptions): Promise<{ chec
     const steps = Math.ceil(order.length / config.batchSize);
     const started = Date.now();
     for (let b = 0; b < steps && !runDone(config, state); b++) {
+      clock.enter('steps');
       const stepStarted = performance.now(); // decisions/s of the whole step: rollout, returns, engine step, log line
       // Each question `rollouts` times in a row (the grouping the rloo baseline reads); the
       // environment's own draws share the question's seed, so the rollouts differ by their decisions.
@@ -313,6 +323,7 @@ async function trainLocked(config: TrainConfig, o: TrainOptions): Promise<{ chec
     }
     state.epoch = epoch;
     if (validates(epoch) || runDone(config, state)) {
+      clock.enter('validation');
       bar.validating(epoch);
       const v = await evaluatePolicy(engine, evalEnv, emb, validation, 'validation');
       bar.validated(epoch);
@@ -335,18 +346,22 @@ async function trainLocked(config: TrainConfig, o: TrainOptions): Promise<{ chec
         `epoch ${epoch}: validation accuracy ${(100 * accuracy).toFixed(1)}%, cost ${costPct.toFixed(1)}% of ` +
           `Full-Debate, kept ${((100 * v.keptEdges) / v.maxEdges).toFixed(1)}% of edges${isBest ? ' (best)' : ''}`,
       );
-      if (isBest) saveCheckpoint(files.best, await checkpointOf());
+      if (isBest) {
+        clock.enter('checkpoints');
+        saveCheckpoint(files.best, await checkpointOf());
+      }
     }
+    clock.enter('checkpoints');
     saveCheckpoint(files.checkpoint, await checkpointOf());
     provenance.epoch(epoch, (Date.now() - started) / 1000);
     if (o.stopAfterEpochs !== undefined && ++epochsThisCall >= o.stopAfterEpochs) break;
   }
   bar.stop();
+  clock.enter('end');
   if (runDone(config, state)) await trace?.end(engine, state.step, state.epoch, log);
   const checkpoint = await checkpointOf();
   engine.dispose();
   log.close();
-  provenance.end();
   const creditSummary = credit.summary();
   if (creditSummary) say(creditSummary);
   if (trainEnv.recording) {
@@ -354,7 +369,10 @@ async function trainLocked(config: TrainConfig, o: TrainOptions): Promise<{ chec
     closeRecording(trainEnv.recording);
   }
   await (await import('./curves.ts')).writeRunCurves(config.out); // learning-curves.svg from log.jsonl (vega loads only here)
-  return { checkpoint, setup: s };
+  const time = clock.split();
+  provenance.end(time);
+  say(`time: ${splitLine(time)}`);
+  return { checkpoint, setup: s, time };
 }
 
 /** A checkpoint to resume must fit the run its settings make on this cache: shape, encoder, team, baseline state. */

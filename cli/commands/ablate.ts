@@ -1,60 +1,56 @@
 // `ablate`: an ablation grid and its Table 6 style table (jobs/ablate.ts), trained by local worker
 // processes or, with --queue, by `worker` processes on any machines (jobs/queue/).
-import type { Argv } from 'yargs';
 import { computeOf } from '../../src/policy/backends.ts';
 import { computeOptions, computeRules, endpointsOption, planOptions, refuseUnused, runOrPlan, splitOption, workersOption } from '../options.ts';
+import { command } from './command.ts';
 
-export const ablateCommand = <T>(y: Argv<T>) =>
-  y.command(
-    'ablate',
-    'run an ablation grid (variants x caches x seeds) in worker processes and print the Table 6 style table (--engine, --threads, --backend apply ' +
-      'to cells whose grid settings do not set them, and to the evaluation; with --queue, to the evaluation only: workers compute with their own)',
-    (y) =>
-      workersOption(splitOption(computeOptions(endpointsOption(planOptions(y))), 'split the table is evaluated on'), 'cells trained at a time by local workers')
-        // No default value here, so that --workers with --queue (where it means nothing) is an error.
-        .option('workers', { default: undefined, defaultDescription: '2' })
-        .option('queue', {
-          type: 'string',
-          describe:
-            'redis://[:password@]host:port/db or rediss:// (TLS): put the cells on this queue for ' +
-            '`worker` processes instead of training them here (password also from CPP_REDIS_PASSWORD)',
-        })
-        .conflicts('queue', 'workers')
-        .option('grid', { type: 'string', default: 'train/grids/table6.json', describe: 'grid file: name, base settings, seeds, caches, variants' })
-        .option('out', { type: 'string', describe: 'results folder to write (default results/<grid name>)' })
-        .option('rounds', {
-          type: 'number',
-          describe: "debate rounds R >= 2 of every cell and of the table's Full-Debate (overrides the grid's, and says so) [default: the grid's, else 3]",
-        })
-        .option('force', {
-          type: 'boolean',
-          describe: 'train anew the cells whose folders hold runs of other settings or another cache (else an error naming each difference)',
-        })
-        .conflicts('force', 'queue')
-        .example('$0 ablate --grid train/grids/table6.json --dry-run', 'which cells would start, resume or be reused')
-        .example('$0 ablate --grid train/grids/table6.json --workers 2', 'train the grid and print its table'),
-    async (a) => {
-      refuseUnused(a, computeRules(a));
-      const { ablateDescription, ablateJob } = await import('../../jobs/ablate.ts');
-      const o = {
-        grid: a.grid,
-        out: a.out,
-        workers: a.workers ?? 2,
-        queue: a.queue,
-        split: a.split,
-        compute: computeOf(a),
-        endpoints: a.endpoints,
-        rounds: a.rounds,
-        force: a.force,
-      };
-      await runOrPlan(
-        a,
-        () => ablateDescription(o),
-        async () => {
-          const { text, failed } = await ablateJob(o);
-          console.log(text);
-          if (failed) process.exitCode = 1;
-        },
-      );
-    },
-  );
+export const ablateCommand = command(
+  (y) =>
+    workersOption(splitOption(computeOptions(endpointsOption(planOptions(y))), 'split the table is evaluated on'), 'cells trained at a time by local workers')
+      // No default value here, so that --workers with --queue (where it means nothing) is an error.
+      .option('workers', { default: undefined, defaultDescription: '2' })
+      .option('queue', {
+        type: 'string',
+        describe:
+          'redis://[:password@]host:port/db or rediss:// (TLS): put the cells on this queue for ' +
+          '`worker` processes instead of training them here (password also from CPP_REDIS_PASSWORD)',
+      })
+      .conflicts('queue', 'workers')
+      .option('grid', { type: 'string', default: 'train/grids/table6.json', describe: 'grid file: name, base settings, seeds, caches, variants' })
+      .option('out', { type: 'string', describe: 'results folder to write (default results/<grid name>)' })
+      .option('rounds', {
+        type: 'number',
+        describe: "debate rounds R >= 2 of every cell and of the table's Full-Debate (overrides the grid's, and says so) [default: the grid's, else 3]",
+      })
+      .option('force', {
+        type: 'boolean',
+        describe: 'train anew the cells whose folders hold runs of other settings or another cache (else an error naming each difference)',
+      })
+      .conflicts('force', 'queue')
+      .example('$0 ablate --grid train/grids/table6.json --dry-run', 'which cells would start, resume or be reused')
+      .example('$0 ablate --grid train/grids/table6.json --workers 2', 'train the grid and print its table'),
+  async (a) => {
+    refuseUnused(a, computeRules(a));
+    const { ablateDescription, ablateJob } = await import('../../jobs/ablate.ts');
+    const o = {
+      grid: a.grid,
+      out: a.out,
+      workers: a.workers ?? 2,
+      queue: a.queue,
+      split: a.split,
+      compute: computeOf(a),
+      endpoints: a.endpoints,
+      rounds: a.rounds,
+      force: a.force,
+    };
+    await runOrPlan(
+      a,
+      () => ablateDescription(o),
+      async () => {
+        const { text, failed } = await ablateJob(o);
+        console.log(text);
+        if (failed) process.exitCode = 1;
+      },
+    );
+  },
+);

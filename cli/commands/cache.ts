@@ -12,6 +12,7 @@ import { DEFAULT_CACHE } from '../../src/sim/generate.ts';
 import { parseReplacement } from '../../src/sim/replace.ts';
 import { given, refuseUnused } from '../options.ts';
 import { SettingsError } from '../../src/io/errors.ts';
+import { command } from './command.ts';
 
 const gen = <T>(y: Argv<T>) =>
   y.command(
@@ -200,9 +201,9 @@ const compact = <T>(y: Argv<T>) =>
     async (a) => console.log((await import('../../jobs/cache.ts')).compactJob(a.dir)),
   );
 
-export const cacheCommand = <T>(y: Argv<T>) =>
-  y.command('cache', 'create, check and inspect response caches', (y) =>
-    [gen, validate, stats, audit, embed, importCommand, compact, fit]
-      .reduce((y, c) => c(y), y)
-      .demandCommand(1, 'name a cache command: gen, validate, stats, audit, embed, import, compact or fit'),
-  );
+// Each cache command is a subcommand of its own (gen, validate, ...): all of them load with `cache`.
+export const cacheCommand = command((y) =>
+  [gen, validate, stats, audit, embed, importCommand, compact, fit]
+    .reduce((y, c) => c(y), y)
+    .demandCommand(1, 'name a cache command: gen, validate, stats, audit, embed, import, compact or fit'),
+);

@@ -1,52 +1,48 @@
 // `pareto`: CPP trained to several target budgets against the baselines at matched cost (jobs/pareto.ts).
-import type { Argv } from 'yargs';
 import { computeOf } from '../../src/policy/backends.ts';
 import { cacheOption, computeOptions, debateOptions, debateSettings, seedsOption, splitOption, workersOption } from '../options.ts';
 import { SettingsError } from '../../src/io/errors.ts';
+import { command } from './command.ts';
 
-export const paretoCommand = <T>(y: Argv<T>) =>
-  y.command(
-    'pareto',
-    'train CPP to several target budgets (targetCost, in worker processes) and plot accuracy against cost with 95% intervals beside ' +
-      'consistency votes at matched cost, random pruning at matched keep rate, the static mask at the same target and Full-Debate',
-    (y) =>
-      workersOption(
-        seedsOption(splitOption(cacheOption(computeOptions(debateOptions(y)))), 'CPP runs (and random pruning, static mask runs) per budget'),
-        'training runs at a time',
-      )
-        .option('budgets', { type: 'string', default: '0.8,0.85,0.9,0.95', describe: "target costs as fractions of Full-Debate's, comma-separated" })
-        .option('config', {
-          type: 'string',
-          default: 'train/configs/main.json',
-          describe: 'training settings of the CPP runs and the static mask (each budget sets targetCost)',
-        })
-        .option('out', {
-          type: 'string',
-          default: 'results/pareto',
-          describe: 'folder of the runs (one per budget and seed; finished ones are reused) and the report (report/)',
-        })
-        .option('force', {
-          type: 'boolean',
-          default: false,
-          describe: 'train anew the runs whose folders hold runs of other settings or another cache (else an error naming each difference)',
-        }),
-    async (a) => {
-      const budgets = a.budgets.split(',').map(Number);
-      if (budgets.some((b) => !(b > 0 && b <= 1))) throw new SettingsError(`--budgets: '${a.budgets}': each must be a number in (0, 1]`);
-      const { paretoJob } = await import('../../jobs/pareto.ts');
-      console.log(
-        await paretoJob({
-          cache: a.cache,
-          split: a.split,
-          settings: debateSettings(a),
-          config: a.config,
-          budgets,
-          seeds: a.seeds,
-          workers: a.workers,
-          out: a.out,
-          compute: computeOf(a),
-          force: a.force,
-        }),
-      );
-    },
-  );
+export const paretoCommand = command(
+  (y) =>
+    workersOption(
+      seedsOption(splitOption(cacheOption(computeOptions(debateOptions(y)))), 'CPP runs (and random pruning, static mask runs) per budget'),
+      'training runs at a time',
+    )
+      .option('budgets', { type: 'string', default: '0.8,0.85,0.9,0.95', describe: "target costs as fractions of Full-Debate's, comma-separated" })
+      .option('config', {
+        type: 'string',
+        default: 'train/configs/main.json',
+        describe: 'training settings of the CPP runs and the static mask (each budget sets targetCost)',
+      })
+      .option('out', {
+        type: 'string',
+        default: 'results/pareto',
+        describe: 'folder of the runs (one per budget and seed; finished ones are reused) and the report (report/)',
+      })
+      .option('force', {
+        type: 'boolean',
+        default: false,
+        describe: 'train anew the runs whose folders hold runs of other settings or another cache (else an error naming each difference)',
+      }),
+  async (a) => {
+    const budgets = a.budgets.split(',').map(Number);
+    if (budgets.some((b) => !(b > 0 && b <= 1))) throw new SettingsError(`--budgets: '${a.budgets}': each must be a number in (0, 1]`);
+    const { paretoJob } = await import('../../jobs/pareto.ts');
+    console.log(
+      await paretoJob({
+        cache: a.cache,
+        split: a.split,
+        settings: debateSettings(a),
+        config: a.config,
+        budgets,
+        seeds: a.seeds,
+        workers: a.workers,
+        out: a.out,
+        compute: computeOf(a),
+        force: a.force,
+      }),
+    );
+  },
+);

@@ -1,60 +1,56 @@
 // `worker`: take cells of ablation grids from a Redis queue (`ablate --queue`), train them and
 // return the results (jobs/queue/worker.ts). Runs until stopped: the first SIGINT/SIGTERM lets the
 // running cells finish, a second stops at once (those cells go back to the queue).
-import type { Argv } from 'yargs';
 import { computeOf } from '../../src/policy/backends.ts';
 import { computeOptions, workersOption } from '../options.ts';
+import { command } from './command.ts';
 
-export const workerCommand = <T>(y: Argv<T>) =>
-  y.command(
-    'worker',
-    'take cells of ablation grids from a Redis queue (ablate --queue), train them and return the ' +
-      'results; --engine, --threads, --backend apply to cells whose grid settings do not set them',
-    (y) =>
-      workersOption(computeOptions(y), 'cells trained at a time on this machine')
-        .option('queue', {
-          type: 'string',
-          demandOption: true,
-          describe: 'redis://[:password@]host:port/db or rediss:// (TLS), as given to ablate --queue (password also from CPP_REDIS_PASSWORD)',
-        })
-        .option('cache-map', {
-          type: 'string',
-          array: true,
-          default: [] as string[],
-          describe: "FROM=TO: the grid's cache path FROM (or under it) is TO on this machine; repeatable",
-        })
-        .option('work', { type: 'string', describe: 'folder of runs in progress (default: a temp folder, removed on exit)' })
-        .option('lock-duration', {
-          type: 'number',
-          default: 30,
-          describe:
-            "seconds a cell's lock lasts unless renewed (this worker renews it every half); a killed " +
-            "worker's cell goes back to the queue within lock-duration + 2 x stalled-interval",
-        })
-        .option('stalled-interval', {
-          type: 'number',
-          default: 30,
-          describe: "seconds between this worker's looks for cells whose worker stopped renewing its lock",
-        }),
-    async (a) => {
-      const { startWorker, parseCacheMap } = await import('../../jobs/queue/worker.ts');
-      const { parseQueueUrl } = await import('../../jobs/queue/redis.ts');
-      const worker = startWorker({
-        queue: parseQueueUrl(a.queue),
-        concurrency: a.workers,
-        compute: computeOf(a),
-        cacheMap: parseCacheMap(a.cacheMap),
-        work: a.work,
-        lockSeconds: a.lockDuration,
-        stalledSeconds: a.stalledInterval,
-      });
-      await new Promise<void>((resolve) => {
-        const stop = () => {
-          process.once('SIGINT', () => process.exit(130)).once('SIGTERM', () => process.exit(143));
-          console.error(`worker ${worker.name}: stopping once the running cells finish (signal again to stop now; they go back to the queue)`);
-          void worker.close().then(resolve);
-        };
-        process.once('SIGINT', stop).once('SIGTERM', stop);
-      });
-    },
-  );
+export const workerCommand = command(
+  (y) =>
+    workersOption(computeOptions(y), 'cells trained at a time on this machine')
+      .option('queue', {
+        type: 'string',
+        demandOption: true,
+        describe: 'redis://[:password@]host:port/db or rediss:// (TLS), as given to ablate --queue (password also from CPP_REDIS_PASSWORD)',
+      })
+      .option('cache-map', {
+        type: 'string',
+        array: true,
+        default: [] as string[],
+        describe: "FROM=TO: the grid's cache path FROM (or under it) is TO on this machine; repeatable",
+      })
+      .option('work', { type: 'string', describe: 'folder of runs in progress (default: a temp folder, removed on exit)' })
+      .option('lock-duration', {
+        type: 'number',
+        default: 30,
+        describe:
+          "seconds a cell's lock lasts unless renewed (this worker renews it every half); a killed " +
+          "worker's cell goes back to the queue within lock-duration + 2 x stalled-interval",
+      })
+      .option('stalled-interval', {
+        type: 'number',
+        default: 30,
+        describe: "seconds between this worker's looks for cells whose worker stopped renewing its lock",
+      }),
+  async (a) => {
+    const { startWorker, parseCacheMap } = await import('../../jobs/queue/worker.ts');
+    const { parseQueueUrl } = await import('../../jobs/queue/redis.ts');
+    const worker = startWorker({
+      queue: parseQueueUrl(a.queue),
+      concurrency: a.workers,
+      compute: computeOf(a),
+      cacheMap: parseCacheMap(a.cacheMap),
+      work: a.work,
+      lockSeconds: a.lockDuration,
+      stalledSeconds: a.stalledInterval,
+    });
+    await new Promise<void>((resolve) => {
+      const stop = () => {
+        process.once('SIGINT', () => process.exit(130)).once('SIGTERM', () => process.exit(143));
+        console.error(`worker ${worker.name}: stopping once the running cells finish (signal again to stop now; they go back to the queue)`);
+        void worker.close().then(resolve);
+      };
+      process.once('SIGINT', stop).once('SIGTERM', stop);
+    });
+  },
+);

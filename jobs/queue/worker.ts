@@ -1,6 +1,7 @@
 // A worker (`worker --queue URL`): takes grid cells from the queue, checks that its copy of the cache
-// is the grid's (content hash), trains each in a child process (train/runs.ts) in a folder of its
-// own, and returns the run files through Redis. A cell whose training raises an error fails once
+// is the grid's (content hash), trains each in a warm training process (train/trainingProcesses.ts:
+// kept from cell to cell, with the cache and engine loaded) in a folder of its own, and returns the
+// run files through Redis. A cell whose training raises an error fails once
 // (the same settings would fail again; a bug's stack is said in this worker's output, as the run
 // folder goes); a crash (the training child killed, or this worker: its lock runs out and BullMQ
 // hands the cell to another worker) is retried.
@@ -15,6 +16,7 @@ import type { ComputeSettings } from '../../src/policy/backends.ts';
 import { ensureDefaultCache } from '../../src/sim/generate.ts';
 import { cellIdentity } from '../../train/identity.ts';
 import { runTraining } from '../../train/runs.ts';
+import { trainingProcesses } from '../../train/trainingProcesses.ts';
 import { CellJob, uploadRun, type CellProgress, type CellResult } from './cellJob.ts';
 import { QUEUE, connect, type QueueUrl } from './redis.ts';
 
@@ -57,6 +59,7 @@ export function startWorker(o: WorkerOptions): { name: string; close: () => Prom
   const say = (line: string) => (o.log ?? console.error)(o.queue.redact(`worker ${name}: ${line}`));
   const work = o.work ?? join(tmpdir(), `cpp-worker-${process.pid}`);
   const redis = connect(o.queue, say);
+  const processes = trainingProcesses();
 
   async function trainCell(job: Job): Promise<CellResult> {
     const parsed = CellJob.safeParse(job.data);
@@ -85,10 +88,15 @@ export function startWorker(o: WorkerOptions): { name: string; close: () => Prom
     rmSync(settings.out, { recursive: true, force: true });
     const started = Date.now();
     try {
-      await runTraining(settings, hash, () => {
-        epoch++;
-        report().catch((e: Error) => say(`progress of ${cell.label} not reported: ${e.message}`));
-      });
+      await runTraining(
+        settings,
+        hash,
+        () => {
+          epoch++;
+          report().catch((e: Error) => say(`progress of ${cell.label} not reported: ${e.message}`));
+        },
+        { processes },
+      );
       const trainSeconds = (Date.now() - started) / 1000;
       return { worker: name, trainSeconds, files: await uploadRun(redis, job.id!, settings.out) };
     } catch (e) {
@@ -127,6 +135,7 @@ export function startWorker(o: WorkerOptions): { name: string; close: () => Prom
     name,
     close: async () => {
       await worker.close();
+      processes.close();
       redis.disconnect();
       if (!o.work) rmSync(work, { recursive: true, force: true });
     },

@@ -8,7 +8,9 @@
 // `isEqual`. Equations compare side by side. Plain numbers never need the engine (normalization
 // already made equal numbers equal strings), nor do words ("odd", "Monday").
 // Each comparison that needed the engine is counted, so reports can say how often it decided.
-import { ComputeEngine } from '@cortex-js/compute-engine';
+import type { ComputeEngine } from '@cortex-js/compute-engine';
+import { createRequire } from 'node:module';
+import { fileURLToPath } from 'node:url';
 import { canonicalNumber } from './normalize.ts';
 import { parseMath, splitTopLevel, type MathNode } from './structure.ts';
 
@@ -23,6 +25,14 @@ export const emptySymbolicCounts = (): SymbolicCounts => ({ comparisons: 0, equa
 type BoxedExpression = ReturnType<ComputeEngine['parse']>;
 
 let engine: ComputeEngine | undefined;
+/**
+ * The engine, loaded at the first comparison that needs it rather than with every cache: as
+ * synchronously as sameMath runs, by require() of its ES module build (Node 20.19 and later).
+ */
+function newEngine(): ComputeEngine {
+  const entry = fileURLToPath(import.meta.resolve('@cortex-js/compute-engine'));
+  return new (createRequire(import.meta.url)(entry) as typeof import('@cortex-js/compute-engine')).ComputeEngine();
+}
 const parsed = new Map<string, BoxedExpression | null>();
 const decided = new Map<string, boolean>();
 
@@ -44,7 +54,7 @@ function quietly<T>(run: () => T): T {
 function expression(text: string): BoxedExpression | null {
   let e = parsed.get(text);
   if (e === undefined) {
-    engine ??= new ComputeEngine();
+    engine ??= newEngine();
     try {
       const boxed = engine.parse(text);
       e = boxed.isValid ? boxed : null;

@@ -19,7 +19,8 @@
 // their lines are not read by rules 0, 5 and 6. Two options named at the end are ambiguous (no
 // answer, both readings kept): a statement joined to a second option ("the answer is (A) or (C)",
 // "B/C", "**A** and **C**"), a boxed option and a later statement naming another, or a last line that
-// is only an option after a line whose statement names another with no word of revision between.
+// is only an option after a line whose statement names another with no word of revision between
+// ("earlier", "but", ...) and no statement of the last option itself ("The answer is (C).").
 // A bare capital A or I (also English words) counts only before punctuation, a line end, the
 // option's text or "because"/"since"/"as"; a lowercase letter only inside brackets or \boxed{},
 // or closing an answer statement ("answer: c"; not a or i, which may be words).
@@ -249,8 +250,13 @@ function ambiguity(text: string, found: Stated[], last: Stated, hedges: Hedge[])
   const previousLine = text.slice(0, last.at).trimEnd();
   const lineStart = previousLine.lastIndexOf('\n') + 1;
   const stated = before.filter((f) => f.rule === 'statement' && f.at >= lineStart).pop();
-  const revised = /\b(?:but|however|actually|instead|wait|reconsider\w*|initially|at first|changed?|correct(?:ing|ed)? myself)\b/i;
-  if (stated && !found.some((f) => f.at > stated.at && f.at < last.at && f.letter === last.letter) && !revised.test(previousLine.slice(lineStart)))
+  const revised =
+    /\b(?:but|however|actually|instead|wait|reconsider\w*|initially|at first|earlier|previous(?:ly)?|originally|changed?|correct(?:ing|ed)? myself)\b/i;
+  if (
+    stated &&
+    !found.some((f) => f !== last && f.at > stated.at && (f.at < last.at || (f.at === last.at && f.rule === 'statement')) && f.letter === last.letter) &&
+    !revised.test(previousLine.slice(lineStart))
+  )
     return { answer: null, ambiguous: [stated.letter, last.letter] };
   return undefined;
 }

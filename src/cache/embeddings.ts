@@ -17,6 +17,7 @@ import { EMBEDDINGS_DIR } from './format.ts';
 import { checkedLines, type Problem } from '../io/problems.ts';
 import { CacheError, type Cache } from './types.ts';
 import { writeFileAtomic } from '../io/atomic.ts';
+import { float32FromBase64 } from '../io/float32.ts';
 import { chunked } from './write.ts';
 
 const VERSION = 2;
@@ -27,7 +28,8 @@ const EmbeddingsHeader = z.strictObject({
   encoder: z.string().min(1),
   dim: z.number().int().positive(),
 });
-const EmbeddingLine = z.strictObject({ sha256, v: z.string().regex(/^[A-Za-z0-9+/]*={0,2}$/, 'not base64') });
+// `v` is checked where it is decoded (src/io/float32.ts).
+const EmbeddingLine = z.strictObject({ sha256, v: z.string() });
 /** A line of a version-1 file (keyed by record id): read only to be replaced. */
 const OldLine = z.strictObject({ kind: z.enum(['question', 'response']), id: z.string().min(1), v: z.string() });
 type EmbeddingsHeader = z.infer<typeof EmbeddingsHeader>;
@@ -53,15 +55,13 @@ const toBase64 = (v: Float32Array) => Buffer.from(v.buffer, v.byteOffset, v.byte
 
 /** A stored vector, or why it is not one. */
 function fromBase64(s: string, dim: number): Float32Array | string {
-  const bytes = Buffer.from(s, 'base64');
-  if (bytes.length !== dim * 4)
-    return bytes.length % 4
-      ? `${bytes.length} bytes, not float32 values (the header's dim is ${dim}: ${dim * 4} bytes)`
-      : `${bytes.length / 4} float32 values, the header's dim is ${dim}`;
-  const v = new Float32Array(dim);
-  new Uint8Array(v.buffer).set(bytes);
-  const bad = v.findIndex((x) => !Number.isFinite(x));
-  return bad >= 0 ? `value ${bad} is ${v[bad]}: vectors hold finite numbers only` : v;
+  const v = float32FromBase64(s, dim);
+  if (v instanceof Float32Array) return v;
+  if ('notBase64' in v) return 'not base64';
+  if ('index' in v) return `value ${v.index} is ${v.value}: vectors hold finite numbers only`;
+  return v.bytes % 4
+    ? `${v.bytes} bytes, not float32 values (the header's dim is ${dim}: ${dim * 4} bytes)`
+    : `${v.bytes / 4} float32 values, the header's dim is ${dim}`;
 }
 
 interface Stored {

@@ -27,7 +27,7 @@ import {
 import { zodProblems } from '../io/problems.ts';
 import { readTextFile } from '../io/textFile.ts';
 import { assignSplits } from './splits.ts';
-import { tokenCounter, type Encoding } from './tokens.ts';
+import { chatPrefixCounter, tokenCounter, type Encoding } from './tokens.ts';
 import { InputError, SettingsError } from '../io/errors.ts';
 
 /** Price per million tokens of one model (at most a million: the cache's bound of 1 per token). */
@@ -180,7 +180,16 @@ function answerFields(text: string, type: AnswerType, options: McqOption[], drop
 export function importDu(files: string[], o: DuImportOptions): DuImport {
   if (!(o.trainFraction >= 0 && o.validationFraction >= 0 && o.trainFraction + o.validationFraction <= 1))
     throw new SettingsError(`train fraction ${o.trainFraction} and validation fraction ${o.validationFraction} must be >= 0 and add up to at most 1`);
-  const count = tokenCounter(o.encoding);
+  // Texts recur within a problem (the prompt every agent is given, a reply in its agent's next
+  // prompt and as its output): each is counted once per problem.
+  const counter = tokenCounter(o.encoding);
+  let counted = new Map<string, number>();
+  const count = (text: string) => {
+    let n = counted.get(text);
+    if (n === undefined) counted.set(text, (n = counter(text)));
+    return n;
+  };
+  const prompts = chatPrefixCounter(o.encoding, count);
   const markers = [...PEER_MARKERS.map((p) => p.marker), ...(o.peerMarker !== undefined ? [peerMarker(o.peerMarker)] : [])];
   const peers: PeerStats = { revisionPrompts: 0, withoutPeers: 0, shown: 0, markers: markers.map((m) => m.source) };
   let firstRevision: string | undefined;
@@ -225,6 +234,7 @@ export function importDu(files: string[], o: DuImportOptions): DuImport {
     }
     Object.entries(json).forEach(([prompt, value], k) => {
       read++;
+      counted = new Map();
       const problem = k + 1;
       const say = (field: string, message: string) =>
         problems.push({ file, problem, field, message: `${message} (prompt "${problemText(prompt).slice(0, 50)}...")` });
@@ -243,6 +253,7 @@ export function importDu(files: string[], o: DuImportOptions): DuImport {
       // Rounds of each transcript: assistant message t answers the user message before it.
       const recorded: Recorded[] = [];
       agents.forEach((transcript, i) => {
+        const inTokens = prompts(transcript); // the prompt before each message
         let t = 0;
         let expect: 'user' | 'assistant' = 'user';
         for (let m = 0; m < transcript.length; m++) {
@@ -271,7 +282,7 @@ export function importDu(files: string[], o: DuImportOptions): DuImport {
             prev: t > 1 ? `${qid}/a${i + 1}/r${t - 1}` : null,
             text: content,
             ...answerFields(content, o.answerType, options, (reading) => dropped.push({ id, question: qid, agent: `a${i + 1}`, round: t, reading })),
-            inTokens: count(transcript.slice(0, m)),
+            inTokens: inTokens[m],
             outTokens: count(content),
           };
           recorded.push({ agent: i, round: t, record, user: transcript[m - 1].content });
@@ -331,7 +342,7 @@ export function importDu(files: string[], o: DuImportOptions): DuImport {
         benchmark: o.benchmark,
         answerType: o.answerType,
         split: 'train', // assigned below, once every question is known
-        promptTokens: count(first.slice(0, firstAssistant)),
+        promptTokens: prompts(first)[firstAssistant],
         meta: { file: basename(file), problem, ...(level !== undefined && { level }), ...(subject !== undefined && { subject }) },
       });
       responses.push(...recorded.map((r) => r.record));

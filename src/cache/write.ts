@@ -48,13 +48,20 @@ export function* serializeRecords(records: Iterable<CacheLine>): Generator<strin
   for (const r of records) yield JSON.stringify(r);
 }
 
-/** Write a cache.jsonl; it is loaded back (parsed and checked) before it is renamed into place, so an invalid cache never replaces one. */
-export function writeCacheRecords(dir: string, records: Iterable<CacheLine>): void {
+/**
+ * Write a cache.jsonl; it is loaded back (parsed and checked) before it is renamed into place, so
+ * an invalid cache never replaces one. Returns what it loaded back: the cache as loadCache reads
+ * the file (without a record journal).
+ */
+export function writeCacheRecords(dir: string, records: Iterable<CacheLine>): Cache {
   const file = cacheFilePath(dir);
+  let written: Cache | undefined;
   writeFileAtomic(file, chunked(serializeRecords(records)), (tmp) => {
-    const { problems } = parseCache(fileLines(tmp), file);
-    if (problems.length) throw new CacheError(problems);
+    const { cache, problems } = parseCache(fileLines(tmp), file);
+    if (!cache) throw new CacheError(problems);
+    written = cache;
   });
+  return written!;
 }
 
 /** Files that belong to the cache in `dir` and go when it is replaced (--force): its record journal, import report and fitted simulator. */

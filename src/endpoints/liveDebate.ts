@@ -20,6 +20,7 @@ import { appendResponse, cacheFilePath, cacheFromRecords, loadCache } from '../c
 import { tokenCounter } from '../cache/tokens.ts';
 import { cacheRecords, writeCacheRecords } from '../cache/write.ts';
 import { majority } from '../env/debate.ts';
+import { replyFields } from '../env/endpoint.ts';
 import { recordedResponseId, requestIds, sameRequest } from '../env/requestKey.ts';
 import { readJsonLines } from '../io/jsonFile.ts';
 import { loadDeployedPolicy, type Text } from '../policy/inference.ts';
@@ -204,12 +205,7 @@ export async function liveDebate(o: LiveDebateOptions): Promise<LiveDebateSummar
         type: 'response',
         id: recordedResponseId(ids),
         ...ids,
-        text: reply.text,
-        answer: reply.answer,
-        ...(reply.ambiguous && { ambiguous: reply.ambiguous }),
-        inTokens: reply.inTokens,
-        outTokens: reply.outTokens,
-        ...(reply.meta && { meta: reply.meta }),
+        ...replyFields(reply),
       };
     }
     const response = appendResponse(out, record);

@@ -3,7 +3,7 @@
 // request's Idempotency-Key, token counts from the reply's `usage` (the tokenizer when it has
 // none), and the stated answer read from the reply. The API key is read from the environment
 // variable the team file names and is cut out of every error message.
-import OpenAI from 'openai';
+import type OpenAI from 'openai';
 import type { ChatCompletionCreateParamsNonStreaming } from 'openai/resources/chat/completions';
 import { z } from 'zod';
 import { answerTo } from '../answer.ts';
@@ -50,8 +50,14 @@ export function openaiEndpoint(agentId: string, agent: TeamAgent, shared: TeamSh
   const key = env[keyEnv];
   if (!key) throw new SettingsError(`${where}: agents.${agentId}.endpoint.keyEnv: environment variable ${keyEnv} is not set (it must hold the API key)`);
   const name = `agent '${agentId}' (${model} at ${baseURL})`;
-  // organization and project are given so the client reads no other OPENAI_* variable.
-  const client = new OpenAI({ apiKey: key, baseURL, maxRetries: 0, timeout: timeoutS * 1000, organization: null, project: null });
+  // The client (the `openai` package, about 150 modules) is made at the first call: loading a team
+  // file, or a command that never calls, does not load it. organization and project are given so
+  // the client reads no other OPENAI_* variable.
+  let client: Promise<OpenAI> | undefined;
+  const connect = async () => {
+    const { default: OpenAIClient } = await import('openai');
+    return new OpenAIClient({ apiKey: key, baseURL, maxRetries: 0, timeout: timeoutS * 1000, organization: null, project: null });
+  };
   const count = tokenCounter(encoding);
   const [priceIn, priceOut] = [agent.price.in / 1e6, agent.price.out / 1e6];
   const describe = (e: unknown) => redact(`${name}: ${e instanceof Error ? e.message : String(e)}`, key);
@@ -86,9 +92,11 @@ export function openaiEndpoint(agentId: string, agent: TeamAgent, shared: TeamSh
       const idempotencyKey = req.idempotencyKey ?? requestKey(requestIds(req));
       const reservation = shared.budget.reserve(worstUsd, what);
       try {
+        client ??= connect();
+        const openai = await client;
         const completion = await shared.limiter.run(() =>
           withRetries(
-            async () => parseCompletion(await client.chat.completions.create(body, { headers: { 'Idempotency-Key': idempotencyKey } })),
+            async () => parseCompletion(await openai.chat.completions.create(body, { headers: { 'Idempotency-Key': idempotencyKey } })),
             shared.retry,
             shared.retries,
             describe,

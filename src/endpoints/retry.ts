@@ -2,7 +2,8 @@
 // leave out malformed replies, cannot be counted, and take their backoff constants from the SDK;
 // here every retry is counted by cause, a server's Retry-After (or retry-after-ms) is waited out as
 // given, and otherwise the wait doubles from baseDelayMs up to maxDelayMs.
-import { APIConnectionError, APIConnectionTimeoutError, APIError } from 'openai';
+// The client's error classes alone (the same classes as the package's own), not the whole client.
+import { APIConnectionError, APIConnectionTimeoutError, APIError } from 'openai/core/error';
 import { UserError } from '../io/errors.ts';
 import type { RetrySettings } from './team.ts';
 

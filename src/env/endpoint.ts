@@ -39,6 +39,16 @@ export interface EndpointReply {
   meta?: Record<string, unknown>;
 }
 
+/** What a response record keeps of a reply (the record tier's journal and a live debate's cache write the same fields). */
+export const replyFields = (reply: EndpointReply) => ({
+  text: reply.text,
+  answer: reply.answer,
+  ...(reply.ambiguous && { ambiguous: reply.ambiguous }),
+  inTokens: reply.inTokens,
+  outTokens: reply.outTokens,
+  ...(reply.meta && { meta: reply.meta }),
+});
+
 export interface Endpoint {
   /** Shown in reports and errors; never holds a key. */
   readonly name: string;

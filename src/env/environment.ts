@@ -96,15 +96,35 @@ function checkRounds(cache: Cache, s: DebateSettings, team: number[]): void {
 
 // The fitted response model depends only on the cache's responses and two settings: environments
 // of one cache (a run's train and eval environments, a job's replays) share one fit instead of
-// refitting (about a second each on the default world).
+// refitting (about a second each on the default world). An environment fits it at its first tier-3
+// lookup, so a replay the cache answers (the baselines on the default world) never does; the fit
+// reads the `responses` first responses, those the cache held when the environment was made, as
+// it would have then (the record tier may have added others since).
 const fits = new WeakMap<Cache, Map<string, ResponseModel>>();
-function sharedFit(cache: Cache, s: DebateSettings): ResponseModel {
+function sharedFit(cache: Cache, s: DebateSettings, responses: number): ResponseModel {
   let byKey = fits.get(cache);
   if (!byKey) fits.set(cache, (byKey = new Map()));
-  const key = `${s.responseModel}|${s.priorSmoothing}|${cache.responses.length}`;
+  const key = `${s.responseModel}|${s.priorSmoothing}|${responses}`;
   let model = byKey.get(key);
-  if (!model) byKey.set(key, (model = fitResponseModel(cache, s)));
+  if (!model) {
+    const held = responses === cache.responses.length ? cache : { ...cache, responses: cache.responses.slice(0, responses) };
+    byKey.set(key, (model = fitResponseModel(held, s)));
+  }
   return model;
+}
+
+// The lookup indexes depend on the cache's responses alone: environments of one cache that nothing
+// is recorded into (a run's train and eval environments, the runs of a warm training process)
+// share them. An environment that records indexes what it adds, so it builds its own.
+const indexes = new WeakMap<Cache, { responses: number; index: LookupIndex }>();
+function lookupIndexOf(cache: Cache, shared: boolean): LookupIndex {
+  const held = shared ? indexes.get(cache) : undefined;
+  if (held?.responses === cache.responses.length) return held.index;
+  const index = emptyIndex();
+  for (const r of cache.responses) indexResponse(index, cache, r);
+  for (const list of index.round1.values()) list.sort((x, y) => cache.responses[x].sample - cache.responses[y].sample);
+  if (shared) indexes.set(cache, { responses: cache.responses.length, index });
+  return index;
 }
 
 export function makeEnvironment(cache: Cache, settings: Partial<DebateSettings> = {}, recording?: Recording): Environment {
@@ -118,6 +138,8 @@ export function makeEnvironment(cache: Cache, settings: Partial<DebateSettings> 
   if (s.miss !== 'record' && recording)
     throw new SettingsError(`a live endpoint (${recording.endpoint.name}) is attached but miss = ${s.miss}: it would never be asked`);
   checkRounds(cache, s, team);
+  const responses = cache.responses.length;
+  let model: ResponseModel | undefined;
   const env: Environment = {
     cache,
     settings: s,
@@ -125,13 +147,16 @@ export function makeEnvironment(cache: Cache, settings: Partial<DebateSettings> 
     rounds: s.rounds,
     recording,
     indexed: cache.responses.length,
-    ...emptyIndex(),
-    responseModel: sharedFit(cache, s),
+    ...lookupIndexOf(cache, !recording),
+    get responseModel() {
+      return (model ??= sharedFit(cache, s, responses));
+    },
+    set responseModel(fitted) {
+      model = fitted;
+    },
     tiers: emptyTiers(),
     limits: tokenLimits(cache, s.tokenLimit),
   };
-  for (const r of cache.responses) indexResponse(env, cache, r);
-  for (const list of env.round1.values()) list.sort((x, y) => cache.responses[x].sample - cache.responses[y].sample);
   return env;
 }
 

@@ -17,7 +17,7 @@ import { appendResponse } from '../cache/load.ts';
 import { candidateOrder } from './actions.ts';
 import { callCost } from './cost.ts';
 import type { Debate } from './debate.ts';
-import { EndpointCapReached, type Endpoint } from './endpoint.ts';
+import { EndpointCapReached, replyFields, type Endpoint } from './endpoint.ts';
 import type { Environment } from './environment.ts';
 import { exactHits, indexResponse } from './lookupIndex.ts';
 import { recordedResponseId, requestKey, type RequestIds } from './requestKey.ts';
@@ -191,12 +191,7 @@ async function recordMissing(env: Environment, rec: Recording, requests: RecordR
           sample: r.sample,
           context: r.context.map((c) => c.id),
           prev: r.prev?.id ?? null,
-          text: reply.text,
-          answer: reply.answer,
-          ...(reply.ambiguous && { ambiguous: reply.ambiguous }),
-          inTokens: reply.inTokens,
-          outTokens: reply.outTokens,
-          ...(reply.meta && { meta: reply.meta }),
+          ...replyFields(reply),
         };
         if (rec.journal) appendJournal(rec.journal, record);
         replies.set(ids[k], record);

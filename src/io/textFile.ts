@@ -41,7 +41,12 @@ function decode(bytes: Uint8Array, file: string, firstLine: number): string {
   }
 }
 
-/** Lines of a file, read in 16 MB chunks (a whole large cache as one string is slow to parse and collect). */
+/**
+ * Lines of a file, read in 16 MB chunks (a whole large cache as one string is slow to parse and
+ * collect); the first read is 64 kB, so a caller after the first lines (a header) reads little.
+ * One buffer is read into again and again (the unfinished last line moved to its start): fresh
+ * 16 MB buffers cost more to allocate and fault in than to fill.
+ */
 export function* fileLines(file: string): Generator<string> {
   checkReadable(file);
   let fd: number;
@@ -51,35 +56,43 @@ export function* fileLines(file: string): Generator<string> {
     throw named(file, e);
   }
   try {
-    const buffer = Buffer.alloc(1 << 24);
-    let rest: Buffer = Buffer.alloc(0);
+    // Only the bytes each read returns are used: the buffer needs no zero fill.
+    let buffer = Buffer.allocUnsafe(1 << 16);
+    let held = 0; // bytes of an unfinished line at the start of the buffer
     let line = 1;
     let first = true;
-    for (let n: number; (n = read(fd, buffer, file)) > 0; ) {
-      const bytes = rest.length ? Buffer.concat([rest, buffer.subarray(0, n)]) : buffer.subarray(0, n);
-      const end = bytes.lastIndexOf(0x0a) + 1;
-      rest = Buffer.from(bytes.subarray(end));
-      if (end === 0) continue;
-      let text = decode(bytes.subarray(0, end - 1), file, line);
-      if (first && text.startsWith(BOM)) text = text.slice(1);
+    const text = (bytes: Buffer) => {
+      const t = decode(bytes, file, line);
+      const bom = first && t.startsWith(BOM);
       first = false;
-      const parts = text.split('\n');
-      line += parts.length;
-      yield* parts;
+      return bom ? t.slice(1) : t;
+    };
+    for (let n: number; (n = read(fd, buffer, held, file)) > 0; ) {
+      const filled = held + n;
+      const end = buffer.lastIndexOf(0x0a, filled - 1) + 1;
+      if (end > 0) {
+        const parts = text(buffer.subarray(0, end - 1)).split('\n');
+        line += parts.length;
+        yield* parts;
+      }
+      held = filled - end;
+      // After the first read, or for a line longer than the buffer: a larger one.
+      const size = buffer.length < 1 << 24 || held === buffer.length ? Math.max(1 << 24, 2 * held) : buffer.length;
+      if (size !== buffer.length) {
+        const larger = Buffer.allocUnsafe(size);
+        buffer.copy(larger, 0, end, filled);
+        buffer = larger;
+      } else buffer.copyWithin(0, end, filled);
     }
-    if (rest.length) {
-      let text = decode(rest, file, line);
-      if (first && text.startsWith(BOM)) text = text.slice(1);
-      yield text;
-    }
+    if (held) yield text(buffer.subarray(0, held));
   } finally {
     closeSync(fd);
   }
 }
 
-function read(fd: number, buffer: Buffer, file: string): number {
+function read(fd: number, buffer: Buffer, offset: number, file: string): number {
   try {
-    return readSync(fd, buffer, 0, buffer.length, null);
+    return readSync(fd, buffer, offset, buffer.length - offset, null);
   } catch (e) {
     throw named(file, e);
   }

@@ -8,6 +8,7 @@ import { z } from 'zod';
 import { InputError } from '../io/errors.ts';
 import { formatProblem, zodProblems } from '../io/problems.ts';
 import { writeFileAtomic } from '../io/atomic.ts';
+import { float32FromBase64 } from '../io/float32.ts';
 import { readTextFile } from '../io/textFile.ts';
 import type { EngineState } from './engine.ts';
 import { isTrainable, parameterShapes, PolicyArchitecture, TRAINABLE, type PolicyShape, type Weights } from './model.ts';
@@ -25,7 +26,8 @@ function encodeWeights(w: Weights): Encoded {
 }
 
 const count = z.number().int().nonnegative();
-const EncodedTensors = z.record(z.string(), z.strictObject({ shape: z.array(count), data: z.string().regex(/^[A-Za-z0-9+/]*={0,2}$/, 'not base64') }));
+// `data` is checked where it is decoded (decodeWeights, src/io/float32.ts).
+const EncodedTensors = z.record(z.string(), z.strictObject({ shape: z.array(count), data: z.string() }));
 const Shape = PolicyArchitecture.extend({
   dim: z.number().int().positive(),
   agents: z.number().int().positive(),
@@ -51,6 +53,8 @@ const CheckpointFile = z.strictObject({
   best: Best,
   engine: z.strictObject({ step: count, weights: EncodedTensors, m: EncodedTensors, v: EncodedTensors }),
 });
+
+const CheckpointHead = CheckpointFile.extend({ engine: z.unknown() });
 
 const PolicyFile = z.strictObject({
   format: z.literal(POLICY_FORMAT),
@@ -81,13 +85,11 @@ function decodeWeights(e: Encoded, shape: PolicyShape, file: string, field: stri
     if (!t) throw new InputError(`${at}: missing`);
     if (JSON.stringify(t.shape) !== JSON.stringify(dims))
       throw new InputError(`${at}: shape [${t.shape.join(', ')}], but the policy's dimensions (${where}) give [${dims.join(', ')}]`);
-    const bytes = Buffer.from(t.data, 'base64');
     const size = dims.reduce((a, b) => a * b, 1);
-    if (bytes.length !== size * 4) throw new InputError(`${at}: holds ${bytes.length / 4} float32 values, its shape [${dims.join(', ')}] needs ${size}`);
-    const data = new Float32Array(size);
-    new Uint8Array(data.buffer).set(bytes);
-    for (let i = 0; i < size; i++)
-      if (!Number.isFinite(data[i])) throw new InputError(`${at}: value ${i} is ${data[i]}: a checkpoint holds finite numbers only`);
+    const data = float32FromBase64(t.data, size);
+    if ('notBase64' in data) throw new InputError(`${at}.data: not base64`);
+    if ('bytes' in data) throw new InputError(`${at}: holds ${data.bytes / 4} float32 values, its shape [${dims.join(', ')}] needs ${size}`);
+    if ('index' in data) throw new InputError(`${at}: value ${data.index} is ${data.value}: a checkpoint holds finite numbers only`);
     out[name] = { shape: dims, data };
   }
   return out;
@@ -108,7 +110,7 @@ function readJson(path: string): Record<string, unknown> {
 }
 
 /** `json` as a file of `format` (`what` it is, for the error): parsed by `schema`, its team checked against its shape. */
-function readAs<T extends typeof CheckpointFile | typeof PolicyFile>(
+function readAs<T extends typeof CheckpointFile | typeof CheckpointHead | typeof PolicyFile>(
   path: string,
   json: Record<string, unknown>,
   format: string,
@@ -168,6 +170,12 @@ export function saveCheckpoint(path: string, c: Checkpoint): void {
 /** A training checkpoint, checked (see the header); errors name the file and field. */
 export function loadCheckpoint(path: string): Checkpoint {
   return checkpointOf(path, readJson(path));
+}
+
+/** What a job asks of a run folder's checkpoint (its settings, cache content, epoch): the checkpoint, checked, but its tensors left undecoded. */
+export function checkpointHead(path: string): Omit<Checkpoint, 'engine'> {
+  const { engine: _, ...head } = readAs(path, readJson(path), CHECKPOINT_FORMAT, 'a training checkpoint', CheckpointHead);
+  return { ...head, shape: head.shape as PolicyShape };
 }
 
 function checkpointOf(path: string, json: Record<string, unknown>): Checkpoint {

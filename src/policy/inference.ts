@@ -12,7 +12,6 @@ import { bofEncoder } from '../encoders/bof.ts';
 import type { Encoder } from '../encoders/index.ts';
 import { useEncoder } from '../encoders/use.ts';
 import { candidateOrder } from '../env/actions.ts';
-import * as ort from 'onnxruntime-node';
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { loadPolicy, type PolicyArtifact } from './artifact.ts';
@@ -67,6 +66,8 @@ export async function encoderFor(id: string): Promise<Encoder> {
 export async function deployPolicy(artifact: PolicyArtifact, encoder: Encoder, model: Uint8Array = onnxModel(artifact)) {
   const { shape, team } = artifact;
   if (encoder.id !== artifact.encoder) throw new InputError(`policy was trained with encoder ${artifact.encoder}, got ${encoder.id}`);
+  // ONNX Runtime loads here, not with the module: the jobs that import encoderFor never start it.
+  const ort = await import('onnxruntime-node');
   const session = await ort.InferenceSession.create(model);
   const D = shape.dim;
   const behavior = artifact.weights.behavior.data;

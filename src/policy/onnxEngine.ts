@@ -2,6 +2,8 @@
 // backward pass and a fused Adam step as ONNX graphs (onnx/fuseGluGraph.ts), run in a worker
 // thread (onnx/worker.mjs) that holds the flat parameters and moments between steps. Checkpoint
 // state is the same per-parameter format as the TF.js engine's, so runs resume across engines.
+// A disposed engine's thread is kept for the next engine of this process, with ONNX Runtime loaded
+// and its last sessions made (a warm training process trains run after run).
 import { Worker } from 'node:worker_threads';
 import { firstLine, SettingsError } from '../io/errors.ts';
 import type { EngineState, OptimizerSettings, PolicyEngine } from './engine.ts';
@@ -22,6 +24,19 @@ export async function onnxLoadError(): Promise<string | undefined> {
 /** A reply of the worker thread (onnx/worker.mjs): a failed call has its error's message and stack, and `user` when it is a user's to act on. */
 type Reply = Record<string, unknown> & { id: number; error?: string; stack?: string; user?: boolean };
 
+/** Threads of disposed engines, idle (they do not keep the process alive), for the next engines. */
+const spare: Worker[] = [];
+/** Threads kept at most: as many as engines a process runs at once (a job's evaluation, a trainer). */
+const SPARE = 2;
+
+function newThread(): Worker {
+  const worker = new Worker(new URL('./onnx/worker.mjs', import.meta.url));
+  // A spare thread that fails or ends is no longer one (an engine's own calls hear of it through their listener).
+  worker.on('error', () => {});
+  worker.once('exit', () => spare.includes(worker) && spare.splice(spare.indexOf(worker), 1));
+  return worker;
+}
+
 /** `device` cuda runs the graphs on ONNX Runtime's CUDA execution provider (see docs/training.md). */
 export async function onnxEngine(
   shape: PolicyShape,
@@ -31,22 +46,24 @@ export async function onnxEngine(
   device: 'cpu' | 'cuda' = 'cpu',
 ): Promise<PolicyEngine> {
   const frozen: Weights = Object.fromEntries(Object.entries(state.weights).filter(([name]) => !isTrainable(shape, name)));
-  const worker = new Worker(new URL('./onnx/worker.mjs', import.meta.url));
+  const worker = spare.pop() ?? newThread();
   worker.unref(); // an idle engine does not keep the process alive
   const pending = new Map<number, { resolve: (r: Reply) => void; reject: (e: Error) => void }>();
   let nextId = 0;
-  worker.on('message', (r: Reply) => {
+  const onMessage = (r: Reply) => {
     const p = pending.get(r.id)!;
     pending.delete(r.id);
     if (r.error === undefined) p.resolve(r);
     else if (r.user) p.reject(new SettingsError(`onnx engine: ${r.error}`));
     // A bug in the worker thread: its stack, as the cause of this thread's error.
     else p.reject(new Error(`onnx engine: ${r.error}`, { cause: Object.assign(new Error(r.error), { stack: r.stack }) }));
-  });
-  worker.on('error', (e) => {
+  };
+  const onError = (e: Error) => {
     for (const p of pending.values()) p.reject(e);
     pending.clear();
-  });
+  };
+  worker.on('message', onMessage);
+  worker.on('error', onError);
   const call = (type: string, args: Record<string, unknown>, transfer: ArrayBuffer[] = []) =>
     new Promise<Reply>((resolve, reject) => {
       const id = nextId++;
@@ -108,7 +125,19 @@ export async function onnxEngine(
       };
     },
     dispose() {
-      void call('release', {}).finally(() => worker.terminate());
+      // The thread goes back to the spares once it has dropped this engine's state (or ends, when enough are kept or the call failed).
+      void call('release', {})
+        .then(async () => {
+          if (spare.length < SPARE) {
+            worker.off('message', onMessage);
+            worker.off('error', onError);
+            spare.push(worker);
+          } else {
+            await call('close', {});
+            await worker.terminate();
+          }
+        })
+        .catch(() => worker.terminate());
     },
   };
 }

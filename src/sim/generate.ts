@@ -1,11 +1,11 @@
 // Generates the simulated default world as a cache: questions, agents, independent round-1
 // samples, and recorded debates (Full-Debate, No-communication, random keep masks) per question.
-import { countTokens } from 'gpt-tokenizer';
 import { existsSync, rmSync } from 'node:fs';
 import { resolve } from 'node:path';
 import seedrandom from 'seedrandom';
 import { CACHE_FORMAT, CACHE_VERSION, type CacheLine, type QuestionRecord, type ResponseRecord } from '../cache/format.ts';
 import { cacheFilePath } from '../cache/load.ts';
+import { tokenCounter } from '../cache/tokens.ts';
 import { fileLines } from '../io/textFile.ts';
 import { replacedWithCache, writeCacheRecords } from '../cache/write.ts';
 import { lockFolderWaitingSync, withLockSync } from '../io/lock.ts';
@@ -15,6 +15,9 @@ import { assignSplits } from '../cache/splits.ts';
 import { profileLookup, replyFields, round3, VOCAB } from './simulator.ts';
 import { OPTIONS, WorldConfig, worldAgents } from './world.ts';
 import { RefusedError } from '../io/errors.ts';
+
+/** Prompt tokens of a question: gpt-tokenizer's default encoding, o200k_base. */
+const countTokens = tokenCounter('o200k_base');
 
 function questionText(id: string, subject: string, random: () => number): string {
   const vocab = VOCAB[subject] ?? ['matter'];

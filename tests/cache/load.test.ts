@@ -7,6 +7,7 @@ import { CacheError } from '../../src/cache/types.ts';
 import { cacheFilePath, cacheFromRecords, loadCache } from '../../src/cache/load.ts';
 import { saveCache, writeCacheRecords } from '../../src/cache/write.ts';
 import { handRecords } from '../fixtures/handCache.ts';
+import { CLI } from '../fixtures/cli.ts';
 
 function cacheDir(lines: string[]): string {
   const dir = mkdtempSync(join(tmpdir(), 'cpp-cache-'));
@@ -106,7 +107,7 @@ describe('each kind of bad cache gets its error, naming file, line and field, an
     const bad = cacheDir(withLine(7, (r) => ({ ...r, agent: 'a9' })));
     const run = (dir: string) => {
       try {
-        return { code: 0, out: execFileSync('npx', ['tsx', 'cli/index.ts', 'cache', 'validate', dir], { encoding: 'utf8' }) };
+        return { code: 0, out: execFileSync(process.execPath, [...CLI, 'cache', 'validate', dir], { encoding: 'utf8' }) };
       } catch (e) {
         const err = e as { status: number; stdout: string };
         return { code: err.status, out: err.stdout };

@@ -13,8 +13,8 @@ describe('did you mean', () => {
     expect(editDistance('', 'abc')).toBe(3);
   });
 
-  it("suggests a flag of the command's own, near enough to be a typo", () => {
-    const train = commandSpecs(commands).get('train')!.flags;
+  it("suggests a flag of the command's own, near enough to be a typo", async () => {
+    const train = (await commandSpecs(commands)).get('train')!.flags;
     expect(nearest('ephocs', train)).toBe('epochs');
     expect(nearest('batchsize', train)).toBe('batch-size');
     expect(nearest('entropy-bonsu', train)).toBe('entropy-bonus');

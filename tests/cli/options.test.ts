@@ -1,7 +1,6 @@
 // No setting silently ignored, as a user meets it on the command line: --rounds below 2 or beyond
 // what the cache recorded, flags a command would not use in this invocation, a flag over a config
 // file's setting (the flag wins, and it is said).
-import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -10,8 +9,8 @@ import { writeCacheRecords } from '../../src/cache/write.ts';
 import { keepRateCoerce } from '../../cli/options.ts';
 import { handRecords } from '../fixtures/handCache.ts';
 import { writeTinyCache } from '../fixtures/tinyWorld.ts';
+import { cli } from '../fixtures/cli.ts';
 
-const cli = (...args: string[]) => spawnSync(process.execPath, ['bin/cpp-workbench.mjs', ...args], { encoding: 'utf8' });
 const errors = (r: ReturnType<typeof cli>) =>
   r.stderr
     .split('\n')

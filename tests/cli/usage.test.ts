@@ -1,12 +1,10 @@
 // The command line as a user meets it: the bin entry, one-line usage errors, and no cache made
 // behind the user's back at a mistyped path.
-import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-
-const cli = (...args: string[]) => spawnSync(process.execPath, ['bin/cpp-workbench.mjs', ...args], { encoding: 'utf8' });
+import { cli } from '../fixtures/cli.ts';
 
 describe('cpp-workbench', () => {
   it('runs from its bin entry and lists its commands', () => {

@@ -13,11 +13,9 @@ import { round1Messages } from '../../src/endpoints/prompt.ts';
 import { NO_FAULTS, serveSimulator, type Faults } from '../../src/endpoints/simServer.ts';
 import { DU_PROMPTS } from '../../src/endpoints/team.ts';
 import { tokenCounter } from '../../src/cache/tokens.ts';
-import { CHECKPOINT_FORMAT, FORMAT_VERSION, type Checkpoint } from '../../src/policy/artifact.ts';
-import { zeroMoments } from '../../src/policy/engine.ts';
 import { exportPolicy } from '../../src/policy/export.ts';
-import { initWeights, type PolicyShape } from '../../src/policy/model.ts';
 import { essence, inProcess, KEY, KEY_ENV, worldRecords, writeTeam } from '../fixtures/endpoints.ts';
+import { untrainedCheckpoint } from '../fixtures/untrainedPolicy.ts';
 
 const root = resolve(import.meta.dirname, '../..');
 let dir: string;
@@ -42,33 +40,11 @@ beforeAll(async () => {
   simDir = join(dir, 'sim');
   writeCacheRecords(simDir, worldRecords(24));
   sim = loadCache(simDir);
-  // An untrained policy: its keep probabilities sit near 0.5, so greedy decisions keep some edges and drop others.
-  const shape: PolicyShape = {
-    dim: 256,
-    hidden: 8,
-    agents: 3,
-    rounds: 3,
-    behavior: 'random',
-    initSamples: null,
-    conditioning: true,
-    ownFeature: true,
-    sourceFeature: true,
-    roundFeature: true,
-  };
-  const weights = initWeights(shape, 'live-debate');
-  const checkpoint: Checkpoint = {
-    format: CHECKPOINT_FORMAT,
-    version: FORMAT_VERSION,
-    config: { cache: simDir, seed: 0 },
-    shape,
-    team: sim.agents.map((a) => a.id),
-    encoder: 'bof-256',
-    engine: { step: 0, weights, m: zeroMoments(weights), v: zeroMoments(weights) },
-    epoch: 0,
-    step: 0,
-    baseline: [],
-    best: null,
-  };
+  const checkpoint = untrainedCheckpoint(
+    sim.agents.map((a) => a.id),
+    'live-debate',
+    { cache: simDir, seed: 0 },
+  );
   policy = (await exportPolicy(checkpoint, join(dir, 'export'))).policy;
 }, 60_000);
 

@@ -2,7 +2,6 @@
 // exit 1 (a mistyped command line exit 2); anything else is a bug, printed with its stack and a line
 // asking to report it, exit 70 — from the command line, from a training child, from the ONNX
 // engine's worker thread.
-import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
@@ -13,11 +12,12 @@ import { zeroMoments } from '../../src/policy/engine.ts';
 import { initWeights } from '../../src/policy/model.ts';
 import { onnxEngine } from '../../src/policy/onnxEngine.ts';
 import { loadBackend } from '../../src/policy/tfjsEngine.ts';
-import { childError, runTraining } from '../../train/runs.ts';
+import { runTraining } from '../../train/runs.ts';
+import { childError } from '../../train/trainingProcesses.ts';
 import { randomBatch } from '../../bench/randomBatch.ts';
 import { OPT, TINY } from '../fixtures/gradientCheck.ts';
+import { cli } from '../fixtures/cli.ts';
 
-const cli = (...args: string[]) => spawnSync(process.execPath, ['bin/cpp-workbench.mjs', ...args], { encoding: 'utf8' });
 const lines = (text: string) => text.trimEnd().split('\n');
 
 /** What reportError prints, and the exit status it returns. */

@@ -1,6 +1,5 @@
 // `fidelity` end to end on a small simulated world: every method under both tiers, the table, the
 // rankings' tau and the round-2 bias; the record replay answers from the simulator only.
-import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -16,9 +15,8 @@ import { resolveConfig } from '../../train/config.ts';
 import { runFiles } from '../../train/runFolder.ts';
 import { train } from '../../train/trainer.ts';
 import { handRecords } from '../fixtures/handCache.ts';
+import { cli } from '../fixtures/cli.ts';
 import { METHOD } from '../fixtures/method.ts';
-
-const cli = (...args: string[]) => spawnSync(process.execPath, ['bin/cpp-workbench.mjs', ...args], { encoding: 'utf8' });
 
 function smallWorld(): string {
   const dir = join(mkdtempSync(join(tmpdir(), 'cpp-fidelity-')), 'cache');

@@ -21,6 +21,7 @@ import { startWorker } from '../../jobs/queue/worker.ts';
 import { runFiles, readLog } from '../../train/runFolder.ts';
 import { train } from '../../train/trainer.ts';
 import { writeTinyCache } from '../fixtures/tinyWorld.ts';
+import { trainingProcessOf } from '../fixtures/trainingProcess.ts';
 import { METHOD } from '../fixtures/method.ts';
 
 const ROOT = resolve(import.meta.dirname, '../..');
@@ -148,19 +149,6 @@ function cli(args: string[], env: NodeJS.ProcessEnv, logFile: string) {
         void exited.then((code) => fail(new Error(`${args[0]} exited (${code}) before printing ${re}:\n${stdout}${stderr}`)));
       }),
   };
-}
-
-/** The pid of a training process (train/trainChild.ts) that `parent` started, from /proc. */
-function trainingChildOf(parent: number): number | undefined {
-  for (const p of readdirSync('/proc').filter((p) => /^\d+$/.test(p))) {
-    try {
-      const ppid = readFileSync(`/proc/${p}/stat`, 'utf8').split(') ')[1].split(' ')[1];
-      if (ppid === String(parent) && readFileSync(`/proc/${p}/cmdline`, 'utf8').includes('trainChild')) return Number(p);
-    } catch {
-      // ended meanwhile
-    }
-  }
-  return undefined;
 }
 
 const until = async (ok: () => boolean, what: string, seconds = 300) => {
@@ -335,9 +323,9 @@ describe('a grid on a queue', () => {
     try {
       const [cell] = expandGrid(grid, join(dir, 'results'));
       const done = runQueuedGrid([cell], { queue, log: (l) => lines.push(l) });
-      // Kill this process's training child (train/runs.ts) as soon as it runs.
+      // Kill this process's training process (train/trainingProcesses.ts) as soon as it runs.
       let child: number | undefined;
-      await until(() => (child = trainingChildOf(process.pid)) !== undefined, 'the training process');
+      await until(() => (child = trainingProcessOf(process.pid)) !== undefined, 'the training process');
       process.kill(child!, 'SIGKILL');
       const run = join(dir, 'work', cellIdentity(cell.settings, await cacheHash(cell.cache)).slice(0, 16));
       const [outcome] = await done;
@@ -374,7 +362,7 @@ describe('a grid on a queue', () => {
     // Worker A takes the first cell (full method, seed 0) and is killed while it trains it.
     const a = worker('a');
     const [, nameA] = await a.waitFor(/worker (\S+): took full method .* seed 0/);
-    await until(() => trainingChildOf(a.proc.pid!) !== undefined, "worker A's training process");
+    await until(() => trainingProcessOf(a.proc.pid!) !== undefined, "worker A's training process");
     a.proc.kill('SIGKILL');
     const b = worker('b', '--cache-map', `${cache}=${copy}`);
     const [, nameB] = await b.waitFor(/worker (\S+): on queue/);

@@ -9,19 +9,9 @@ import { artifactOf, loadAnyPolicy, loadCheckpoint, loadPolicy, saveCheckpoint, 
 import { zeroMoments } from '../../src/policy/engine.ts';
 import { exportPolicy } from '../../src/policy/export.ts';
 import { initWeights, type PolicyShape } from '../../src/policy/model.ts';
+import { TINY } from '../fixtures/gradientCheck.ts';
 
-const shape: PolicyShape = {
-  dim: 8,
-  hidden: 4,
-  agents: 3,
-  rounds: 2,
-  behavior: 'random',
-  initSamples: null,
-  conditioning: true,
-  ownFeature: true,
-  sourceFeature: true,
-  roundFeature: true,
-};
+const shape: PolicyShape = { ...TINY, dim: 8, hidden: 4, rounds: 2 };
 
 function checkpoint(): Checkpoint {
   const weights = initWeights(shape, '0');

@@ -1,11 +1,10 @@
 // The deployable export: policy.onnx fed as policy.spec.md says gives the trainer's decisions, and
-// the inference example of docs/deploy.md runs as it stands with ONNX Runtime alone, and golden.json
-// holds what a deployer checks a reimplementation against.
-import { execFileSync, spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
+// golden.json holds what a deployer checks a reimplementation against (the inference example of
+// docs/deploy.md runs in the packed package, without TF.js: tests/package.test.ts).
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { onnx } from 'onnx-proto';
 import * as ort from 'onnxruntime-node';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -22,9 +21,8 @@ import { resolveConfig } from '../../train/config.ts';
 import { runFiles } from '../../train/runFolder.ts';
 import { setup } from '../../train/trainer.ts';
 import { train } from '../../train/trainer.ts';
+import { CLI } from '../fixtures/cli.ts';
 import { METHOD } from '../fixtures/method.ts';
-
-const repo = resolve(import.meta.dirname, '../..');
 
 describe('the deployable export', () => {
   const dir = mkdtempSync(join(tmpdir(), 'cpp-deploy-'));
@@ -128,37 +126,11 @@ describe('the deployable export', () => {
   }, 60_000);
 
   it('`export` writes golden.json and prints no TF.js banner (was: "install our node backend")', () => {
-    const r = spawnSync(process.execPath, [join(repo, 'bin/cpp-workbench.mjs'), 'export', runFiles(config.out).best, '--out', join(dir, 'cli-export')], {
+    const r = spawnSync(process.execPath, [...CLI, 'export', runFiles(config.out).best, '--out', join(dir, 'cli-export')], {
       cwd: dir,
       encoding: 'utf8',
     });
     expect([r.status, r.stderr]).toEqual([0, '']);
     expect(r.stdout).toContain(`${join(dir, 'cli-export', 'golden.json')} (texts, vectors and decisions`);
-  }, 120_000);
-
-  it('runs the inference example of docs/deploy.md as it stands, with ONNX Runtime alone (TF.js cannot load)', () => {
-    const deploying = readFileSync(join(repo, 'docs/deploy.md'), 'utf8');
-    const example = deploying.match(/```ts\n([\s\S]*?)```/)![1];
-    // A user's project: an ES module package with this one installed.
-    writeFileSync(join(dir, 'package.json'), '{ "type": "module" }\n');
-    writeFileSync(join(dir, 'deploy.ts'), example);
-    mkdirSync(join(dir, 'node_modules'), { recursive: true });
-    symlinkSync(repo, join(dir, 'node_modules', 'cpp-workbench'));
-    const tsx = createRequire(join(repo, 'package.json')).resolve('tsx');
-    const forbid = join(repo, 'tests/fixtures/forbidTfjs.mjs');
-    const out = execFileSync(process.execPath, ['--import', tsx, '--import', forbid, 'deploy.ts'], { cwd: dir, encoding: 'utf8' });
-    expect(out.trim().split('\n')).toEqual([
-      'team atlas, sage, brisk, encoder bof-256',
-      expect.stringMatching(/^atlas: (keep|prune) \(p = [01]\.\d\d\)$/),
-      expect.stringMatching(/^sage: (keep|prune) \(p = [01]\.\d\d\)$/),
-      expect.stringMatching(/^brisk: (keep|prune) \(p = [01]\.\d\d\)$/),
-    ]);
-    // The guard does stop TF.js: the same process setup fails on an import of it, as the export does.
-    const guarded = spawnSync(process.execPath, ['--import', tsx, '--import', forbid, '--input-type=module', '-e', "await import('@tensorflow/tfjs')"], {
-      cwd: repo,
-      encoding: 'utf8',
-    });
-    expect(guarded.status).not.toBe(0);
-    expect(guarded.stderr).toContain('TF.js loaded: @tensorflow/tfjs');
   }, 120_000);
 });

@@ -17,19 +17,9 @@ import { normalizeInto, rollout } from '../../src/policy/rollout.ts';
 import { loadBackend, tfjsEngine } from '../../src/policy/tfjsEngine.ts';
 import { tinyRecords } from '../fixtures/tinyWorld.ts';
 import { randomBatch as sharedRandomBatch } from '../../bench/randomBatch.ts';
+import { TINY } from '../fixtures/gradientCheck.ts';
 
-const shape: PolicyShape = {
-  dim: 12,
-  hidden: 6,
-  agents: 3,
-  rounds: 3,
-  behavior: 'random',
-  initSamples: null,
-  conditioning: true,
-  ownFeature: true,
-  sourceFeature: true,
-  roundFeature: true,
-};
+const shape: PolicyShape = { ...TINY, dim: 12, hidden: 6 };
 const opt = { lr: 1e-2, beta1: 0.9, beta2: 0.999, epsilon: 1e-8, entropyBonus: 0.01 };
 
 const randomBatch = (n: number, seed: string) => sharedRandomBatch(shape, n, seed).batch;

@@ -9,10 +9,10 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { resolveConfig } from '../../train/config.ts';
 import { train } from '../../train/trainer.ts';
 import { writeTinyCache } from '../fixtures/tinyWorld.ts';
+import { CLI } from '../fixtures/cli.ts';
 import { METHOD } from '../fixtures/method.ts';
 
 const repo = resolve(import.meta.dirname, '../..');
-const bin = join(repo, 'bin/cpp-workbench.mjs');
 
 /** Every file under `dir` with its content hash and modification time. */
 function snapshot(dir: string): Record<string, string> {
@@ -32,7 +32,7 @@ describe('--print-config and --dry-run', () => {
   const dir = mkdtempSync(join(tmpdir(), 'cpp-plan-'));
   const cache = join(dir, 'tiny');
   const run = join(dir, 'run');
-  const cli = (...args: string[]) => execFileSync(process.execPath, [bin, ...args], { cwd: dir, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+  const cli = (...args: string[]) => execFileSync(process.execPath, [...CLI, ...args], { cwd: dir, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
   let before: Record<string, string>;
   beforeAll(async () => {
     writeTinyCache(cache);

@@ -17,6 +17,7 @@ import { readLog, runFiles } from '../../train/runFolder.ts';
 import { train } from '../../train/trainer.ts';
 import { killHolder, lockHolder } from '../fixtures/lockHolder.ts';
 import { writeTinyCache } from '../fixtures/tinyWorld.ts';
+import { CLI } from '../fixtures/cli.ts';
 import { METHOD } from '../fixtures/method.ts';
 
 const repo = resolve(import.meta.dirname, '../..');
@@ -53,8 +54,7 @@ describe('a run folder', () => {
     evalEvery: 1,
   });
   const files = runFiles(config.out);
-  const resume = () =>
-    spawnSync(process.execPath, [join(repo, 'bin/cpp-workbench.mjs'), 'train', '--resume', '--out', config.out], { cwd: dir, encoding: 'utf8' });
+  const resume = () => spawnSync(process.execPath, [...CLI, 'train', '--resume', '--out', config.out], { cwd: dir, encoding: 'utf8' });
   let resumed: ReturnType<typeof resume>;
   beforeAll(async () => {
     await train(config, { log: () => {}, stopAfterEpochs: 1 });

@@ -7,7 +7,8 @@ import { cacheHash } from '../../src/cache/hash.ts';
 import { LOCK_FILE } from '../../src/io/lock.ts';
 import { resolveConfig } from '../../train/config.ts';
 import { runFiles } from '../../train/runFolder.ts';
-import { lastWords, runTraining } from '../../train/runs.ts';
+import { runTraining } from '../../train/runs.ts';
+import { lastWords } from '../../train/trainingProcesses.ts';
 import { train } from '../../train/trainer.ts';
 import { writeTinyCache } from '../fixtures/tinyWorld.ts';
 import { METHOD } from '../fixtures/method.ts';
@@ -34,7 +35,7 @@ describe('training runs of a job', () => {
     const dead = spawnSync(process.execPath, ['-e', '0']).pid!;
     const lock = { pid: dead, host: hostname(), started: new Date().toISOString(), ticks: null, command: ['train'], dir: settings.out, what: 'a training run' };
     writeFileSync(join(settings.out, LOCK_FILE), JSON.stringify(lock));
-    expect(await runTraining(settings, await cacheHash(settings.cache), () => {})).toBe('reused');
+    expect(await runTraining(settings, await cacheHash(settings.cache), () => {})).toEqual({ status: 'reused' });
     expect(existsSync(runFiles(settings.out).curves)).toBe(true);
     expect(existsSync(join(settings.out, LOCK_FILE))).toBe(false);
   }, 120_000);

@@ -1,11 +1,16 @@
 // Runs the FuseGLU ONNX graphs off the main thread (a session's run blocks the thread that calls
 // it, so the trainer's progress display would freeze). Holds the flat parameters and Adam moments
-// between steps. Plain JavaScript, so it starts the same under tsx, vitest and node.
+// between steps. Plain JavaScript, so it starts the same under tsx, vitest and node. A thread
+// outlives its engine (src/policy/onnxEngine.ts keeps it for the next one): a session whose graph
+// and options are those of the last engine's is used again, not created anew (the sessions hold
+// no state: parameters and moments are inputs), which saves a warm training process most of an
+// engine's start.
 import * as ort from 'onnxruntime-node';
 import { parentPort } from 'node:worker_threads';
 
 let sessions = {}; // name -> promise of its session
 let options; // session options, kept for the sessions made on first use
+let made = {}; // name -> { bytes, key, session }: the last session made of each graph, kept across engines
 let layout; // { views, groups }: the stretches of the flat vector the graphs take as inputs, and Adam's groups
 let state; // { params, m, v } as Float32Arrays; `next` buffers receive each step's outputs
 let checkedOutputs = false; // whether the first step's outputs were found in the given buffers
@@ -27,10 +32,28 @@ function viewsOf(data, prefix, stretches) {
 /** One input per parameter (and span), each a view into the flat vector. */
 const paramViews = (params) => viewsOf(params, 'param:', layout.views);
 
-/** The session of a graph that is made on first use (its bytes come with that first call). */
+/**
+ * The session of a graph that is made on first use (its bytes come with that first call), or the
+ * one an earlier engine made of the same bytes under the same options.
+ */
 async function session(name, graph) {
-  sessions[name] ??= ort.InferenceSession.create(graph, options); // set before any await: a second call waits on it
+  sessions[name] ??= sessionOf(name, graph); // set before any await: a second call waits on it
   return sessions[name];
+}
+
+async function sessionOf(name, graph) {
+  const key = JSON.stringify(options);
+  const last = made[name];
+  if (last && last.key === key && Buffer.compare(last.bytes, graph) === 0) return last.session;
+  const session = ort.InferenceSession.create(graph, options);
+  made[name] = { bytes: graph, key, session };
+  session.catch(() => made[name]?.session === session && delete made[name]); // a graph that failed is tried anew
+  if (last)
+    await last.session.then(
+      (s) => s.release(),
+      () => {},
+    );
+  return session;
 }
 
 const handlers = {
@@ -100,9 +123,15 @@ const handlers = {
   async state() {
     return { params: state.params.slice(), m: state.m.slice(), v: state.v.slice() };
   },
+  /** The engine is done: its state goes, its sessions stay for the next engine of this thread (or until `close`). */
   async release() {
-    for (const s of Object.values(sessions)) await (await s).release();
     sessions = {};
+    state = undefined;
+    return {};
+  },
+  async close() {
+    for (const { session } of Object.values(made)) await (await session).release();
+    made = {};
     return {};
   },
 };

@@ -1,0 +1,51 @@
+// Entry of a warm training process: `node dist/train/trainingProcess.js` (or the source through tsx, src/io/childModule.ts), started by
+// train/trainingProcesses.ts. It trains one run at a time, as its parent asks, and stays for the
+// next, keeping loaded what runs share: the code, the cache with its fitted response model and
+// its embeddings (src/cache/kept.ts), ONNX Runtime and its sessions (src/policy/onnxEngine.ts).
+// Everything written to stderr while it trains (the trainer's lines, progress, warnings) goes to
+// the parent as `log` messages, which it keeps in that run's train.log; so does an error, said as
+// the command line says it (src/io/errors.ts reportError): a user error as its message, a bug as
+// its stack. Then it says how the run ended: its time split, or the error (user error or bug).
+import { dirname } from 'node:path';
+import { reportError, stackOf, userMessage } from '../src/io/errors.ts';
+import { readConfigFile, resolveConfig } from './config.ts';
+import type { TimeSplit } from './timeSplit.ts';
+import { train } from './trainer.ts';
+
+/** What the parent asks: train the run whose settings are in `settingsFile` (the run is that file's folder). */
+export interface RunRequest {
+  settingsFile: string;
+  resume: boolean;
+}
+
+/** Why a run failed: a user error's message, or a bug's stack. */
+export type ChildFailure = { userError: string } | { bug: string };
+
+/** What the process sends: a piece of its stderr, then the run's time split, or why it failed and the exit code a command would give. */
+export type RunReply = { log: string } | { done: TimeSplit } | { failed: ChildFailure; code: number };
+
+const send = (reply: RunReply) => new Promise<void>((sent, failed) => process.send!(reply, (e: Error | null) => (e ? failed(e) : sent())));
+
+// The parent gone (its job ended or was killed), this process has nobody to train for.
+process.on('disconnect', () => process.exit(0));
+
+process.stderr.write = ((chunk: string | Uint8Array, ...rest: unknown[]) => {
+  process.send!({ log: typeof chunk === 'string' ? chunk : Buffer.from(chunk).toString('utf8') } satisfies RunReply);
+  const done = rest.find((r) => typeof r === 'function') as (() => void) | undefined;
+  done?.();
+  return true;
+}) as typeof process.stderr.write;
+
+process.on('message', async ({ settingsFile, resume }: RunRequest) => {
+  try {
+    // The run is the folder its settings file is in (a path saved in the file is never used to write);
+    // its provenance names the run this process was asked for, as the command of a process of its own would.
+    const command = [...process.argv.slice(1), settingsFile, ...(resume ? ['--resume'] : [])];
+    const { time } = await train(resolveConfig(readConfigFile(settingsFile), { out: dirname(settingsFile) }), { resume, command });
+    await send({ done: time });
+  } catch (e) {
+    const code = reportError(e);
+    const said = userMessage(e);
+    await send({ failed: said !== undefined ? { userError: said } : { bug: stackOf(e) }, code });
+  }
+});
