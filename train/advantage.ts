@@ -78,21 +78,28 @@ export function baselineSize(kind: BaselineKind, agents: number, rounds: number)
 
 /** Rewards of every action of every debate, with the budget term, in decision order. */
 export function batchRewards(p: Played, s: Pick<AdvantageSettings, 'reward' | 'meanTokens' | 'agents' | 'budget'>): Float32Array {
-  const A = s.agents;
   const perDebate = p.results.length ? p.tokens.length / p.results.length : 0;
+  const budget = budgetTerms(p, s);
   const out = new Float32Array(p.tokens.length);
   p.results.forEach((d, k) => {
-    const at = (t: number, i: number, j: number) => k * perDebate + actionIndex(A, t, i, j);
-    const rw = debateRewards(s.reward, d, s.meanTokens, (t, i, j) => p.tokens[at(t, i, j)]);
-    if (s.budget?.multiplier) {
-      const { multiplier, priceIn, fullCost } = s.budget;
-      const unit = fullCost(d.q);
-      rw.forEach((_, x) => {
-        const { t, i, j } = actionOf(A, x);
-        if (d.keeps[t - 2][i][j]) rw[x] -= (multiplier * p.tokens[at(t, i, j)] * priceIn[i]) / unit;
-      });
+    const rw = debateRewards(s.reward, d, s.meanTokens, (t, i, j) => p.tokens[k * perDebate + actionIndex(s.agents, t, i, j)]);
+    rw.forEach((r, x) => (out[k * perDebate + x] = r + budget[k * perDebate + x]));
+  });
+  return out;
+}
+
+/** The budget term of every action (minus what a kept edge pays; 0 without a budget), in decision order. */
+export function budgetTerms(p: Played, s: Pick<AdvantageSettings, 'agents' | 'budget'>): Float64Array {
+  const out = new Float64Array(p.tokens.length);
+  if (!s.budget?.multiplier) return out;
+  const { multiplier, priceIn, fullCost } = s.budget;
+  const perDebate = p.results.length ? p.tokens.length / p.results.length : 0;
+  p.results.forEach((d, k) => {
+    const unit = fullCost(d.q);
+    for (let x = 0; x < perDebate; x++) {
+      const { t, i, j } = actionOf(s.agents, x);
+      if (d.keeps[t - 2][i][j]) out[k * perDebate + x] = -(multiplier * p.tokens[k * perDebate + x] * priceIn[i]) / unit;
     }
-    out.set(rw, k * perDebate);
   });
   return out;
 }

@@ -13,6 +13,7 @@ import { PolicyArchitecture, TRAINABLE, type PolicyShape } from '../src/policy/m
 import { RecordingSettings } from '../src/recording.ts';
 import { RewardSettings } from '../src/reward.ts';
 import { BASELINES } from './advantage.ts';
+import { CREDIT_OUTCOMES, CREDIT_SCALES, CREDITS, creditProblem } from './counterfactual.ts';
 import { InputError, SettingsError } from '../src/io/errors.ts';
 
 const P = PolicyArchitecture.shape;
@@ -41,6 +42,38 @@ export const TrainConfig = z.strictObject({
   stage1Epochs: z.number().int().min(0).default(0).describe('epochs of stage 1 (k = k1) before stage 2 (k); 0 = one stage'),
   beta: z.number().min(0).default(0).describe('return: weight of influence on the next round'),
   gamma: z.number().min(0).default(0).describe('return: weight of influence on later candidates of the same recipient and round'),
+  credit: z
+    .enum(CREDITS)
+    .default('return')
+    .describe(
+      "a decision's credit: return (its return G less the baseline, docs/method.md §6-7) or counterfactual (its debate's outcome " +
+        'against a replay with that decision flipped and the same random draws elsewhere: train/counterfactual.ts)',
+    ),
+  creditOutcome: z
+    .enum(CREDIT_OUTCOMES)
+    .default('reward')
+    .describe('counterfactual credit: the outcome compared, reward (summed over the debate) or correct (final majority right: 1, else 0)'),
+  creditScale: z
+    .enum(CREDIT_SCALES)
+    .default('policy')
+    .describe(
+      "counterfactual credit: a decision's logit gradient, policy (p(1 - p) x the difference: the policy gradient) " +
+        'or logit (the difference itself: a saturated decision still moves)',
+    ),
+  creditFlips: z
+    .number()
+    .int()
+    .positive()
+    .nullable()
+    .default(null)
+    .describe('counterfactual credit: decisions flipped per debate, a uniform sample of its decisions (null: every one)'),
+  creditMaxBranches: z
+    .number()
+    .int()
+    .positive()
+    .nullable()
+    .default(null)
+    .describe("counterfactual credit: at most this many branch replays a step, spread evenly over the step's debates (null: no bound)"),
   rollouts: z
     .number()
     .int()
@@ -144,8 +177,8 @@ const rlooProblem = (c: Pick<TrainConfig, 'baseline' | 'rollouts'>) =>
 export function resolveConfig(...layers: Partial<TrainConfig>[]): TrainConfig {
   const merged = Object.assign({}, ...layers.map((l) => Object.fromEntries(Object.entries(l).filter(([, v]) => v !== undefined))));
   const config = parseSettings(TrainConfig, merged, (path) => `setting ${path}`);
-  const rloo = rlooProblem(config);
-  if (rloo) throw new SettingsError(`setting ${rloo}`);
+  const problem = rlooProblem(config) ?? creditProblem(config);
+  if (problem) throw new SettingsError(`setting ${problem}`);
   if (config.trainable === 'behavior' && config.behavior === 'none')
     throw new SettingsError('setting trainable: behavior trains the behavior embedding alone, and behavior: none has none (zero, frozen): nothing would train');
   return config;

@@ -34,6 +34,11 @@ export const LogLine = z.strictObject({
   ownRewardCorrelation: num,
   otherRecipientShare: num,
   ...Object.fromEntries(TIERS.map((t) => [`tier_${t}`, num])),
+  /** Counterfactual credit (train/counterfactual.ts): branches replayed, the share whose outcome differs, record-tier calls they asked, their tier shares. */
+  branches: num,
+  branchesChanged: num,
+  branchCalls: num,
+  ...Object.fromEntries(TIERS.map((t) => [`branch_tier_${t}`, num])),
   best: z.boolean().optional(),
   /** Decisions per second of the whole training step (rollout, returns, engine step): the end-to-end speed. */
   decisionsPerSecond: num,
@@ -42,7 +47,7 @@ export const LogLine = z.strictObject({
   /** Wall seconds since the previous line of this process: the step's or the evaluation's duration. */
   seconds: z.number().nonnegative(),
 });
-export type LogLine = z.infer<typeof LogLine> & Partial<Record<`tier_${(typeof TIERS)[number]}`, number>>;
+export type LogLine = z.infer<typeof LogLine> & Partial<Record<`${'' | 'branch_'}tier_${(typeof TIERS)[number]}`, number>>;
 const LOG_COLUMNS = Object.keys(LogLine.shape) as (keyof LogLine)[];
 
 export const runFiles = (out: string) => ({

@@ -34,7 +34,8 @@ import { recordRun, startSession } from '../src/provenance.ts';
 import { ensureDefaultCache } from '../src/sim/generate.ts';
 import { closeRecording, openEnvironment, recordingSummary } from '../src/recording.ts';
 import { influenceWeights, meanResponseTokens } from '../src/reward.ts';
-import { advantagesOf, baselineSize, dualStep } from './advantage.ts';
+import { baselineSize, dualStep } from './advantage.ts';
+import { creditOf } from './counterfactual.ts';
 import { identityDifferences, runContentHashes } from './identity.ts';
 import { noCheckpoint, runSettings, settingsAddedSince } from './plan.ts';
 import { clearRun, openRunLog, round4, runFiles, tierShares, truncateLog } from './runFolder.ts';
@@ -219,6 +220,9 @@ async function trainLocked(config: TrainConfig, o: TrainOptions): Promise<{ chec
   const W = influenceWeights(A, shape.rounds, config.beta, config.gamma);
   const meanTokens = meanResponseTokens(cache);
   const priceIn = trainEnv.team.map((a) => cache.agents[a].priceIn);
+  const credit = creditOf(config, trainEnv);
+  const creditNote = credit.note();
+  if (creditNote) say(creditNote);
 
   const pinned = keepRateWatch(config, say); // warns once when the policy collapses to keep all or none
   const trace = await testTracer(config.traceEvery, evalEnv, emb);
@@ -241,6 +245,7 @@ async function trainLocked(config: TrainConfig, o: TrainOptions): Promise<{ chec
       seedrandom(`${config.seed}|shuffle|${epoch}`),
     );
     const sample = seedrandom(`${config.seed}|sample|${epoch}`);
+    const debateSeed = `${config.seed}|${epoch}`;
     const steps = Math.ceil(order.length / config.batchSize);
     const started = Date.now();
     for (let b = 0; b < steps && !runDone(config, state); b++) {
@@ -250,22 +255,26 @@ async function trainLocked(config: TrainConfig, o: TrainOptions): Promise<{ chec
       // environment's own draws share the question's seed, so the rollouts differ by their decisions.
       const questions = order.slice(b * config.batchSize, (b + 1) * config.batchSize);
       const batch = questions.flatMap((q) => new Array<number>(config.rollouts).fill(q));
-      const r = await rollout(engine, trainEnv, emb, batch, { mode: { sample }, debateSeed: `${config.seed}|${epoch}`, conditioning: shape.conditioning });
+      const r = await rollout(engine, trainEnv, emb, batch, { mode: { sample }, debateSeed, conditioning: shape.conditioning });
       replayable(r.results, cache, 'a training debate');
       const costMultiplier = state.costMultiplier;
-      const a = advantagesOf(r, {
-        reward,
-        W,
-        meanTokens,
-        agents: A,
-        baseline: config.baseline,
-        rollouts: config.rollouts,
-        normalize: config.normalizeAdvantages,
-        state: state.baseline,
-        momentum: config.baselineMomentum,
-        step: state.step,
-        budget: { multiplier: costMultiplier, priceIn, fullCost: (q) => fullCost.get(q)! },
-      });
+      const a = await credit.advantages(
+        r,
+        {
+          reward,
+          W,
+          meanTokens,
+          agents: A,
+          baseline: config.baseline,
+          rollouts: config.rollouts,
+          normalize: config.normalizeAdvantages,
+          state: state.baseline,
+          momentum: config.baselineMomentum,
+          step: state.step,
+          budget: { multiplier: costMultiplier, priceIn, fullCost: (q) => fullCost.get(q)! },
+        },
+        { epoch, debateSeed },
+      );
       state.baseline = a.state;
       const stats = await engine.trainStep(r.batch, r.actions, a.advantages);
       state.step++;
@@ -302,8 +311,9 @@ async function trainLocked(config: TrainConfig, o: TrainOptions): Promise<{ chec
         costMultiplier: round4(costMultiplier),
         ...(dualCost !== null && { dualCostPct: round4(100 * dualCost) }),
         ...(Number.isFinite(a.ownRewardCorrelation) && { ownRewardCorrelation: round4(a.ownRewardCorrelation) }),
-        otherRecipientShare: round4(a.otherRecipientShare),
+        ...(Number.isFinite(a.otherRecipientShare) && { otherRecipientShare: round4(a.otherRecipientShare) }),
         ...tierShares(tiers),
+        ...a.log,
         decisionsPerSecond: Math.round(r.batch.n / ((performance.now() - stepStarted) / 1000)),
       };
       log.write(line);
@@ -352,6 +362,8 @@ async function trainLocked(config: TrainConfig, o: TrainOptions): Promise<{ chec
   const checkpoint = await checkpointOf();
   engine.dispose();
   log.close();
+  const creditSummary = credit.summary();
+  if (creditSummary) say(creditSummary);
   if (trainEnv.recording) closeRecording(trainEnv.recording);
   await (await import('./curves.ts')).writeRunCurves(config.out); // learning-curves.svg from log.jsonl (vega loads only here)
   const time = clock.split();

@@ -43,6 +43,13 @@ export interface Debate {
   keptEdges: number;
   tiers: TierCounts;
   random: () => number;
+  /**
+   * Common random numbers (train/counterfactual.ts): when set, the lookup of `agent`'s reply in
+   * round `round` draws from drawsOf(round, agent), and the final vote from drawsOf(round + 1, -1),
+   * instead of all of them taking turns on `random`; two replays of a question can then share each
+   * lookup's draws whatever the other lookups drew.
+   */
+  drawsOf?: (round: number, agent: number) => () => number;
   /** Why the debate could not go on (a miss under miss = signature); it is left out of results. */
   missed?: string;
 }
@@ -136,7 +143,7 @@ export interface DebateResult {
 
 export function finishDebate(env: Environment, d: Debate): DebateResult {
   const gold = env.cache.questions[d.q].goldKey;
-  const final = majority(d.answers[d.answers.length - 1], env.settings.tieBreak, d.random);
+  const final = majority(d.answers[d.answers.length - 1], env.settings.tieBreak, d.drawsOf?.(d.round + 1, -1) ?? d.random);
   return {
     q: d.q,
     answers: d.answers,

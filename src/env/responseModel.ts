@@ -211,10 +211,17 @@ export function answerProbabilities(model: ResponseModel, c: RevisionContext): {
   return { answers: [...answers, ...rest.map(([b]) => b)], p: [...p.slice(0, -1), ...rest.map(([, count]) => (other * count) / n)] };
 }
 
+/** Each model's answer distribution per context it was asked about (a fitted model does not change; counterfactual replays ask the same contexts often). */
+const asked = new WeakMap<ResponseModel, Map<string, { answers: number[]; p: number[] }>>();
+
 /** Draw the recipient's answer. */
 export function drawAnswer(model: ResponseModel, c: RevisionContext, random: () => number): number {
-  const { answers, p } = answerProbabilities(model, c);
-  return answers[drawIndex(p, random())];
+  let seen = asked.get(model);
+  if (!seen) asked.set(model, (seen = new Map()));
+  const key = `${c.q}|${c.agent}|${c.prev}|${+c.prevShown}|${c.peers.map((p) => `${p.agent}:${p.ans}`).join(',')}`;
+  let dist = seen.get(key);
+  if (!dist) seen.set(key, (dist = answerProbabilities(model, c)));
+  return dist.answers[drawIndex(dist.p, random())];
 }
 
 /** A cached revision's context as the model reads it. */

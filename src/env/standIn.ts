@@ -34,8 +34,16 @@ function textSource(env: Environment, c: RevisionContext, round: number, ans: nu
   return best;
 }
 
+/** Each environment's text sources so far, valid while the responses it has indexed stay the same (the record tier adds some). */
+const sources = new WeakMap<Environment, { indexed: number; source: Map<string, number> }>();
+
 /** The model tier's answer for a revision (recipient, previous answer, what is kept); `source` states it. */
 export function standIn(env: Environment, t: number, c: RevisionContext, random: () => number): { ans: number; source: number } {
   const ans = drawAnswer(env.responseModel, c, random);
-  return { ans, source: textSource(env, c, t, ans) };
+  let memo = sources.get(env);
+  if (memo?.indexed !== env.indexed) sources.set(env, (memo = { indexed: env.indexed, source: new Map() }));
+  const key = `${c.q}|${c.agent}|${t}|${ans}|${c.prev}|${+c.prevShown}|${c.peers.map((p) => `${p.agent}:${p.ans}`).join(',')}`;
+  let source = memo.source.get(key);
+  if (source === undefined) memo.source.set(key, (source = textSource(env, c, t, ans)));
+  return { ans, source };
 }

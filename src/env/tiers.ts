@@ -49,9 +49,10 @@ export function lookup(
   const { cache } = env;
   const t = d.round + 1;
   const miss: MissTier = env.settings.miss;
+  const random = d.drawsOf?.(t, agent) ?? d.random;
   if (recorded >= 0) return { response: fromCache(cache, recorded), tier: 'record' };
   const hit = exactHits(env, d.q, agent, t, own, kept);
-  if (hit) return { response: fromCache(cache, pick(hit, d.random)), tier: 'exact' };
+  if (hit) return { response: fromCache(cache, pick(hit, random)), tier: 'exact' };
   env.onExactMiss?.(d, agent, own, kept);
   // With a live endpoint, every context the cache lacks was recorded before the round: the
   // approximate tiers (signature, model) never stand in for a real answer.
@@ -79,7 +80,7 @@ export function lookup(
       miss,
       sig ? 'the signature tier would answer it: miss = signature' : 'the tier-3 model would answer it: miss = model, or a live endpoint: miss = record',
     );
-  if (sig) return { response: fromCache(cache, pick(sig, d.random)), tier: 'signature' };
+  if (sig) return { response: fromCache(cache, pick(sig, random)), tier: 'signature' };
   if (miss === 'signature')
     throw new CacheMissError(
       cache,
@@ -95,7 +96,7 @@ export function lookup(
   const prevShown = kept.some((k) => k.agent === agent);
   const context = { q: d.q, agent, prev: own.cutAnswer ?? own.ans, prevShown, peers };
   env.onModelAnswer?.(d, own, kept, context);
-  const { ans, source } = standIn(env, t, context, d.random);
+  const { ans, source } = standIn(env, t, context, random);
   return { response: { agent, ans, source, cached: false }, tier: 'model' };
 }
 

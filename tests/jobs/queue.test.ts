@@ -247,6 +247,10 @@ describe('cell identity', () => {
   });
 });
 
+/** One worker of concurrency 1 on this machine's caches, its work folder in `dir`. */
+const oneWorker = (queue: ReturnType<typeof parseQueueUrl>, dir: string, log: (line: string) => void = () => {}) =>
+  startWorker({ queue, concurrency: 1, compute: defaultCompute(), cacheMap: [], work: join(dir, 'work'), lockSeconds: 30, stalledSeconds: 30, log });
+
 describe('a grid on a queue', () => {
   it("a worker refuses a cache whose content differs from the grid's: the cell fails once with the reason, nothing is trained", async () => {
     const dir = tempDir();
@@ -284,21 +288,38 @@ describe('a grid on a queue', () => {
     }
   }, 120_000);
 
+  it("a cell with counterfactual credit trains on a worker like any other: its settings travel in the cell, its log is a local run's", async () => {
+    const dir = tempDir();
+    const { grid } = tinyGrid(dir);
+    const credit = { credit: 'counterfactual' as const, creditOutcome: 'correct' as const, creditFlips: 3, epochs: 2 };
+    const withCredit = GridFile.parse({ ...grid, variants: [{ name: 'counterfactual', settings: credit }] });
+    const queue = parseQueueUrl(`redis://127.0.0.1:${await startRedis(dir)}/0`);
+    const worker = oneWorker(queue, dir);
+    try {
+      const [cell] = expandGrid(withCredit, join(dir, 'results'));
+      const [outcome] = await runQueuedGrid([cell], { queue, log: () => {} });
+      expect(outcome.status).toBe('trained');
+      const local = resolveConfig({ ...cell.settings, out: join(dir, 'local') });
+      await train(local, { log: () => {} });
+      const timeless = (out: string) => readLog(out).map(({ time: _t, seconds: _s, decisionsPerSecond: _d, ...l }) => l);
+      expect(timeless(cell.settings.out)).toEqual(timeless(local.out));
+      // 18 train questions of the tiny world, 6 a step: 6 debates x 3 flips
+      expect(
+        readLog(cell.settings.out)
+          .filter((l) => l.type === 'step')
+          .map((l) => l.branches),
+      ).toEqual(new Array(6).fill(18));
+    } finally {
+      await worker.close();
+    }
+  }, 300_000);
+
   it('a training process that crashes is retried, and the retry finishes the cell', async () => {
     const dir = tempDir();
     const { grid } = tinyGrid(dir);
     const queue = parseQueueUrl(`redis://127.0.0.1:${await startRedis(dir)}/0`);
     const lines: string[] = [];
-    const worker = startWorker({
-      queue,
-      concurrency: 1,
-      compute: defaultCompute(),
-      cacheMap: [],
-      work: join(dir, 'work'),
-      lockSeconds: 30,
-      stalledSeconds: 30,
-      log: (l) => lines.push(l),
-    });
+    const worker = oneWorker(queue, dir, (l) => lines.push(l));
     try {
       const [cell] = expandGrid(grid, join(dir, 'results'));
       const done = runQueuedGrid([cell], { queue, log: (l) => lines.push(l) });
