@@ -11,7 +11,7 @@ import { ensureEmbeddings } from '../src/cache/embeddings.ts';
 import { loadCache } from '../src/cache/load.ts';
 import { writeFileAtomic } from '../src/io/atomic.ts';
 import { makeEnvironment, splitQuestions } from '../src/env/environment.ts';
-import { loadAnyPolicy } from '../src/policy/artifact.ts';
+import { readAnyPolicy } from '../train/checkpoint.ts';
 import { encoderFor } from '../src/policy/inference.ts';
 import type { ComputeSettings } from '../src/policy/backends.ts';
 import { inferenceEngine } from '../src/policy/createEngine.ts';
@@ -86,7 +86,7 @@ export async function ablationReport(
       const label = grid.caches.length > 1 ? `${v.name} [${cachePath}]` : v.name;
       const runs: MethodResult[] = [];
       for (const o of outcomes.filter((x) => x.cell.variant === v.name && x.cell.cache === cachePath && x.status !== 'failed')) {
-        const artifact = loadAnyPolicy(runFiles(o.cell.settings.out).best);
+        const artifact = readAnyPolicy(runFiles(o.cell.settings.out).best);
         const engine = await inferenceEngine(compute, artifact.shape, artifact.weights);
         if (!embeddings.has(artifact.encoder)) embeddings.set(artifact.encoder, await ensureEmbeddings(cachePath, cache, await encoderFor(artifact.encoder)));
         const emb = embeddings.get(artifact.encoder)!;

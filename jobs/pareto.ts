@@ -14,7 +14,7 @@ import { writeFileAtomic } from '../src/io/atomic.ts';
 import { splitQuestions, teamIds } from '../src/env/environment.ts';
 import { closeRecording, openEnvironment, recordingSummary } from '../src/recording.ts';
 import type { DebateSettings } from '../src/env/settings.ts';
-import { loadAnyPolicy } from '../src/policy/artifact.ts';
+import { readAnyPolicy } from '../train/checkpoint.ts';
 import type { ComputeSettings } from '../src/policy/backends.ts';
 import { inferenceEngine } from '../src/policy/createEngine.ts';
 import { encoderFor } from '../src/policy/inference.ts';
@@ -105,7 +105,7 @@ async function paretoLocked(o: ParetoOptions): Promise<string> {
     // validation checkpoint may come from before it reached the budget).
     const runs: MethodResult[] = [];
     for (const cell of outcomes.filter((x) => x.cell.variant === budgetName(b))) {
-      const a = loadAnyPolicy(runFiles(cell.cell.settings.out).checkpoint);
+      const a = readAnyPolicy(runFiles(cell.cell.settings.out).checkpoint);
       if (a.team.join() !== teamIds(env).join())
         throw new InputError(`${cell.cell.settings.out}: trained for team ${a.team.join(', ')}, the debate team is ${teamIds(env).join(', ')}`);
       const engine = await inferenceEngine(o.compute, a.shape, a.weights);

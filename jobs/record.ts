@@ -11,7 +11,7 @@ import { exactKey } from '../src/env/lookupIndex.ts';
 import { RecordingStopped, type Recording } from '../src/env/record.ts';
 import type { DebateSettings } from '../src/env/settings.ts';
 import { TIERS } from '../src/env/tiers.ts';
-import { loadAnyPolicy } from '../src/policy/artifact.ts';
+import { readAnyPolicy } from '../train/checkpoint.ts';
 import type { ComputeSettings } from '../src/policy/backends.ts';
 import { inferenceEngine } from '../src/policy/createEngine.ts';
 import { encoderFor } from '../src/policy/inference.ts';
@@ -42,7 +42,7 @@ type Play = (env: Environment, questions: Question[]) => Promise<MethodResult>;
 
 async function methodOf(o: RecordOptions, cache: Cache): Promise<{ label: string; play: Play; dispose: () => void; settings: Partial<DebateSettings> }> {
   if (o.policy) {
-    const artifact = loadAnyPolicy(o.policy);
+    const artifact = readAnyPolicy(o.policy);
     const emb = await ensureEmbeddings(o.cache, cache, await encoderFor(artifact.encoder));
     const rounds = o.settings.rounds ?? artifact.shape.rounds;
     const { shape, note } = policyShapeFor(artifact, o.policy, rounds);

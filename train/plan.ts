@@ -4,7 +4,8 @@
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { cacheFilePath } from '../src/cache/load.ts';
-import { loadCheckpoint, type Checkpoint } from '../src/policy/artifact.ts';
+import type { Checkpoint } from '../src/policy/artifact.ts';
+import { readCheckpoint } from './checkpoint.ts';
 import type { ComputeSettings } from '../src/policy/backends.ts';
 import { DEFAULT_CACHE } from '../src/sim/generate.ts';
 import { resolveConfig, type TrainConfig } from './config.ts';
@@ -71,7 +72,7 @@ export async function computePlan(c: ComputeSettings): Promise<string> {
 /** The `train` command: the settings of its run (a resumed run's saved ones) and its plan. */
 export function trainDescription(config: TrainConfig, resume: boolean, compute: Partial<ComputeSettings>, force = false): JobDescription {
   const checkpoint = runFiles(config.out).checkpoint;
-  const settings = runSettings(config, resume && existsSync(checkpoint) ? loadCheckpoint(checkpoint) : undefined, compute);
+  const settings = runSettings(config, resume && existsSync(checkpoint) ? readCheckpoint(checkpoint) : undefined, compute);
   return { settings, plan: () => trainPlan(settings, resume, force) };
 }
 

@@ -7,9 +7,9 @@ import { fileURLToPath } from 'node:url';
 import { writeFileAtomic } from '../src/io/atomic.ts';
 import { RefusedError, UserError } from '../src/io/errors.ts';
 import { withLock, withLockSync } from '../src/io/lock.ts';
-import { loadCheckpoint } from '../src/policy/artifact.ts';
 import { LAUNCHED_BY } from '../src/provenance.ts';
 import { resolveConfig, type TrainConfig } from './config.ts';
+import { readCheckpoint } from './checkpoint.ts';
 import { identityDifferences } from './identity.ts';
 import { clearRun, runFiles } from './runFolder.ts';
 import type { ChildFailure } from './trainChild.ts';
@@ -30,13 +30,13 @@ export interface RunStatus {
 export function runStatus(settings: Partial<TrainConfig> & { out: string }, cacheHash: string): RunStatus {
   const file = runFiles(settings.out).checkpoint;
   if (!existsSync(file)) return { action: 'start', epoch: 0, differences: [] };
-  const saved = loadCheckpoint(file);
+  const saved = readCheckpoint(file);
   const differences = identityDifferences({ config: saved.config as Partial<TrainConfig>, cacheHash: saved.cacheHash }, { settings, cacheHash });
   return { action: saved.epoch >= resolveConfig(settings).epochs ? 'reuse' : 'resume', epoch: saved.epoch, differences };
 }
 
 /** A finished run in `out` (by its checkpoint's epoch alone: the caller knows it is its own run). */
-export const isFinished = (out: string, epochs: number) => existsSync(runFiles(out).checkpoint) && loadCheckpoint(runFiles(out).checkpoint).epoch >= epochs;
+export const isFinished = (out: string, epochs: number) => existsSync(runFiles(out).checkpoint) && readCheckpoint(runFiles(out).checkpoint).epoch >= epochs;
 
 /** The refusal of a run folder holding another run, naming each difference. */
 export const otherRunError = (out: string, differences: string[]) =>

@@ -14,8 +14,8 @@ export const exportCommand = <T>(y: Argv<T>) =>
     async (a) => {
       const out = a.out ?? `${a.checkpoint.replace(/[^/]*$/, '')}export`;
       const { exportPolicy } = await import('../../src/policy/export.ts');
-      const { loadCheckpoint } = await import('../../src/policy/artifact.ts');
-      const { policy, onnx, spec, tfjs } = await exportPolicy(loadCheckpoint(a.checkpoint), out);
+      const { readCheckpoint } = await import('../../train/checkpoint.ts');
+      const { policy, onnx, spec, tfjs } = await exportPolicy(readCheckpoint(a.checkpoint), out);
       console.log(`wrote ${policy}, ${onnx}, ${spec} (how to build every input) and ${tfjs}/ (model.json, weights.bin)`);
     },
   );
