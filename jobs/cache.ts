@@ -16,6 +16,7 @@ import { markdownTable, pct } from '../src/table.ts';
 import { existsSync } from 'node:fs';
 import { WorldConfig } from '../src/sim/world.ts';
 import { RefusedError } from '../src/io/errors.ts';
+import { withLock, withLockSync } from '../src/io/lock.ts';
 
 export interface GenOptions {
   out: string;
@@ -74,8 +75,9 @@ export function statsJob(dir: string, priorSmoothing: number): string {
   return `${cacheStats(cache)}\n\n${fidelityTable(cache, priorSmoothing)}`;
 }
 
+/** Embed every text of the cache not embedded yet, with the cache locked throughout (a second writer is refused, naming this one). */
 export async function embedJob(dir: string, encoder: EncoderName): Promise<string> {
-  const e = await ensureEmbeddings(dir, loadCache(dir), await makeEncoder(encoder));
+  const e = await withLock(dir, 'a cache (cache embed)', async () => ensureEmbeddings(dir, loadCache(dir), await makeEncoder(encoder), { locked: true }));
   return `${dir}: ${e.questions.length} question and ${e.responses.length} response embeddings under ${e.encoder} (dim ${e.dim})`;
 }
 
@@ -94,6 +96,10 @@ export function compactJob(dir: string): string {
  * fitted world's revisions compare with the recorded ones.
  */
 export function fitJob(dir: string, o: { seed: number; force?: boolean }): string {
+  return withLockSync(dir, 'a cache (cache fit)', () => fitLocked(dir, o));
+}
+
+function fitLocked(dir: string, o: { seed: number; force?: boolean }): string {
   const file = fitPath(dir);
   if (existsSync(file) && !o.force)
     throw new RefusedError(`${file} exists: pass --force to fit again (the endpoint's answers to contexts not yet recorded change with it)`);
