@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import type { Split } from '../src/cache/format.ts';
 import { ensureEmbeddings } from '../src/cache/embeddings.ts';
 import { loadCache } from '../src/cache/load.ts';
-import { writeFileAtomic } from '../src/io/atomic.ts';
+import { writeFilesAtomic } from '../src/io/atomic.ts';
 import { makeEnvironment, splitQuestions } from '../src/env/environment.ts';
 import { readAnyPolicy } from '../train/checkpoint.ts';
 import { encoderFor } from '../src/policy/inference.ts';
@@ -167,14 +167,18 @@ export async function ablationReport(
     ...failed,
   ].join('\n');
   const files = [join(results, 'table6.md'), join(results, 'table6.csv'), join(results, 'accuracy-cost.svg'), join(results, 'learning-curves.svg')];
-  writeFileAtomic(files[0], [markdown + '\n']);
-  writeFileAtomic(files[1], [csv(rs)]);
   const title = `${grid.name}: accuracy against cost (${split}, 95% intervals over seeds)`;
-  writeFileAtomic(files[2], [
-    await plot(rs, title, fullPoints.length === 1 ? fullPoints[0] : undefined, (r) => (r.reference ? 'reference variant' : 'variant')),
-  ]);
-  writeFileAtomic(files[3], [
-    await learningCurvesPlot(curves, `${grid.name}: validation accuracy and keep rate by epoch (mean over seeds, band: lowest to highest seed)`),
+  const svg = await plot(rs, title, fullPoints.length === 1 ? fullPoints[0] : undefined, (r) => (r.reference ? 'reference variant' : 'variant'));
+  const curvesSvg = await learningCurvesPlot(
+    curves,
+    `${grid.name}: validation accuracy and keep rate by epoch (mean over seeds, band: lowest to highest seed)`,
+  );
+  // Together: a failed write (a full disk) leaves the table there as it was.
+  writeFilesAtomic([
+    [files[0], [markdown + '\n']],
+    [files[1], [csv(rs)]],
+    [files[2], [svg]],
+    [files[3], [curvesSvg]],
   ]);
   return { markdown, files };
 }

@@ -8,7 +8,7 @@ import type { Split } from '../src/cache/format.ts';
 import { ensureEmbeddings } from '../src/cache/embeddings.ts';
 import type { Cache } from '../src/cache/types.ts';
 import { loadCache } from '../src/cache/load.ts';
-import { writeFileAtomic } from '../src/io/atomic.ts';
+import { writeFilesAtomic } from '../src/io/atomic.ts';
 import type { Endpoint } from '../src/env/endpoint.ts';
 import { splitQuestions, teamIds, type Environment } from '../src/env/environment.ts';
 import type { DebateSettings } from '../src/env/settings.ts';
@@ -113,8 +113,10 @@ export async function fidelityJob(o: FidelityOptions): Promise<FidelityMeasureme
 
 function writeFidelity(dir: string, text: string, m: FidelityMeasurement): string[] {
   const files = [`${dir}/fidelity.md`, `${dir}/fidelity.csv`, `${dir}/context-bias.csv`];
-  writeFileAtomic(files[0], [`${text}\n`]);
-  writeFileAtomic(files[1], [fidelityCsv(m.rows)]);
-  writeFileAtomic(files[2], [contextBiasCsv(m.bias)]);
+  writeFilesAtomic([
+    [files[0], [`${text}\n`]],
+    [files[1], [fidelityCsv(m.rows)]],
+    [files[2], [contextBiasCsv(m.bias)]],
+  ]);
   return files;
 }

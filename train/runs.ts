@@ -1,10 +1,10 @@
 // Training runs in child processes (so two cores train two runs at once): a finished run is
 // reused, an interrupted one resumed, a failed one reported with the end of its log.
 import { spawn } from 'node:child_process';
-import { appendFileSync, existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { writeFileAtomic } from '../src/io/atomic.ts';
+import { appendToFile, writeFileAtomic } from '../src/io/atomic.ts';
 import { RefusedError, UserError } from '../src/io/errors.ts';
 import { withLock, withLockSync } from '../src/io/lock.ts';
 import { LAUNCHED_BY } from '../src/provenance.ts';
@@ -80,7 +80,7 @@ export async function runTraining(
   if (existsSync(runFiles(out).checkpoint)) args.push('--resume');
   // train.log is the child's stderr as it comes: a kill of this job keeps what the child said so far.
   const logFile = join(out, 'train.log');
-  writeFileSync(logFile, '');
+  writeFileAtomic(logFile, []);
   return new Promise((resolve, reject) => {
     // The child's provenance names the job (main, ablate) that started it; the error it fails on
     // comes back over the IPC channel (trainChild.ts) as well as in its log.
@@ -89,12 +89,20 @@ export async function runTraining(
       env: { ...process.env, [LAUNCHED_BY]: JSON.stringify(process.argv.slice(1)) },
     });
     let log = '';
+    let logging = true;
     let failure: ChildFailure | undefined;
     child.on('message', (m: ChildFailure) => (failure = m));
     child.stderr!.on('data', (chunk: Buffer) => {
       const text = chunk.toString();
       log += text;
-      appendFileSync(logFile, text);
+      // A copy for the user: a full disk stops it (said once); the run's own log is its log.jsonl.
+      if (logging)
+        try {
+          appendToFile(logFile, text);
+        } catch (e) {
+          logging = false;
+          console.error(`warning: ${(e as Error).message}`);
+        }
       for (const _ of text.matchAll(/^epoch \d+:/gm)) onEpoch();
     });
     // 'close', not 'exit': by then the last of its stderr and its message have come.
