@@ -7,6 +7,8 @@ import { hideBin } from 'yargs/helpers';
 import { commands } from './commands/index.ts';
 import { rememberDefaults } from './options.ts';
 import { reportError, SettingsError } from '../src/io/errors.ts';
+import { handleInterrupts, interrupted, shellWords, untilStopped } from '../src/io/interrupt.ts';
+import { redactCredentials } from '../src/provenance.ts';
 
 export const BIN = 'cpp-workbench';
 
@@ -58,10 +60,15 @@ const cli = commands
     process.exit(2);
   });
 
+// SIGINT and SIGTERM stop a command cleanly (src/io/interrupt.ts): it says what was saved and, by
+// default, that the same command continues (a command that knows better says so: train --resume).
+handleInterrupts({ again: () => `to continue: npx ${BIN} ${shellWords(redactCredentials(hideBin(process.argv)))}` });
 try {
   await cli.parseAsync();
 } catch (e) {
+  if (interrupted()) await untilStopped(); // failed because it was stopped: the stop says what was saved, and exits
   // A user error (src/io/errors.ts) is its message alone (file, line, field; a flag; the holder of a
   // folder), exit 1; anything else is a bug: its stack and a line asking to report it, exit 70.
   process.exit(reportError(e));
 }
+if (interrupted()) await untilStopped();

@@ -30,7 +30,7 @@ export interface GenOptions {
   force?: boolean;
 }
 
-export function genJob(o: GenOptions): string {
+export async function genJob(o: GenOptions): Promise<string> {
   const file: Partial<WorldConfig> = o.world ? readJsonFile(o.world, WorldConfig.partial()) : {};
   const flags = {
     ...(o.questions !== undefined && { questions: o.questions }),
@@ -42,7 +42,7 @@ export function genJob(o: GenOptions): string {
     if (file[k as keyof typeof flags] !== undefined && file[k as keyof typeof flags] !== v)
       console.error(`--${k} ${v} overrides ${k} ${file[k as keyof typeof flags]} of ${o.world}`);
   const world = parseSettings(WorldConfig, { ...file, ...flags }, (field) => (field in flags ? `--${field}` : `${o.world ?? 'world settings'}: ${field}`));
-  generateCache(o.out, world, o.name, o.force);
+  await generateCache(o.out, world, o.name, o.force);
   return `wrote ${cacheFilePath(o.out)}`;
 }
 

@@ -18,6 +18,7 @@ import { encoderFor } from '../src/policy/inference.ts';
 import { closeRecording, openEnvironment, recordingLimits, recordingSummary, type RecordingOptions } from '../src/recording.ts';
 import { ensureDefaultCache } from '../src/sim/generate.ts';
 import { markdownTable, pct } from '../src/table.ts';
+import { onInterrupt } from '../src/io/interrupt.ts';
 import type { MethodResult } from '../src/env/tally.ts';
 import { fullDebate, noCommunication, randomPruning } from '../eval/baselines.ts';
 import { evaluatePolicy, policyShapeFor } from '../src/policy/evaluate.ts';
@@ -75,12 +76,17 @@ export async function recordJob(
   const env = openEnvironment(cache, { ...method.settings, miss: 'record', allowUnrecordedRounds: false }, o.recording);
   const recording = env.recording!;
   const questions = splitQuestions(env, o.split).questions;
+  // A stop keeps every reply journaled so far: a rerun pays for none of them again.
+  const quiet = onInterrupt({
+    say: () => [`${recordingSummary(recording)}${recording.journal ? `; journaled in ${recording.journal.file}: a rerun asks none of them again` : ''}`],
+  });
   let during: MethodResult | undefined;
   try {
     during = await method.play(env, questions);
   } catch (e) {
     if (!(e instanceof RecordingStopped)) throw e;
   } finally {
+    quiet();
     closeRecording(recording);
   }
   const after = await atModel();

@@ -6,12 +6,14 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { appendToFile, writeFileAtomic } from '../src/io/atomic.ts';
 import { RefusedError, UserError } from '../src/io/errors.ts';
+import { interrupted, STOP_EXIT } from '../src/io/interrupt.ts';
 import { withLock, withLockSync } from '../src/io/lock.ts';
 import { LAUNCHED_BY } from '../src/provenance.ts';
 import { resolveConfig, type TrainConfig } from './config.ts';
 import { readCheckpoint } from './checkpoint.ts';
 import { identityDifferences } from './identity.ts';
 import { clearRun, runFiles } from './runFolder.ts';
+import { watchChild } from './stopped.ts';
 import type { ChildFailure } from './trainChild.ts';
 
 export interface RunStatus {
@@ -73,6 +75,8 @@ export async function runTraining(
     await completeFinished(out);
     return 'reused';
   }
+  const stopping = interrupted();
+  if (stopping) throw new RefusedError(`${out}: not started: the job is stopping (${stopping})`);
   mkdirSync(out, { recursive: true });
   const settingsFile = join(out, 'settings.json');
   writeFileAtomic(settingsFile, [JSON.stringify(settings, null, 2) + '\n']);
@@ -88,6 +92,7 @@ export async function runTraining(
       stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
       env: { ...process.env, [LAUNCHED_BY]: JSON.stringify(process.argv.slice(1)) },
     });
+    const exited = watchChild(child, out); // a stop of this job stops the child (train/stopped.ts)
     let log = '';
     let logging = true;
     let failure: ChildFailure | undefined;
@@ -107,6 +112,7 @@ export async function runTraining(
     });
     // 'close', not 'exit': by then the last of its stderr and its message have come.
     child.on('close', (code, signal) => {
+      exited();
       if (code === 0) return resolve('trained');
       reject(childError(out, logFile, log, code, signal, failure));
     });
@@ -119,6 +125,9 @@ export async function runTraining(
  * started), an Error saying the end of its log. Either Error has the child's `exitCode` (null when killed).
  */
 export function childError(out: string, logFile: string, log: string, code: number | null, signal: string | null, failure?: ChildFailure): Error {
+  const stop = Object.entries(STOP_EXIT).find(([, exit]) => exit === code)?.[0];
+  // Stopped by a signal (exit 130 or 143): it kept its last checkpoint; like a kill, not a failure of its settings.
+  if (stop) return Object.assign(new Error(`training in ${out} stopped by ${stop}: ${lastWords(log)}`), { exitCode: null });
   const failed = `training in ${out} failed (exit ${code ?? signal})`;
   if (failure && 'userError' in failure) return new UserError(`${failed}: ${failure.userError} (all of it in ${logFile})`);
   if (!failure) return Object.assign(new Error(`${failed}: ${lastWords(log)} (all of it in ${logFile})`), { exitCode: code });

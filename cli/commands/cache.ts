@@ -30,7 +30,7 @@ const gen = <T>(y: Argv<T>) =>
         }),
     async (a) => {
       const { genJob } = await import('../../jobs/cache.ts');
-      console.log(genJob({ out: a.out, world: a.world, questions: a.questions, seed: a.seed, adversary: a.adversary, name: a.name, force: a.force }));
+      console.log(await genJob({ out: a.out, world: a.world, questions: a.questions, seed: a.seed, adversary: a.adversary, name: a.name, force: a.force }));
     },
   );
 

@@ -45,16 +45,53 @@ function writeAll(fd: number, bytes: Uint8Array, written = { bytes: 0 }): void {
   }
 }
 
-/** Write `chunks` to temporary file `tmp` and fsync it; the file is removed again on an error. */
+/** Write `chunks` to temporary file `tmp` and fsync it, with `between` after each chunk (the caller removes it on an error). */
 function writeTemp(tmp: string, chunks: Iterable<string | Uint8Array>): void {
-  mkdirSync(dirname(tmp), { recursive: true });
-  const fd = openSync(tmp, 'w');
+  const fd = openTemp(tmp);
   try {
     for (const chunk of chunks) writeAll(fd, bytesOf(chunk));
     fsyncSync(fd);
   } finally {
     closeSync(fd);
   }
+}
+
+function openTemp(tmp: string): number {
+  mkdirSync(dirname(tmp), { recursive: true });
+  return openSync(tmp, 'w');
+}
+
+/** A turn of the event loop: a signal (src/io/interrupt.ts) is handled between turns, never inside synchronous work. */
+const turn = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+/**
+ * `writeFileAtomic` for a long write (generating a cache): the event loop has a turn after every
+ * chunk, so that a stop (SIGINT, SIGTERM) takes effect within it; the temporary file goes at exit
+ * and nothing is renamed into place.
+ */
+export async function writeFileAtomicYielding(path: string, chunks: Iterable<string | Uint8Array>, check?: (tmp: string) => void): Promise<void> {
+  const tmp = tempOf(path);
+  const forget = removeOnExit(tmp);
+  try {
+    const fd = openTemp(tmp);
+    try {
+      for (const chunk of chunks) {
+        writeAll(fd, bytesOf(chunk));
+        await turn();
+      }
+      fsyncSync(fd);
+    } finally {
+      closeSync(fd);
+    }
+    check?.(tmp);
+    renameSync(tmp, path);
+  } catch (e) {
+    rmSync(tmp, { force: true });
+    throw writeFailed(path, e, keptFile(path));
+  } finally {
+    forget();
+  }
+  syncFolder(dirname(path));
 }
 
 const tempOf = (path: string) => `${path}.${process.pid}.tmp`;

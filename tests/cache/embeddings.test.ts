@@ -46,9 +46,9 @@ describe('embeddings', () => {
 
   it('a cache regenerated over an embedded folder gets its vectors recomputed by cache embed', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'cpp-emb-'));
-    genJob({ out: dir, questions: 12, seed: 1, name: 'w' });
+    await genJob({ out: dir, questions: 12, seed: 1, name: 'w' });
     await embedJob(dir, 'bof');
-    genJob({ out: dir, questions: 12, seed: 2, name: 'w', force: true });
+    await genJob({ out: dir, questions: 12, seed: 2, name: 'w', force: true });
     const bof = await makeEncoder('bof');
     const cache = loadCache(dir);
     const texts = [...cache.questions.map((q) => q.text), ...cache.responses.map((r) => r.text)];
