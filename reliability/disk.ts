@@ -70,7 +70,7 @@ async function onTmpfs<T>(ws: string, inputs: string, room: number | undefined, 
 
 /** `trials` disk-full trials of `command`, the room drawn (seeded) uniformly between 5% and 95% of what its uninterrupted run writes. */
 export async function diskTrials(command: KillCommand, inputs: string, trials: number, seed: string, onTrial: (t: DiskTrial) => void = () => {}) {
-  const ref = await reference(command, inputs);
+  const ref = await reference(command, inputs, false, 'disk');
   const probe = freshDir('disk', slug(command.name), 'growth');
   const { growth } = await onTmpfs(probe, inputs, undefined, (ws) => cli(command.args, { cwd: ws }));
   rmSync(probe, { recursive: true, force: true });

@@ -127,11 +127,11 @@ export interface Reference {
   unstable: string[];
 }
 
-/** Run the command uninterrupted (twice with `control`, to find what differs between two clean runs). */
-export async function reference(command: KillCommand, inputs: string, control = false): Promise<Reference> {
+/** Run the command uninterrupted (twice with `control`, to find what differs between two clean runs), in WORK/`part`/. */
+export async function reference(command: KillCommand, inputs: string, control = false, part = 'kill'): Promise<Reference> {
   const runs: { ms: number; startupMs: number; output: Snapshot }[] = [];
   for (let i = 0; i < (control ? 2 : 1); i++) {
-    const ws = freshDir('kill', slug(command.name), `reference-${i}`);
+    const ws = freshDir(part, slug(command.name), `reference-${i}`);
     copyTree(inputs, ws);
     const run = await cli(command.args, { cwd: ws, startup: startupOf(command, ws) });
     if (run.code !== 0) throw new Error(`${command.name}: the uninterrupted run (${command.args.join(' ')}) exited ${run.code}: ${tail(run.out, 8)}`);
