@@ -248,7 +248,8 @@ export async function killTrial(ref: Reference, inputs: string, trial: number, k
     outside: [...changes(before, snapshot(ws, writes)), ...gitLockLeft(began)],
     unparseableAfterKill,
     unparseable: writes.flatMap((w) => (existsSync(join(ws, w)) ? unparseable(join(ws, w)).map((f) => `${w}/${f}`) : [])),
-    leftoverTemp: leftoverTemp(ws),
+    // A copied trial leaves the killed original as it was (`outside` checks it), temporary file included.
+    leftoverTemp: leftoverTemp(ws).filter((p) => !copied || !p.startsWith(`${command.copy!.from}/`)),
     stackTrace: runs.some((r) => STACK_TRACE.test(r.out)),
     hung: runs.some((r) => r.hung),
     ms: performance.now() - start,
