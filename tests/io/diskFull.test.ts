@@ -66,7 +66,7 @@ describe.skipIf(why !== null)(`a full disk and a read-only folder, on a tmpfs${w
     const sizing = cli([...train(1), '--out', 'sizing']);
     expect(sizing.code, sizing.err).toBe(0);
     checkpointBytes = statSync(join(base, 'sizing', 'checkpoint.json')).size;
-  }, 120_000);
+  }, 600_000);
   afterAll(() => execFileSync('umount', [disk]));
 
   it('train: a checkpoint that does not fit stops the run in one line; --resume continues once there is space', () => {
@@ -82,7 +82,7 @@ describe.skipIf(why !== null)(`a full disk and a read-only folder, on a tmpfs${w
     leaveFree(null);
     expect(cli(['train', '--resume', '--out', out]).code).toBe(0);
     expect(JSON.parse(readFileSync(join(out, 'checkpoint.json'), 'utf8')).epoch).toBe(3);
-  }, 180_000);
+  }, 600_000);
 
   it('train --resume in a read-only folder: one line naming the folder and the cause; nothing changes; writable again, it goes on', () => {
     const out = join(disk, 'ro-run');
@@ -99,7 +99,7 @@ describe.skipIf(why !== null)(`a full disk and a read-only folder, on a tmpfs${w
     expect(readFileSync(join(out, 'checkpoint.json'))).toEqual(before);
     expect(leftovers(out)).toEqual([]);
     expect(cli(['train', '--resume', '--out', out]).code).toBe(0);
-  }, 180_000);
+  }, 600_000);
 
   it('cache gen on a full disk: one line naming cache.jsonl; a cache there before stays whole', () => {
     const out = join(disk, 'world');
@@ -112,5 +112,5 @@ describe.skipIf(why !== null)(`a full disk and a read-only folder, on a tmpfs${w
     expect(readFileSync(join(out, 'cache.jsonl'))).toEqual(before);
     expect(leftovers(out)).toEqual([]);
     leaveFree(null);
-  }, 120_000);
+  }, 600_000);
 });

@@ -31,7 +31,7 @@ beforeAll(async () => {
   writeTinyCache(join(dir, 'cache'));
   await train(config('uninterrupted'), quiet);
   uninterrupted = outcome(config('uninterrupted').out);
-}, 120_000);
+}, 600_000);
 afterEach(clearFault);
 
 describe('a training run on a full disk', () => {
@@ -54,6 +54,6 @@ describe('a training run on a full disk', () => {
       await train(c, { ...quiet, resume: true });
       expect(outcome(c.out)).toEqual(uninterrupted);
     },
-    120_000,
+    600_000,
   );
 });

@@ -38,7 +38,7 @@ const withoutTimes = (out: string) => readLog(join(dir, out)).map(({ time: _, se
 beforeAll(async () => {
   await generateCache(join(dir, 'cache'), { questions: 60, seed: 11 }, 'stopped');
   writeFileSync(join(dir, 'small.json'), JSON.stringify({ epochs: 12, batchSize: 4, hidden: 16 }));
-}, 120_000);
+}, 600_000);
 
 describe('a stop by signal during training', () => {
   const train = (out: string) => ['train', '--cache', 'cache', '--config', 'small.json', '--out', out];
