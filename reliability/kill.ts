@@ -269,9 +269,13 @@ export const trialPassed = (t: KillTrial) =>
   !t.stackTrace &&
   !t.hung;
 
-/** A clean stop: exit 130 (SIGINT) or 143 (SIGTERM), no lock or temporary file left, the command that continues said. */
+/**
+ * A clean stop: exit 130 (SIGINT) or 143 (SIGTERM) saying the command that continues, no lock or
+ * temporary file left. Exit 0 passes too: the signal came as the command was ending, after its work
+ * (the trial's `identical` then holds for that run alone, with no rerun).
+ */
 export const stopPassed = (signal: StopSignal, s: NonNullable<KillTrial['stopped']>) =>
-  s.code === (signal === 'SIGINT' ? 130 : 143) && s.locksLeft.length === 0 && s.tempLeft.length === 0 && s.saidContinue;
+  (s.code === 0 || (s.code === (signal === 'SIGINT' ? 130 : 143) && s.saidContinue)) && s.locksLeft.length === 0 && s.tempLeft.length === 0;
 
 /**
  * `trials` trials of `command` per signal of `signals`, stopped at moments drawn (seeded by `seed`,
