@@ -9,17 +9,9 @@ import { rememberDefaults } from './options.ts';
 import { reportError, SettingsError } from '../src/io/errors.ts';
 import { handleInterrupts, interrupted, shellWords, untilStopped } from '../src/io/interrupt.ts';
 import { redactCredentials } from '../src/provenance.ts';
+import { commandTable, unknownCommand, unknownFlags } from './usage.ts';
 
 export const BIN = 'cpp-workbench';
-
-/** yargs names an unknown flag twice (as typed and camel-cased): name each once, as typed. */
-function unknownFlags(msg: string): string | undefined {
-  const m = /^Unknown arguments?: (.*)$/.exec(msg);
-  if (!m) return undefined;
-  const kebab = (s: string) => s.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
-  const flags = [...new Set(m[1].split(', ').map(kebab))].map((f) => (f.length === 1 ? `-${f}` : `--${f}`));
-  return `unknown flag${flags.length === 1 ? '' : 's'} ${flags.join(', ')}`;
-}
 
 /**
  * A flag given twice (`--epochs 12 --epochs 40`): yargs would make an array of it, refused later
@@ -56,9 +48,19 @@ const cli = commands
     if (err) throw err; // thrown by a command or a middleware: reported below
     // A usage mistake: one line saying what was wrong and where to look, not the whole help.
     const command = hideBin(process.argv).find((x) => !x.startsWith('-'));
-    console.error(`${BIN}: ${unknownFlags(msg) ?? msg}\nRun '${BIN} ${command ? `${command} ` : ''}--help' for usage.`);
+    console.error(
+      `${BIN}: ${unknownFlags(msg, hideBin(process.argv), commandTable(commands)) ?? msg}\nRun '${BIN} ${command ? `${command} ` : ''}--help' for usage.`,
+    );
     process.exit(2);
   });
+
+// An unknown command is named as one, with the nearest command, before yargs would read it as a flag
+// or print the top-level help for `trian --help` (exit 0).
+const mistake = unknownCommand(hideBin(process.argv), commandTable(commands), BIN);
+if (mistake) {
+  console.error(`${BIN}: ${mistake}`);
+  process.exit(2);
+}
 
 // SIGINT and SIGTERM stop a command cleanly (src/io/interrupt.ts): it says what was saved and, by
 // default, that the same command continues (a command that knows better says so: train --resume).

@@ -56,13 +56,18 @@ function recordedShare(runs: MethodResult[]): number {
   return (100 * p.recorded) / Math.max(1, p.recorded + p.computed);
 }
 
-/** Accuracy (%) of a method's runs with its 95% interval: Wilson for one run, t over several. */
+/**
+ * Accuracy (%) of a method's runs with its 95% interval: Wilson for one run, t over several, cut to
+ * [0, 100] (a t interval of few seeds can reach past 100%, where no accuracy lies: two seeds read
+ * [43.1, 110.9]).
+ */
 export function accuracyEstimate(runs: MethodResult[]): Estimate {
   if (runs.length === 1) {
     const w = wilson(runs[0].correct, runs[0].questions);
     return { estimate: 100 * w.estimate, low: 100 * w.low, high: 100 * w.high };
   }
-  return tInterval(runs.map((r) => (100 * r.correct) / r.questions));
+  const t = tInterval(runs.map((r) => (100 * r.correct) / r.questions));
+  return { estimate: t.estimate, low: Math.max(0, t.low), high: Math.min(100, t.high) };
 }
 
 export function rows(groups: MethodGroup[], reference: MethodResult, weights = { collapse: 1, correction: 1 }): Row[] {

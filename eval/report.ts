@@ -235,6 +235,7 @@ export function plot<R extends Row>(
     rs.map((r) => ({
       method: r.method,
       kind: kind(r),
+      n: r.n,
       accuracy: r.accuracy,
       accuracyLow: orNull(r.accuracyLow),
       accuracyHigh: orNull(r.accuracyHigh),

@@ -167,12 +167,9 @@ export async function ablationReport(
     ...failed,
   ].join('\n');
   const files = [join(results, 'table6.md'), join(results, 'table6.csv'), join(results, 'accuracy-cost.svg'), join(results, 'learning-curves.svg')];
-  const title = `${grid.name}: accuracy against cost (${split}, 95% intervals over seeds)`;
+  const title = `${grid.name}: accuracy against cost (${split} split)`;
   const svg = await plot(rs, title, fullPoints.length === 1 ? fullPoints[0] : undefined, (r) => (r.reference ? 'reference variant' : 'variant'));
-  const curvesSvg = await learningCurvesPlot(
-    curves,
-    `${grid.name}: validation accuracy and keep rate by epoch (mean over seeds, band: lowest to highest seed)`,
-  );
+  const curvesSvg = await learningCurvesPlot(curves, `${grid.name}: validation accuracy and keep rate by epoch`);
   // Together: a failed write (a full disk) leaves the table there as it was.
   writeFilesAtomic([
     [files[0], [markdown + '\n']],

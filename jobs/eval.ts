@@ -102,15 +102,17 @@ export async function evalJob(o: EvalOptions): Promise<{ table: string; rows: Ro
   if (o.config && o.methods.includes('mask')) for (const line of unusedConfigDebate(o.config, o.cache, env)) console.error(line);
   const shapes = policyList.flatMap((g) => g.paths).map((path, k) => policyShapeFor(artifacts[k], path, env.rounds));
   for (const s of shapes) if (s.note) console.error(s.note);
-  let groups = await runMethods(
-    o,
-    env,
-    questions,
-    policyList,
-    artifacts,
-    shapes.map((s) => s.shape),
-    session,
-  );
+  const run = () =>
+    runMethods(
+      o,
+      env,
+      questions,
+      policyList,
+      artifacts,
+      shapes.map((s) => s.shape),
+      session,
+    );
+  let groups = await run();
   // A question some method could not replay (miss = signature) is left out of every row, so that
   // all rows compare the same questions: the methods run again without them.
   const unreplayable = [...new Set(groups.flatMap((g) => g.runs.flatMap((r) => r.skipped)))];
@@ -124,15 +126,7 @@ export async function evalJob(o: EvalOptions): Promise<{ table: string; rows: Ro
     console.error(left);
     questions = questions.filter((q) => !unreplayable.includes(q.id));
     if (questions.length === 0) throw new SettingsError(`${left}; no question is left to compare: replay with miss = model or record`);
-    groups = await runMethods(
-      o,
-      env,
-      questions,
-      policyList,
-      artifacts,
-      shapes.map((s) => s.shape),
-      session,
-    );
+    groups = await run();
   }
   if (env.recording) {
     notes.push(recordingSummary(env.recording));

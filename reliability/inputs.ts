@@ -10,8 +10,8 @@ import { cli, freshDir, REPO, tail } from './harness.ts';
 /** DyLAN's recorded MATH debates on algebra (SALT-NLP/DyLAN, MIT), gzip'd in the repository's test fixtures. */
 export const DYLAN = resolve(REPO, 'tests/fixtures/dylan-math/algebra_1_248_4_3.json.gz');
 
-/** Small training settings: 2 epochs of a narrow policy, seconds per run. */
-export const SMALL_CONFIG = { epochs: 2, batchSize: 4, hidden: 16 };
+/** Small training settings: 2 epochs of a narrow policy with one rollout a question, seconds per run. */
+export const SMALL_CONFIG = { epochs: 2, batchSize: 4, hidden: 16, rollouts: 1, baseline: 'running' };
 
 /** What WORK/inputs holds (paths relative to it, as the commands name them). */
 export const INPUT = {

@@ -53,19 +53,21 @@ export type Phase = 'start-up' | 'training' | 'evaluation' | 'checkpoint' | 'wri
 export const PHASES: Phase[] = ['start-up', 'training', 'evaluation', 'checkpoint', 'writing', 'finishing', 'ended'];
 
 /**
- * Where a training run is, from its last progress line: an epoch's batches end with `epoch N/M: ...`
- * (then validation), validation with `epoch N: validation ...` (then the checkpoint is written and
- * the next epoch trains); after the last epoch come the test curves and provenance (`finishing`).
+ * Where a training run is, from its last progress line: validation ends with `epoch N: validation
+ * ...` (then the checkpoint is written and the next epoch trains); the run's progress line (one bar
+ * over the run, printed every tenth of it) says `| epoch N/M | validation` during a validation
+ * (older runs: `epoch N/M: ...` when an epoch's steps ended); after the last epoch's validation come
+ * the learning curves and provenance (`finishing`). A validation no progress line fell in counts as training.
  */
 export function trainingPhase(out: string): Phase {
-  const lines = out.split('\n').filter((l) => /^(training on |training CPP |epoch \d+(\/\d+)?: |done: )/.test(l));
+  const lines = out.split('\n').filter((l) => /^(training on |training CPP |epoch \d+(\/\d+)?: |train: .*\| epoch \d+\/\d+ \||done: )/.test(l));
   const last = lines.at(-1);
   if (!last) return 'start-up';
   if (last.startsWith('done: ')) return 'finishing';
-  const epochs = Number(/^epoch \d+\/(\d+):/m.exec(out)?.[1]);
-  const epoch = Number(/^epoch (\d+)/.exec(last)?.[1]);
-  if (/^epoch \d+\/\d+: /.test(last)) return 'evaluation';
-  return /^epoch \d+: validation/.test(last) && epoch === epochs ? 'finishing' : 'training';
+  const epochs = Number(/epoch \d+\/(\d+)/.exec(out)?.[1]);
+  const epoch = Number(/epoch (\d+)/.exec(last)?.[1]);
+  if (/^epoch \d+\/\d+: |\| validation$/.test(last)) return 'evaluation';
+  return /^epoch \d+: validation|\| validated$/.test(last) && epoch === epochs ? 'finishing' : 'training';
 }
 
 const force = (args: string[]) => [...args, '--force'];

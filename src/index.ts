@@ -16,5 +16,6 @@ export { generateCache } from './sim/generate.ts';
 export { loadAnyPolicy, loadCheckpoint, loadPolicy, type Checkpoint, type PolicyArtifact } from './policy/artifact.ts';
 export { createEngine, inferenceEngine } from './policy/createEngine.ts';
 export { rollout } from './policy/rollout.ts';
-export { exportPolicy, policySpec } from './policy/export.ts';
+export { exportPolicy } from './policy/export.ts';
+export { policySpec } from './policy/contract.ts';
 export { readProvenance, type Provenance } from './provenance.ts';

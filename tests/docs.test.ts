@@ -3,12 +3,12 @@
 // line names a real command (and `cache` subcommand) and only flags that command declares; every
 // `npm run X` names a script of package.json; and every path of the code the docs cite in
 // backquotes exists. The commands and their flags come from the command list itself
-// (cli/commands/index.ts), built against a fresh yargs instance: no handler runs.
+// (cli/commands/index.ts), built against a fresh yargs instance by cli/usage.ts: no handler runs.
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import yargs, { type Argv } from 'yargs';
 import { commands } from '../cli/commands/index.ts';
+import { commandSpecs } from '../cli/usage.ts';
 
 const ROOT = resolve(import.meta.dirname, '..');
 
@@ -78,60 +78,7 @@ function links(text: string): { line: number; target: string }[] {
 
 // ---- The command line, as declared -----------------------------------------------------------
 
-interface CommandSpec {
-  flags: Set<string>;
-  booleans: Set<string>;
-  subcommands: Map<string, CommandSpec>;
-}
-
-type Build = (y: Argv) => unknown;
-
-const kebab = (s: string) => s.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
-
-/** What `command(name, describe, builder, handler)` calls a builder makes, recorded: each command's first word and its builder. */
-function recordCommands(build: (y: never) => unknown): { name: string; builder?: Build }[] {
-  const found: { name: string; builder?: Build }[] = [];
-  const standIn: Record<string, unknown> = {
-    command: (name: string, _describe: string, builder?: Build) => {
-      found.push({ name: name.split(' ')[0], builder });
-      return standIn;
-    },
-  };
-  build(standIn as never);
-  return found;
-}
-
-/** A command's flags: its builder applied to a fresh yargs instance (positionals are named in the command's name, not flags; subcommands recorded). */
-function specOf(builder: Build | undefined): CommandSpec {
-  const y = yargs([]);
-  const subcommands = new Map<string, CommandSpec>();
-  const proxy: Argv = new Proxy(y, {
-    get(target, property, receiver) {
-      if (property === 'positional') return () => proxy;
-      if (property === 'command')
-        return (name: string, _describe: string, sub?: Build) => {
-          subcommands.set(name.split(' ')[0], specOf(sub));
-          return proxy;
-        };
-      const value = Reflect.get(target, property, receiver);
-      if (typeof value !== 'function') return value;
-      return (...args: unknown[]) => {
-        const r = value.apply(target, args);
-        return r === target ? proxy : r;
-      };
-    },
-  });
-  builder?.(proxy);
-  const o = (y as unknown as { getOptions(): { key: Record<string, unknown>; alias: Record<string, string[]>; boolean: string[] } }).getOptions();
-  const names = [...Object.keys(o.key), ...Object.values(o.alias).flat()];
-  return {
-    flags: new Set(['help', 'version', ...names.map(kebab)]),
-    booleans: new Set(o.boolean.map(kebab)),
-    subcommands,
-  };
-}
-
-const CLI = new Map(commands.flatMap((c) => recordCommands(c as (y: never) => unknown)).map(({ name, builder }) => [name, specOf(builder)]));
+const CLI = commandSpecs(commands);
 
 // ---- Command lines in the docs ---------------------------------------------------------------
 

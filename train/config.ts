@@ -1,6 +1,8 @@
 // Every training setting, with its default and its meaning (docs/method.md §3–7). The CLI builds one flag
 // per setting from this schema; a JSON config file may set any of them; the resolved config is
-// saved with each run.
+// saved with each run. The defaults of the optimizer, the advantages and the return are the main
+// job's measured settings, which train a policy that prunes (docs/results.md, "What training achieves
+// on the default world"); the method's own, which collapse there, are the preset `paper` (presets.ts).
 import { z } from 'zod';
 import { ENCODERS } from '../src/encoders/index.ts';
 import { readJsonFile } from '../src/io/jsonFile.ts';
@@ -23,13 +25,13 @@ export const TrainConfig = z.strictObject({
   encoder: z.enum(ENCODERS).default('bof').describe('text encoder: bof (hashed bag of features) or use (Universal Sentence Encoder lite)'),
   ...ComputeSettings.shape,
   seed: D.seed,
-  epochs: z.number().int().positive().default(12).describe('passes over the train split'),
-  batchSize: z.number().int().positive().default(32).describe('debates per REINFORCE step'),
-  lr: z.number().positive().default(1e-3).describe('Adam learning rate'),
+  epochs: z.number().int().positive().default(3).describe('passes over the train split'),
+  batchSize: z.number().int().positive().default(16).describe('debates per REINFORCE step'),
+  lr: z.number().positive().default(3e-4).describe('Adam learning rate'),
   beta1: z.number().min(0).lt(1).default(0.9).describe('Adam first-moment decay'),
   beta2: z.number().min(0).lt(1).default(0.999).describe('Adam second-moment decay'),
   epsilon: z.number().positive().default(1e-8).describe('Adam epsilon'),
-  entropyBonus: z.number().min(0).default(0.01).describe('weight of the entropy bonus subtracted from the loss'),
+  entropyBonus: z.number().min(0).default(1).describe('weight of the entropy bonus subtracted from the loss'),
   rewardTable: R.table.describe('reward per recipient transition for kept and pruned edges (config file only)'),
   a: R.a.describe('reward scale a in a_t = a * rho^(t-2)'),
   rho: R.rho.describe('round growth rho in a_t = a * rho^(t-2)'),
@@ -37,23 +39,23 @@ export const TrainConfig = z.strictObject({
   lambda: R.lambda.describe('cost term weight: -lambda * kept tokens / mean response tokens'),
   k1: z.number().default(1).describe('k of stage 1 in two-stage training'),
   stage1Epochs: z.number().int().min(0).default(0).describe('epochs of stage 1 (k = k1) before stage 2 (k); 0 = one stage'),
-  beta: z.number().min(0).default(0.5).describe('return: weight of influence on the next round'),
-  gamma: z.number().min(0).default(0.9).describe('return: weight of influence on later candidates of the same recipient and round'),
+  beta: z.number().min(0).default(0).describe('return: weight of influence on the next round'),
+  gamma: z.number().min(0).default(0).describe('return: weight of influence on later candidates of the same recipient and round'),
   rollouts: z
     .number()
     .int()
     .positive()
-    .default(1)
+    .default(4)
     .describe('rollouts of each question per step (K): a step plays batchSize questions K times each, with independently sampled decisions'),
   baseline: z
     .enum(BASELINES)
-    .default('running')
+    .default('rloo')
     .describe(
       'return baseline: running (docs/method.md §7: running mean per round and position), rloo (leave-one-out mean of the same decision slot ' +
         'over the other K - 1 rollouts; needs rollouts >= 2), context (running mean per decision slot, recipient right before, candidate right)',
     ),
   baselineMomentum: z.number().min(0).lt(1).default(0.9).describe('momentum of the running and context baselines'),
-  normalizeAdvantages: z.boolean().default(false).describe('divide the advantages by their batch sd after subtracting their batch mean'),
+  normalizeAdvantages: z.boolean().default(true).describe('divide the advantages by their batch sd after subtracting their batch mean'),
   costWeight: z
     .number()
     .min(0)

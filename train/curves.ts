@@ -3,7 +3,7 @@
 import { existsSync } from 'node:fs';
 import type { TopLevelSpec } from 'vega-lite';
 import { writeFileAtomic } from '../src/io/atomic.ts';
-import { renderSvg, VEGA_LITE_SCHEMA } from '../src/plot.ts';
+import { categoryStyles, renderSvg, VEGA_LITE_SCHEMA } from '../src/plot.ts';
 import { readLog, runFiles } from './runFolder.ts';
 import { InputError } from '../src/io/errors.ts';
 
@@ -18,19 +18,26 @@ export interface CurvePoint {
 
 export const CURVE_METRICS = ['accuracy (%)', 'keep rate (%)'] as const;
 
+/** What the lines and bands are, for the runs behind them. */
+export function curvesSubtitle(points: CurvePoint[]): string {
+  const runs = new Map<string, Set<string>>();
+  for (const p of points) runs.set(p.series, (runs.get(p.series) ?? new Set()).add(p.run));
+  const ns = [...new Set([...runs.values()].map((r) => r.size))].sort((a, b) => a - b);
+  if (ns.every((n) => n === 1)) return 'one run each: no band';
+  return `line: mean over ${ns.join(', ')} runs (seeds); band: lowest to highest run`;
+}
+
 /**
  * Two panels sharing the epoch axis (integer ticks): accuracy and keep rate by epoch, a line per
- * series at the mean over its runs, with a band from the lowest to the highest run.
+ * series at the mean over its runs, with a band from the lowest to the highest run; each series its
+ * own colour and dash (src/plot.ts).
  */
 export function learningCurvesPlot(points: CurvePoint[], title: string): Promise<string> {
   const series = [...new Set(points.map((p) => p.series))];
-  const color = {
-    field: 'series',
-    type: 'nominal',
-    title: null,
-    scale: { domain: series, scheme: series.length > 10 ? 'tableau20' : 'tableau10' },
-    legend: { labelLimit: 480, symbolType: 'stroke', symbolStrokeWidth: 3, symbolOpacity: 1 },
-  } as const;
+  const style = categoryStyles(series);
+  const legend = { labelLimit: 480, symbolType: 'stroke', symbolStrokeWidth: 2.5, symbolSize: 400, symbolOpacity: 1 };
+  const color = { field: 'series', type: 'nominal', title: null, scale: { domain: series, range: style.colors }, legend } as const;
+  const dash = { field: 'series', type: 'nominal', title: null, scale: { domain: series, range: style.dashes }, legend } as const;
   const epoch = { field: 'epoch', type: 'quantitative', title: 'epoch', axis: { tickMinStep: 1, format: 'd' }, scale: { nice: false } } as const;
   const panel = (metric: CurvePoint['metric'], last: boolean) => ({
     width: 560,
@@ -49,8 +56,9 @@ export function learningCurvesPlot(points: CurvePoint[], title: string): Promise
     ],
     layer: [
       { mark: { type: 'area', opacity: 0.18 }, encoding: { x: epoch, y: { field: 'low', type: 'quantitative' }, y2: { field: 'high' }, color } },
+      { mark: { type: 'line' }, encoding: { x: epoch, y: { field: 'mean', type: 'quantitative' }, color, strokeDash: dash } },
       {
-        mark: { type: 'line', point: true },
+        mark: { type: 'point', filled: true, size: 40 },
         encoding: {
           x: last ? epoch : { ...epoch, title: null },
           y: { field: 'mean', type: 'quantitative', title: metric, scale: { zero: false } },
@@ -69,7 +77,7 @@ export function learningCurvesPlot(points: CurvePoint[], title: string): Promise
   });
   const spec = {
     $schema: VEGA_LITE_SCHEMA,
-    title,
+    title: { text: title, subtitle: curvesSubtitle(points), anchor: 'start' },
     data: { values: points },
     vconcat: CURVE_METRICS.map((m, i) => panel(m, i === CURVE_METRICS.length - 1)),
     resolve: { scale: { color: 'shared' } },

@@ -8,7 +8,7 @@ import type { Checkpoint } from '../src/policy/artifact.ts';
 import { readCheckpoint } from './checkpoint.ts';
 import type { ComputeSettings } from '../src/policy/backends.ts';
 import { DEFAULT_CACHE } from '../src/sim/generate.ts';
-import { resolveConfig, type TrainConfig } from './config.ts';
+import { resolveConfig, TrainConfig } from './config.ts';
 import { runFiles } from './runFolder.ts';
 import { runContentHashes } from './identity.ts';
 import { runStatus } from './runs.ts';
@@ -32,6 +32,36 @@ export function runSettings(config: TrainConfig, resumed: Checkpoint | undefined
   } catch (e) {
     throw new InputError(`${runFiles(config.out).checkpoint}: config: ${(e as Error).message}`);
   }
+}
+
+/**
+ * Settings a resumed run's checkpoint does not hold, which take their defaults: those added to
+ * TrainConfig since it was saved. A setting whose default is unset (endpoints, agents) is left out of
+ * a saved config's JSON when unset, so its absence is no news.
+ */
+export const settingsAddedSince = (saved: Checkpoint): string[] =>
+  Object.entries(TrainConfig.shape)
+    .filter(([k, schema]) => k !== 'out' && !(k in saved.config) && schema.safeParse(undefined).data !== undefined)
+    .map(([k]) => k);
+
+/**
+ * What `--resume` of a run that trained all its epochs says (was: "3 epochs from epoch 4", and a
+ * session added to its provenance): that it is finished, its best epoch, and how to train longer.
+ * Undefined when `out` holds no finished run.
+ */
+export function finishedRun(out: string): string | undefined {
+  const files = runFiles(out);
+  if (!existsSync(files.checkpoint)) return undefined;
+  const saved = readCheckpoint(files.checkpoint);
+  const { epochs } = runSettings(resolveConfig({ out }), saved);
+  if (saved.epoch < epochs) return undefined;
+  const best = saved.best
+    ? `best validation epoch ${saved.best.epoch}: accuracy ${(100 * saved.best.accuracy).toFixed(1)}%, cost ${saved.best.costPct.toFixed(1)}% (${files.best})`
+    : 'no validation';
+  return (
+    `${out} is finished: ${saved.epoch} of ${epochs} epochs trained; ${best}. Nothing to resume. To train longer, ` +
+    `start a new run from its settings: npx cpp-workbench train --config ${files.config} --epochs N --out OTHER`
+  );
 }
 
 /** What `--resume` of a folder without a checkpoint should say, with what to run instead. */
@@ -78,6 +108,8 @@ export function trainDescription(config: TrainConfig, resume: boolean, compute: 
 
 async function trainPlan(config: TrainConfig, resume: boolean, force: boolean): Promise<string[]> {
   const held = existsSync(runFiles(config.out).checkpoint);
+  const finished = resume ? finishedRun(config.out) : undefined;
+  if (finished) return [`nothing to train: ${finished}`];
   const run =
     !held && resume
       ? `refuse: ${noCheckpoint(config.out)}`

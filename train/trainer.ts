@@ -27,17 +27,18 @@ import { evaluatePolicy } from '../src/policy/evaluate.ts';
 import { rollout } from '../src/policy/rollout.ts';
 import { type ComputeSettings, computeOf } from '../src/policy/backends.ts';
 import { createEngine } from '../src/policy/createEngine.ts';
-import { progress } from '../src/progress.ts';
+import { runProgress } from './runProgress.ts';
+import { keepRateWatch } from './pinned.ts';
 import { recordRun, startSession } from '../src/provenance.ts';
 import { ensureDefaultCache } from '../src/sim/generate.ts';
 import { closeRecording, openEnvironment, recordingSummary } from '../src/recording.ts';
 import { influenceWeights, meanResponseTokens } from '../src/reward.ts';
 import { advantagesOf, baselineSize, dualStep } from './advantage.ts';
 import { identityDifferences, runContentHashes } from './identity.ts';
-import { noCheckpoint, runSettings } from './plan.ts';
+import { noCheckpoint, runSettings, settingsAddedSince } from './plan.ts';
 import { clearRun, openRunLog, round4, runFiles, tierShares, truncateLog } from './runFolder.ts';
 import { checkTrainingData } from './smallData.ts';
-import { architectureOf, debateSettingsOf, rewardSettingsOf, TrainConfig } from './config.ts';
+import { architectureOf, debateSettingsOf, rewardSettingsOf, type TrainConfig } from './config.ts';
 import { InputError, RefusedError, SettingsError } from '../src/io/errors.ts';
 
 /** Behavior embeddings: mean embedding of each member's responses to `initSamples` validation questions. */
@@ -121,10 +122,8 @@ async function trainLocked(config: TrainConfig, o: TrainOptions): Promise<{ chec
   const say = o.log ?? ((line: string) => console.error(line));
   // A resumed run keeps its saved settings, except how it computes (engine, threads, backend) and
   // where it is (its folder now).
-  if (resumed) {
-    const added = Object.keys(TrainConfig.shape).filter((k) => k !== 'out' && !(k in resumed.config));
-    if (added.length) say(`resuming a run saved without settings ${added.join(', ')}: they take their defaults`);
-  }
+  const added = resumed ? settingsAddedSince(resumed) : [];
+  if (added.length) say(`resuming a run saved without settings ${added.join(', ')}: they take their defaults`);
   config = runSettings(config, resumed, o.compute);
   ensureDefaultCache(config.cache);
   // A run is its settings and its cache's content (train/identity.ts): a resumed run goes on only on the data it started with.
@@ -219,7 +218,17 @@ async function trainLocked(config: TrainConfig, o: TrainOptions): Promise<{ chec
   const meanTokens = meanResponseTokens(cache);
   const priceIn = trainEnv.team.map((a) => cache.agents[a].priceIn);
 
+  const pinned = keepRateWatch(config, say); // warns once when the policy collapses to keep all or none
   let epochsThisCall = 0;
+  const validates = (epoch: number) => epoch % config.evalEvery === 0 || epoch === config.epochs;
+  const bar = runProgress({
+    epochs: config.epochs,
+    fromEpoch: state.epoch,
+    stepsPerEpoch: Math.ceil(train.length / config.batchSize),
+    validates,
+    stepDebates: config.batchSize * config.rollouts,
+    validationDebates: validation.length,
+  });
   for (let epoch = state.epoch + 1; epoch <= config.epochs; epoch++) {
     const stage = epoch <= config.stage1Epochs ? 1 : 2;
     const reward = rewardSettingsOf(config, stage === 1 ? config.k1 : config.k);
@@ -230,7 +239,6 @@ async function trainLocked(config: TrainConfig, o: TrainOptions): Promise<{ chec
     const sample = seedrandom(`${config.seed}|sample|${epoch}`);
     const steps = Math.ceil(order.length / config.batchSize);
     const started = Date.now();
-    const bar = progress(`epoch ${epoch}/${config.epochs}`, steps);
     for (let b = 0; b < steps; b++) {
       const stepStarted = performance.now(); // decisions/s of the whole step: rollout, returns, engine step, log line
       // Each question `rollouts` times in a row (the grouping the rloo baseline reads); the
@@ -294,12 +302,14 @@ async function trainLocked(config: TrainConfig, o: TrainOptions): Promise<{ chec
         decisionsPerSecond: Math.round(r.batch.n / ((performance.now() - stepStarted) / 1000)),
       };
       log.write(line);
-      bar.update(b + 1, undefined, `loss ${line.loss} keep ${line.keepRate} acc ${line.accuracy} cost ${line.costPct}%`);
+      pinned(keepRate, state.step);
+      bar.step(epoch, `loss ${line.loss} keep ${line.keepRate} acc ${line.accuracy} cost ${line.costPct}%`);
     }
-    bar.stop();
     state.epoch = epoch;
-    if (epoch % config.evalEvery === 0 || epoch === config.epochs) {
+    if (validates(epoch)) {
+      bar.validating(epoch);
       const v = await evaluatePolicy(engine, evalEnv, emb, validation, 'validation');
+      bar.validated(epoch);
       if (v.skipped.length) throw unreplayable('a validation debate', v.skipped[0], v.missed!);
       const accuracy = v.correct / v.questions;
       const costPct = (100 * v.cost) / validation.reduce((a, q) => a + fullCost.get(q.index)!, 0);
@@ -325,6 +335,7 @@ async function trainLocked(config: TrainConfig, o: TrainOptions): Promise<{ chec
     provenance.epoch(epoch, (Date.now() - started) / 1000);
     if (o.stopAfterEpochs !== undefined && ++epochsThisCall >= o.stopAfterEpochs) break;
   }
+  bar.stop();
   const checkpoint = await checkpointOf();
   engine.dispose();
   log.close();

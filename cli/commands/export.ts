@@ -5,7 +5,7 @@ export const exportCommand = <T>(y: Argv<T>) =>
   y.command(
     'export <checkpoint>',
     'write a deployable policy.json (weights, architecture, team, encoder id), policy.onnx (a standard ' +
-      'ONNX inference model), policy.spec.md (its input contract) and the weights in TF.js format',
+      'ONNX inference model), policy.spec.md (its input contract), golden.json (golden vectors) and the weights in TF.js format',
     (y) =>
       y
         .positional('checkpoint', { type: 'string', demandOption: true, describe: 'a training checkpoint (e.g. checkpoints/run/best.json)' })
@@ -15,7 +15,10 @@ export const exportCommand = <T>(y: Argv<T>) =>
       const out = a.out ?? `${a.checkpoint.replace(/[^/]*$/, '')}export`;
       const { exportPolicy } = await import('../../src/policy/export.ts');
       const { readCheckpoint } = await import('../../train/checkpoint.ts');
-      const { policy, onnx, spec, tfjs } = await exportPolicy(readCheckpoint(a.checkpoint), out);
-      console.log(`wrote ${policy}, ${onnx}, ${spec} (how to build every input) and ${tfjs}/ (model.json, weights.bin)`);
+      const { policy, onnx, spec, golden, tfjs } = await exportPolicy(readCheckpoint(a.checkpoint), out);
+      console.log(
+        `wrote ${policy}, ${onnx}, ${spec} (how to build every input), ${golden} (texts, vectors and decisions to check an ` +
+          `implementation against) and ${tfjs}/ (model.json, weights.bin)`,
+      );
     },
   );

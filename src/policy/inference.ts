@@ -1,7 +1,7 @@
 // Deploying a trained policy (`cpp-workbench/inference`): load an exported artifact and ask which
 // responses a recipient should read this round. The keep probability comes from the exported ONNX
 // model (policy.onnx, beside policy.json) on ONNX Runtime, its inputs built as policy.spec.md
-// states (export.ts): no trainer, no TF.js (tests/policy/deploy.test.ts makes loading it fail).
+// states (contract.ts): no trainer, no TF.js (tests/policy/deploy.test.ts makes loading it fail).
 //
 //   const policy = await loadDeployedPolicy('checkpoints/run/export/policy.json');
 //   const decisions = await policy.decide({
@@ -16,7 +16,7 @@ import * as ort from 'onnxruntime-node';
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { loadPolicy, type PolicyArtifact } from './artifact.ts';
-import { onnxModel } from './export.ts';
+import { onnxModel } from './contract.ts';
 import { normalizeInto } from './rollout.ts';
 import { InputError } from '../io/errors.ts';
 
@@ -42,6 +42,19 @@ export interface Decision {
   p: number;
 }
 
+/** Every input of policy.onnx for one decision, as policy.spec.md builds it. */
+export interface DecisionInputs {
+  query: Float32Array;
+  behavior: Float32Array;
+  candidate: Float32Array;
+  own: number;
+  source: number;
+  round: number;
+}
+
+/** A decision with the inputs it was made from (golden.ts writes them for deployers to check against). */
+export type DecisionRow = Decision & { inputs: DecisionInputs };
+
 /** The encoder an artifact was trained with, from its id. */
 export async function encoderFor(id: string): Promise<Encoder> {
   const bof = id.match(/^bof-(\d+)$/);
@@ -58,46 +71,61 @@ export async function deployPolicy(artifact: PolicyArtifact, encoder: Encoder, m
   const D = shape.dim;
   const behavior = artifact.weights.behavior.data;
   const int = (x: number) => new ort.Tensor('int64', BigInt64Array.of(BigInt(x)), [1]);
-  const keepProbability = async (query: Float32Array, recipient: number, candidate: Float32Array, own: number, source: number, round: number) => {
+  const keepProbability = async (x: DecisionInputs) => {
     const out = await session.run({
-      query: new ort.Tensor('float32', query, [1, D]),
-      behavior: new ort.Tensor('float32', behavior.slice(recipient * D, (recipient + 1) * D), [1, D]),
-      candidate: new ort.Tensor('float32', candidate, [1, D]),
-      own: int(own),
-      source: int(source),
-      round: int(round),
+      query: new ort.Tensor('float32', x.query, [1, D]),
+      behavior: new ort.Tensor('float32', x.behavior, [1, D]),
+      candidate: new ort.Tensor('float32', x.candidate, [1, D]),
+      own: int(x.own),
+      source: int(x.source),
+      round: int(x.round),
     });
     return (out.keep_probability.data as Float32Array)[0];
   };
+  /** The recipient's decisions on this round's candidates, in order, each with its inputs. */
+  const explain = async (req: DecideRequest): Promise<DecisionRow[]> => {
+    const i = team.indexOf(req.recipient);
+    if (i < 0) throw new InputError(`recipient '${req.recipient}' is not in the policy's team (${team.join(', ')})`);
+    if (req.round < 2 || req.round > shape.rounds) throw new InputError(`round ${req.round} is outside 2..${shape.rounds}`);
+    const order = candidateOrder(team.length, i);
+    const missing = order.map((c) => team[c]).filter((a) => !req.responses[a]);
+    if (missing.length) throw new InputError(`no response given for ${missing.join(', ')}`);
+    const candidates = order.map((c) => req.responses[team[c]]);
+    const accepted = req.accepted ?? [];
+    const [question, ...vectors] = await encoder.encode([req.question.text, ...accepted.map((a) => a.text), ...candidates.map((c) => c.text)]);
+    const S = new Float32Array(D);
+    const add = (v: Float32Array, w: number) => v.forEach((x, k) => (S[k] += x * w));
+    add(question, req.question.tokens);
+    if (shape.conditioning) accepted.forEach((a, k) => add(vectors[k], a.tokens));
+    const rows: DecisionRow[] = [];
+    for (const [j, c] of order.entries()) {
+      const query = new Float32Array(D);
+      normalizeInto(shape.conditioning ? S : question, 0, D, query, 0);
+      const inputs = {
+        query,
+        behavior: behavior.slice(i * D, (i + 1) * D),
+        candidate: vectors[accepted.length + j],
+        own: j === 0 ? 1 : 0,
+        source: c,
+        round: req.round - 2,
+      };
+      const p = await keepProbability(inputs);
+      const keep = p >= 0.5;
+      if (keep && shape.conditioning) add(vectors[accepted.length + j], candidates[j].tokens);
+      rows.push({ agent: team[c], keep, p, inputs });
+    }
+    return rows;
+  };
   return {
     artifact,
+    explain,
     async decide(req: DecideRequest): Promise<Decision[]> {
-      const i = team.indexOf(req.recipient);
-      if (i < 0) throw new InputError(`recipient '${req.recipient}' is not in the policy's team (${team.join(', ')})`);
-      if (req.round < 2 || req.round > shape.rounds) throw new InputError(`round ${req.round} is outside 2..${shape.rounds}`);
-      const order = candidateOrder(team.length, i);
-      const missing = order.map((c) => team[c]).filter((a) => !req.responses[a]);
-      if (missing.length) throw new InputError(`no response given for ${missing.join(', ')}`);
-      const candidates = order.map((c) => req.responses[team[c]]);
-      const accepted = req.accepted ?? [];
-      const [question, ...vectors] = await encoder.encode([req.question.text, ...accepted.map((a) => a.text), ...candidates.map((c) => c.text)]);
-      const S = new Float32Array(D);
-      const add = (v: Float32Array, w: number) => v.forEach((x, k) => (S[k] += x * w));
-      add(question, req.question.tokens);
-      if (shape.conditioning) accepted.forEach((a, k) => add(vectors[k], a.tokens));
-      const decisions: Decision[] = [];
-      for (const [j, c] of order.entries()) {
-        const query = new Float32Array(D);
-        normalizeInto(shape.conditioning ? S : question, 0, D, query, 0);
-        const p = await keepProbability(query, i, vectors[accepted.length + j], j === 0 ? 1 : 0, c, req.round - 2);
-        const keep = p >= 0.5;
-        if (keep && shape.conditioning) add(vectors[accepted.length + j], candidates[j].tokens);
-        decisions.push({ agent: team[c], keep, p });
-      }
-      return decisions;
+      return (await explain(req)).map(({ agent, keep, p }) => ({ agent, keep, p }));
     },
   };
 }
+
+export type DeployedPolicy = Awaited<ReturnType<typeof deployPolicy>>;
 
 /** Load `policy.json` and, when it is there, the `policy.onnx` exported beside it. */
 export async function loadDeployedPolicy(path: string, encoder?: Encoder) {

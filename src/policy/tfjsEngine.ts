@@ -1,6 +1,6 @@
 // The FuseGLU policy on TF.js. Backends: auto | tensorflow-gpu | tensorflow | wasm | cpu
 // (tfjs-node and tfjs-node-gpu are optional dependencies, used when installed).
-import * as tf from '@tensorflow/tfjs';
+import * as tf from './tfjs.ts';
 import { createRequire } from 'node:module';
 import { dirname } from 'node:path';
 import { firstLine, SettingsError } from '../io/errors.ts';

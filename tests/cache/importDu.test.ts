@@ -12,6 +12,7 @@ import { resolveConfig } from '../../train/config.ts';
 import { runFiles } from '../../train/runFolder.ts';
 import { train } from '../../train/trainer.ts';
 import { dylanMathFile, dylanMathFiles } from '../fixtures/dylanMath.ts';
+import { METHOD } from '../fixtures/method.ts';
 
 // Real recorded debates: DyLAN's MATH files, committed as fixtures (tests/fixtures/dylan-math/).
 const ALGEBRA = dylanMathFile('algebra_1_248_4_3');
@@ -122,6 +123,7 @@ describe('importing real DyLAN MATH debates', () => {
     const dir = mkdtempSync(join(tmpdir(), 'du-train-'));
     writeCacheRecords(join(dir, 'cache'), result.records);
     const config = resolveConfig({
+      ...METHOD,
       cache: join(dir, 'cache'),
       agents: ['a1', 'a2'],
       out: join(dir, 'run'),

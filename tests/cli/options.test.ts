@@ -197,6 +197,7 @@ describe('a flag over a config file', () => {
     );
     expect(r.status).toBe(0);
     expect(errors(r).split('\n')[0]).toBe(`--epochs 1 overrides epochs 2 of ${config}`); // --batch-size 6 equals the file's: nothing to say
+    expect(r.stderr).not.toContain('install our node backend'); // TF.js's CPU backend in Node, silenced (src/policy/tfjs.ts)
     expect(r.stdout).toMatch(/^done: /);
   }, 120_000);
 });

@@ -25,6 +25,34 @@ describe('cpp-workbench', () => {
     expect(lines).toEqual(['cpp-workbench: unknown flag --learning-rate', "Run 'cpp-workbench train --help' for usage."]);
   }, 60_000);
 
+  it('a mistyped flag or command gets the nearest real one; an unknown command is named as one, and --help on it is an error', () => {
+    const said = (...args: string[]) => {
+      const r = cli(...args);
+      return [
+        r.status,
+        r.stdout,
+        r.stderr
+          .trim()
+          .split('\n')
+          .filter((l) => !l.startsWith('npm warn')),
+      ];
+    };
+    expect(said('train', '--ephocs', '3')).toEqual([
+      2,
+      '',
+      ['cpp-workbench: unknown flag --ephocs (did you mean --epochs?)', "Run 'cpp-workbench train --help' for usage."],
+    ]);
+    const trian = [2, '', ["cpp-workbench: unknown command 'trian' (did you mean 'train'?)", "Run 'cpp-workbench --help' for the commands."]];
+    expect(said('trian', '--epochs', '3')).toEqual(trian); // was: "unknown flags --epochs, --trian"
+    expect(said('trian', '--help')).toEqual(trian); // was: the top-level help, exit 0
+    expect(said('cache', 'gne', '--help')).toEqual([
+      2,
+      '',
+      ["cpp-workbench: unknown command 'cache gne' (did you mean 'cache gen'?)", "Run 'cpp-workbench cache --help' for its commands."],
+    ]);
+    expect(said('xyzzy')[2]).toEqual(["cpp-workbench: unknown command 'xyzzy'", "Run 'cpp-workbench --help' for the commands."]);
+  }, 120_000);
+
   it('a flag given twice is one line naming it (was: expected number, received array); a repeatable flag may repeat', () => {
     const r = cli('train', '--epochs', '12', '--epochs=40', '--dry-run');
     expect([r.status, r.stderr.trim()]).toEqual([1, '--epochs given twice: give it once']);

@@ -25,6 +25,7 @@ import { resolveConfig } from '../../train/config.ts';
 import { train } from '../../train/trainer.ts';
 import { sparseWorld } from '../fixtures/sparseWorld.ts';
 import { essence, inProcess, KEY, KEY_ENV, worldRecords, writeTeam } from '../fixtures/endpoints.ts';
+import { METHOD } from '../fixtures/method.ts';
 
 const quiet = () => {};
 const filesUnder = (d: string): string[] => readdirSync(d).flatMap((f) => (statSync(join(d, f)).isDirectory() ? filesUnder(join(d, f)) : [join(d, f)]));
@@ -162,7 +163,7 @@ describe('recording through a team file', () => {
     const dir = sparseWorld(40, 2);
     const out = mkdtempSync(join(tmpdir(), 'cpp-active-team-'));
     await withServe(dir, async (team, sim) => {
-      const config = resolveConfig({ cache: dir, k: -1, epochs: 1, batchSize: 8, hidden: 16, entropyBonus: 0.1, lr: 3e-3, endpoints: team });
+      const config = resolveConfig({ ...METHOD, cache: dir, k: -1, epochs: 1, batchSize: 8, hidden: 16, entropyBonus: 0.1, lr: 3e-3, endpoints: team });
       const { rounds } = await activeJob({
         config,
         out: join(out, 'active'),
@@ -178,7 +179,17 @@ describe('recording through a team file', () => {
       expect(loadCache(dir, quiet).journal!.responses).toBe(rounds[0].calls);
       const said: string[] = [];
       await train(
-        resolveConfig({ cache: dir, miss: 'record', endpoints: team, epochs: 1, batchSize: 8, hidden: 16, behavior: 'random', out: join(out, 'run') }),
+        resolveConfig({
+          ...METHOD,
+          cache: dir,
+          miss: 'record',
+          endpoints: team,
+          epochs: 1,
+          batchSize: 8,
+          hidden: 16,
+          behavior: 'random',
+          out: join(out, 'run'),
+        }),
         { log: (l) => said.push(l) },
       );
       expect(said.at(-1)).toMatch(/^record tier \(team .*team\.json\): [1-9]\d* calls, .* \d+ attempts, retries: /);

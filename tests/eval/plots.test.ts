@@ -2,11 +2,13 @@ import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { accuracyCostPlot, type CostPoint } from '../../eval/plots.ts';
-import { learningCurvesPlot, readRunCurves } from '../../train/curves.ts';
+import { accuracyCostPlot, barsSubtitle, costAxisEnd, type CostPoint } from '../../eval/plots.ts';
+import { categoryStyles, OKABE_ITO } from '../../src/plot.ts';
+import { curvesSubtitle, learningCurvesPlot, readRunCurves } from '../../train/curves.ts';
 import { resolveConfig } from '../../train/config.ts';
 import { train } from '../../train/trainer.ts';
 import { writeTinyCache } from '../fixtures/tinyWorld.ts';
+import { METHOD } from '../fixtures/method.ts';
 
 /** The texts an SVG shows (axis labels, titles, legend entries). */
 const texts = (svg: string) => [...svg.matchAll(/<text[^>]*>([^<]*)<\/text>/g)].map((m) => m[1].replace(/&amp;/g, '&'));
@@ -59,24 +61,30 @@ describe('learning curves', () => {
     expect(ticks).toContain('2');
     expect(ticks.filter((x) => x.includes('.'))).toEqual([]);
     expect(t.filter((x) => x === 'validation (greedy)')).toHaveLength(1);
+    expect(t).toContain('line: mean over 3 runs (seeds); band: lowest to highest run');
+    expect(curvesSubtitle(readRunCurves(runFolder(log), 'seed 0'))).toBe('one run each: no band'); // was: "mean over seeds" for one seed
   }, 30_000);
 
   it('train() leaves learning-curves.svg in the run folder', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'cpp-plots-train-'));
     writeTinyCache(join(dir, 'cache'));
     const out = join(dir, 'run');
-    await train(resolveConfig({ cache: join(dir, 'cache'), rounds: 2, miss: 'error', batchSize: 6, hidden: 8, backend: 'cpu', evalEvery: 1, epochs: 2, out }), {
-      log: () => {},
-    });
+    await train(
+      resolveConfig({ ...METHOD, cache: join(dir, 'cache'), rounds: 2, miss: 'error', batchSize: 6, hidden: 8, backend: 'cpu', evalEvery: 1, epochs: 2, out }),
+      {
+        log: () => {},
+      },
+    );
     expect(existsSync(join(out, 'learning-curves.svg'))).toBe(true);
     expect(texts(readFileSync(join(out, 'learning-curves.svg'), 'utf8'))).toContain('training (sampled)');
   }, 120_000);
 });
 
 describe('accuracy against cost', () => {
-  const point = (method: string, kind: string, accuracy: number, costPct: number, spread = 0): CostPoint => ({
+  const point = (method: string, kind: string, accuracy: number, costPct: number, spread = 0, n = spread ? 5 : 1): CostPoint => ({
     method,
     kind,
+    n,
     accuracy,
     costPct,
     accuracyLow: accuracy - 3,
@@ -84,8 +92,12 @@ describe('accuracy against cost', () => {
     costLow: spread ? costPct - spread : null,
     costHigh: spread ? costPct + spread : null,
   });
+  const ticks = (svg: string) =>
+    texts(svg)
+      .filter((x) => /^\d+$/.test(x))
+      .map(Number);
 
-  it('names each method once, in the legend (no point labels), with Full-Debate as a reference', async () => {
+  it('names each method once, in the legend, and every line; no text over a point', async () => {
     const points = [
       point('Full-Debate', 'baseline', 76, 100),
       point('k = 1', 'CPP policy', 76.3, 100, 1),
@@ -93,10 +105,59 @@ describe('accuracy against cost', () => {
     ];
     const svg = await accuracyCostPlot(points, 'plane', { accuracy: 76, costPct: 100 });
     const t = texts(svg);
-    for (const m of ['k = 1', 'no behavior embedding']) expect(t.filter((x) => x === m)).toHaveLength(1);
-    expect(t.filter((x) => x === 'Full-Debate')).toHaveLength(1); // its legend entry
-    expect(t).toContain('Full-Debate (dotted)'); // the reference lines' label
-    expect(t).toContain('CPP policy');
-    expect(t).toContain('accuracy (%), 95% interval');
+    for (const m of ['k = 1', 'no behavior embedding', 'Full-Debate']) expect(t.filter((x) => x === m)).toHaveLength(1);
+    expect(t).toContain("Full-Debate's accuracy and cost"); // the reference lines, in the legend (was: a label over the plot)
+    expect(t).toContain('Pareto frontier (no method both more accurate and cheaper)'); // was: no legend entry
+    expect(t).not.toContain('Full-Debate (dotted)');
+    const legendAndAxes = new Set(['plane', 'method', 'lines', 'accuracy (%)', 'cost (% of Full-Debate)', ...points.map((p) => p.method)]);
+    const other = t.filter(
+      (x) => !legendAndAxes.has(x) && !/^\d+(\.\d+)?$/.test(x) && !x.startsWith('bars: ') && !x.includes('Pareto') && !x.includes("Full-Debate's"),
+    );
+    expect(other).toEqual([]);
+  }, 30_000);
+
+  it('draws a point far beyond the others as off scale at the axis end, its cost in the legend, instead of squeezing them', async () => {
+    const points = [
+      point('Full-Debate', 'baseline', 78, 100),
+      point('CPP', 'CPP policy', 86, 87, 3),
+      point('Consistency-Best (sage x8)', 'baseline', 66, 178),
+      point('Single atlas', 'baseline', 60, 19),
+    ];
+    const svg = await accuracyCostPlot(points, 'plane', { accuracy: 78, costPct: 100 });
+    const t = texts(svg);
+    expect(t).toContain('Consistency-Best (sage x8) (cost 178%, off scale)');
+    expect(t).toContain('cost (% of Full-Debate; a right triangle at 120: off scale, its cost in the legend)');
+    expect(Math.max(...ticks(svg))).toBeLessThanOrEqual(120); // was: an axis to 180
+    expect(costAxisEnd(points, { costPct: 100 })).toBe(120); // 15% past Full-Debate's 100, to a multiple of 10
+    expect(
+      costAxisEnd(
+        points.filter((p) => p.costPct < 150),
+        { costPct: 100 },
+      ),
+    ).toBeUndefined(); // every point fits
+  }, 30_000);
+
+  it('keeps intervals within [0, 100]%, and the title says what the bars are for the n shown', async () => {
+    const wide = { ...point('CPP', 'CPP policy', 77, 90, 2, 2), accuracyLow: 43.1, accuracyHigh: 110.9 }; // a two-seed t interval
+    const svg = await accuracyCostPlot([wide, point('Full-Debate', 'baseline', 78, 100)], 'plane');
+    expect(Math.max(...ticks(svg).filter((x) => x > 30))).toBe(100); // the y axis ends at 100 (was: 110)
+    expect(texts(svg)).toContain(
+      "bars: 95% t interval of the mean over 2 seeds, accuracy and cost; for one run (n = 1), the accuracy's Wilson interval over the questions",
+    );
+    expect(barsSubtitle([point('a', 'variant', 80, 90), point('b', 'variant', 81, 92)])).toBe(
+      'bars: 95% Wilson interval of the accuracy over the questions (one run each; no cost interval)',
+    ); // a one-seed grid (was: "95% intervals over seeds")
+    expect(barsSubtitle([point('a', 'variant', 80, 90, 1, 3), point('b', 'variant', 81, 92, 1, 3)])).toBe(
+      'bars: 95% t interval of the mean over 3 seeds, accuracy and cost',
+    );
+  }, 30_000);
+
+  it('gives every method its own colour-blind-safe colour and shape', async () => {
+    const names = Array.from({ length: 56 }, (_, i) => `m${i}`);
+    const { colors, shapes } = categoryStyles(names);
+    expect(new Set(colors.map((c, i) => `${c} ${shapes[i]}`)).size).toBe(56);
+    expect(new Set(colors)).toEqual(new Set(OKABE_ITO));
+    const svg = await accuracyCostPlot([point('a', 'CPP policy', 80, 90, 1), point('b', 'baseline', 70, 95), point('c', 'baseline', 75, 100)], 'plane');
+    for (const c of OKABE_ITO.slice(0, 3)) expect(svg).toContain(`fill="${c}"`);
   }, 30_000);
 });

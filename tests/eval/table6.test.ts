@@ -7,6 +7,7 @@ import { expandGrid, GridFile, type CellOutcome } from '../../train/grid.ts';
 import { resolveConfig } from '../../train/config.ts';
 import { train } from '../../train/trainer.ts';
 import { writeTinyCache } from '../fixtures/tinyWorld.ts';
+import { METHOD } from '../fixtures/method.ts';
 
 describe('Table 6', () => {
   it('says which test finds a difference from the reference variant', () => {
@@ -27,7 +28,7 @@ describe('Table 6', () => {
       seeds: 2,
       caches: [join(dir, 'cache')],
       reference: 'full method',
-      base: { rounds: 2, miss: 'error', k: -1, batchSize: 6, hidden: 8, backend: 'cpu', evalEvery: 1, epochs: 3, lr: 0.03 },
+      base: { ...METHOD, rounds: 2, miss: 'error', k: -1, batchSize: 6, hidden: 8, backend: 'cpu', evalEvery: 1, epochs: 3, lr: 0.03 },
       variants: [{ name: 'full method' }, { name: 'k = 1', settings: { k: 1 } }],
     });
     const results = join(dir, 'results');

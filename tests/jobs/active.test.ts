@@ -6,13 +6,14 @@ import { activeJob } from '../../jobs/active.ts';
 import { loadCache } from '../../src/cache/load.ts';
 import { resolveConfig } from '../../train/config.ts';
 import { sparseWorld } from '../fixtures/sparseWorld.ts';
+import { METHOD } from '../fixtures/method.ts';
 
 describe('active recording (small simulated world whose recorded debates are Full-Debate and No-communication only)', () => {
   it("records what the policy visits, within each round's limit; round 0's policy then finds it in the cache", async () => {
     const cache = sparseWorld(60, 2);
     const dir = mkdtempSync(join(tmpdir(), 'cpp-active-'));
     // k = -1 pushes the policy to prune: it goes where nothing was recorded.
-    const config = resolveConfig({ cache, k: -1, epochs: 2, batchSize: 8, hidden: 16, entropyBonus: 0.1, lr: 3e-3 });
+    const config = resolveConfig({ ...METHOD, cache, k: -1, epochs: 2, batchSize: 8, hidden: 16, entropyBonus: 0.1, lr: 3e-3 });
     const lines: string[] = [];
     const { rounds, text } = await activeJob({
       config,

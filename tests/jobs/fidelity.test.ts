@@ -16,6 +16,7 @@ import { resolveConfig } from '../../train/config.ts';
 import { runFiles } from '../../train/runFolder.ts';
 import { train } from '../../train/trainer.ts';
 import { handRecords } from '../fixtures/handCache.ts';
+import { METHOD } from '../fixtures/method.ts';
 
 const cli = (...args: string[]) => spawnSync(process.execPath, ['bin/cpp-workbench.mjs', ...args], { encoding: 'utf8' });
 
@@ -48,7 +49,7 @@ describe('fidelity', () => {
   it('runs every method under miss = model and miss = record and prints the table, tau and the round-2 bias', async () => {
     const dir = await smallWorld();
     const run = join(dir, '..', 'policy');
-    await train(resolveConfig({ cache: dir, out: run, epochs: 1, batchSize: 8, hidden: 16, engine: 'onnx' }), { log: () => {} });
+    await train(resolveConfig({ ...METHOD, cache: dir, out: run, epochs: 1, batchSize: 8, hidden: 16, engine: 'onnx' }), { log: () => {} });
     const out = join(dir, '..', 'report');
     const r = cli('fidelity', '--cache', dir, '--policy', runFiles(run).best, '--keep-rates', '0.25,0.75', '--seeds', '2', '--samples', '1', '--out', out);
     expect(r.stderr.split('\n').filter((l) => l && !l.startsWith('npm warn') && !/generate|embed/.test(l))).toEqual([]);

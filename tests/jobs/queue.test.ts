@@ -21,6 +21,7 @@ import { startWorker } from '../../jobs/queue/worker.ts';
 import { runFiles, readLog } from '../../train/runFolder.ts';
 import { train } from '../../train/trainer.ts';
 import { writeTinyCache } from '../fixtures/tinyWorld.ts';
+import { METHOD } from '../fixtures/method.ts';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const PASSWORD = 'pw-Zq8xT3-never-printed';
@@ -178,7 +179,7 @@ function tinyGrid(dir: string) {
   writeTinyCache(cache);
   const grid = {
     name: 'tiny',
-    base: { rounds: 2, miss: 'error', k: 0, lr: 0.01, batchSize: 6, hidden: 8, epochs: 4 },
+    base: { ...METHOD, rounds: 2, miss: 'error', k: 0, lr: 0.01, batchSize: 6, hidden: 8, epochs: 4 },
     seeds: [0, 1],
     caches: [cache],
     variants: [
@@ -234,7 +235,7 @@ describe('cell identity', () => {
     // Another out folder, cache path, engine, threads or backend: the same cell.
     expect(cellIdentity({ ...a.settings, out: '/elsewhere', cache: '/copy/of/tiny', engine: 'tfjs', threads: 2, backend: 'wasm' }, hash)).toBe(id);
     // A default written out, or keys in another order: the same settings.
-    expect(cellIdentity(Object.fromEntries(Object.entries({ ...a.settings, beta: 0.5 }).reverse()), hash)).toBe(id);
+    expect(cellIdentity(Object.fromEntries(Object.entries({ ...a.settings, dualLr: 20 }).reverse()), hash)).toBe(id);
     // Another seed, setting or cache content: another cell.
     expect(cellIdentity(b.settings, hash)).not.toBe(id);
     expect(cellIdentity({ ...a.settings, lr: 0.02 }, hash)).not.toBe(id);

@@ -11,6 +11,7 @@ import { resolveConfig } from '../../train/config.ts';
 import { runFiles } from '../../train/runFolder.ts';
 import { train } from '../../train/trainer.ts';
 import { writeTinyCache } from '../fixtures/tinyWorld.ts';
+import { METHOD } from '../fixtures/method.ts';
 
 const sha256 = (file: string) => createHash('sha256').update(readFileSync(file)).digest('hex');
 
@@ -18,7 +19,7 @@ it('an eval report holds provenance: code, inputs and cache by content hash, the
   const dir = mkdtempSync(join(tmpdir(), 'cpp-report-'));
   const cache = join(dir, 'cache');
   writeTinyCache(cache);
-  const config = resolveConfig({ cache, out: join(dir, 'run'), rounds: 2, miss: 'error', batchSize: 6, hidden: 16, epochs: 1 });
+  const config = resolveConfig({ ...METHOD, cache, out: join(dir, 'run'), rounds: 2, miss: 'error', batchSize: 6, hidden: 16, epochs: 1 });
   await train(config, { log: () => {} });
   const policy = runFiles(config.out).best;
   const out = join(dir, 'report');

@@ -19,6 +19,7 @@ import { checkRun } from '../../train/runs.ts';
 import { cacheHash } from '../../src/cache/hash.ts';
 import { train } from '../../train/trainer.ts';
 import { writeTinyCache } from '../fixtures/tinyWorld.ts';
+import { METHOD } from '../fixtures/method.ts';
 
 /** An (untrained) policy for the tiny world's team, trained "for" `rounds` rounds. */
 function policy(dir: string, rounds: number, roundFeature: boolean): string {
@@ -134,7 +135,17 @@ describe('rounds given to the jobs that train', () => {
 
   it('a run folder holding a run of other settings is an error naming them, not a run to reuse', async () => {
     const { dir, cache } = tiny();
-    const settings = { cache, out: join(dir, 'run'), rounds: 2, miss: 'error' as const, batchSize: 6, hidden: 8, backend: 'cpu' as const, epochs: 1 };
+    const settings = {
+      ...METHOD,
+      cache,
+      out: join(dir, 'run'),
+      rounds: 2,
+      miss: 'error' as const,
+      batchSize: 6,
+      hidden: 8,
+      backend: 'cpu' as const,
+      epochs: 1,
+    };
     await train(resolveConfig(settings), { log: () => {} });
     const hash = await cacheHash(cache);
     expect(checkRun(settings, hash).action).toBe('reuse');

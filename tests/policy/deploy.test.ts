@@ -1,5 +1,6 @@
 // The deployable export: policy.onnx fed as policy.spec.md says gives the trainer's decisions, and
-// the inference example of docs/deploy.md runs as it stands with ONNX Runtime alone.
+// the inference example of docs/deploy.md runs as it stands with ONNX Runtime alone, and golden.json
+// holds what a deployer checks a reimplementation against.
 import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -13,18 +14,21 @@ import { candidateOrder } from '../../src/env/actions.ts';
 import { loadCheckpoint } from '../../src/policy/artifact.ts';
 import { inferenceEngine } from '../../src/policy/createEngine.ts';
 import { exportPolicy } from '../../src/policy/export.ts';
+import { GOLDEN_TEXTS, type Golden } from '../../src/policy/golden.ts';
+import { loadDeployedPolicy } from '../../src/policy/inference.ts';
 import { rollout } from '../../src/policy/rollout.ts';
 import { generateCache } from '../../src/sim/generate.ts';
 import { resolveConfig } from '../../train/config.ts';
 import { runFiles } from '../../train/runFolder.ts';
 import { setup } from '../../train/trainer.ts';
 import { train } from '../../train/trainer.ts';
+import { METHOD } from '../fixtures/method.ts';
 
 const repo = resolve(import.meta.dirname, '../..');
 
 describe('the deployable export', () => {
   const dir = mkdtempSync(join(tmpdir(), 'cpp-deploy-'));
-  const config = resolveConfig({ cache: join(dir, 'world'), out: join(dir, 'run'), epochs: 1, hidden: 16, batchSize: 16 });
+  const config = resolveConfig({ ...METHOD, cache: join(dir, 'world'), out: join(dir, 'run'), epochs: 1, hidden: 16, batchSize: 16 });
   const exportDir = join(dir, 'checkpoints/k0/export');
   beforeAll(async () => {
     await generateCache(config.cache, { questions: 40 }, 'small'); // team atlas, sage, brisk
@@ -89,6 +93,48 @@ describe('the deployable export', () => {
       }
     }
   }, 60_000);
+
+  it('golden.json holds the texts with their vectors, and decisions whose inputs policy.onnx turns into their keep probabilities', async () => {
+    const golden = JSON.parse(readFileSync(join(exportDir, 'golden.json'), 'utf8')) as Golden;
+    const policy = await loadDeployedPolicy(join(exportDir, 'policy.json'));
+    const { team, shape } = policy.artifact;
+    const encoder = bofEncoder(shape.dim);
+    expect(golden.texts.map((t) => [t.name, t.text])).toEqual(Object.entries(GOLDEN_TEXTS));
+    for (const t of golden.texts) expect(t.vector, t.name).toEqual(Array.from((await encoder.encode([t.text]))[0]));
+    const session = await ort.InferenceSession.create(readFileSync(join(exportDir, 'policy.onnx')));
+    const int = (x: number) => new ort.Tensor('int64', BigInt64Array.of(BigInt(x)), [1]);
+    const f32 = (x: number[]) => new ort.Tensor('float32', Float32Array.from(x), [1, shape.dim]);
+    expect(golden.decisions.map((d) => d.request.recipient)).toEqual(team);
+    for (const d of golden.decisions) {
+      expect(d.request.round).toBe(3); // an earlier kept response (special casing) enters the query
+      const decided = await policy.decide(d.request);
+      expect(decided).toEqual(d.rows.map((r) => ({ agent: r.agent, keep: r.keep, p: expect.closeTo(r.keep_probability, 6) })));
+      const me = team.indexOf(d.request.recipient);
+      for (const r of d.rows) {
+        expect(r.behavior).toEqual(Array.from(policy.artifact.weights.behavior.data.subarray(me * shape.dim, (me + 1) * shape.dim)));
+        expect(r.candidate).toEqual(Array.from((await encoder.encode([d.request.responses[r.agent].text]))[0]));
+        expect([r.own, r.source, r.round]).toEqual([r.agent === d.request.recipient ? 1 : 0, team.indexOf(r.agent), 1]);
+        const out = await session.run({
+          query: f32(r.query),
+          behavior: f32(r.behavior),
+          candidate: f32(r.candidate),
+          own: int(r.own),
+          source: int(r.source),
+          round: int(r.round),
+        });
+        expect((out.keep_probability.data as Float32Array)[0]).toBeCloseTo(r.keep_probability, 6);
+      }
+    }
+  }, 60_000);
+
+  it('`export` writes golden.json and prints no TF.js banner (was: "install our node backend")', () => {
+    const r = spawnSync(process.execPath, [join(repo, 'bin/cpp-workbench.mjs'), 'export', runFiles(config.out).best, '--out', join(dir, 'cli-export')], {
+      cwd: dir,
+      encoding: 'utf8',
+    });
+    expect([r.status, r.stderr]).toEqual([0, '']);
+    expect(r.stdout).toContain(`${join(dir, 'cli-export', 'golden.json')} (texts, vectors and decisions`);
+  }, 120_000);
 
   it('runs the inference example of docs/deploy.md as it stands, with ONNX Runtime alone (TF.js cannot load)', () => {
     const deploying = readFileSync(join(repo, 'docs/deploy.md'), 'utf8');

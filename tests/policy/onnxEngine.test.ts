@@ -1,7 +1,7 @@
 import * as ort from 'onnxruntime-node';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { zeroMoments, type EngineState, type PolicyEngine } from '../../src/policy/engine.ts';
-import { onnxModel } from '../../src/policy/export.ts';
+import { onnxModel } from '../../src/policy/contract.ts';
 import { forwardLogits } from '../fixtures/referenceForward.ts';
 import { initWeights, sigmoid, type PolicyShape, type Weights } from '../../src/policy/model.ts';
 import { onnxEngine } from '../../src/policy/onnxEngine.ts';

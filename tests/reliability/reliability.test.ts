@@ -66,6 +66,12 @@ describe('SIGINT and SIGTERM trials', () => {
     expect(trainingPhase(start + epoch1)).toBe('evaluation');
     expect(trainingPhase(start + epoch1 + valid1)).toBe('training');
     expect(trainingPhase(start + epoch1.replaceAll('1/3', '3/3') + valid1.replace('epoch 1', 'epoch 3'))).toBe('finishing');
+    // One bar over the run: a line every tenth of it, saying the epoch and whether it validates.
+    const bar = (epoch: number, status: string) => `train: 10/30 (33%), 2s elapsed, eta 4s | epoch ${epoch}/3 | ${status}\n`;
+    expect(trainingPhase(start + bar(1, 'loss 0 keep 1'))).toBe('training');
+    expect(trainingPhase(start + bar(2, 'validation'))).toBe('evaluation');
+    expect(trainingPhase(start + bar(2, 'validated') + valid1.replace('epoch 1', 'epoch 2'))).toBe('training');
+    expect(trainingPhase(start + bar(3, 'validated'))).toBe('finishing');
   });
 
   it('reads back the command a stopped command says continues it, quoted words included', () => {

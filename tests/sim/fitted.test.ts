@@ -21,6 +21,7 @@ import { generateWorld } from '../../src/sim/generate.ts';
 import { resolveConfig } from '../../train/config.ts';
 import { dylanMathDir } from '../fixtures/dylanMath.ts';
 import { killHolder, lockHolder } from '../fixtures/lockHolder.ts';
+import { METHOD } from '../fixtures/method.ts';
 
 // DyLAN's MATH debates, committed as fixtures (tests/fixtures/dylan-math/).
 const DATA = dylanMathDir();
@@ -152,7 +153,7 @@ describe('active recording on imported DyLAN MATH records, the fitted simulator 
     });
     const report = fitJob(dir, { seed: 0 });
     expect(report).toMatch(/a simulator fitted to the \d+ round-1 answers and \d+ revisions/);
-    const config = resolveConfig({ cache: dir, agents: ['a1', 'a2', 'a3'], epochs: 2, batchSize: 16, hidden: 16, entropyBonus: 1, lr: 3e-4 });
+    const config = resolveConfig({ ...METHOD, cache: dir, agents: ['a1', 'a2', 'a3'], epochs: 2, batchSize: 16, hidden: 16, entropyBonus: 1, lr: 3e-4 });
     const { rounds, text } = await activeJob({
       config,
       out: join(root, 'active'),

@@ -26,6 +26,6 @@ describe('training settings out of range', () => {
     const config = file('rloo.json', { baseline: 'rloo', rollouts: 1 });
     expect(() => readConfigFile(config)).toThrow(`${config}: baseline: rloo needs rollouts >= 2 (found 1)`);
     expect(readConfigFile(file('rloo.json', { baseline: 'rloo' }))).toEqual({ baseline: 'rloo' }); // a flag may give the rollouts
-    expect(() => resolveConfig({ baseline: 'rloo' })).toThrow('setting baseline: rloo needs rollouts >= 2 (found 1)');
+    expect(() => resolveConfig({ baseline: 'rloo', rollouts: 1 })).toThrow('setting baseline: rloo needs rollouts >= 2 (found 1)');
   });
 });

@@ -9,13 +9,14 @@ import { readProvenance } from '../../src/provenance.ts';
 import { runFiles } from '../../train/runFolder.ts';
 import { train } from '../../train/trainer.ts';
 import { writeTinyCache } from '../fixtures/tinyWorld.ts';
+import { METHOD } from '../fixtures/method.ts';
 
 function tinyGrid() {
   const dir = mkdtempSync(join(tmpdir(), 'cpp-grid-'));
   writeTinyCache(join(dir, 'tiny'));
   const grid = GridFile.parse({
     name: 'tiny',
-    base: { rounds: 2, miss: 'error', k: -1, batchSize: 6, hidden: 8, backend: 'cpu', epochs: 2 },
+    base: { ...METHOD, rounds: 2, miss: 'error', k: -1, batchSize: 6, hidden: 8, backend: 'cpu', epochs: 2 },
     seeds: 2,
     caches: [join(dir, 'tiny')],
     variants: [

@@ -15,9 +15,10 @@ import { identityDifferences } from '../../train/identity.ts';
 import { runFiles } from '../../train/runFolder.ts';
 import { train } from '../../train/trainer.ts';
 import { writeTinyCache } from '../fixtures/tinyWorld.ts';
+import { METHOD } from '../fixtures/method.ts';
 
 const quiet = { log: () => {} };
-const base = { rounds: 2, miss: 'error' as const, k: -1, batchSize: 6, hidden: 8, backend: 'cpu' as const, epochs: 1 };
+const base = { ...METHOD, rounds: 2, miss: 'error' as const, k: -1, batchSize: 6, hidden: 8, backend: 'cpu' as const, epochs: 1 };
 
 function tiny() {
   const dir = mkdtempSync(join(tmpdir(), 'cpp-identity-'));

@@ -9,6 +9,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { resolveConfig } from '../../train/config.ts';
 import { train } from '../../train/trainer.ts';
 import { writeTinyCache } from '../fixtures/tinyWorld.ts';
+import { METHOD } from '../fixtures/method.ts';
 
 const repo = resolve(import.meta.dirname, '../..');
 const bin = join(repo, 'bin/cpp-workbench.mjs');
@@ -36,7 +37,7 @@ describe('--print-config and --dry-run', () => {
   beforeAll(async () => {
     writeTinyCache(cache);
     // An interrupted run: 1 of 3 epochs done.
-    await train(resolveConfig({ cache, out: run, rounds: 2, miss: 'error', batchSize: 6, hidden: 16, epochs: 3, lr: 0.01 }), {
+    await train(resolveConfig({ ...METHOD, cache, out: run, rounds: 2, miss: 'error', batchSize: 6, hidden: 16, epochs: 3, lr: 0.01 }), {
       log: () => {},
       stopAfterEpochs: 1,
     });

@@ -8,6 +8,7 @@ import { resolveConfig } from '../../train/config.ts';
 import { readLog, runFiles, type LogLine } from '../../train/runFolder.ts';
 import { train } from '../../train/trainer.ts';
 import { sparseWorld } from '../fixtures/sparseWorld.ts';
+import { METHOD } from '../fixtures/method.ts';
 
 describe('training with miss = record (small simulated world, sparse recorded debates)', () => {
   it('asks the simulator for every context the policy visits, embeds the replies as they arrive; a rerun asks nothing', async () => {
@@ -15,7 +16,17 @@ describe('training with miss = record (small simulated world, sparse recorded de
     const dir = mkdtempSync(join(tmpdir(), 'cpp-train-record-'));
     const responses = loadCache(cache).responses.length;
     // (random behavior init: the mean one would read the validation responses recorded by the first run)
-    const settings = { cache, miss: 'record' as const, epochs: 2, batchSize: 8, hidden: 16, entropyBonus: 1, evalEvery: 1, behavior: 'random' as const };
+    const settings = {
+      ...METHOD,
+      cache,
+      miss: 'record' as const,
+      epochs: 2,
+      batchSize: 8,
+      hidden: 16,
+      entropyBonus: 1,
+      evalEvery: 1,
+      behavior: 'random' as const,
+    };
     const said: string[] = [];
     await train(resolveConfig({ ...settings, out: join(dir, 'run') }), { log: (l) => said.push(l) });
     const steps = readFileSync(runFiles(join(dir, 'run')).jsonl, 'utf8')

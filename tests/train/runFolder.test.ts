@@ -2,13 +2,14 @@
 // what computed), a log line per step with its wall time, and a TensorBoard event file whose
 // records (framing, CRCs, values) are read back here without the writer's code.
 import CRC32C from 'crc-32/crc32c';
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { cacheFilePath } from '../../src/cache/load.ts';
+import { loadCheckpoint } from '../../src/policy/artifact.ts';
 import { readProvenance } from '../../src/provenance.ts';
 import { Event } from '../../src/tensorboard.ts';
 import { resolveConfig } from '../../train/config.ts';
@@ -16,6 +17,7 @@ import { readLog, runFiles } from '../../train/runFolder.ts';
 import { train } from '../../train/trainer.ts';
 import { killHolder, lockHolder } from '../fixtures/lockHolder.ts';
 import { writeTinyCache } from '../fixtures/tinyWorld.ts';
+import { METHOD } from '../fixtures/method.ts';
 
 const repo = resolve(import.meta.dirname, '../..');
 const git = (...args: string[]) => execFileSync('git', args, { cwd: repo, encoding: 'utf8' }).trim();
@@ -40,6 +42,7 @@ describe('a run folder', () => {
   const dir = mkdtempSync(join(tmpdir(), 'cpp-run-'));
   writeTinyCache(join(dir, 'cache'));
   const config = resolveConfig({
+    ...METHOD,
     cache: join(dir, 'cache'),
     out: join(dir, 'run'),
     rounds: 2,
@@ -50,10 +53,13 @@ describe('a run folder', () => {
     evalEvery: 1,
   });
   const files = runFiles(config.out);
+  const resume = () =>
+    spawnSync(process.execPath, [join(repo, 'bin/cpp-workbench.mjs'), 'train', '--resume', '--out', config.out], { cwd: dir, encoding: 'utf8' });
+  let resumed: ReturnType<typeof resume>;
   beforeAll(async () => {
     await train(config, { log: () => {}, stopAfterEpochs: 1 });
     // The rest as a user runs it: `npx cpp-workbench train --resume`.
-    execFileSync(process.execPath, [join(repo, 'bin/cpp-workbench.mjs'), 'train', '--resume', '--out', config.out], { cwd: dir, stdio: 'ignore' });
+    resumed = resume();
   }, 120_000);
 
   it('holds provenance: code version, command, times, versions, cache hash, what computed', () => {
@@ -85,6 +91,25 @@ describe('a run folder', () => {
     expect(p.sessions[1].cwd).toBe(dir);
     for (const s of p.sessions) for (const e of s.epochs) expect(e.seconds).toBeGreaterThan(0);
   });
+
+  it('resumes with no note about settings its own version saved (was: "saved without settings endpoints, agents")', () => {
+    expect(resumed.status).toBe(0);
+    expect(resumed.stderr).toContain('2 epochs from epoch 2');
+    expect(resumed.stderr).not.toContain('saved without settings');
+  });
+
+  it('--resume of the finished run says it is finished, with its best epoch, and writes nothing (was: "2 epochs from epoch 3")', () => {
+    const before = readFileSync(files.provenance, 'utf8');
+    const again = resume();
+    expect(again.status).toBe(0);
+    const best = loadCheckpoint(files.best).best!;
+    expect(again.stdout.trim()).toBe(
+      `${config.out} is finished: 2 of 2 epochs trained; best validation epoch ${best.epoch}: accuracy ${(100 * best.accuracy).toFixed(1)}%, ` +
+        `cost ${best.costPct.toFixed(1)}% (${files.best}). Nothing to resume. To train longer, start a new run from its settings: ` +
+        `npx cpp-workbench train --config ${files.config} --epochs N --out OTHER`,
+    );
+    expect(readFileSync(files.provenance, 'utf8')).toBe(before);
+  }, 60_000);
 
   it('logs every step with its wall time', () => {
     const log = readLog(config.out);
@@ -150,7 +175,7 @@ describe('a run folder is self-contained and survives a kill at any point', () =
   const setup = () => {
     const dir = mkdtempSync(join(tmpdir(), 'cpp-run-'));
     writeTinyCache(join(dir, 'cache'));
-    const settings = { cache: join(dir, 'cache'), rounds: 2, miss: 'error' as const, batchSize: 6, hidden: 16, epochs: 2, evalEvery: 1 };
+    const settings = { ...METHOD, cache: join(dir, 'cache'), rounds: 2, miss: 'error' as const, batchSize: 6, hidden: 16, epochs: 2, evalEvery: 1 };
     return { dir, settings, config: (out: string) => resolveConfig({ ...settings, out: join(dir, out) }) };
   };
   const quiet = { log: () => {} };

@@ -10,12 +10,14 @@ import { runFiles } from '../../train/runFolder.ts';
 import { lastWords, runTraining } from '../../train/runs.ts';
 import { train } from '../../train/trainer.ts';
 import { writeTinyCache } from '../fixtures/tinyWorld.ts';
+import { METHOD } from '../fixtures/method.ts';
 
 describe('training runs of a job', () => {
   it('a finished run whose process was killed before its end-of-run files gets them, and its dead lock is taken over', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'cpp-runs-'));
     writeTinyCache(join(dir, 'tiny'));
     const settings = {
+      ...METHOD,
       cache: join(dir, 'tiny'),
       rounds: 2,
       miss: 'error' as const,

@@ -10,11 +10,22 @@ import { inferenceEngine } from '../../src/policy/createEngine.ts';
 import { rollout } from '../../src/policy/rollout.ts';
 import { artifactOf } from '../../src/policy/artifact.ts';
 import { writeTinyCache } from '../fixtures/tinyWorld.ts';
+import { METHOD } from '../fixtures/method.ts';
 
 function tinySetup() {
   const dir = mkdtempSync(join(tmpdir(), 'cpp-train-'));
   writeTinyCache(join(dir, 'cache'));
-  const base = { cache: join(dir, 'cache'), rounds: 2, miss: 'error' as const, k: -1, batchSize: 6, hidden: 16, backend: 'cpu' as const, evalEvery: 5 };
+  const base = {
+    ...METHOD,
+    cache: join(dir, 'cache'),
+    rounds: 2,
+    miss: 'error' as const,
+    k: -1,
+    batchSize: 6,
+    hidden: 16,
+    backend: 'cpu' as const,
+    evalEvery: 5,
+  };
   return { dir, base };
 }
 const quiet = { log: () => {} };
