@@ -84,7 +84,8 @@ describe('SIGINT and SIGTERM trials', () => {
 describe('disk full', () => {
   const unavailable = diskTrialsUnavailable();
   it.skipIf(unavailable !== null)(
-    `train on a tmpfs that fills up: exit 1 naming the path and ENOSPC, nothing half-written or left; with room again the resume gives the uninterrupted run${unavailable ? ` (skipped: ${unavailable})` : ''}`,
+    'train on a tmpfs that fills up: exit 1 naming the path and ENOSPC, nothing half-written or left; ' +
+      `with room again the resume gives the uninterrupted run${unavailable ? ` (skipped: ${unavailable})` : ''}`,
     async () => {
       const { trials } = await diskTrials(KILL_COMMANDS.find((c) => c.name === 'train')!, inputs, 1, 'npm test');
       for (const t of trials) expect(diskPassed(t), JSON.stringify(t)).toBe(true);
