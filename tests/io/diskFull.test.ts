@@ -87,6 +87,9 @@ describe.skipIf(why !== null)(`a full disk and a read-only folder, on a tmpfs${w
   it('train --resume in a read-only folder: one line naming the folder and the cause; nothing changes; writable again, it goes on', () => {
     const out = join(disk, 'ro-run');
     expect(cli([...train(1), '--out', out]).code).toBe(0);
+    // A run with an epoch left to train (--resume of a finished run writes nothing, not even its lock).
+    const saved = JSON.parse(readFileSync(join(out, 'checkpoint.json'), 'utf8'));
+    writeFileSync(join(out, 'checkpoint.json'), JSON.stringify({ ...saved, config: { ...saved.config, epochs: 2 } }));
     const before = readFileSync(join(out, 'checkpoint.json'));
     mount('ro');
     try {
