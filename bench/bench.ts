@@ -37,10 +37,10 @@ console.log(`${new Date().toISOString()}, ${cpus()[0].model}, ${cpus().length} c
 const DEFAULT = 'cache/default';
 const BIG = 'cache/bench-10k';
 
-function ensure(dir: string, questions: number) {
+async function ensure(dir: string, questions: number) {
   if (existsSync(cacheFilePath(dir))) return;
   console.error(`generating ${dir} (${questions} questions), once`);
-  generateCache(dir, { questions }, `bench-${questions}`);
+  await generateCache(dir, { questions }, `bench-${questions}`);
 }
 
 function rate(label: string, run: () => number, seconds = 3) {
@@ -52,7 +52,7 @@ function rate(label: string, run: () => number, seconds = 3) {
   return { label, perSecond };
 }
 
-ensure(DEFAULT, 1200);
+await ensure(DEFAULT, 1200);
 if (wanted('replay')) {
   const cache = loadCache(DEFAULT);
   const env = makeEnvironment(cache, { miss: 'model' });
@@ -73,7 +73,7 @@ if (wanted('replay')) {
 }
 
 if (wanted('load')) {
-  ensure(BIG, 10000);
+  await ensure(BIG, 10000);
   // Load in a fresh process, as a user's run would.
   const out = execFileSync(
     process.execPath,

@@ -8,6 +8,8 @@ import { hideBin } from 'yargs/helpers';
 import { addCommands } from './commands/command.ts';
 import { commands } from './commands/index.ts';
 import { reportError, SettingsError } from '../src/io/errors.ts';
+import { handleInterrupts, interrupted, shellWords, untilStopped } from '../src/io/interrupt.ts';
+import { redactCredentials } from '../src/provenance.ts';
 import { commandTable, namedCommand, unknownCommand, unknownFlags } from './usage.ts';
 
 export const BIN = 'cpp-workbench';
@@ -59,9 +61,13 @@ if (mistake) {
   process.exit(2);
 }
 
+// SIGINT and SIGTERM stop a command cleanly (src/io/interrupt.ts): it says what was saved and, by
+// default, that the same command continues (a command that knows better says so: train --resume).
+handleInterrupts({ again: () => `to continue: npx ${BIN} ${shellWords(redactCredentials(hideBin(process.argv)))}` });
 try {
   await cli.parseAsync();
 } catch (err) {
+  if (interrupted()) await untilStopped(); // failed because it was stopped: the stop says what was saved, and exits
   // A flag's check (its coerce) that threw: yargs throws its message again as a YError, which has
   // lost the type; it is a value the check refused, as a SettingsError says.
   const e = err instanceof Error && err.name === 'YError' ? new SettingsError(err.message) : err;
@@ -69,3 +75,4 @@ try {
   // folder), exit 1; anything else is a bug: its stack and a line asking to report it, exit 70.
   process.exit(reportError(e));
 }
+if (interrupted()) await untilStopped();

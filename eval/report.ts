@@ -4,7 +4,7 @@
 // tables) the other reports share.
 import { stringify } from 'csv-stringify/sync';
 import { join } from 'node:path';
-import { writeFileAtomic } from '../src/io/atomic.ts';
+import { writeFilesAtomic } from '../src/io/atomic.ts';
 import { markdownTable } from '../src/table.ts';
 import { TIERS, type TierCounts } from '../src/env/tiers.ts';
 import type { PairedTest, Row } from './comparison.ts';
@@ -248,7 +248,10 @@ export function plot<R extends Row>(
   );
 }
 
-/** Write comparison.md (with the job's `notes` below the tables, as printed), comparison.csv, paired-tests.csv and accuracy-cost.svg into `dir`. */
+/**
+ * Write comparison.md (with the job's `notes` below the tables, as printed), comparison.csv,
+ * paired-tests.csv and accuracy-cost.svg into `dir`, together: a failed write leaves the report there as it was.
+ */
 export async function writeReport(
   dir: string,
   rs: Row[],
@@ -259,9 +262,12 @@ export async function writeReport(
   notes: string[] = [],
 ): Promise<string[]> {
   const files = [join(dir, 'comparison.md'), join(dir, 'comparison.csv'), join(dir, 'paired-tests.csv'), join(dir, 'accuracy-cost.svg')];
-  writeFileAtomic(files[0], [`${[`${title}\n\n${markdown(rs, tests, referenceName, weights)}`, ...notes].join('\n\n')}\n`]);
-  writeFileAtomic(files[1], [csv(rs)]);
-  writeFileAtomic(files[2], [pairedCsv(tests)]);
-  writeFileAtomic(files[3], [await plot(rs, title)]);
+  const svg = await plot(rs, title);
+  writeFilesAtomic([
+    [files[0], [`${[`${title}\n\n${markdown(rs, tests, referenceName, weights)}`, ...notes].join('\n\n')}\n`]],
+    [files[1], [csv(rs)]],
+    [files[2], [pairedCsv(tests)]],
+    [files[3], [svg]],
+  ]);
   return files;
 }

@@ -9,9 +9,9 @@ import { join } from 'node:path';
 import type { Split } from '../src/cache/format.ts';
 import { ensureEmbeddings } from '../src/cache/embeddings.ts';
 import { loadCache } from '../src/cache/load.ts';
-import { writeFileAtomic } from '../src/io/atomic.ts';
+import { writeFilesAtomic } from '../src/io/atomic.ts';
 import { makeEnvironment, splitQuestions } from '../src/env/environment.ts';
-import { loadAnyPolicy } from '../src/policy/artifact.ts';
+import { readAnyPolicy } from '../train/checkpoint.ts';
 import { encoderFor } from '../src/policy/inference.ts';
 import type { ComputeSettings } from '../src/policy/backends.ts';
 import { inferenceEngine } from '../src/policy/createEngine.ts';
@@ -86,7 +86,7 @@ export async function ablationReport(
       const label = grid.caches.length > 1 ? `${v.name} [${cachePath}]` : v.name;
       const runs: MethodResult[] = [];
       for (const o of outcomes.filter((x) => x.cell.variant === v.name && x.cell.cache === cachePath && x.status !== 'failed')) {
-        const artifact = loadAnyPolicy(runFiles(o.cell.settings.out).best);
+        const artifact = readAnyPolicy(runFiles(o.cell.settings.out).best);
         const engine = await inferenceEngine(compute, artifact.shape, artifact.weights);
         if (!embeddings.has(artifact.encoder)) embeddings.set(artifact.encoder, await ensureEmbeddings(cachePath, cache, await encoderFor(artifact.encoder)));
         const emb = embeddings.get(artifact.encoder)!;
@@ -167,13 +167,16 @@ export async function ablationReport(
     ...failed,
   ].join('\n');
   const files = [join(results, 'table6.md'), join(results, 'table6.csv'), join(results, 'accuracy-cost.svg'), join(results, 'learning-curves.svg')];
-  writeFileAtomic(files[0], [markdown + '\n']);
-  writeFileAtomic(files[1], [csv(rs)]);
   const title = `${grid.name}: accuracy against cost (${split} split)`;
-  writeFileAtomic(files[2], [
-    await plot(rs, title, fullPoints.length === 1 ? fullPoints[0] : undefined, (r) => (r.reference ? 'reference variant' : 'variant')),
+  const svg = await plot(rs, title, fullPoints.length === 1 ? fullPoints[0] : undefined, (r) => (r.reference ? 'reference variant' : 'variant'));
+  const curvesSvg = await learningCurvesPlot(curves, `${grid.name}: validation accuracy and keep rate by epoch`);
+  // Together: a failed write (a full disk) leaves the table there as it was.
+  writeFilesAtomic([
+    [files[0], [markdown + '\n']],
+    [files[1], [csv(rs)]],
+    [files[2], [svg]],
+    [files[3], [curvesSvg]],
   ]);
-  writeFileAtomic(files[3], [await learningCurvesPlot(curves, `${grid.name}: validation accuracy and keep rate by epoch`)]);
   return { markdown, files };
 }
 

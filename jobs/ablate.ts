@@ -6,7 +6,7 @@ import type { Split } from '../src/cache/format.ts';
 import type { ComputeSettings } from '../src/policy/backends.ts';
 import { embeddingsPath } from '../src/cache/embeddings.ts';
 import { cacheFilePath } from '../src/cache/load.ts';
-import { loadAnyPolicy } from '../src/policy/artifact.ts';
+import { readAnyPolicy } from '../train/checkpoint.ts';
 import { computeRan } from '../src/policy/createEngine.ts';
 import { progress } from '../src/progress.ts';
 import { hashFile, recordReport, startSession } from '../src/provenance.ts';
@@ -87,7 +87,7 @@ async function ablateLocked(o: AblateOptions, grid: GridFile, results: string): 
   const { markdown, files } = await ablationReport(grid, outcomes, results, o.split, o.compute, () => evaluating.update(++evaluatedCells));
   evaluating.stop();
   session.inputs = await Promise.all(evaluated.map((x) => hashFile(runFiles(x.cell.settings.out).best)));
-  const embeddings = new Set(evaluated.map((x) => embeddingsPath(x.cell.cache, loadAnyPolicy(runFiles(x.cell.settings.out).best).encoder)));
+  const embeddings = new Set(evaluated.map((x) => embeddingsPath(x.cell.cache, readAnyPolicy(runFiles(x.cell.settings.out).best).encoder)));
   session.embeddings = await Promise.all([...embeddings].map(hashFile));
   files.push(recordReport(results, session, files.find((f) => f.endsWith('.md'))!));
   const count = (s: string) => outcomes.filter((x) => x.status === s).length;

@@ -22,7 +22,8 @@ import { loadCache } from '../src/cache/load.ts';
 import { actionIndex, actionsPerDebate } from '../src/env/actions.ts';
 import { splitQuestions, type Environment } from '../src/env/environment.ts';
 import { recordResponses, RecordingStopped, type RecordRequest } from '../src/env/record.ts';
-import { loadAnyPolicy, type PolicyArtifact } from '../src/policy/artifact.ts';
+import type { PolicyArtifact } from '../src/policy/artifact.ts';
+import { readAnyPolicy } from '../train/checkpoint.ts';
 import type { PolicyEngine } from '../src/policy/engine.ts';
 import { inferenceEngine } from '../src/policy/createEngine.ts';
 import { encoderFor } from '../src/policy/inference.ts';
@@ -143,7 +144,7 @@ async function visits(
 async function roundPolicy(config: TrainConfig, log: (line: string) => void): Promise<PolicyArtifact> {
   const files = runFiles(config.out);
   if (!isFinished(config)) await train(config, { resume: existsSync(files.checkpoint), log, compute: computeOf(config) });
-  return loadAnyPolicy(files.best);
+  return readAnyPolicy(files.best);
 }
 
 export async function activeJob(o: ActiveOptions): Promise<{ text: string; rounds: ActiveRound[] }> {

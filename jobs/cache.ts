@@ -18,6 +18,7 @@ import { existsSync } from 'node:fs';
 import { WorldConfig } from '../src/sim/world.ts';
 import { replaceAgent, replacementLine, type Replacement } from '../src/sim/replace.ts';
 import { RefusedError } from '../src/io/errors.ts';
+import { withLock, withLockSync } from '../src/io/lock.ts';
 
 export interface GenOptions {
   out: string;
@@ -33,7 +34,7 @@ export interface GenOptions {
   force?: boolean;
 }
 
-export function genJob(o: GenOptions): string {
+export async function genJob(o: GenOptions): Promise<string> {
   const file: Partial<WorldConfig> = o.world ? readJsonFile(o.world, WorldConfig.partial()) : {};
   const flags = {
     ...(o.questions !== undefined && { questions: o.questions }),
@@ -46,7 +47,7 @@ export function genJob(o: GenOptions): string {
       console.error(`--${k} ${v} overrides ${k} ${file[k as keyof typeof flags]} of ${o.world}`);
   const world = parseSettings(WorldConfig, { ...file, ...flags }, (field) => (field in flags ? `--${field}` : `${o.world ?? 'world settings'}: ${field}`));
   const derived = o.replace && replaceAgent(world, o.replace);
-  generateCache(o.out, derived ? derived.world : world, o.name, o.force);
+  await generateCache(o.out, derived ? derived.world : world, o.name, o.force);
   return `wrote ${cacheFilePath(o.out)}${derived ? `: ${replacementLine(derived.replaced, derived.newcomer, o.replace!.ability)}` : ''}`;
 }
 
@@ -84,8 +85,9 @@ export function auditJob(dir: string, o: AuditOptions): string {
   return auditReport(loadCache(dir), o);
 }
 
+/** Embed every text of the cache not embedded yet, with the cache locked throughout (a second writer is refused, naming this one). */
 export async function embedJob(dir: string, encoder: EncoderName): Promise<string> {
-  const e = await ensureEmbeddings(dir, loadCache(dir), await makeEncoder(encoder));
+  const e = await withLock(dir, 'a cache (cache embed)', async () => ensureEmbeddings(dir, loadCache(dir), await makeEncoder(encoder), { locked: true }));
   return `${dir}: ${e.questions.length} question and ${e.responses.length} response embeddings under ${e.encoder} (dim ${e.dim})`;
 }
 
@@ -104,6 +106,10 @@ export function compactJob(dir: string): string {
  * fitted world's revisions compare with the recorded ones.
  */
 export function fitJob(dir: string, o: { seed: number; force?: boolean }): string {
+  return withLockSync(dir, 'a cache (cache fit)', () => fitLocked(dir, o));
+}
+
+function fitLocked(dir: string, o: { seed: number; force?: boolean }): string {
   const file = fitPath(dir);
   if (existsSync(file) && !o.force)
     throw new RefusedError(`${file} exists: pass --force to fit again (the endpoint's answers to contexts not yet recorded change with it)`);

@@ -11,7 +11,8 @@ import { hashFile, recordReport, startSession, type Session } from '../src/prove
 import type { Question } from '../src/cache/types.ts';
 import { splitQuestions, teamIds, type Environment } from '../src/env/environment.ts';
 import { DebateSettings } from '../src/env/settings.ts';
-import { loadAnyPolicy, type PolicyArtifact } from '../src/policy/artifact.ts';
+import type { PolicyArtifact } from '../src/policy/artifact.ts';
+import { readAnyPolicy } from '../train/checkpoint.ts';
 import type { ComputeSettings } from '../src/policy/backends.ts';
 import type { PolicyShape } from '../src/policy/model.ts';
 import { inferenceEngine } from '../src/policy/createEngine.ts';
@@ -81,12 +82,13 @@ export function policyGroups(entries: string[]): { label: string; paths: string[
 }
 
 export async function evalJob(o: EvalOptions): Promise<{ table: string; rows: Row[]; tests: PairedTest[]; files: string[] }> {
-  ensureDefaultCache(o.cache);
   const policyList = policyGroups(o.policies);
+  // The policies are read (and checked) first: a bad one is refused before the default cache is made.
+  const artifacts = policyList.flatMap((g) => g.paths).map(readAnyPolicy);
+  ensureDefaultCache(o.cache);
   const session = await startSession({ caches: [cacheFilePath(o.cache)], inputs: policyList.flatMap((g) => g.paths) });
   // Kept loaded for every policy (src/cache/kept.ts), except a cache the comparison records into.
   const cache = o.settings.miss === 'record' ? loadCache(o.cache) : keptCache(o.cache);
-  const artifacts = policyList.flatMap((g) => g.paths).map(loadAnyPolicy);
   const team = artifacts[0]?.team;
   // Rounds: as set (--rounds), else those the (first) policy was trained for; each policy must take them.
   const rounds = o.settings.rounds ?? artifacts[0]?.shape.rounds;
@@ -254,7 +256,7 @@ export function evalDescription(o: EvalOptions, trainedFirst = false): JobDescri
   const groups = policyGroups(o.policies);
   const paths = groups.flatMap((g) => g.paths);
   const first = paths.find((p) => existsSync(p));
-  const policy = first ? loadAnyPolicy(first) : undefined;
+  const policy = first ? readAnyPolicy(first) : undefined;
   const { agents, ...debate } = o.settings;
   const has = (m: MethodName) => o.methods.includes(m);
   const settings = {

@@ -8,11 +8,11 @@ import type { Split } from '../src/cache/format.ts';
 import { ensureEmbeddings } from '../src/cache/embeddings.ts';
 import type { Cache } from '../src/cache/types.ts';
 import { loadCache } from '../src/cache/load.ts';
-import { writeFileAtomic } from '../src/io/atomic.ts';
+import { writeFilesAtomic } from '../src/io/atomic.ts';
 import type { Endpoint } from '../src/env/endpoint.ts';
 import { splitQuestions, teamIds, type Environment } from '../src/env/environment.ts';
 import type { DebateSettings } from '../src/env/settings.ts';
-import { loadAnyPolicy } from '../src/policy/artifact.ts';
+import { readAnyPolicy } from '../train/checkpoint.ts';
 import type { ComputeSettings } from '../src/policy/backends.ts';
 import { inferenceEngine } from '../src/policy/createEngine.ts';
 import { encoderFor } from '../src/policy/inference.ts';
@@ -65,7 +65,7 @@ export async function fidelityJob(o: FidelityOptions): Promise<FidelityMeasureme
   const recordCache = loadCache(o.cache);
   const endpoint = cacheEndpoint(recordCache, { endpoints: o.endpoints }); // a cache without an endpoint fails here, before any work
   const groups = policyGroups(o.policies);
-  const artifacts = groups.flatMap((g) => g.paths).map(loadAnyPolicy);
+  const artifacts = groups.flatMap((g) => g.paths).map(readAnyPolicy);
   const settings = { ...o.settings, agents: o.settings.agents ?? artifacts[0]?.team, rounds: artifacts[0]?.shape.rounds ?? o.settings.rounds };
   const modelEnv = openEnvironment(modelCache, { ...settings, miss: 'model' });
   const team = teamIds(modelEnv);
@@ -114,8 +114,10 @@ export async function fidelityJob(o: FidelityOptions): Promise<FidelityMeasureme
 
 function writeFidelity(dir: string, text: string, m: FidelityMeasurement): string[] {
   const files = [`${dir}/fidelity.md`, `${dir}/fidelity.csv`, `${dir}/context-bias.csv`];
-  writeFileAtomic(files[0], [`${text}\n`]);
-  writeFileAtomic(files[1], [fidelityCsv(m.rows)]);
-  writeFileAtomic(files[2], [contextBiasCsv(m.bias)]);
+  writeFilesAtomic([
+    [files[0], [`${text}\n`]],
+    [files[1], [fidelityCsv(m.rows)]],
+    [files[2], [contextBiasCsv(m.bias)]],
+  ]);
   return files;
 }

@@ -10,11 +10,11 @@ import { join } from 'node:path';
 import type { Split } from '../src/cache/format.ts';
 import { ensureEmbeddings } from '../src/cache/embeddings.ts';
 import { loadCache } from '../src/cache/load.ts';
-import { writeFileAtomic } from '../src/io/atomic.ts';
+import { writeFilesAtomic } from '../src/io/atomic.ts';
 import { splitQuestions, teamIds } from '../src/env/environment.ts';
 import { closeRecording, openEnvironment, recordingSummary } from '../src/recording.ts';
 import type { DebateSettings } from '../src/env/settings.ts';
-import { loadAnyPolicy } from '../src/policy/artifact.ts';
+import { readAnyPolicy } from '../train/checkpoint.ts';
 import type { ComputeSettings } from '../src/policy/backends.ts';
 import { inferenceEngine } from '../src/policy/createEngine.ts';
 import { encoderFor } from '../src/policy/inference.ts';
@@ -105,7 +105,7 @@ async function paretoLocked(o: ParetoOptions): Promise<string> {
     // validation checkpoint may come from before it reached the budget).
     const runs: MethodResult[] = [];
     for (const cell of outcomes.filter((x) => x.cell.variant === budgetName(b))) {
-      const a = loadAnyPolicy(runFiles(cell.cell.settings.out).checkpoint);
+      const a = readAnyPolicy(runFiles(cell.cell.settings.out).checkpoint);
       if (a.team.join() !== teamIds(env).join())
         throw new InputError(`${cell.cell.settings.out}: trained for team ${a.team.join(', ')}, the debate team is ${teamIds(env).join(', ')}`);
       const engine = await inferenceEngine(o.compute, a.shape, a.weights);
@@ -200,43 +200,50 @@ async function paretoLocked(o: ParetoOptions): Promise<string> {
   const markdown = [title, '', markdownTable(header, lines), '', ...notes].join('\n');
   const dir = join(o.out, 'report');
   const files = [join(dir, 'pareto.md'), join(dir, 'pareto.csv'), join(dir, 'accuracy-cost.svg')];
-  writeFileAtomic(files[0], [markdown + '\n']);
-  writeFileAtomic(files[1], [
-    csvTable(
+  const svg = await plot(rs, title);
+  // Together: a failed write (a full disk) leaves the report there as it was.
+  writeFilesAtomic([
+    [files[0], [markdown + '\n']],
+    [
+      files[1],
       [
-        'budget',
-        'method',
-        'family',
-        'n',
-        'accuracy_mean',
-        'accuracy_ci_low',
-        'accuracy_ci_high',
-        'cost_pct_mean',
-        'cost_pct_ci_low',
-        'cost_pct_ci_high',
-        'kept_edges_pct',
-        'cpp_minus_pp',
-        'cpp_minus_ci_low',
-        'cpp_minus_ci_high',
-        ...TIERS.map((t) => `tier_${t}_pct`),
+        csvTable(
+          [
+            'budget',
+            'method',
+            'family',
+            'n',
+            'accuracy_mean',
+            'accuracy_ci_low',
+            'accuracy_ci_high',
+            'cost_pct_mean',
+            'cost_pct_ci_low',
+            'cost_pct_ci_high',
+            'kept_edges_pct',
+            'cpp_minus_pp',
+            'cpp_minus_ci_low',
+            'cpp_minus_ci_high',
+            ...TIERS.map((t) => `tier_${t}_pct`),
+          ],
+          table.map((r) => [
+            r.g.budget ?? '',
+            r.g.method,
+            r.g.family,
+            r.g.runs.length,
+            r.acc.estimate,
+            num(r.acc.low),
+            num(r.acc.high),
+            r.cost.estimate,
+            num(r.cost.low),
+            num(r.cost.high),
+            r.row.keptPct,
+            ...(r.paired ? [r.paired.estimate, r.paired.low, r.paired.high] : ['', '', '']),
+            ...TIERS.map((t) => r.row.tiers[t]),
+          ]),
+        ),
       ],
-      table.map((r) => [
-        r.g.budget ?? '',
-        r.g.method,
-        r.g.family,
-        r.g.runs.length,
-        r.acc.estimate,
-        num(r.acc.low),
-        num(r.acc.high),
-        r.cost.estimate,
-        num(r.cost.low),
-        num(r.cost.high),
-        r.row.keptPct,
-        ...(r.paired ? [r.paired.estimate, r.paired.low, r.paired.high] : ['', '', '']),
-        ...TIERS.map((t) => r.row.tiers[t]),
-      ]),
-    ),
+    ],
+    [files[2], [svg]],
   ]);
-  writeFileAtomic(files[2], [await plot(rs, title)]);
   return `${markdown}\n\nwritten: ${files.join(', ')}`;
 }

@@ -11,13 +11,14 @@ import { exactKey } from '../src/env/lookupIndex.ts';
 import { RecordingStopped, type Recording } from '../src/env/record.ts';
 import type { DebateSettings } from '../src/env/settings.ts';
 import { TIERS } from '../src/env/tiers.ts';
-import { loadAnyPolicy } from '../src/policy/artifact.ts';
+import { readAnyPolicy } from '../train/checkpoint.ts';
 import type { ComputeSettings } from '../src/policy/backends.ts';
 import { inferenceEngine } from '../src/policy/createEngine.ts';
 import { encoderFor } from '../src/policy/inference.ts';
 import { closeRecording, openEnvironment, recordingLimits, recordingSummary, type RecordingOptions } from '../src/recording.ts';
 import { ensureDefaultCache } from '../src/sim/generate.ts';
 import { markdownTable, pct } from '../src/table.ts';
+import { onInterrupt } from '../src/io/interrupt.ts';
 import type { MethodResult } from '../src/env/tally.ts';
 import { fullDebate, noCommunication, randomPruning } from '../eval/baselines.ts';
 import { evaluatePolicy, policyShapeFor } from '../src/policy/evaluate.ts';
@@ -42,7 +43,7 @@ type Play = (env: Environment, questions: Question[]) => Promise<MethodResult>;
 
 async function methodOf(o: RecordOptions, cache: Cache): Promise<{ label: string; play: Play; dispose: () => void; settings: Partial<DebateSettings> }> {
   if (o.policy) {
-    const artifact = loadAnyPolicy(o.policy);
+    const artifact = readAnyPolicy(o.policy);
     const emb = await ensureEmbeddings(o.cache, cache, await encoderFor(artifact.encoder));
     const rounds = o.settings.rounds ?? artifact.shape.rounds;
     const { shape, note } = policyShapeFor(artifact, o.policy, rounds);
@@ -75,12 +76,17 @@ export async function recordJob(
   const env = openEnvironment(cache, { ...method.settings, miss: 'record', allowUnrecordedRounds: false }, o.recording);
   const recording = env.recording!;
   const questions = splitQuestions(env, o.split).questions;
+  // A stop keeps every reply journaled so far: a rerun pays for none of them again.
+  const quiet = onInterrupt({
+    say: () => [`${recordingSummary(recording)}${recording.journal ? `; journaled in ${recording.journal.file}: a rerun asks none of them again` : ''}`],
+  });
   let during: MethodResult | undefined;
   try {
     during = await method.play(env, questions);
   } catch (e) {
     if (!(e instanceof RecordingStopped)) throw e;
   } finally {
+    quiet();
     closeRecording(recording);
   }
   const after = await atModel();

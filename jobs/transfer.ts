@@ -19,7 +19,8 @@ import type { MethodResult } from '../src/env/tally.ts';
 import { RefusedError, SettingsError } from '../src/io/errors.ts';
 import { readJsonFile } from '../src/io/jsonFile.ts';
 import { withLock, withLockSync } from '../src/io/lock.ts';
-import { artifactOf, CHECKPOINT_FORMAT, loadAnyPolicy, loadCheckpoint, savePolicy, type PolicyArtifact } from '../src/policy/artifact.ts';
+import { artifactOf, CHECKPOINT_FORMAT, savePolicy, type PolicyArtifact } from '../src/policy/artifact.ts';
+import { readAnyPolicy, readCheckpoint } from '../train/checkpoint.ts';
 import type { ComputeSettings } from '../src/policy/backends.ts';
 import { behaviorInit } from '../src/policy/behavior.ts';
 import { inferenceEngine } from '../src/policy/createEngine.ts';
@@ -85,7 +86,7 @@ function trainedOn(policy: PolicyArtifact): Cache | null {
 /** Everything the job works out before it trains: the policies, the team change, the runs' settings. */
 async function transferParts(o: TransferOptions) {
   if (o.policies.length === 0) throw new SettingsError('transfer: name the trained policies with --policy (one per seed)');
-  const policies = o.policies.map(loadAnyPolicy);
+  const policies = o.policies.map((path) => readAnyPolicy(path));
   const [first] = policies;
   policies.forEach((p, i) => {
     if (p.team.join() !== first.team.join() || p.encoder !== first.encoder || JSON.stringify(p.shape) !== JSON.stringify(first.shape))
@@ -211,13 +212,13 @@ async function transferLocked(o: TransferOptions): Promise<string> {
   for (const role of ['b', 'c', 'd'] as const) {
     const runs = p.runs.filter((r) => r.role === role);
     const results: MethodResult[] = [];
-    for (const r of runs) results.push(await evaluate(artifactOf(loadCheckpoint(runFiles(r.settings.out).best)), r.seed, r.settings.out));
+    for (const r of runs) results.push(await evaluate(artifactOf(readCheckpoint(runFiles(r.settings.out).best)), r.seed, r.settings.out));
     methods.push({
       role,
       method: p.labels[role],
       runs: results,
-      trainedSteps: runs.map((r) => loadCheckpoint(runFiles(r.settings.out).checkpoint).step),
-      checkpointSteps: runs.map((r) => loadCheckpoint(runFiles(r.settings.out).best).step),
+      trainedSteps: runs.map((r) => readCheckpoint(runFiles(r.settings.out).checkpoint).step),
+      checkpointSteps: runs.map((r) => readCheckpoint(runFiles(r.settings.out).best).step),
     });
   }
   await untrained(

@@ -1,7 +1,7 @@
 // Concurrency cases (issue 16, point 6): a second writer of a run folder, a grid's folder, a job's
-// folder or a cache, started while the first writes, must be refused with an error naming the
-// first's pid, and the first must finish as if alone; a lock left by a process killed with SIGKILL
-// must be taken over by the next writer.
+// folder or a cache (generated, or embedded), started while the first writes, must be refused with
+// an error naming the first's pid, and the first must finish as if alone; a lock left by a process
+// killed with SIGKILL must be taken over by the next writer.
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { cli, copyTree, excerpt, freshDir, groupPids, killGroup, STACK_TRACE, tail, unparseable } from './harness.ts';
@@ -18,6 +18,8 @@ export interface ConcurrencyCase {
   folder: string;
   /** Before `first`: a run killed with SIGKILL once it has written `prepare.until` (an interrupted run to resume). */
   prepare?: { args: string[]; until: string };
+  /** Before `first`: a command run to its end (the input the writers share). */
+  before?: string[];
 }
 
 // Long enough for a second writer to start (Node, tsx, ONNX Runtime: seconds, many more on a loaded
@@ -27,6 +29,7 @@ const trainTwice = ['train', '--cache', INPUT.cache, '--config', INPUT.config, .
 const grid = ['ablate', '--grid', INPUT.grid, '--out', 'grid-out', '--workers', '1'];
 const job = ['main', '--cache', INPUT.cache, '--seeds', '2', '--config', INPUT.config, '--out', 'job'];
 const gen = ['cache', 'gen', '--out', 'generated', '--questions', '3000', '--seed', '5'];
+const embed = ['cache', 'embed', 'generated'];
 
 export const CONCURRENCY_CASES: ConcurrencyCase[] = [
   { name: 'two train into one --out', first: trainTwice, second: trainTwice, folder: 'run' },
@@ -40,6 +43,8 @@ export const CONCURRENCY_CASES: ConcurrencyCase[] = [
     folder: 'run',
   },
   { name: 'cache gen while another writes the cache', first: gen, second: gen, folder: 'generated' },
+  // 2,000 questions: about 15 s of embedding, long enough for the second to start beside the first.
+  { name: 'two cache embed of one cache', before: [...gen.slice(0, 5), '2000', '--seed', '6'], first: embed, second: embed, folder: 'generated' },
 ];
 
 export interface ConcurrencyResult {
@@ -95,6 +100,10 @@ export async function concurrencyCase(c: ConcurrencyCase, inputs: string): Promi
   const ws = freshDir('concurrency', slug(c.name));
   copyTree(inputs, ws);
   if (c.prepare) await killedRun(ws, c.prepare.args, c.prepare.until);
+  if (c.before) {
+    const r = await cli(c.before, { cwd: ws });
+    if (r.code !== 0) throw new Error(`${c.before.join(' ')} exited ${r.code}: ${tail(r.out, 3)}`);
+  }
   let firstPid = 0;
   let firstEnded = false;
   const folder = join(ws, c.folder);

@@ -1,5 +1,5 @@
 // What every reliability trial needs: running the command line as a user does (a child process,
-// killed with SIGKILL when asked), snapshots of a folder tree to tell what a command created or
+// killed with SIGKILL or stopped with SIGINT or SIGTERM when asked), snapshots of a folder tree to tell what a command created or
 // changed, the files a kill may leave behind (`*.tmp`, files that do not parse), and the rules that
 // say which bytes of a run may differ between an interrupted and an uninterrupted run (wall times,
 // timestamps) and why. The trials themselves are in kill.ts, corpus.ts and concurrency.ts.
@@ -26,26 +26,44 @@ export interface CliRun {
   /** stdout and stderr, interleaved as they came. */
   out: string;
   ms: number;
-  /** Killed by us (SIGKILL at `killAfterMs`) before it ended by itself. */
+  /** Killed or stopped by us (`stop`) before it ended by itself. */
   killed: boolean;
+  /** When start-up ended (`startup` of the options), ms after the spawn; undefined: not seen. */
+  startupMs?: number;
   /** Killed by us because it ran past `timeoutMs`: a hang. */
   hung: boolean;
   pid: number;
 }
 
+/**
+ * How a trial stops a command: SIGKILL to its whole process group (a lost machine, an OOM kill: its
+ * training children too), SIGINT to the group (Ctrl-C in a terminal), or SIGTERM to the command
+ * alone (a scheduler, `kill PID`).
+ */
+export type StopSignal = 'SIGKILL' | 'SIGINT' | 'SIGTERM';
+export const SIGNALS: StopSignal[] = ['SIGKILL', 'SIGINT', 'SIGTERM'];
+
 export interface CliOptions {
   cwd: string;
-  /** SIGKILL the command's whole process group (its training children too) after this many ms. */
-  killAfterMs?: number;
+  /**
+   * Send `signal` `afterMs` after start-up ended (`startup`; else after the spawn); `before` runs just
+   * before (to see what the command has written by then).
+   */
+  stop?: { signal: StopSignal; afterMs: number; before?: (out: string) => void };
+  /** The end of start-up: the first output line matching it, or the first time it returns true (polled). */
+  startup?: RegExp | (() => boolean);
   /** Called once the child runs (its pid known), e.g. to start a second writer beside it. */
   started?: (pid: number) => void;
   timeoutMs?: number;
 }
 
 /** Kill process group `pid` (the command and every child it started) with SIGKILL. */
-export function killGroup(pid: number): void {
+export const killGroup = (pid: number) => signalTo(-pid, 'SIGKILL');
+
+/** Send `signal` to process `pid` (a group: -pgid), if it is still there. */
+function signalTo(pid: number, signal: NodeJS.Signals): void {
   try {
-    process.kill(-pid, 'SIGKILL');
+    process.kill(pid, signal);
   } catch {
     // already gone
   }
@@ -67,18 +85,45 @@ export function cli(args: string[], o: CliOptions): Promise<CliRun> {
   child.stdout.on('data', (d) => (out += d));
   child.stderr.on('data', (d) => (out += d));
   let killed = false;
+  let ended = false;
   let hung = false;
+  let startupMs: number | undefined;
   const timers: NodeJS.Timeout[] = [];
-  if (o.killAfterMs !== undefined) timers.push(setTimeout(() => ((killed = true), killGroup(child.pid!)), o.killAfterMs));
+  const { stop, startup } = o;
+  const stopNow = () => {
+    if (ended || !stop) return;
+    stop.before?.(out);
+    killed = true;
+    if (stop.signal === 'SIGKILL') killGroup(child.pid!);
+    else signalTo(stop.signal === 'SIGINT' ? -child.pid! : child.pid!, stop.signal);
+  };
+  const startedUp = () => {
+    if (startupMs !== undefined) return;
+    startupMs = performance.now() - start;
+    if (stop) timers.push(setTimeout(stopNow, stop.afterMs));
+  };
+  if (startup instanceof RegExp) {
+    const seen = () => {
+      if (startup.test(out)) startedUp();
+    };
+    child.stdout.on('data', seen);
+    child.stderr.on('data', seen);
+  } else if (startup) {
+    const poll = setInterval(() => {
+      if (startup()) clearInterval(poll), startedUp();
+    }, 25);
+    timers.push(poll);
+  } else if (stop) timers.push(setTimeout(stopNow, stop.afterMs));
   timers.push(setTimeout(() => ((hung = true), killGroup(child.pid!)), o.timeoutMs ?? 600_000));
   o.started?.(child.pid!);
   return new Promise((done) =>
     child.on('close', (code, signal) => {
+      ended = true;
       for (const t of timers) clearTimeout(t);
       // The group's other members (training children) go with the kill; make sure of it when the
       // command ended by itself too (an orphan would write on).
       killGroup(child.pid!);
-      done({ args, code, signal, out, ms: performance.now() - start, killed: killed && signal === 'SIGKILL', hung, pid: child.pid! });
+      done({ args, code, signal, out, ms: performance.now() - start, killed, startupMs, hung, pid: child.pid! });
     }),
   );
 }
@@ -157,6 +202,15 @@ export function changes(before: Snapshot, after: Snapshot): string[] {
 
 /** Files of interrupted writes under `dir`: `*.tmp` (the workbench writes `<name>.<pid>.tmp`, then renames). */
 export const leftoverTemp = (dir: string): string[] => [...snapshot(dir).keys()].filter((p) => /\.tmp$/.test(p));
+
+/** Temporary files under `dir` while a command writes there (names only; files renamed meanwhile are passed over). */
+export function tempNow(dir: string): string[] {
+  try {
+    return readdirSync(dir, { recursive: true, encoding: 'utf8' }).filter((p) => /\.tmp$/.test(p));
+  } catch {
+    return []; // a folder renamed or removed while read: its temporary files, if any, are gone too
+  }
+}
 
 /** Why `text`, the content of file `name`, does not parse as its kind, or null when it does. */
 function unparseableReason(name: string, bytes: Buffer): string | null {

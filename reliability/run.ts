@@ -1,5 +1,5 @@
-// `npm run reliability [-- --trials 20 --parts kill,corpus,concurrency --commands train,main --seed S --control]`:
-// the reliability suite of issue 16. Kill -9 trials of every writing command (kill.ts), the
+// `npm run reliability [-- --trials 20 --parts kill,corpus,concurrency --commands train,main --signals SIGKILL,SIGINT --seed S --control]`:
+// the reliability suite of issues 16 and 29. Kill -9, SIGINT and SIGTERM trials of every writing command (kill.ts), the
 // malformed-input corpus (corpus.ts), the concurrency cases (concurrency.ts); prints the figures as
 // tables and writes them to results/reliability/report.{json,md} (report-<parts>.* for some parts). Exits 1 when any trial or case fails.
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -16,17 +16,22 @@ import {
   type ConcurrencyResult,
   type TakeoverResult,
 } from './concurrency.ts';
+import { diskPassed, diskTrials, diskTrialsUnavailable, type DiskTrial } from './disk.ts';
 import { CORPUS, casePassed, runCase, type CorpusResult } from './corpus.ts';
 import { NORMALISATION, REPO } from './harness.ts';
 import { makeInputs } from './inputs.ts';
-import { KILL_COMMANDS, killTrials, trialPassed, type KillTrial } from './kill.ts';
+import { KILL_COMMANDS, killTrials, PHASES, stopPassed, trialPassed, type KillTrial } from './kill.ts';
+import { SIGNALS, type StopSignal } from './harness.ts';
 import { UsageError } from '../src/io/errors.ts';
 
 /** Columns of the kill trials' table. */
 const KILL_COLUMNS = [
   'command',
+  'signal',
   'trials',
   'killed mid-run',
+  `phase (${PHASES.join(' / ')})`,
+  'exit 130/143, no lock or *.tmp, says how to continue',
   'resumed a copy',
   'identical to uninterrupted',
   'trials changing files outside',
@@ -41,20 +46,25 @@ const KILL_COLUMNS = [
 const { values: o } = parseArgs({
   options: {
     trials: { type: 'string', default: '20' },
-    parts: { type: 'string', default: 'kill,corpus,concurrency' },
+    parts: { type: 'string', default: 'kill,disk,corpus,concurrency' },
     commands: { type: 'string' },
+    signals: { type: 'string', default: SIGNALS.join(',') },
     cases: { type: 'string' }, // a regex: only the corpus and concurrency cases whose name matches
     seed: { type: 'string', default: 'reliability' },
     control: { type: 'boolean', default: false },
   },
 });
 const parts = o.parts.split(',');
-for (const p of parts) if (!['kill', 'corpus', 'concurrency'].includes(p)) throw new UsageError(`--parts: unknown part '${p}' (kill, corpus, concurrency)`);
+const PARTS = ['kill', 'disk', 'corpus', 'concurrency'];
+for (const p of parts) if (!PARTS.includes(p)) throw new UsageError(`--parts: unknown part '${p}' (${PARTS.join(', ')})`);
 const trials = Number(o.trials);
 if (!Number.isInteger(trials) || trials < 1) throw new UsageError(`--trials: a whole number of at least 1 (found ${o.trials})`);
 const commands = o.commands ? o.commands.split(',') : KILL_COMMANDS.map((c) => c.name);
 for (const c of commands)
   if (!KILL_COMMANDS.some((k) => k.name === c)) throw new UsageError(`--commands: unknown command '${c}' (${KILL_COMMANDS.map((k) => k.name).join(', ')})`);
+
+const signals = o.signals.split(',') as StopSignal[];
+for (const s of signals) if (!SIGNALS.includes(s)) throw new UsageError(`--signals: unknown signal '${s}' (${SIGNALS.join(', ')})`);
 
 const load = () =>
   loadavg()
@@ -67,7 +77,7 @@ const seconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
 
 log(`reliability suite, ${started.toISOString()}, ${cpus().length} cores, load average ${load()} (1 / 5 / 15 min)`);
 // The report's name, and inputs of its own, so that runs of different parts or commands may go side by side.
-const name = parts.length === 3 && !o.commands ? 'report' : `report-${parts.join('+')}${o.commands ? `-${o.commands.replace(/\W+/g, '-')}` : ''}`;
+const name = parts.length === PARTS.length && !o.commands ? 'report' : `report-${parts.join('+')}${o.commands ? `-${o.commands.replace(/\W+/g, '-')}` : ''}`;
 const inputs = await makeInputs(log, `inputs-${name}`);
 
 const kill: { command: string; referenceMs: number; unstable: string[]; trials: KillTrial[]; ms: number }[] = [];
@@ -81,12 +91,26 @@ if (parts.includes('kill'))
       o.seed,
       (t) =>
         log(
-          `${t.command} #${t.trial}: killed at ${seconds(t.killAtMs)}${t.killed ? '' : ' (it had finished)'}${t.copied ? ', resumed a copy' : ''}; ` +
+          `${t.command} ${t.signal} #${t.trial}: at ${seconds(t.killAtMs)} after start-up (${t.phase})` +
+            `${t.killed ? '' : ' (it had finished)'}${t.copied ? ', resumed a copy' : ''}; ` +
             (trialPassed(t) ? 'ok' : `FAILED: ${JSON.stringify({ ...t, command: undefined, trial: undefined })}`),
         ),
       o.control,
+      signals,
     );
     kill.push({ command: command.name, referenceMs: reference.ms, unstable: reference.unstable, trials: results, ms: performance.now() - start });
+  }
+
+const disk: { command: string; growth: number; trials: DiskTrial[]; ms: number }[] = [];
+const noDisk = parts.includes('disk') ? diskTrialsUnavailable() : null;
+if (noDisk) log(`disk-full trials skipped: ${noDisk}`);
+else if (parts.includes('disk'))
+  for (const command of KILL_COMMANDS.filter((c) => commands.includes(c.name) && (c.available?.() ?? true))) {
+    const start = performance.now();
+    const { growth, trials: results } = await diskTrials(command, inputs, trials, o.seed, (t) =>
+      log(`${t.command} disk full #${t.trial}: room ${Math.round(100 * t.share)}%, exit ${t.code}; ${diskPassed(t) ? 'ok' : `FAILED: ${JSON.stringify(t)}`}`),
+    );
+    disk.push({ command: command.name, growth, trials: results, ms: performance.now() - start });
   }
 
 const corpus: CorpusResult[] = [];
@@ -116,28 +140,40 @@ if (parts.includes('concurrency')) {
 const count = <T>(xs: T[], f: (x: T) => boolean) => xs.filter(f).length;
 const sections: string[] = [];
 if (kill.length) {
-  const rows = kill.map(({ command, referenceMs, trials: ts, ms }) => [
-    command,
-    ts.length,
-    count(ts, (t) => t.killed),
-    count(ts, (t) => t.copied),
-    `${count(ts, (t) => t.identical)}/${ts.length}`,
-    count(ts, (t) => t.outside.length > 0),
-    count(ts, (t) => t.unparseableAfterKill.length + t.unparseable.length > 0),
-    count(ts, (t) => t.leftoverTemp.length > 0),
-    `${count(ts, (t) => t.refusals.length > 0)} ` +
-      `(${count(ts, (t) => t.refusals.some((r) => /--force|--resume|again|rerun|start/i.test(r.said)))} say what to run)`,
-    count(ts, (t) => t.stackTrace || t.hung),
-    seconds(referenceMs),
-    seconds(ms),
-  ]);
-  sections.push(`### Kill -9 ` + `trials\n\n${markdownTable(KILL_COLUMNS, rows)}`);
+  const rows = kill.flatMap(({ command, referenceMs, trials: all, ms }) =>
+    signals.map((signal) => {
+      const ts = all.filter((t) => t.signal === signal);
+      return [
+        command,
+        signal,
+        ts.length,
+        count(ts, (t) => t.killed),
+        PHASES.map((p) => count(ts, (t) => t.phase === p)).join(' / '),
+        signal === 'SIGKILL' ? '-' : `${count(ts, (t) => !!t.stopped && stopPassed(signal, t.stopped))}/${count(ts, (t) => !!t.stopped)}`,
+        count(ts, (t) => t.copied),
+        `${count(ts, (t) => t.identical)}/${ts.length}`,
+        count(ts, (t) => t.outside.length > 0),
+        count(ts, (t) => t.unparseableAfterKill.length + t.unparseable.length > 0),
+        count(ts, (t) => t.leftoverTemp.length > 0),
+        `${count(ts, (t) => t.refusals.length > 0)} ` +
+          `(${count(ts, (t) => t.refusals.some((r) => /--force|--resume|again|rerun|start/i.test(r.said)))} say what to run)`,
+        count(ts, (t) => t.stackTrace || t.hung),
+        seconds(referenceMs),
+        seconds(ms),
+      ];
+    }),
+  );
+  sections.push(`### Kill -9, SIGINT and SIGTERM ` + `trials\n\n${markdownTable(KILL_COLUMNS, rows)}`);
   const failed = kill.flatMap((k) => k.trials.filter((t) => !trialPassed(t)));
   if (failed.length)
     sections.push(
       `Failed trials (folders kept under ` +
         `results/reliability/work/kill/):\n\n` +
-        failed.map((t) => `- ${t.command} #${t.trial} (killed at ${seconds(t.killAtMs)}${t.copied ? ', copy resumed' : ''}): ${describeTrial(t)}`).join('\n'),
+        failed
+          .map(
+            (t) => `- ${t.command} ${t.signal} #${t.trial} (at ${seconds(t.killAtMs)} after start-up${t.copied ? ', copy resumed' : ''}): ${describeTrial(t)}`,
+          )
+          .join('\n'),
     );
   const unstable = kill.filter((k) => k.unstable.length);
   if (unstable.length)
@@ -146,6 +182,48 @@ if (kill.length) {
         `${unstable.map((k) => `${k.command}: ${k.unstable.join(', ')}`).join('; ')}`,
     );
 }
+if (disk.length) {
+  const rows = disk.map(({ command, growth, trials: ts, ms }) => [
+    command,
+    ts.length,
+    `${(growth / 1024).toFixed(0)} KiB`,
+    count(ts, (t) => t.code === 1),
+    `${count(ts, (t) => t.code === 1 && t.named)}/${count(ts, (t) => t.code === 1)}`,
+    count(ts, (t) => t.code !== 0 && t.code !== 1),
+    count(ts, (t) => t.leftoverTemp.length > 0),
+    count(ts, (t) => t.unparseable.length > 0),
+    count(ts, (t) => t.outside.length > 0),
+    `${count(ts, (t) => t.identical)}/${ts.length}`,
+    count(ts, (t) => t.stackTrace),
+    seconds(ms),
+  ]);
+  sections.push(
+    `### Disk full\n\n${markdownTable(
+      [
+        'command',
+        'trials',
+        'written by a whole run',
+        'exit 1 (disk full)',
+        'names path and ENOSPC',
+        'other exit codes',
+        'trials leaving *.tmp',
+        'trials with unparseable files',
+        'trials changing files outside',
+        'identical after the rerun with room',
+        'stack traces',
+        'wall time',
+      ],
+      rows,
+    )}`,
+  );
+  const failed = disk.flatMap((d) => d.trials.filter((t) => !diskPassed(t)));
+  if (failed.length)
+    sections.push(
+      `Failed disk-full trials (folders kept under results/reliability/work/disk/):\n\n` +
+        failed.map((t) => `- ${t.command} #${t.trial} (room ${Math.round(100 * t.share)}%): ${JSON.stringify({ ...t, command: undefined })}`).join('\n'),
+    );
+}
+if (noDisk) sections.push(`Disk-full trials skipped: ${noDisk}.`);
 if (corpus.length) {
   const kinds = [...new Set(corpus.map((r) => r.kind))];
   const row = (kind: string, rs: CorpusResult[]) => [
@@ -224,6 +302,10 @@ function describeCase(r: CorpusResult): string {
 
 function describeTrial(t: KillTrial): string {
   return [
+    t.stopped &&
+      !stopPassed(t.signal, t.stopped) &&
+      `the stop: exit ${t.stopped.code}, locks left ${JSON.stringify(t.stopped.locksLeft)}, *.tmp left ${JSON.stringify(t.stopped.tempLeft)}` +
+        `${t.stopped.saidContinue ? '' : ', did not say how to continue'}`,
     !t.finished && `never finished (${t.refusals.map((r) => `${r.args}: exit ${r.code}: "${r.said}"`).join('; ')})`,
     t.differing.length && `differs in ${t.differing.slice(0, 6).join(' ')}`,
     t.outside.length && `changed outside: ${t.outside.slice(0, 6).join(' ')}`,
@@ -253,11 +335,15 @@ writeFileSync(join(dir, `${name}.md`), markdown);
 writeFileSync(
   join(dir, `${name}.json`),
   JSON.stringify(
-    { started: started.toISOString(), args: process.argv.slice(2), wallSeconds: wall / 1000, load: loadavg(), kill, corpus, concurrency, takeover },
+    { started: started.toISOString(), args: process.argv.slice(2), wallSeconds: wall / 1000, load: loadavg(), kill, disk, corpus, concurrency, takeover },
     null,
     2,
   ) + '\n',
 );
 const passed =
-  kill.every((k) => k.trials.every(trialPassed)) && corpus.every(casePassed) && concurrency.every(concurrencyPassed) && (!takeover || takeoverPassed(takeover));
+  kill.every((k) => k.trials.every(trialPassed)) &&
+  disk.every((d) => d.trials.every(diskPassed)) &&
+  corpus.every(casePassed) &&
+  concurrency.every(concurrencyPassed) &&
+  (!takeover || takeoverPassed(takeover));
 process.exitCode = passed ? 0 : 1;

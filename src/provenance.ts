@@ -10,7 +10,7 @@ import { cpus } from 'node:os';
 import { dirname, join, relative } from 'node:path';
 import { z } from 'zod';
 import { sha256File } from './cache/hash.ts';
-import { writeFileAtomic } from './io/atomic.ts';
+import { writeFileAtomic, writeFilesAtomic } from './io/atomic.ts';
 import { readJsonFile } from './io/jsonFile.ts';
 
 const require = createRequire(import.meta.url);
@@ -149,7 +149,8 @@ export async function startSession(
 
 export const readProvenance = (file: string): Provenance => readJsonFile(file, Provenance);
 
-const save = (file: string, p: Provenance) => writeFileAtomic(file, [JSON.stringify(Provenance.parse(p), null, 2) + '\n']);
+const provenanceJson = (p: Provenance) => JSON.stringify(Provenance.parse(p), null, 2) + '\n';
+const save = (file: string, p: Provenance) => writeFileAtomic(file, [provenanceJson(p)]);
 
 /**
  * A run folder's provenance: `session` is added to the file (after the earlier sessions of a
@@ -173,12 +174,14 @@ export function recordRun(file: string, session: Session, resume: boolean) {
   };
 }
 
-/** End a report's session: write `provenance.json` beside the report and add its summary to the report's Markdown file. */
+/** End a report's session: write `provenance.json` beside the report and add its summary to the report's Markdown file, together. */
 export function recordReport(dir: string, session: Session, markdownFile: string): string {
   session.ended = new Date().toISOString();
   const file = join(dir, 'provenance.json');
-  save(file, { format: 'cpp-provenance', version: 1, sessions: [session] });
-  writeFileAtomic(markdownFile, [readFileSync(markdownFile, 'utf8'), `\n${provenanceMarkdown(session)}\n`]);
+  writeFilesAtomic([
+    [file, [provenanceJson({ format: 'cpp-provenance', version: 1, sessions: [session] })]],
+    [markdownFile, [readFileSync(markdownFile, 'utf8'), `\n${provenanceMarkdown(session)}\n`]],
+  ]);
   return file;
 }
 

@@ -5,10 +5,11 @@
 // `Event` message. The messages below are the subset of TensorFlow's event.proto and summary.proto
 // that scalars need, with TensorFlow's field numbers.
 import CRC32C from 'crc-32/crc32c.js';
-import { closeSync, openSync, writeSync } from 'node:fs';
+import { closeSync, openSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import protobuf from 'protobufjs';
+import { appendWhole } from './io/atomic.ts';
 
 const root = protobuf.Root.fromJSON({
   nested: {
@@ -75,7 +76,7 @@ export function eventWriter(dir: string, resumeAt?: number): EventWriter {
   const now = () => Date.now() / 1000;
   const file = join(dir, `events.out.tfevents.${Math.floor(now())}.${hostname()}.${process.pid}`);
   const fd = openSync(file, 'a');
-  const write = (event: Record<string, unknown>) => writeSync(fd, record(Event.encode(Event.fromObject(event)).finish()));
+  const write = (event: Record<string, unknown>) => appendWhole(fd, file, record(Event.encode(Event.fromObject(event)).finish()), false);
   write({ wallTime: now(), step: 0, fileVersion: 'brain.Event:2' });
   if (resumeAt !== undefined) write({ wallTime: now(), step: resumeAt, sessionLog: { status: 'START' } });
   return {

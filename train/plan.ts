@@ -4,7 +4,8 @@
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { cacheFilePath } from '../src/cache/load.ts';
-import { loadCheckpoint, type Checkpoint } from '../src/policy/artifact.ts';
+import type { Checkpoint } from '../src/policy/artifact.ts';
+import { readCheckpoint } from './checkpoint.ts';
 import type { ComputeSettings } from '../src/policy/backends.ts';
 import { DEFAULT_CACHE } from '../src/sim/generate.ts';
 import { resolveConfig, TrainConfig } from './config.ts';
@@ -51,7 +52,7 @@ export const settingsAddedSince = (saved: Checkpoint): string[] =>
 export function finishedRun(out: string): string | undefined {
   const files = runFiles(out);
   if (!existsSync(files.checkpoint)) return undefined;
-  const saved = loadCheckpoint(files.checkpoint);
+  const saved = readCheckpoint(files.checkpoint);
   const { epochs } = runSettings(resolveConfig({ out }), saved);
   if (saved.epoch < epochs) return undefined;
   const best = saved.best
@@ -101,7 +102,7 @@ export async function computePlan(c: ComputeSettings): Promise<string> {
 /** The `train` command: the settings of its run (a resumed run's saved ones) and its plan. */
 export function trainDescription(config: TrainConfig, resume: boolean, compute: Partial<ComputeSettings>, force = false): JobDescription {
   const checkpoint = runFiles(config.out).checkpoint;
-  const settings = runSettings(config, resume && existsSync(checkpoint) ? loadCheckpoint(checkpoint) : undefined, compute);
+  const settings = runSettings(config, resume && existsSync(checkpoint) ? readCheckpoint(checkpoint) : undefined, compute);
   return { settings, plan: () => trainPlan(settings, resume, force) };
 }
 

@@ -2,10 +2,10 @@
 // JSON lines, CSV and TensorBoard scalars, checkpoints) and how its log is cut back on resume.
 // checkpoints/README.md lists every file with what writes and what reads it.
 import { stringify } from 'csv-stringify/sync';
-import { appendFileSync, existsSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
-import { writeFileAtomic } from '../src/io/atomic.ts';
+import { appendToFile, writeFileAtomic } from '../src/io/atomic.ts';
 import { TIERS, type TierCounts } from '../src/env/tiers.ts';
 import { eventWriter } from '../src/tensorboard.ts';
 import { readTextFile } from '../src/io/textFile.ts';
@@ -146,8 +146,8 @@ export function openRunLog(out: string, fromStep: number) {
       const now = Date.now();
       const line = LogLine.parse({ ...entry, time: new Date(now).toISOString(), seconds: round4((now - last) / 1000) }) as LogLine;
       last = now;
-      appendFileSync(files.jsonl, JSON.stringify(line) + '\n');
-      appendFileSync(files.csv, csvLines([line], !existsSync(files.csv) || statSync(files.csv).size === 0));
+      appendToFile(files.jsonl, JSON.stringify(line) + '\n');
+      appendToFile(files.csv, csvLines([line], !existsSync(files.csv) || statSync(files.csv).size === 0));
       events.scalars(line.step, scalarsOf(line), now / 1000);
     },
     close: () => events.close(),

@@ -1,13 +1,14 @@
 // Training runs of a job, in training processes (train/trainingProcesses.ts: two cores train two
 // runs at once): a finished run is reused, an interrupted one resumed, a failed one reported with
 // the end of its log.
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { writeFileAtomic } from '../src/io/atomic.ts';
 import { failedRuns, RefusedError } from '../src/io/errors.ts';
+import { interrupted } from '../src/io/interrupt.ts';
 import { progress } from '../src/progress.ts';
 import { withLock, withLockSync } from '../src/io/lock.ts';
-import { checkpointHead } from '../src/policy/artifact.ts';
+import { readCheckpointHead } from './checkpoint.ts';
 import { resolveConfig, runDone, type TrainConfig } from './config.ts';
 import { identityDifferences } from './identity.ts';
 import { clearRun, runFiles } from './runFolder.ts';
@@ -29,14 +30,14 @@ export interface RunStatus {
 export function runStatus(settings: Partial<TrainConfig> & { out: string }, cacheHash: string): RunStatus {
   const file = runFiles(settings.out).checkpoint;
   if (!existsSync(file)) return { action: 'start', epoch: 0, differences: [] };
-  const saved = checkpointHead(file);
+  const saved = readCheckpointHead(file);
   const differences = identityDifferences({ config: saved.config as Partial<TrainConfig>, cacheHash: saved.cacheHash }, { settings, cacheHash });
   return { action: runDone(resolveConfig(settings), saved) ? 'reuse' : 'resume', epoch: saved.epoch, differences };
 }
 
 /** A finished run of `config` in its folder (by its checkpoint's epoch and step alone: the caller knows it is its own run). */
 export const isFinished = (config: TrainConfig) =>
-  existsSync(runFiles(config.out).checkpoint) && runDone(config, checkpointHead(runFiles(config.out).checkpoint));
+  existsSync(runFiles(config.out).checkpoint) && runDone(config, readCheckpointHead(runFiles(config.out).checkpoint));
 
 /** The refusal of a run folder holding another run, naming each difference. */
 export const otherRunError = (out: string, differences: string[]) =>
@@ -77,12 +78,14 @@ export async function runTraining(
     await completeFinished(out);
     return { status: 'reused' };
   }
+  const stopping = interrupted();
+  if (stopping) throw new RefusedError(`${out}: not started: the job is stopping (${stopping})`);
   mkdirSync(out, { recursive: true });
   const settingsFile = join(out, 'settings.json');
   writeFileAtomic(settingsFile, [JSON.stringify(settings, null, 2) + '\n']);
   // train.log is the process's stderr as it comes: a kill of this job keeps what it said so far.
   const logFile = join(out, 'train.log');
-  writeFileSync(logFile, '');
+  writeFileAtomic(logFile, []);
   const processes = o.processes ?? trainingProcesses();
   try {
     return { status: 'trained', trained: await processes.train({ out, settingsFile, resume: existsSync(runFiles(out).checkpoint), logFile, onEpoch }) };

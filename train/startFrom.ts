@@ -4,15 +4,15 @@
 // feature is team member i), the same encoder, the same architecture.
 import { kebab } from '../src/io/problems.ts';
 import { SettingsError } from '../src/io/errors.ts';
-import { loadAnyPolicy } from '../src/policy/artifact.ts';
 import type { PolicyShape, Weights } from '../src/policy/model.ts';
+import { readAnyPolicy } from './checkpoint.ts';
 
 /** What a policy's weights depend on (initSamples only chose where the behavior embedding started). */
 const FITTED = ['dim', 'hidden', 'agents', 'rounds', 'behavior', 'conditioning', 'ownFeature', 'sourceFeature', 'roundFeature'] as const;
 
 /** The weights of the policy at `path`, checked against the run's shape, team and encoder (a SettingsError naming each difference). */
 export function startingWeights(path: string, shape: PolicyShape, team: string[], encoder: string): Weights {
-  const p = loadAnyPolicy(path);
+  const p = readAnyPolicy(path);
   const differ = [
     ...(p.team.join() !== team.join() ? [`its team is ${p.team.join(', ')}, the run's ${team.join(', ')} (--agents)`] : []),
     ...(p.encoder !== encoder ? [`its encoder is ${p.encoder}, the run's ${encoder} (--encoder)`] : []),

@@ -19,7 +19,8 @@ import { makeEncoder } from '../src/encoders/index.ts';
 import { addTiers, emptyTiers } from '../src/env/tiers.ts';
 import { keepAll, playDebates, type DebateResult, type KeepRule } from '../src/env/debate.ts';
 import { splitQuestions, teamIds, type Environment } from '../src/env/environment.ts';
-import { saveCheckpoint, loadCheckpoint, type Checkpoint, type TrainingState } from '../src/policy/artifact.ts';
+import { saveCheckpoint, type Checkpoint, type TrainingState } from '../src/policy/artifact.ts';
+import { readCheckpoint } from './checkpoint.ts';
 import { lockFolder } from '../src/io/lock.ts';
 import { zeroMoments } from '../src/policy/engine.ts';
 import { initWeights, type PolicyShape, type Weights } from '../src/policy/model.ts';
@@ -112,7 +113,7 @@ async function trainLocked(config: TrainConfig, o: TrainOptions): Promise<{ chec
     throw new RefusedError(
       `${config.out} already holds a run: pass --resume to continue it, --force to train it anew (its files are replaced), or choose another --out`,
     );
-  const resumed = o.resume ? loadCheckpoint(files.checkpoint) : undefined;
+  const resumed = o.resume ? readCheckpoint(files.checkpoint) : undefined;
   const say = o.log ?? ((line: string) => console.error(line));
   // A resumed run keeps its saved settings, except how it computes (engine, threads, backend) and
   // where it is (its folder now).

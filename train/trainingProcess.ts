@@ -8,7 +8,9 @@
 // its stack. Then it says how the run ended: its time split, or the error (user error or bug).
 import { dirname } from 'node:path';
 import { reportError, stackOf, userMessage } from '../src/io/errors.ts';
+import { handleInterrupts } from '../src/io/interrupt.ts';
 import { readConfigFile, resolveConfig } from './config.ts';
+import { sayRunOnStop } from './stopped.ts';
 import type { TimeSplit } from './timeSplit.ts';
 import { train } from './trainer.ts';
 
@@ -36,7 +38,12 @@ process.stderr.write = ((chunk: string | Uint8Array, ...rest: unknown[]) => {
   return true;
 }) as typeof process.stderr.write;
 
+// SIGTERM from the job (train/stopped.ts) stops the run in progress, keeping its last checkpoint, and
+// exits 143; a terminal's SIGINT (sent to the whole process group) is the job's to act on.
+handleInterrupts({ ignore: ['SIGINT'] });
+
 process.on('message', async ({ settingsFile, resume }: RunRequest) => {
+  const unsay = sayRunOnStop(dirname(settingsFile));
   try {
     // The run is the folder its settings file is in (a path saved in the file is never used to write);
     // its provenance names the run this process was asked for, as the command of a process of its own would.
@@ -47,5 +54,7 @@ process.on('message', async ({ settingsFile, resume }: RunRequest) => {
     const code = reportError(e);
     const said = userMessage(e);
     await send({ failed: said !== undefined ? { userError: said } : { bug: stackOf(e) }, code });
+  } finally {
+    unsay();
   }
 });

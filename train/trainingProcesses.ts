@@ -6,13 +6,17 @@
 // running out of memory, kill -9) takes down that process and its run only; the next run starts a
 // fresh process. A run that fails with an error of its own (a user error or a bug) is said as a
 // process of its own would say it, and its process is not reused (a bug may have left it in a
-// state no other run should start from).
+// state no other run should start from). A stop of the job (SIGINT, SIGTERM) stops the runs in
+// progress as train/stopped.ts says: the processes ignore a terminal's SIGINT, the job sends each
+// busy one SIGTERM, and each keeps its run's last checkpoint and exits 143.
 import { type ChildProcess, spawn } from 'node:child_process';
-import { appendFileSync } from 'node:fs';
 import { moduleArgs } from '../src/io/childModule.ts';
+import { appendToFile } from '../src/io/atomic.ts';
 import { UserError } from '../src/io/errors.ts';
+import { STOP_EXIT } from '../src/io/interrupt.ts';
 import { LAUNCHED_BY } from '../src/provenance.ts';
 import type { ChildFailure, RunReply, RunRequest } from './trainingProcess.ts';
+import { watchChild } from './stopped.ts';
 import type { TimeSplit } from './timeSplit.ts';
 
 /** One run for a process: its folder, settings file, and where its log goes. */
@@ -39,7 +43,11 @@ export interface TrainingProcesses {
 
 interface Running extends RunJob {
   log: string;
+  /** Whether train.log is still written: a full disk stops the copy (said once); the run's own log is its log.jsonl. */
+  logging: boolean;
   started: number;
+  /** Called when the run ends (train/stopped.ts watches the process while it trains this run). */
+  unwatch: () => void;
   resolve: (t: Trained) => void;
   reject: (e: Error) => void;
 }
@@ -60,7 +68,13 @@ export function trainingProcesses(): TrainingProcesses {
   };
   const logged = (r: Running, text: string) => {
     r.log += text;
-    appendFileSync(r.logFile, text);
+    if (r.logging)
+      try {
+        appendToFile(r.logFile, text);
+      } catch (e) {
+        r.logging = false;
+        console.error(`warning: ${(e as Error).message}`);
+      }
     for (const _ of text.matchAll(/^epoch \d+:/gm)) r.onEpoch();
   };
 
@@ -78,6 +92,7 @@ export function trainingProcesses(): TrainingProcesses {
       const r = p.run!;
       if ('log' in m) return logged(r, m.log);
       p.run = undefined;
+      r.unwatch();
       if ('done' in m) {
         r.resolve({ time: m.done, seconds: (performance.now() - r.started) / 1000 });
         hold(p, false);
@@ -92,6 +107,7 @@ export function trainingProcesses(): TrainingProcesses {
       retire(p);
       const r = p.run;
       p.run = undefined;
+      r?.unwatch();
       r?.reject(e);
     });
     // 'close', not 'exit': by then the last of its stderr has come.
@@ -99,6 +115,7 @@ export function trainingProcesses(): TrainingProcesses {
       retire(p);
       const r = p.run;
       p.run = undefined;
+      r?.unwatch();
       r?.reject(childError(r.out, r.logFile, r.log, code, signal));
     });
     return p;
@@ -115,7 +132,7 @@ export function trainingProcesses(): TrainingProcesses {
       const p = idle.pop() ?? start();
       hold(p, true);
       return new Promise<Trained>((resolve, reject) => {
-        p.run = { ...job, log: '', started: performance.now(), resolve, reject };
+        p.run = { ...job, log: '', logging: true, started: performance.now(), unwatch: watchChild(p.child, job.out), resolve, reject };
         p.child.send({ settingsFile: job.settingsFile, resume: job.resume } satisfies RunRequest);
       });
     },
@@ -135,6 +152,9 @@ export function trainingProcesses(): TrainingProcesses {
  * would exit with (1, 70), or the crashed process's (null when killed).
  */
 export function childError(out: string, logFile: string, log: string, code: number | null, signal: string | null, failure?: ChildFailure): Error {
+  const stop = Object.entries(STOP_EXIT).find(([, exit]) => exit === code)?.[0];
+  // Stopped by a signal (exit 130 or 143): it kept its last checkpoint; like a kill, not a failure of its settings.
+  if (stop) return Object.assign(new Error(`training in ${out} stopped by ${stop}: ${lastWords(log)}`), { exitCode: null });
   const failed = `training in ${out} failed (exit ${code ?? signal})`;
   if (failure && 'userError' in failure) return new UserError(`${failed}: ${failure.userError} (all of it in ${logFile})`);
   if (!failure) return Object.assign(new Error(`${failed}: ${lastWords(log)} (all of it in ${logFile})`), { exitCode: code });

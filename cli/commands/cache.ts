@@ -40,7 +40,16 @@ const gen = <T>(y: Argv<T>) =>
     async (a) => {
       const { genJob } = await import('../../jobs/cache.ts');
       console.log(
-        genJob({ out: a.out, world: a.world, questions: a.questions, seed: a.seed, adversary: a.adversary, replace: a.replace, name: a.name, force: a.force }),
+        await genJob({
+          out: a.out,
+          world: a.world,
+          questions: a.questions,
+          seed: a.seed,
+          adversary: a.adversary,
+          replace: a.replace,
+          name: a.name,
+          force: a.force,
+        }),
       );
     },
   );

@@ -10,8 +10,8 @@ export const exportCommand = command(
   async (a) => {
     const out = a.out ?? `${a.checkpoint.replace(/[^/]*$/, '')}export`;
     const { exportPolicy } = await import('../../src/policy/export.ts');
-    const { loadCheckpoint } = await import('../../src/policy/artifact.ts');
-    const { policy, onnx, spec, golden, tfjs } = await exportPolicy(loadCheckpoint(a.checkpoint), out);
+    const { readCheckpoint } = await import('../../train/checkpoint.ts');
+    const { policy, onnx, spec, golden, tfjs } = await exportPolicy(readCheckpoint(a.checkpoint), out);
     console.log(
       `wrote ${policy}, ${onnx}, ${spec} (how to build every input), ${golden} (texts, vectors and decisions to check an ` +
         `implementation against) and ${tfjs}/ (model.json, weights.bin)`,

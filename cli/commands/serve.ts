@@ -5,9 +5,17 @@ import { serveSimulator } from '../../src/endpoints/simServer.ts';
 import { ensureDefaultCache } from '../../src/sim/generate.ts';
 import { cacheOption, refuseUnused } from '../options.ts';
 import { SettingsError } from '../../src/io/errors.ts';
+import { continueWith, onInterrupt, shellWords, untilStopped } from '../../src/io/interrupt.ts';
+import { hideBin } from 'yargs/helpers';
 import { command } from './command.ts';
 
 const rate = (describe: string) => ({ type: 'number' as const, default: 0, describe });
+
+const counts = (s: Awaited<ReturnType<typeof serveSimulator>>['stats']) =>
+  `${s.attempts} requests: ${s.paid} paid, ${s.replayed} replayed for a known ` +
+  `Idempotency-Key, ${s.rateLimited} rate-limited, ${s.serverErrors} server errors, ` +
+  `${s.dropped} dropped, ${s.malformed} malformed, ${s.rejected} rejected; ${s.resolvedByKey} ` +
+  `prompts with shared texts read by their Idempotency-Key, ${s.ambiguous} left ambiguous`;
 
 export const serveCommand = command(
   (y) =>
@@ -52,17 +60,9 @@ export const serveCommand = command(
       `serving the simulator of ${cache.file} at ${server.url} (models: ` +
         `${cache.agents.map((x) => x.id).join(', ')}${key ? `; key from ${a.keyEnv}` : ''}); Ctrl-C stops`,
     );
-    await new Promise<void>((resolve) => {
-      process.once('SIGINT', resolve);
-      process.once('SIGTERM', resolve);
-    });
-    await server.close();
-    const s = server.stats;
-    console.log(
-      `${s.attempts} requests: ${s.paid} paid, ${s.replayed} replayed for a known ` +
-        `Idempotency-Key, ${s.rateLimited} rate-limited, ${s.serverErrors} server errors, ` +
-        `${s.dropped} dropped, ${s.malformed} malformed, ${s.rejected} rejected; ${s.resolvedByKey} ` +
-        `prompts with shared texts read by their Idempotency-Key, ${s.ambiguous} left ambiguous`,
-    );
+    // Ctrl-C (or SIGTERM) is how it ends (src/io/interrupt.ts): the server closes, then its counts are printed.
+    onInterrupt({ finish: () => server.close(), say: () => [counts(server.stats)] });
+    continueWith(() => `to serve again: npx cpp-workbench ${shellWords(hideBin(process.argv))}`);
+    await untilStopped();
   },
 );

@@ -6,6 +6,8 @@ import { flagSettings, kebab, trainFlags } from '../flags.ts';
 import { finishedRun, trainDescription } from '../../train/plan.ts';
 import { computeRules, planOptions, refuseUnused, runOrPlan } from '../options.ts';
 import { SettingsError } from '../../src/io/errors.ts';
+import { continueWith, shellWords } from '../../src/io/interrupt.ts';
+import { existsSync } from 'node:fs';
 import { command } from './command.ts';
 
 export const trainCommand = command(
@@ -55,6 +57,13 @@ export const trainCommand = command(
         if (finished) return console.log(finished);
         const { train } = await import('../../train/trainer.ts');
         const { runFiles } = await import('../../train/runFolder.ts');
+        // A stop keeps the last checkpoint: it says which, and that --resume continues from it.
+        (await import('../../train/stopped.ts')).sayRunOnStop(config.out);
+        continueWith(() =>
+          existsSync(runFiles(config.out).checkpoint)
+            ? `to continue: npx cpp-workbench ${shellWords(['train', '--resume', '--out', config.out, ...Object.entries(compute).flatMap(([k, v]) => [`--${kebab(k)}`, String(v)])])}`
+            : undefined,
+        );
         const { checkpoint } = await train(config, { resume: a.resume, force: a.force, compute });
         const files = runFiles(config.out);
         const best = checkpoint.best;

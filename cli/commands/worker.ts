@@ -1,7 +1,12 @@
 // `worker`: take cells of ablation grids from a Redis queue (`ablate --queue`), train them and
-// return the results (jobs/queue/worker.ts). Runs until stopped: the first SIGINT/SIGTERM lets the
-// running cells finish, a second stops at once (those cells go back to the queue).
+// return the results (jobs/queue/worker.ts). Runs until stopped (src/io/interrupt.ts): the first
+// SIGINT/SIGTERM lets the running cells finish and exits 130/143, a second stops at once (those
+// cells' training children get SIGTERM and keep their last checkpoint; the cells go back to the queue).
+import { hideBin } from 'yargs/helpers';
+import { continueWith, onInterrupt, shellWords, untilStopped } from '../../src/io/interrupt.ts';
 import { computeOf } from '../../src/policy/backends.ts';
+import { redactCredentials } from '../../src/provenance.ts';
+import { letChildrenFinish } from '../../train/stopped.ts';
 import { computeOptions, workersOption } from '../options.ts';
 import { command } from './command.ts';
 
@@ -44,13 +49,15 @@ export const workerCommand = command(
       lockSeconds: a.lockDuration,
       stalledSeconds: a.stalledInterval,
     });
-    await new Promise<void>((resolve) => {
-      const stop = () => {
-        process.once('SIGINT', () => process.exit(130)).once('SIGTERM', () => process.exit(143));
+    letChildrenFinish();
+    onInterrupt({
+      finish: () => {
         console.error(`worker ${worker.name}: stopping once the running cells finish (signal again to stop now; they go back to the queue)`);
-        void worker.close().then(resolve);
-      };
-      process.once('SIGINT', stop).once('SIGTERM', stop);
+        return worker.close();
+      },
+      say: () => [`worker ${worker.name}: stopped; its running cells finished and were returned`],
     });
+    continueWith(() => `to work again: npx cpp-workbench ${shellWords(redactCredentials(hideBin(process.argv)))}`);
+    await untilStopped();
   },
 );

@@ -1,6 +1,6 @@
 // Corpus cases of kind 'checkpoint': damaged training checkpoints (wrong width, cut tensors, NaN
-// weights, wrong types, cut files, another format) read by `eval`, `export` and `train --resume`,
-// and a pretty-printed checkpoint that must be accepted.
+// weights, wrong types, cut files, another format, damaged settings saved inside) read by `eval`,
+// `export` and `train --resume`, and a pretty-printed checkpoint that must be accepted.
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { INPUT } from '../inputs.ts';
@@ -18,6 +18,8 @@ const tensor = (name: string, edit: (t: { shape: number[]; data: string }) => { 
     const engine = c.engine as { weights: Tensors };
     return { ...c, engine: { ...engine, weights: { ...engine.weights, [name]: edit(engine.weights[name]) } } };
   });
+const saved = (edit: (s: Record<string, unknown>) => Record<string, unknown>) =>
+  checkpoint((c) => ({ ...c, config: edit(c.config as Record<string, unknown>) }));
 const CHECKPOINT_DAMAGES: { id: string; setup: (ws: string) => void; field: string }[] = [
   { id: 'wrong width (shape.hidden 32)', setup: checkpoint((c) => ({ ...c, shape: { ...(c.shape as object), hidden: 32 } })), field: 'hidden|shape|b1' },
   { id: 'half a tensor', setup: tensor('b1.Wg', (t) => ({ ...t, data: t.data.slice(0, Math.floor(t.data.length / 8) * 4) })), field: 'b1\\.Wg' },
@@ -26,6 +28,11 @@ const CHECKPOINT_DAMAGES: { id: string; setup: (ws: string) => void; field: stri
   { id: 'cut off halfway', setup: checkpoint((c) => JSON.stringify(c).slice(0, 2000)), field: '' },
   { id: 'empty', setup: checkpoint(() => ''), field: '' },
   { id: 'not a checkpoint', setup: checkpoint((c) => ({ ...c, format: 'cpp-something' })), field: 'format' },
+  // The training settings saved inside: the schema of a config file, before anything is made from them.
+  { id: 'saved settings: lr "fast"', setup: saved((s) => ({ ...s, lr: 'fast' })), field: 'config\\.lr' },
+  { id: 'saved settings: no cache', setup: saved(({ cache: _, ...s }) => s), field: 'config\\.cache' },
+  { id: 'saved settings: an unknown setting', setup: saved((s) => ({ ...s, speed: 'max' })), field: 'config\\.speed' },
+  { id: 'saved settings: rloo with one rollout', setup: saved((s) => ({ ...s, baseline: 'rloo', rollouts: 1 })), field: 'rollouts' },
 ];
 const checkpointCommands: [string, string[]][] = [
   ['eval', ['eval', '--cache', INPUT.cache, '--policy', CHECKPOINT, '--methods', 'full']],

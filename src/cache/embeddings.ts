@@ -115,11 +115,13 @@ function readStored(file: string, encoder: Encoder): { vectors: Map<string, Floa
 }
 
 /**
- * The cache's embeddings under `encoder`, computing (with a progress bar) and storing only the
- * texts without a vector. The file is rewritten atomically, with the cache folder locked (a
- * process writing it meanwhile is waited for), when a text was embedded or a vector went stale.
+ * The cache's embeddings under `encoder`, computing (with a progress bar, `batch` texts at a time)
+ * and storing only the texts without a vector. The file is rewritten atomically, with the cache
+ * folder locked (a process writing it meanwhile is waited for), when a text was embedded or a
+ * vector went stale; `locked`: the caller holds that lock already (`cache embed` holds it throughout).
  */
-export async function ensureEmbeddings(dir: string, cache: Cache, encoder: Encoder, batch = 256): Promise<Embeddings> {
+export async function ensureEmbeddings(dir: string, cache: Cache, encoder: Encoder, o: { batch?: number; locked?: boolean } = {}): Promise<Embeddings> {
+  const batch = o.batch ?? 256;
   const file = embeddingsPath(dir, encoder.id);
   const { vectors, outdated } = readStored(file, encoder);
   const keys = { questions: cache.questions.map((q) => textKey(q.text)), responses: cache.responses.map((r) => textKey(r.text)) };
@@ -140,7 +142,7 @@ export async function ensureEmbeddings(dir: string, cache: Cache, encoder: Encod
     bar.stop();
   }
   if (missing.length > 0 || stale > 0 || outdated) {
-    const unlock = await lockFolderWaiting(dir, `the ${encoder.id} embeddings`, 600);
+    const unlock = o.locked ? () => {} : await lockFolderWaiting(dir, `the ${encoder.id} embeddings`, 600);
     try {
       // Another process may have written the file meanwhile: what it stored stands (same texts, same encoder).
       for (const [k, v] of readStored(file, encoder).vectors) if (texts.has(k)) vectors.set(k, v);

@@ -7,9 +7,10 @@
 // an earlier run recorded, and an intent without its response is a call that may have been paid
 // but whose reply was lost; it is asked again with the same idempotency key.
 // The loader (load.ts) reads cache.jsonl, then this file; compaction (write.ts) folds it in.
-import { closeSync, existsSync, fstatSync, fsyncSync, ftruncateSync, mkdirSync, openSync, readSync, writeSync } from 'node:fs';
+import { closeSync, existsSync, fstatSync, fsyncSync, ftruncateSync, mkdirSync, openSync, readSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
+import { appendWhole } from '../io/atomic.ts';
 import { ResponseRecord } from './format.ts';
 
 export const JOURNAL_FILE = 'journal.jsonl';
@@ -85,15 +86,17 @@ export function openJournal(dir: string, seen: number, warn: (message: string) =
     ftruncateSync(fd, end.cleanEnd);
     fsyncSync(fd);
     warn(`${file}: cut off a torn last line (${end.size - end.cleanEnd} bytes, a write interrupted by a crash)`);
-  } else if (end.tail.trim() !== '') writeSync(fd, '\n'); // complete JSON that lost only its newline
+  } else if (end.tail.trim() !== '') appendWhole(fd, file, '\n', true); // complete JSON that lost only its newline
   return { file, fd, seen: Math.min(seen, end.torn ? end.cleanEnd : end.size) };
 }
 
-/** Append one line and fsync it: when this returns, the line survives a crash. */
+/**
+ * Append one line and fsync it: when this returns, the line survives a crash; when the disk is full,
+ * nothing of it stays (src/io/atomic.ts appendWhole) and the error names the journal.
+ */
 export function appendJournal(j: Journal, line: JournalLine): void {
   const text = JSON.stringify(line) + '\n';
-  writeSync(j.fd, text);
-  fsyncSync(j.fd);
+  appendWhole(j.fd, j.file, text, true);
   if (fstatSync(j.fd).size === j.seen + Buffer.byteLength(text)) j.seen += Buffer.byteLength(text);
 }
 

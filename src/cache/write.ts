@@ -7,7 +7,7 @@ import { AgentRecord, FIT_FILE, ExternalRecord, QuestionRecord, ResponseRecord, 
 import { journalPath } from './journal.ts';
 import { CacheError, type Cache } from './types.ts';
 import { cacheFilePath, loadCache, parseCache } from './load.ts';
-import { writeFileAtomic } from '../io/atomic.ts';
+import { writeFileAtomic, writeFileAtomicYielding } from '../io/atomic.ts';
 import { fileLines } from '../io/textFile.ts';
 import { withLockSync } from '../io/lock.ts';
 
@@ -63,6 +63,16 @@ export function writeCacheRecords(dir: string, records: Iterable<CacheLine>): Ca
   });
   return written!;
 }
+
+/** `writeCacheRecords` giving the event loop a turn after every chunk (about 1 MB), so that a stop (SIGINT) takes effect within a long write. */
+export const writeCacheRecordsYielding = (dir: string, records: Iterable<CacheLine>): Promise<void> =>
+  writeFileAtomicYielding(cacheFilePath(dir), chunked(serializeRecords(records)), checkCache(cacheFilePath(dir)));
+
+/** The check of a cache written to `tmp` for `file`: every line parses. */
+const checkCache = (file: string) => (tmp: string) => {
+  const { problems } = parseCache(fileLines(tmp), file);
+  if (problems.length) throw new CacheError(problems);
+};
 
 /** Files that belong to the cache in `dir` and go when it is replaced (--force): its record journal, import report and fitted simulator. */
 export const replacedWithCache = (dir: string) => [journalPath(dir), join(dir, 'import-report.md'), join(dir, FIT_FILE)];

@@ -10,7 +10,7 @@
 // there is reused. Every paid response is appended to the output cache's file as one line the
 // moment it arrives, so a killed debate loses nothing it paid for, and rerunning the same command
 // picks up where it stopped.
-import { closeSync, existsSync, ftruncateSync, fstatSync, openSync, readSync, writeSync } from 'node:fs';
+import { closeSync, existsSync, ftruncateSync, fstatSync, openSync, readSync } from 'node:fs';
 import { basename, resolve } from 'node:path';
 import { z } from 'zod';
 import { ANSWER_TYPES } from '../answer.ts';
@@ -22,6 +22,7 @@ import { cacheRecords, writeCacheRecords } from '../cache/write.ts';
 import { majority } from '../env/debate.ts';
 import { replyFields } from '../env/endpoint.ts';
 import { recordedResponseId, requestIds, sameRequest } from '../env/requestKey.ts';
+import { appendWhole } from '../io/atomic.ts';
 import { readJsonLines } from '../io/jsonFile.ts';
 import { loadDeployedPolicy, type Text } from '../policy/inference.ts';
 import { BudgetExceededError, type BudgetState } from './budget.ts';
@@ -209,7 +210,7 @@ export async function liveDebate(o: LiveDebateOptions): Promise<LiveDebateSummar
       };
     }
     const response = appendResponse(out, record);
-    writeSync(file, JSON.stringify(record) + '\n');
+    appendWhole(file, cacheFilePath(o.out), JSON.stringify(record) + '\n', false);
     held.set(key, response);
     return { response, paid: !copy };
   };

@@ -40,7 +40,7 @@ export const BUG_EXIT = 70;
  * An error of the operating system as Node raises it (a full disk, a permission denied): its message
  * names the call and the path (`EACCES: permission denied, mkdir '/data/runs'`), and it is not a bug.
  */
-const isSystemError = (e: unknown): e is NodeJS.ErrnoException =>
+export const isSystemError = (e: unknown): e is NodeJS.ErrnoException =>
   e instanceof Error && typeof (e as NodeJS.ErrnoException).code === 'string' && typeof (e as NodeJS.ErrnoException).syscall === 'string';
 
 /** The first line of what `e` says: why a module, a backend or a service did not load, for a message of ours. */

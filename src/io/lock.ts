@@ -25,6 +25,7 @@ import {
 import { hostname } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { z } from 'zod';
+import { writeFailed } from './atomic.ts';
 import { RefusedError, UserError } from './errors.ts';
 
 export const LOCK_FILE = '.lock';
@@ -196,8 +197,12 @@ function attemptLock(dir: string, what: string): { holder?: Holder; error: () =>
 function tryLock(file: string, content: string, dir: string): Holder | null {
   // The content goes in complete: written to a file of ours, then linked into place (link fails if a lock exists).
   const mine = `${file}.${process.pid}.tmp`;
-  writeFileSync(mine, content);
   try {
+    try {
+      writeFileSync(mine, content);
+    } catch (e) {
+      throw writeFailed(file, e, 'the folder is not locked, and nothing was written in it');
+    }
     for (let attempt = 0; attempt < 5; attempt++) {
       try {
         linkSync(mine, file);

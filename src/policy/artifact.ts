@@ -167,19 +167,28 @@ export function saveCheckpoint(path: string, c: Checkpoint): void {
   writeFileAtomic(path, [JSON.stringify(out)]);
 }
 
-/** A training checkpoint, checked (see the header); errors name the file and field. */
-export function loadCheckpoint(path: string): Checkpoint {
-  return checkpointOf(path, readJson(path));
+/**
+ * A check of the training settings a checkpoint saved (`config`), which throws an error naming the
+ * file and field: the library knows the tensors, not the trainer's settings (train/checkpoint.ts
+ * passes the check of a config file, and the jobs read checkpoints through it).
+ */
+export type SettingsCheck = (file: string, config: Record<string, unknown>) => void;
+
+/** A training checkpoint, checked (see the header; its saved settings by `settings`); errors name the file and field. */
+export function loadCheckpoint(path: string, settings?: SettingsCheck): Checkpoint {
+  return checkpointOf(path, readJson(path), settings);
 }
 
 /** What a job asks of a run folder's checkpoint (its settings, cache content, epoch): the checkpoint, checked, but its tensors left undecoded. */
-export function checkpointHead(path: string): Omit<Checkpoint, 'engine'> {
+export function checkpointHead(path: string, settings?: SettingsCheck): Omit<Checkpoint, 'engine'> {
   const { engine: _, ...head } = readAs(path, readJson(path), CHECKPOINT_FORMAT, 'a training checkpoint', CheckpointHead);
+  settings?.(path, head.config);
   return { ...head, shape: head.shape as PolicyShape };
 }
 
-function checkpointOf(path: string, json: Record<string, unknown>): Checkpoint {
+function checkpointOf(path: string, json: Record<string, unknown>, settings?: SettingsCheck): Checkpoint {
   const c = readAs(path, json, CHECKPOINT_FORMAT, 'a training checkpoint', CheckpointFile);
+  settings?.(path, c.config);
   const shape = c.shape as PolicyShape;
   if (c.best && c.best.epoch > c.epoch) throw new InputError(`${path}: best.epoch: ${c.best.epoch}, after the checkpoint's epoch ${c.epoch}`);
   const e = c.engine;
@@ -219,10 +228,10 @@ function policyOf(path: string, json: Record<string, unknown>): PolicyArtifact {
   return { ...p, format: POLICY_FORMAT, shape, weights: decodeWeights(p.weights, shape, path, 'weights') };
 }
 
-/** A policy from either an exported artifact or a training checkpoint, told apart by its parsed `format`. */
-export function loadAnyPolicy(path: string): PolicyArtifact {
+/** A policy from either an exported artifact or a training checkpoint (its saved settings checked by `settings`), told apart by its parsed `format`. */
+export function loadAnyPolicy(path: string, settings?: SettingsCheck): PolicyArtifact {
   const json = readJson(path);
-  if (json.format === CHECKPOINT_FORMAT) return artifactOf(checkpointOf(path, json));
+  if (json.format === CHECKPOINT_FORMAT) return artifactOf(checkpointOf(path, json, settings));
   if (json.format === POLICY_FORMAT) return policyOf(path, json);
   throw new InputError(
     `${path}: format: expected '${CHECKPOINT_FORMAT}' (a training checkpoint) or '${POLICY_FORMAT}' (an exported policy), found ${JSON.stringify(json.format)}`,

@@ -8,7 +8,7 @@
 // (inference.ts) never loads it.
 import { dirname, join, resolve } from 'node:path';
 import { existsSync, renameSync, rmSync } from 'node:fs';
-import { syncFolder, writeFileAtomic } from '../io/atomic.ts';
+import { removeOnExit, syncFolder, writeFileAtomic } from '../io/atomic.ts';
 import { artifactOf, savePolicy, type Checkpoint } from './artifact.ts';
 import { onnxModel, policySpec } from './contract.ts';
 import { goldenVectors } from './golden.ts';
@@ -22,12 +22,15 @@ import { deployPolicy, encoderFor } from './inference.ts';
 export async function exportPolicy(checkpoint: Checkpoint, dir: string): Promise<{ policy: string; onnx: string; spec: string; golden: string; tfjs: string }> {
   const tmp = `${dir.replace(/\/+$/, '')}.${process.pid}.tmp`;
   rmSync(tmp, { recursive: true, force: true });
+  const forget = removeOnExit(tmp); // an interrupt meanwhile leaves no half folder either
   try {
     await writeExport(checkpoint, tmp);
     syncFolder(tmp);
   } catch (e) {
     rmSync(tmp, { recursive: true, force: true });
     throw e;
+  } finally {
+    forget();
   }
   // The previous export goes aside before the new one is renamed into place, and only then is removed.
   const old = `${dir.replace(/\/+$/, '')}.${process.pid}.old.tmp`;

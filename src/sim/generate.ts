@@ -7,8 +7,8 @@ import { CACHE_FORMAT, CACHE_VERSION, type CacheLine, type QuestionRecord, type 
 import { cacheFilePath } from '../cache/load.ts';
 import { tokenCounter } from '../cache/tokens.ts';
 import { fileLines } from '../io/textFile.ts';
-import { replacedWithCache, writeCacheRecords } from '../cache/write.ts';
-import { lockFolderWaitingSync, withLockSync } from '../io/lock.ts';
+import { replacedWithCache, writeCacheRecords, writeCacheRecordsYielding } from '../cache/write.ts';
+import { lockFolderWaitingSync, withLock } from '../io/lock.ts';
 import { candidateOrder } from '../env/actions.ts';
 import { progress } from '../progress.ts';
 import { assignSplits } from '../cache/splits.ts';
@@ -124,27 +124,39 @@ function* questionResponses(
 
 /**
  * Write a simulated world to `dir`, with a progress bar and the folder locked; checked before it is
- * renamed into place. A folder holding a cache is an error unless `force`: then the cache is
- * replaced, and the record journal and import report of the replaced one go first (they belong to
- * it; its embeddings stay, matched by text).
+ * renamed into place, and a stop (SIGINT, SIGTERM) meanwhile leaves the folder as it was. A folder
+ * holding a cache is an error unless `force`: then the cache is replaced, and the record journal
+ * and import report of the replaced one go once it is (they belong to it; its embeddings stay,
+ * matched by text).
  */
-export function generateCache(dir: string, world: Partial<WorldConfig>, name: string, force = false): void {
-  withLockSync(dir, 'a cache (cache gen)', () => {
+export async function generateCache(dir: string, world: Partial<WorldConfig>, name: string, force = false): Promise<void> {
+  await withLock(dir, 'a cache (cache gen)', async () => {
     if (existsSync(cacheFilePath(dir)) && !force)
       throw new RefusedError(`${dir} already holds a cache (${cacheFilePath(dir)}): pass --force to replace it, or choose another --out`);
-    if (force) for (const f of replacedWithCache(dir)) rmSync(f, { force: true });
-    writeWorld(dir, world, name);
+    const replaced = existsSync(cacheFilePath(dir)) ? replacedWithCache(dir) : [];
+    await writeWorld(dir, world, name, writeCacheRecordsYielding);
+    for (const f of replaced) rmSync(f, { force: true });
   });
 }
 
-/** Write the world's cache.jsonl (the caller holds the folder's lock). */
-function writeWorld(dir: string, world: Partial<WorldConfig>, name: string): void {
+/** Write the world's cache.jsonl with `write`, at once or giving the event loop turns (the caller holds the folder's lock). */
+function writeWorld<T extends void | Promise<void>>(
+  dir: string,
+  world: Partial<WorldConfig>,
+  name: string,
+  write: (dir: string, lines: Iterable<CacheLine>) => T,
+): T {
   const bar = progress(`generate ${name}`, world.questions ?? WorldConfig.shape.questions.parse(undefined));
-  writeCacheRecords(
-    dir,
-    generateWorld(world, name, (done, total) => bar.update(done, total)),
-  );
-  bar.stop();
+  let written: T | undefined;
+  try {
+    written = write(
+      dir,
+      generateWorld(world, name, (done, total) => bar.update(done, total)),
+    );
+    return written instanceof Promise ? (written.finally(() => bar.stop()) as T) : written;
+  } finally {
+    if (!(written instanceof Promise)) bar.stop();
+  }
 }
 
 /** Where the default simulated world lives. */
@@ -180,7 +192,9 @@ export function ensureDefaultCache(dir: string): void {
     console.error(
       `no cache at ${dir}: generating the ${known.name === 'default-sim' ? 'default simulated world' : 'simulated world with the adversary'} there`,
     );
-    writeWorld(dir, known.world, known.name);
+    writeWorld(dir, known.world, known.name, (d, lines) => {
+      writeCacheRecords(d, lines);
+    });
   } finally {
     unlock();
   }

@@ -1,6 +1,6 @@
 // Embeddings are keyed by the hash of their text under their encoder: an edited or regenerated text
 // gets a vector of its own, never a stale one; `cache validate` checks the stored vectors.
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
@@ -11,6 +11,7 @@ import { loadCache } from '../../src/cache/load.ts';
 import { formatIssue, validateCache } from '../../src/cache/validate.ts';
 import { writeCacheRecords } from '../../src/cache/write.ts';
 import { makeEncoder } from '../../src/encoders/index.ts';
+import { killHolder, lockHolder } from '../fixtures/lockHolder.ts';
 import { tinyRecords } from '../fixtures/tinyWorld.ts';
 
 /** The tiny cache with `edit` applied, written to a new folder. */
@@ -45,9 +46,9 @@ describe('embeddings', () => {
 
   it('a cache regenerated over an embedded folder gets its vectors recomputed by cache embed', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'cpp-emb-'));
-    genJob({ out: dir, questions: 12, seed: 1, name: 'w' });
+    await genJob({ out: dir, questions: 12, seed: 1, name: 'w' });
     await embedJob(dir, 'bof');
-    genJob({ out: dir, questions: 12, seed: 2, name: 'w', force: true });
+    await genJob({ out: dir, questions: 12, seed: 2, name: 'w', force: true });
     const bof = await makeEncoder('bof');
     const cache = loadCache(dir);
     const texts = [...cache.questions.map((q) => q.text), ...cache.responses.map((r) => r.text)];
@@ -64,6 +65,19 @@ describe('embeddings', () => {
     expect(new Set(stored())).toEqual(fresh);
     const e = await ensureEmbeddings(dir, cache, bof);
     expect(e.responses[5]).toEqual((await bof.encode([cache.responses[5].text]))[0]);
+  }, 60_000);
+
+  it('cache embed holds the cache lock throughout: beside another writer of the cache it is refused, naming it (was: both ran to the end)', async () => {
+    const dir = cacheOf();
+    const holder = await lockHolder(dir);
+    try {
+      await expect(embedJob(dir, 'bof')).rejects.toThrow(`${dir} is being written by another process (a test holder: pid ${holder.pid} on `);
+      expect(existsSync(join(dir, 'embeddings'))).toBe(false);
+    } finally {
+      await killHolder(holder);
+    }
+    await embedJob(dir, 'bof'); // the lock of the killed holder is taken over
+    expect(readdirSync(dir).sort()).toEqual(['cache.jsonl', 'embeddings']);
   }, 60_000);
 
   it('cache validate reads the embeddings: wrong dimension, a value that is not finite, two vectors for one text', async () => {

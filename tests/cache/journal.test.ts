@@ -1,7 +1,11 @@
 import { appendFileSync, copyFileSync, existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { clearFault, fault } from '../fixtures/fsFaults.ts';
+
+// A full disk, injected where a test sets `fault` (node:fs is otherwise itself).
+vi.mock('node:fs', async (original) => (await import('../fixtures/fsFaults.ts')).faultyFs(await original()));
 import { appendJournal, journalPath, openJournal, closeJournal } from '../../src/cache/journal.ts';
 import { CacheError } from '../../src/cache/types.ts';
 import { applyJournal, cacheFilePath, loadCache, parseCache } from '../../src/cache/load.ts';
@@ -26,6 +30,8 @@ const quiet = () => {};
 // Every recipient keeps its own response and, seeded per question and round, each peer half the time.
 const someEdges: KeepRule = (d, n) =>
   Array.from({ length: n }, (_, i) => Array.from({ length: n }, (_, j) => j === 0 || (d.q * 7 + d.round * 3 + i * 5 + j) % 4 < 2));
+
+afterEach(clearFault);
 
 describe('the record journal', () => {
   it('a torn last line is dropped with a warning and cut off by the next writer; a line missing only its newline is kept', () => {
@@ -53,6 +59,24 @@ describe('the record journal', () => {
     appendJournal(j2, response('q1z', 'q1', 'a3', 2, 'A', 2, ['q1a1'], 'q1a3'));
     closeJournal(j2);
     expect(loadCache(dir, quiet).responses.length).toBe(handRecords().filter((r) => r.type === 'response').length + 2);
+  });
+
+  it('a reply that a full disk cuts short is cut off again: the journal ends with its last whole line, the error names it; the next append goes in', () => {
+    const dir = handDir();
+    const j = openJournal(dir, 0, quiet);
+    const first = response('q1x', 'q1', 'a1', 2, 'B', 4, ['q1a2'], 'q1a1');
+    appendJournal(j, first);
+    closeJournal(j);
+    Object.assign(fault, { path: /journal\.jsonl$/, code: 'ENOSPC', room: 20 });
+    const full = openJournal(dir, 0, quiet); // opened on a disk with 20 bytes left
+    const second = response('q1y', 'q1', 'a1', 2, 'C', 4, ['q1a3'], 'q1a1');
+    expect(() => appendJournal(full, second)).toThrow(`${journalPath(dir)}: not written: no space left on device (ENOSPC); it ends with its last whole line`);
+    expect(readFileSync(journalPath(dir), 'utf8')).toBe(line(first));
+    clearFault();
+    appendJournal(full, second);
+    closeJournal(full);
+    expect(readFileSync(journalPath(dir), 'utf8')).toBe(line(first) + line(second));
+    expect(loadCache(dir, quiet).responseIndex.has('q1y')).toBe(true);
   });
 
   it('a broken line inside the journal is an error naming file, line and field; validate sees it', () => {

@@ -18,16 +18,16 @@ import { handRecords } from '../fixtures/handCache.ts';
 import { cli } from '../fixtures/cli.ts';
 import { METHOD } from '../fixtures/method.ts';
 
-function smallWorld(): string {
+async function smallWorld(): Promise<string> {
   const dir = join(mkdtempSync(join(tmpdir(), 'cpp-fidelity-')), 'cache');
-  generateCache(dir, { questions: 48, round1Samples: 2, randomTrajectories: 1 }, 'small-sim');
+  await generateCache(dir, { questions: 48, round1Samples: 2, randomTrajectories: 1 }, 'small-sim');
   return dir;
 }
 
 describe('fidelity', () => {
   it('the record replay answers every context the cache lacks from the simulator, ' +
     'never from an approximate tier, and leaves the cache on disk alone', async () => {
-    const dir = smallWorld();
+    const dir = await smallWorld();
     const cache = loadCache(dir);
     const before = cache.responses.length;
     const env = recordEnvironment(cache, {}, simulatorEndpoint(cache));
@@ -45,7 +45,7 @@ describe('fidelity', () => {
   }, 120_000);
 
   it('runs every method under miss = model and miss = record and prints the table, tau and the round-2 bias', async () => {
-    const dir = smallWorld();
+    const dir = await smallWorld();
     const run = join(dir, '..', 'policy');
     await train(resolveConfig({ ...METHOD, cache: dir, out: run, epochs: 1, batchSize: 8, hidden: 16, engine: 'onnx' }), { log: () => {} });
     const out = join(dir, '..', 'report');

@@ -28,20 +28,20 @@ describe('cache import', () => {
     expect(loadCache(out).questions).toHaveLength(100);
   }, 60_000);
 
-  it('a folder holding a cache is replaced only with force (an imported cache by cache gen too)', () => {
+  it('a folder holding a cache is replaced only with force (an imported cache by cache gen too)', async () => {
     const out = join(mkdtempSync(join(tmpdir(), 'cpp-import-')), 'algebra');
     importJob(options(out, { 'gpt-3.5-turbo': { in: 0.5, out: 1.5 } }));
     const imported = readFileSync(cacheFilePath(out), 'utf8');
     expect(() => importJob(options(out, { 'gpt-3.5-turbo': { in: 1, out: 2 } }))).toThrow(
       `${out} already holds a cache (${cacheFilePath(out)}): pass --force to replace it, or choose another --out`,
     );
-    expect(() => genJob({ out, questions: 10, name: 'w' })).toThrow(
+    await expect(genJob({ out, questions: 10, name: 'w' })).rejects.toThrow(
       `${out} already holds a cache (${cacheFilePath(out)}): pass --force to replace it, or choose another --out`,
     );
     expect(readFileSync(cacheFilePath(out), 'utf8')).toBe(imported);
     importJob({ ...options(out, { 'gpt-3.5-turbo': { in: 1, out: 2 } }), force: true });
     expect(loadCache(out).agents[0].priceIn).toBe(1e-6);
-    genJob({ out, questions: 10, name: 'w', force: true });
+    await genJob({ out, questions: 10, name: 'w', force: true });
     expect(loadCache(out).header.source).toBe('simulator');
     expect(existsSync(join(out, 'import-report.md'))).toBe(false); // it described the replaced cache
   }, 60_000);
@@ -53,7 +53,7 @@ describe('cache import', () => {
       expect(() => importJob(options(out, { 'gpt-3.5-turbo': { in: 0.5, out: 1.5 } }))).toThrow(
         `${out} is being written by another process (a test holder: pid ${holder.pid} on `,
       );
-      expect(() => genJob({ out, questions: 10, name: 'w' })).toThrow(`pid ${holder.pid}`);
+      await expect(genJob({ out, questions: 10, name: 'w' })).rejects.toThrow(`pid ${holder.pid}`);
       expect(readdirSync(out)).toEqual(['.lock']);
     } finally {
       await killHolder(holder);

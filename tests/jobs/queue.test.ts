@@ -376,7 +376,8 @@ describe('a grid on a queue', () => {
     const second = ablate();
     expect(await second.exited).toBe(1); // the broken cells failed
     b.proc.kill('SIGTERM');
-    expect(await b.exited).toBe(0);
+    expect(await b.exited).toBe(143); // stopped by SIGTERM, once its running cells (none) finished
+    expect(b.stderr()).toMatch(/worker \S+: stopped; its running cells finished and were returned\nto work again: npx cpp-workbench worker /);
 
     // The restarted coordinator reused what the first one collected, untouched.
     expect(second.stderr()).toContain(`4 cells, ${collected.length} in the results folder already`);

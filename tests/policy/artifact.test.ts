@@ -6,29 +6,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { artifactOf, loadAnyPolicy, loadCheckpoint, loadPolicy, saveCheckpoint, savePolicy, type Checkpoint } from '../../src/policy/artifact.ts';
-import { zeroMoments } from '../../src/policy/engine.ts';
 import { exportPolicy } from '../../src/policy/export.ts';
 import { initWeights, type PolicyShape } from '../../src/policy/model.ts';
-import { TINY } from '../fixtures/gradientCheck.ts';
-
-const shape: PolicyShape = { ...TINY, dim: 8, hidden: 4, rounds: 2 };
-
-function checkpoint(): Checkpoint {
-  const weights = initWeights(shape, '0');
-  return {
-    format: 'cpp-checkpoint',
-    version: 1,
-    config: { seed: 0 },
-    shape,
-    team: ['a1', 'a2', 'a3'],
-    encoder: 'bof-8',
-    epoch: 2,
-    step: 6,
-    baseline: [0, 0],
-    best: { epoch: 1, accuracy: 0.5, costPct: 80 },
-    engine: { step: 6, weights, m: zeroMoments(weights), v: zeroMoments(weights) },
-  };
-}
+import { zeroMoments } from '../../src/policy/engine.ts';
+import { checkpoint, shape } from '../fixtures/checkpoint.ts';
 
 /** A saved checkpoint's JSON, changed by `edit`, written to a file of its own. */
 // biome-ignore lint/suspicious/noExplicitAny: edits reach into any nested field of a saved checkpoint

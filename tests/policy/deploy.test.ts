@@ -29,7 +29,7 @@ describe('the deployable export', () => {
   const config = resolveConfig({ ...METHOD, cache: join(dir, 'world'), out: join(dir, 'run'), epochs: 1, hidden: 16, batchSize: 16 });
   const exportDir = join(dir, 'checkpoints/k0/export');
   beforeAll(async () => {
-    generateCache(config.cache, { questions: 40 }, 'small'); // team atlas, sage, brisk
+    await generateCache(config.cache, { questions: 40 }, 'small'); // team atlas, sage, brisk
     await train(config, { log: () => {} });
     await exportPolicy(loadCheckpoint(runFiles(config.out).best), exportDir);
   }, 120_000);

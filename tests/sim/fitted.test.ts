@@ -1,7 +1,7 @@
 // The simulator fitted to a recorded cache (src/sim/fitted.ts, fitFile.ts, fittedEndpoint.ts): the
 // fit, its endpoint, its checks, and active recording on imported DyLAN MATH records with it as the
 // endpoint.
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -21,6 +21,7 @@ import { generateWorld } from '../../src/sim/generate.ts';
 import { resolveConfig } from '../../train/config.ts';
 import { dylanMathDir } from '../fixtures/dylanMath.ts';
 import { mathImport } from '../fixtures/duLayout.ts';
+import { killHolder, lockHolder } from '../fixtures/lockHolder.ts';
 import { METHOD } from '../fixtures/method.ts';
 
 // DyLAN's MATH debates, committed as fixtures (tests/fixtures/dylan-math/).
@@ -121,6 +122,17 @@ describe('a simulator fitted to a recorded cache', () => {
 
     expect(() => fitJob(dir, { seed: 0 })).toThrow(`${fitPath(dir)} exists: pass --force`);
   });
+
+  it('cache fit holds the cache lock: beside another writer of the cache it is refused, naming it, and writes nothing', async () => {
+    const other = recordedWorld(4);
+    const holder = await lockHolder(other);
+    try {
+      expect(() => fitJob(other, { seed: 0 })).toThrow(`${other} is being written by another process (a test holder: pid ${holder.pid} on `);
+      expect(existsSync(fitPath(other))).toBe(false);
+    } finally {
+      await killHolder(holder);
+    }
+  }, 60_000);
 });
 
 describe('active recording on imported DyLAN MATH records, the fitted simulator answering', () => {

@@ -90,9 +90,9 @@ describe('simulated world', () => {
     expect(() => simulatorEndpoint(cacheFromRecords(records))).toThrow(/earlier simulator .*latentSd, atlas\.slip, sage\.slip, brisk\.slip/);
   });
 
-  it("tells a cache of today's default world from another world", () => {
+  it("tells a cache of today's default world from another world", async () => {
     const dir = mkdtempSync(join(tmpdir(), 'sim-'));
-    generateCache(dir, { questions: 3 }, 'small');
+    await generateCache(dir, { questions: 3 }, 'small');
     expect(holdsWorld(dir)).toBe(false);
     const same = mkdtempSync(join(tmpdir(), 'sim-'));
     writeCacheRecords(same, [...generateWorld({}, 'default-sim')].slice(0, 5)); // today's header and a few lines

@@ -1,0 +1,80 @@
+// SIGINT (Ctrl-C) and SIGTERM (a scheduler, `kill`): a long command stops cleanly. The first signal
+// runs what the command registered to finish first (a job forwards it to its training children and
+// waits for them; a queue worker lets its running cells end), then says what was saved and the exact
+// command that continues, and exits 130 (SIGINT) or 143 (SIGTERM), as a shell reports a process
+// killed by the signal. Locks are released and this process's temporary files removed at exit
+// (lock.ts, atomic.ts). A second signal exits at once. Every file is written atomically or appended
+// whole, so stopping at any turn of the event loop leaves nothing half-written; a synchronous write
+// in progress (generating or importing a cache) ends first, since a signal is handled between turns.
+
+export type StopSignal = 'SIGINT' | 'SIGTERM';
+
+/** The exit status of a process stopped by `signal`: 128 + its number. */
+export const STOP_EXIT: Record<StopSignal, number> = { SIGINT: 130, SIGTERM: 143 };
+
+/** What a command registers: work to finish before the process exits, and what to say once it has. */
+export interface Stop {
+  /** Awaited before the process exits (a second signal exits at once). */
+  finish?: (signal: StopSignal) => Promise<unknown> | undefined;
+  /** Lines saying what was saved (run at exit, after every finish). */
+  say?: () => string[];
+}
+
+const stops = new Set<Stop>();
+let stopping: StopSignal | undefined;
+/** The line saying how to continue: a command's own (continueWith), else the default of handleInterrupts (the same command again). */
+let continuing: () => string | undefined = () => undefined;
+let again: () => string | undefined = () => undefined;
+
+/** Register `stop` while a command runs; returns the call that removes it. */
+export function onInterrupt(stop: Stop): () => void {
+  stops.add(stop);
+  return () => stops.delete(stop);
+}
+
+/** The signal the process is stopping on, if any: work not started yet should not start. */
+export const interrupted = (): StopSignal | undefined => stopping;
+
+/** The line that says how to continue after a stop (`to continue: npx cpp-workbench train --resume ...`); undefined: the default. */
+export function continueWith(line: () => string | undefined): void {
+  continuing = line;
+}
+
+/** Never settles: a command that ended (or failed) because it was interrupted waits here for the stop to exit. */
+export const untilStopped = (): Promise<never> => new Promise(() => {});
+
+/**
+ * Stop on SIGINT and SIGTERM as the header says, printing with `print`; `again`: the line saying how
+ * to continue unless the command says another; `ignore`: signals left to the parent (a training
+ * child of a job: a terminal's Ctrl-C reaches the whole process group, and the job forwards SIGTERM
+ * to its children when it stops them).
+ */
+export function handleInterrupts(o: { print?: (line: string) => void; again?: () => string; ignore?: StopSignal[] } = {}): void {
+  const print = o.print ?? console.error;
+  const ignore = o.ignore ?? [];
+  if (o.again) again = o.again;
+  for (const signal of ['SIGINT', 'SIGTERM'] as const)
+    process.on(signal, () => {
+      if (ignore.includes(signal)) return;
+      if (stopping) process.exit(STOP_EXIT[stopping]); // the second signal: at once
+      stopping = signal;
+      void stop(signal, print);
+    });
+}
+
+async function stop(signal: StopSignal, print: (line: string) => void): Promise<void> {
+  print(`\n${signal === 'SIGINT' ? 'interrupted (SIGINT)' : 'stopped by SIGTERM'}: stopping (signal again to stop at once)`);
+  await Promise.allSettled([...stops].map(async (s) => s.finish?.(signal)));
+  for (const s of stops)
+    try {
+      for (const line of s.say?.() ?? []) print(line);
+    } catch (e) {
+      print(`(what was saved cannot be said: ${(e as Error).message})`);
+    }
+  const next = continuing() ?? again();
+  if (next) print(next);
+  process.exit(STOP_EXIT[signal]);
+}
+
+/** Words as a POSIX shell reads them back: quoted where they hold anything but plain characters. */
+export const shellWords = (words: string[]) => words.map((w) => (/^[\w@%+=:,./-]+$/.test(w) ? w : `'${w.replace(/'/g, `'\\''`)}'`)).join(' ');

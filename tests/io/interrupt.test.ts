@@ -1,0 +1,47 @@
+// SIGINT and SIGTERM (src/io/interrupt.ts): the first signal finishes what the command registered,
+// says what was saved and how to continue, exits 130 or 143; the lock is released and the temporary
+// file removed; a second signal exits at once. (The commands: tests/train/stopped.test.ts.)
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { describe, expect, it } from 'vitest';
+
+const SCRIPT = resolve(import.meta.dirname, '../fixtures/interruptible.ts');
+
+/** Run the fixture with a stop of `finishMs`, send `signals` (one every 300 ms) once it is ready; its exit code and stderr. */
+function interrupted(finishMs: number, signals: NodeJS.Signals[]): Promise<{ code: number | null; err: string; dir: string }> {
+  const dir = mkdtempSync(join(tmpdir(), 'cpp-stop-'));
+  const child = spawn(process.execPath, ['--import', 'tsx', SCRIPT, dir, String(finishMs)], { stdio: ['ignore', 'pipe', 'pipe'] });
+  let err = '';
+  child.stderr.on('data', (d: Buffer) => (err += d.toString()));
+  child.stdout.on('data', (d: Buffer) => {
+    if (d.toString().includes('ready')) signals.forEach((s, i) => setTimeout(() => child.kill(s), 300 * i));
+  });
+  return new Promise((done) => child.on('close', (code) => done({ code, err, dir })));
+}
+
+describe('a stop by signal', () => {
+  it.each([
+    ['SIGINT', 130, 'interrupted (SIGINT)'],
+    ['SIGTERM', 143, 'stopped by SIGTERM'],
+  ] as const)(
+    '%s: finishes, says what was saved and how to continue, exits %i; no lock or temporary file is left',
+    async (signal, code, first) => {
+      const r = await interrupted(200, [signal]);
+      expect(r.err.trim().split('\n')).toEqual([`${first}: stopping (signal again to stop at once)`, 'saved: what was finished', 'to continue: run it again']);
+      expect(r.code).toBe(code);
+      expect(readdirSync(r.dir)).toEqual([]);
+    },
+    60_000,
+  );
+
+  it('a second signal exits at once, releasing the lock and removing the temporary file all the same', async () => {
+    const started = Date.now();
+    const r = await interrupted(60_000, ['SIGINT', 'SIGINT']);
+    expect(Date.now() - started).toBeLessThan(50_000);
+    expect(r.err).not.toContain('saved:');
+    expect(r.code).toBe(130);
+    expect(readdirSync(r.dir)).toEqual([]);
+  }, 60_000);
+});
