@@ -24,7 +24,7 @@ import { readConfigFile, resolveConfig, rewardSettingsOf } from '../train/config
 import { expandGrid, GridFile, runGrid } from '../train/grid.ts';
 import { parseSettings } from '../src/io/problems.ts';
 import { runFiles } from '../train/runFolder.ts';
-import { costFloor } from '../train/trainer.ts';
+import { costFloor } from '../train/budget.ts';
 import type { MethodResult } from '../src/env/tally.ts';
 import { fullDebate, randomPruning } from '../eval/baselines.ts';
 import { consistencyBest, consistencyFuse } from '../eval/consistency.ts';

@@ -7,6 +7,7 @@
 import { z } from 'zod';
 import { InputError } from '../src/io/errors.ts';
 import { formatProblem, zodProblems } from '../src/io/problems.ts';
+import type { PolicyShape } from '../src/policy/model.ts';
 import { type Checkpoint, checkpointHead, loadAnyPolicy, loadCheckpoint, type PolicyArtifact } from '../src/policy/artifact.ts';
 import { resolveConfig, TrainConfig } from './config.ts';
 
@@ -51,3 +52,18 @@ export const readAnyPolicy = (path: string): PolicyArtifact => loadAnyPolicy(pat
 
 /** A run folder's checkpoint without its tensors (what a job asks to reuse or resume a run), its saved settings checked. */
 export const readCheckpointHead = (path: string): Omit<Checkpoint, 'engine'> => checkpointHead(path, checkSavedSettings);
+
+/** A checkpoint to resume must fit the run its settings make on this cache: shape, encoder, team, baseline state. */
+export function checkResumed(file: string, c: Checkpoint, shape: PolicyShape, encoder: string, team: string[], baseline: number): void {
+  const differ = [
+    ...(['dim', 'hidden', 'agents', 'rounds'] as const)
+      .filter((k) => c.shape[k] !== shape[k])
+      .map((k) => `shape.${k} ${c.shape[k]}, the run's settings on this cache give ${shape[k]}`),
+    ...(c.encoder !== encoder ? [`encoder ${c.encoder}, the run's settings give ${encoder}`] : []),
+    ...(c.team.join() !== team.join() ? [`team ${c.team.join(', ')}, the run's settings give ${team.join(', ')}`] : []),
+    ...(c.baseline.length !== baseline
+      ? [`baseline holds ${c.baseline.length} values, the ${String(c.config.baseline ?? 'running')} baseline of this run needs ${baseline}`]
+      : []),
+  ];
+  if (differ.length) throw new InputError(`${file}: does not fit its own run: ${differ.join('; ')}`);
+}

@@ -17,10 +17,11 @@ import { cacheFilePath, loadCache } from '../src/cache/load.ts';
 import { writeFileAtomic } from '../src/io/atomic.ts';
 import { makeEncoder } from '../src/encoders/index.ts';
 import { addTiers, emptyTiers } from '../src/env/tiers.ts';
-import { keepAll, playDebates, type DebateResult, type KeepRule } from '../src/env/debate.ts';
+import { keepAll, playDebates, type DebateResult } from '../src/env/debate.ts';
 import { splitQuestions, teamIds, type Environment } from '../src/env/environment.ts';
 import { saveCheckpoint, type Checkpoint, type TrainingState } from '../src/policy/artifact.ts';
-import { readCheckpoint } from './checkpoint.ts';
+import { checkResumed, readCheckpoint } from './checkpoint.ts';
+import { checkTarget } from './budget.ts';
 import { lockFolder } from '../src/io/lock.ts';
 import { zeroMoments } from '../src/policy/engine.ts';
 import { initWeights, type PolicyShape, type Weights } from '../src/policy/model.ts';
@@ -44,7 +45,7 @@ import { checkTrainingData } from './smallData.ts';
 import { architectureOf, debateSettingsOf, rewardSettingsOf, runDone, type TrainConfig } from './config.ts';
 import { startingWeights } from './startFrom.ts';
 import { testTracer } from './trace.ts';
-import { InputError, RefusedError, SettingsError } from '../src/io/errors.ts';
+import { RefusedError } from '../src/io/errors.ts';
 import { phaseClock, splitLine, type TimeSplit } from './timeSplit.ts';
 
 interface Setup {
@@ -375,21 +376,6 @@ async function trainLocked(config: TrainConfig, o: TrainOptions): Promise<{ chec
   return { checkpoint, setup: s, time };
 }
 
-/** A checkpoint to resume must fit the run its settings make on this cache: shape, encoder, team, baseline state. */
-function checkResumed(file: string, c: Checkpoint, shape: PolicyShape, encoder: string, team: string[], baseline: number): void {
-  const differ = [
-    ...(['dim', 'hidden', 'agents', 'rounds'] as const)
-      .filter((k) => c.shape[k] !== shape[k])
-      .map((k) => `shape.${k} ${c.shape[k]}, the run's settings on this cache give ${shape[k]}`),
-    ...(c.encoder !== encoder ? [`encoder ${c.encoder}, the run's settings give ${encoder}`] : []),
-    ...(c.team.join() !== team.join() ? [`team ${c.team.join(', ')}, the run's settings give ${team.join(', ')}`] : []),
-    ...(c.baseline.length !== baseline
-      ? [`baseline holds ${c.baseline.length} values, the ${String(c.config.baseline ?? 'running')} baseline of this run needs ${baseline}`]
-      : []),
-  ];
-  if (differ.length) throw new InputError(`${file}: does not fit its own run: ${differ.join('; ')}`);
-}
-
 /** Training never leaves a debate out: a miss under miss = signature is an error naming the question. */
 function replayable(results: DebateResult[], cache: Cache, what: string): DebateResult[] {
   const missed = results.find((d) => d.missed);
@@ -401,21 +387,3 @@ const unreplayable = (what: string, question: string, why: string) => new Error(
 
 const costRatioOf = (results: DebateResult[], fullCost: Map<number, number>) =>
   results.reduce((s, d) => s + d.cost, 0) / results.reduce((s, d) => s + fullCost.get(d.q)!, 0);
-
-const keepNone: KeepRule = (_d, n) => Array.from({ length: n }, () => new Array<boolean>(n).fill(false));
-
-/** Cost of pruning every edge as a fraction of Full-Debate's on `questions`: the lowest target a budget can have. */
-export async function costFloor(env: Environment, questions: number[]): Promise<number> {
-  const total = async (rule: KeepRule) => (await playDebates(env, questions, rule)).reduce((s, d) => s + d.cost, 0);
-  return (await total(keepNone)) / (await total(keepAll));
-}
-
-/** A target below the cost of pruning every edge cannot be met: say so before training. */
-export async function checkTarget(target: number, env: Environment, questions: number[]): Promise<void> {
-  const floor = await costFloor(env, questions);
-  if (target < floor)
-    throw new SettingsError(
-      `setting targetCost: ${target} is below ${floor.toFixed(3)}, the cost of pruning every edge on the train ` +
-        `split of ${env.cache.file} (round-1 answers and every reply's own tokens are paid whatever is pruned)`,
-    );
-}
