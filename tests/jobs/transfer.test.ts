@@ -43,8 +43,8 @@ describe('transfer on a simulated world with one agent replaced', () => {
   const world = { out: join(dir, 'world'), questions: 120, name: 'small' };
 
   it("starts the newcomer's embedding from its validation responses, fine-tunes and trains from scratch, and compares the five ways on test", async () => {
-    genJob(world);
-    genJob({ ...world, out: join(dir, 'stronger'), replace: { agent: 'brisk', ability: 'stronger' } });
+    await genJob(world);
+    await genJob({ ...world, out: join(dir, 'stronger'), replace: { agent: 'brisk', ability: 'stronger' } });
     const policy = await oldPolicy({ ...SMALL, cache: world.out, out: join(dir, 'old') });
     const out = join(dir, 'job');
     const printed = await transferJob(options(policy, join(dir, 'stronger'), out));

@@ -22,7 +22,7 @@ const compute = { engine: 'onnx' as const, threads: 1, backend: 'cpu' as const }
 async function twoCacheGrid(seeds: number) {
   const dir = mkdtempSync(join(tmpdir(), 'cpp-warm-'));
   writeTinyCache(join(dir, 'tiny'));
-  generateCache(join(dir, 'sim'), { questions: 40, round1Samples: 2, randomTrajectories: 1 }, 'small-sim');
+  await generateCache(join(dir, 'sim'), { questions: 40, round1Samples: 2, randomTrajectories: 1 }, 'small-sim');
   // Embeddings made beforehand: the first run of either kind would otherwise say it computes them.
   for (const c of ['tiny', 'sim']) await ensureEmbeddings(join(dir, c), loadCache(join(dir, c)), await makeEncoder('bof'));
   const grid = GridFile.parse({
