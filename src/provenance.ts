@@ -12,6 +12,7 @@ import { z } from 'zod';
 import { sha256File } from './cache/hash.ts';
 import { writeFileAtomic, writeFilesAtomic } from './io/atomic.ts';
 import { readJsonFile } from './io/jsonFile.ts';
+import { redactCredentials } from './io/interrupt.ts';
 
 const require = createRequire(import.meta.url);
 /** The repository (or installed package) root: where the code that runs lives, from its sources or from dist/. */
@@ -114,12 +115,6 @@ function runtimeVersions(): Record<string, string> {
   }
   return versions;
 }
-
-/**
- * A command line as provenance keeps it: credentials in URLs (`redis://:pass@host`,
- * `https://user:key@host`) become `***`, so no run folder or report holds a password.
- */
-export const redactCredentials = (args: string[]) => args.map((a) => a.replace(/([a-z][a-z0-9+.-]*:\/\/)[^/@\s]*@/gi, '$1***@'));
 
 /** Environment variable through which a parent job passes its command line to training children. */
 export const LAUNCHED_BY = 'CPP_WORKBENCH_LAUNCHED_BY';

@@ -39,7 +39,8 @@ let watching = false;
 export function watchChild(child: ChildProcess, out: string): () => void {
   if (!watching) {
     watching = true;
-    onInterrupt({ finish: () => (forward ? stopChildren() : undefined), say: () => [...runs].map(savedRun) });
+    // A worker's cells end or go back to the queue (its own line says so); a job's runs say where they stand.
+    onInterrupt({ finish: () => (forward ? stopChildren() : undefined), say: () => (forward ? [...runs].map(savedRun) : []) });
     // Exiting otherwise (a second signal, an error): no child trains on without its job.
     process.on('exit', () => {
       for (const c of live.keys()) c.kill('SIGTERM');

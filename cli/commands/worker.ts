@@ -3,9 +3,8 @@
 // SIGINT/SIGTERM lets the running cells finish and exits 130/143, a second stops at once (those
 // cells' training children get SIGTERM and keep their last checkpoint; the cells go back to the queue).
 import { hideBin } from 'yargs/helpers';
-import { continueWith, onInterrupt, shellWords, untilStopped } from '../../src/io/interrupt.ts';
+import { continueWith, onInterrupt, redactCredentials, shellWords, untilStopped } from '../../src/io/interrupt.ts';
 import { computeOf } from '../../src/policy/backends.ts';
-import { redactCredentials } from '../../src/provenance.ts';
 import { letChildrenFinish } from '../../train/stopped.ts';
 import { computeOptions, workersOption } from '../options.ts';
 import { command } from './command.ts';
