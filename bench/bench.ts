@@ -84,7 +84,8 @@ if (wanted('load')) {
       `
     const { loadCache } = await import('./src/cache/load.ts');
     const t = performance.now(); const cpu = process.cpuUsage(); const c = loadCache('${BIG}'); const used = process.cpuUsage(cpu);
-    console.log(JSON.stringify({ ms: performance.now() - t, cpuMs: (used.user + used.system) / 1000, questions: c.questions.length, responses: c.responses.length }));
+    const cpuMs = (used.user + used.system) / 1000;
+    console.log(JSON.stringify({ ms: performance.now() - t, cpuMs, questions: c.questions.length, responses: c.responses.length }));
   `,
     ],
     { encoding: 'utf8' },

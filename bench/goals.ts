@@ -47,7 +47,8 @@ export function goalTable(): string {
       `| ${f.label} | ${show(f.value, f.unit)} | ${f.goal ? verdict(f.value, f.unit, f.goal).replace(/^goal /, '') : '-'} | ${f.load.toFixed(1)} | ${f.note} |`,
   );
   return [
-    `Figures beside their goals (${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC, ${cpu[0].model}, ${cpu.length} cores, Node ${process.version}):`,
+    `Figures beside their goals (${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC, ` +
+      `${cpu[0].model}, ${cpu.length} cores, Node ${process.version}):`,
     '',
     '| figure | measured | goal | load (1 min) | note |',
     '| --- | ---: | --- | ---: | --- |',

@@ -133,7 +133,8 @@ export function benchImport(): void {
     console.log(`\nDyLAN import (cpp-workbench cache import --format du), 44 files (the 7 recorded ones under other names), ${problems} questions:`);
     const note = `${problems} questions; CPU ${run.cpuSeconds.toFixed(1)} s`;
     console.log(
-      `  ${run.seconds.toFixed(1)} s (CPU ${run.cpuSeconds.toFixed(1)} s)  ${beside('DyLAN import, 44 files: time', run.seconds, 's', { limit: 18, atMost: true }, note)}`,
+      `  ${run.seconds.toFixed(1)} s (CPU ${run.cpuSeconds.toFixed(1)} s)  ` +
+        beside('DyLAN import, 44 files: time', run.seconds, 's', { limit: 18, atMost: true }, note),
     );
     console.log(`  peak memory ${run.peakMB.toFixed(0)} MB  ${beside('DyLAN import, 44 files: peak memory', run.peakMB, 'MB', { limit: 450, atMost: true })}`);
   });

@@ -72,7 +72,10 @@ function claims(c: TransferComparison, scratchGain: number): string[] {
     const pct = (100 * x.step) / c.scratchSteps;
     const verdict = x.role === 'b' ? `; claim, within ${GOALS.stepsPct}% (${steps(budget)} steps): ${pct <= GOALS.stepsPct ? 'met' : 'missed'}` : '';
     const already = x.step === 0 ? ' (its start, (a), already does)' : '';
-    return `- ${name} reaches (d)'s accuracy on the test trace at step ${x.step}${already} (mean over seeds), ${pct.toFixed(0)}% of (d)'s ${steps(c.scratchSteps)} steps${verdict}.`;
+    return (
+      `- ${name} reaches (d)'s accuracy on the test trace at step ${x.step}${already} (mean over seeds), ` +
+      `${pct.toFixed(0)}% of (d)'s ${steps(c.scratchSteps)} steps${verdict}.`
+    );
   });
   return [retained, ...lines];
 }

@@ -98,7 +98,8 @@ async function transferParts(o: TransferOptions) {
   if (new Set(seeds).size !== seeds.length) throw new SettingsError(`--policy: two policies of seed ${seeds.find((s, i) => seeds.indexOf(s) !== i)}`);
   if (first.shape.behavior !== 'mean')
     throw new SettingsError(
-      `${o.policies[0]}: behavior ${first.shape.behavior}: transfer starts the newcomer's behavior embedding from its validation responses, as the method starts every member's (behavior mean)`,
+      `${o.policies[0]}: behavior ${first.shape.behavior}: transfer starts the newcomer's behavior embedding from its validation ` +
+        "responses, as the method starts every member's (behavior mean)",
     );
   const old = trainedOn(first);
   const cache = loadCache(o.cache);
@@ -150,7 +151,10 @@ async function transferParts(o: TransferOptions) {
 
 const startFile = (out: string, seed: number) => join(out, 'start', `seed-${seed}.json`);
 
-/** The newcomer's start: each policy with its row of the behavior embedding from the newcomer's validation responses (same seed and samples as the policy's own start). */
+/**
+ * The newcomer's start: each policy with its row of the behavior embedding from the newcomer's
+ * validation responses (same seed and samples as the policy's own start).
+ */
 function startPolicies(o: TransferOptions, p: Awaited<ReturnType<typeof transferParts>>, emb: Embeddings): PolicyArtifact[] {
   const newcomer = p.cache.agents.findIndex((a) => a.id === p.change.newcomer.id);
   return p.policies.map((policy, i) => {
@@ -246,7 +250,10 @@ async function transferLocked(o: TransferOptions): Promise<string> {
   return [transferMarkdown(comparison, title), ...notes, `runs: ${reused}`, `written: ${files.join(', ')}`].join('\n\n');
 }
 
-/** Test questions of the new cache that the old policy trained or chose its checkpoint on (the same id and text in its cache's train or validation split): said, since they favour (a), (b), (c) and (e). */
+/**
+ * Test questions of the new cache that the old policy trained or chose its checkpoint on (the same id
+ * and text in its cache's train or validation split): said, since they favour (a), (b), (c) and (e).
+ */
 function leakNote(old: Cache | null, cache: Cache): string[] {
   if (!old) return ["the cache the policies trained on is not readable here: whether they saw the new cache's test questions is not checked"];
   const seen = new Set(old.questions.filter((q) => q.split !== 'test').map((q) => `${q.id}\0${q.text}`));

@@ -61,6 +61,7 @@ export function presetNotes(preset: PresetName | undefined, file: Partial<TrainC
     .filter(([k, v]) => p[k] !== undefined && JSON.stringify(p[k]) !== JSON.stringify(v))
     .map(
       ([k, v]) =>
-        `${k in flags ? `--${kebab(k)} ${JSON.stringify(v)}` : `${k} ${JSON.stringify(v)} of ${fileName}`} overrides ${k} ${JSON.stringify(p[k])} of preset ${preset}`,
+        `${k in flags ? `--${kebab(k)} ${JSON.stringify(v)}` : `${k} ${JSON.stringify(v)} of ${fileName}`} ` +
+        `overrides ${k} ${JSON.stringify(p[k])} of preset ${preset}`,
     );
 }

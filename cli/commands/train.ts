@@ -59,9 +59,10 @@ export const trainCommand = command(
         const { runFiles } = await import('../../train/runFolder.ts');
         // A stop keeps the last checkpoint: it says which, and that --resume continues from it.
         (await import('../../train/stopped.ts')).sayRunOnStop(config.out);
+        const computeWords = Object.entries(compute).flatMap(([k, v]) => [`--${kebab(k)}`, String(v)]);
         continueWith(() =>
           existsSync(runFiles(config.out).checkpoint)
-            ? `to continue: npx cpp-workbench ${shellWords(['train', '--resume', '--out', config.out, ...Object.entries(compute).flatMap(([k, v]) => [`--${kebab(k)}`, String(v)])])}`
+            ? `to continue: npx cpp-workbench ${shellWords(['train', '--resume', '--out', config.out, ...computeWords])}`
             : undefined,
         );
         const { checkpoint } = await train(config, { resume: a.resume, force: a.force, compute });

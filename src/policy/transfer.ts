@@ -56,7 +56,8 @@ export function teamChange(team: string[], oldAgents: Agent[] | null, newAgents:
   const left = gone.map((id) => member({ id, model: modelOf(id) }));
   throw say(
     `the policy's team (${team.map((id) => member({ id, model: modelOf(id) })).join(', ')}) and the new cache's agents ` +
-      `(${newAgents.map(member).join(', ')}) differ in ${gone.length === 0 ? 'no member' : `${left.join(', ')} left, ${arrivals.map(member).join(', ') || 'none'} arrived`}: ` +
+      `(${newAgents.map(member).join(', ')}) differ in ` +
+      `${gone.length === 0 ? 'no member' : `${left.join(', ')} left, ${arrivals.map(member).join(', ') || 'none'} arrived`}: ` +
       'transfer compares teams that differ in one member (name it with --replace OLD=NEW when the new cache has more agents)',
   );
 }
