@@ -14,7 +14,7 @@ import { NO_FAULTS, serveSimulator, type Faults } from '../../src/endpoints/simS
 import { DU_PROMPTS } from '../../src/endpoints/team.ts';
 import { tokenCounter } from '../../src/cache/tokens.ts';
 import { exportPolicy } from '../../src/policy/export.ts';
-import { essence, inProcess, KEY, KEY_ENV, worldRecords, writeTeam } from '../fixtures/endpoints.ts';
+import { essence, inProcess, KEY, KEY_ENV, requestOf, worldRecords, writeTeam } from '../fixtures/endpoints.ts';
 import { untrainedCheckpoint } from '../fixtures/untrainedPolicy.ts';
 
 const root = resolve(import.meta.dirname, '../..');
@@ -61,15 +61,7 @@ async function withServer<T>(faults: Partial<Faults>, run: (url: string, stats: 
 async function expectSimulatorReplies(out: Cache) {
   const simulator = inProcess(sim);
   for (const r of out.responses) {
-    const request = {
-      cache: out,
-      question: out.questions[r.q],
-      agent: out.agents[r.a],
-      round: r.round,
-      context: r.ctx.map((c) => out.responses[c]),
-      prev: r.prevIndex >= 0 ? out.responses[r.prevIndex] : null,
-      sample: r.sample,
-    };
+    const request = requestOf(out, r);
     expect(essence(r), r.id).toEqual(essence(await simulator(request)));
   }
 }

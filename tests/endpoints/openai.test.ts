@@ -14,21 +14,13 @@ import { NO_FAULTS, serveSimulator, type Outcome } from '../../src/endpoints/sim
 import { DU_PROMPTS } from '../../src/endpoints/team.ts';
 import { loadTeamEndpoints } from '../../src/endpoints/teamEndpoints.ts';
 import type { EndpointRequest } from '../../src/env/endpoint.ts';
-import { essence, inProcess, KEY, KEY_ENV, worldCache, writeTeam } from '../fixtures/endpoints.ts';
+import { essence, inProcess, KEY, KEY_ENV, requestOf, worldCache, writeTeam } from '../fixtures/endpoints.ts';
 
 const env = { [KEY_ENV]: KEY };
 let cache: Cache;
 
 /** The request that produced a cache response (its context, previous response and sample). */
-const requestOf = (r: Response): EndpointRequest => ({
-  cache,
-  question: cache.questions[r.q],
-  agent: cache.agents[r.a],
-  round: r.round,
-  context: r.ctx.map((c) => cache.responses[c]),
-  prev: r.prevIndex >= 0 ? cache.responses[r.prevIndex] : null,
-  sample: r.sample,
-});
+const requestOfCache = (r: Response): EndpointRequest => requestOf(cache, r);
 
 beforeAll(() => {
   cache = worldCache();
@@ -66,7 +58,7 @@ describe('openai endpoint against serve with faults', () => {
         .filter((_, k) => k % 17 === 0)
         .slice(0, 10);
       const revisions = cache.responses.filter((r) => r.round > 1).slice(0, 90);
-      const requests = [...round1, ...revisions].map(requestOf);
+      const requests = [...round1, ...revisions].map(requestOfCache);
       expect(requests).toHaveLength(100);
       const simulator = inProcess(cache);
       const replies = await Promise.all(requests.map((r) => team.respond(r)));
@@ -103,7 +95,7 @@ describe('openai endpoint against serve with faults', () => {
       const requests = cache.responses
         .filter((r) => r.round === 2)
         .slice(0, 8)
-        .map(requestOf);
+        .map(requestOfCache);
       const outcomes = [];
       for (const r of requests)
         outcomes.push(
@@ -127,7 +119,7 @@ describe('openai endpoint against serve with faults', () => {
     try {
       const maxUsd = 0.3;
       const team = loadTeamEndpoints(writeTeam(mkdtempSync(join(tmpdir(), 'cpp-openai-')), cache, server.url, { budget: { maxUsd } }), cache, {}, env);
-      const requests = cache.responses.filter((r) => r.round === 2).map(requestOf);
+      const requests = cache.responses.filter((r) => r.round === 2).map(requestOfCache);
       let spent = 0;
       let refusal: Error | undefined;
       for (const r of requests) {

@@ -24,7 +24,7 @@ import { defaultCompute } from '../../src/policy/backends.ts';
 import { resolveConfig } from '../../train/config.ts';
 import { train } from '../../train/trainer.ts';
 import { sparseWorld } from '../fixtures/sparseWorld.ts';
-import { essence, inProcess, KEY, KEY_ENV, worldRecords, writeTeam } from '../fixtures/endpoints.ts';
+import { essence, inProcess, KEY, KEY_ENV, requestOf, worldRecords, writeTeam } from '../fixtures/endpoints.ts';
 import { METHOD } from '../fixtures/method.ts';
 
 const quiet = () => {};
@@ -36,15 +36,7 @@ async function expectSimulatorReplies(cache: Cache, sim: Cache) {
   const simulator = inProcess(sim);
   const recorded = cache.responses.filter((r) => r.id.startsWith('rec/'));
   for (const r of recorded) {
-    const request = {
-      cache,
-      question: cache.questions[r.q],
-      agent: cache.agents[r.a],
-      round: r.round,
-      context: r.ctx.map((c) => cache.responses[c]),
-      prev: r.prevIndex >= 0 ? cache.responses[r.prevIndex] : null,
-      sample: r.sample,
-    };
+    const request = requestOf(cache, r);
     expect(essence(r), r.id).toEqual(essence(await simulator(request)));
   }
   return recorded.length;

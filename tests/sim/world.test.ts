@@ -18,6 +18,7 @@ import { agentLatent, gaussian, questionLatent, simulatorEndpoint } from '../../
 import { independentAnswer, WorldConfig, worldAgents } from '../../src/sim/world.ts';
 import { dylanMathFiles } from '../fixtures/dylanMath.ts';
 import { mathImport } from '../fixtures/duLayout.ts';
+import { requestOf } from '../fixtures/endpoints.ts';
 
 const text = (config: object) => [...chunked(serializeRecords(generateWorld(config)))].join('');
 const sumOfSquares = (p: number[]) => p.reduce((s, x) => s + x * x, 0);
@@ -132,15 +133,7 @@ describe('simulated world', () => {
     const cache = cacheFromRecords([...generateWorld({ questions: 10, round1Samples: 1 })]);
     const endpoint = simulatorEndpoint(cache);
     for (const r of cache.responses.filter((x) => x.round > 1).slice(0, 20)) {
-      const reply = await endpoint.respond({
-        cache,
-        question: cache.questions[r.q],
-        agent: cache.agents[r.a],
-        round: r.round,
-        context: r.ctx.map((c) => cache.responses[c]),
-        prev: r.prevIndex >= 0 ? cache.responses[r.prevIndex] : null,
-        sample: r.sample,
-      });
+      const reply = await endpoint.respond(requestOf(cache, r));
       expect(reply).toEqual({ text: r.text, answer: r.answer, inTokens: r.inTokens, outTokens: r.outTokens, meta: r.meta });
     }
   });
