@@ -78,6 +78,14 @@ export function trainingProcesses(): TrainingProcesses {
     for (const _ of text.matchAll(/^epoch \d+:/gm)) r.onEpoch();
   };
 
+  /** The run `p` was training, now over: no longer the process's, nor watched for a stop. */
+  const endRun = (p: Process) => {
+    const r = p.run;
+    p.run = undefined;
+    r?.unwatch();
+    return r;
+  };
+
   function start(): Process {
     // Its provenance names the job (main, ablate, worker) that started it.
     const child = spawn(process.execPath, moduleArgs(import.meta.url, './trainingProcess'), {
@@ -89,10 +97,8 @@ export function trainingProcesses(): TrainingProcesses {
     // What Node itself writes (a crash's last words) comes on the real stderr: the run's log, or this job's between runs.
     child.stderr!.on('data', (chunk: Buffer) => (p.run ? logged(p.run, chunk.toString()) : process.stderr.write(chunk)));
     child.on('message', (m: RunReply) => {
-      const r = p.run!;
-      if ('log' in m) return logged(r, m.log);
-      p.run = undefined;
-      r.unwatch();
+      if ('log' in m) return logged(p.run!, m.log);
+      const r = endRun(p)!;
       if ('done' in m) {
         r.resolve({ time: m.done, seconds: (performance.now() - r.started) / 1000 });
         hold(p, false);
@@ -105,17 +111,12 @@ export function trainingProcesses(): TrainingProcesses {
     child.on('error', (e) => {
       // It could not be started (or signalled): the run fails with that error.
       retire(p);
-      const r = p.run;
-      p.run = undefined;
-      r?.unwatch();
-      r?.reject(e);
+      endRun(p)?.reject(e);
     });
     // 'close', not 'exit': by then the last of its stderr has come.
     child.on('close', (code, signal) => {
       retire(p);
-      const r = p.run;
-      p.run = undefined;
-      r?.unwatch();
+      const r = endRun(p);
       r?.reject(childError(r.out, r.logFile, r.log, code, signal));
     });
     return p;
