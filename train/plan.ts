@@ -5,10 +5,10 @@ import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { cacheFilePath } from '../src/cache/load.ts';
 import type { Checkpoint } from '../src/policy/artifact.ts';
-import { readCheckpoint } from './checkpoint.ts';
+import { readCheckpointHead } from './checkpoint.ts';
 import type { ComputeSettings } from '../src/policy/backends.ts';
 import { DEFAULT_CACHE } from '../src/sim/generate.ts';
-import { resolveConfig, TrainConfig } from './config.ts';
+import { resolveConfig, runDone, TrainConfig } from './config.ts';
 import { runFiles } from './runFolder.ts';
 import { runContentHashes } from './identity.ts';
 import { runStatus } from './runs.ts';
@@ -25,7 +25,7 @@ export interface JobDescription {
  * their defaults), except how it computes and where it is: its folder is where it is now, never a
  * path saved inside it (a copied or moved run writes only into itself).
  */
-export function runSettings(config: TrainConfig, resumed: Checkpoint | undefined, compute: Partial<ComputeSettings> = {}): TrainConfig {
+export function runSettings(config: TrainConfig, resumed: Pick<Checkpoint, 'config'> | undefined, compute: Partial<ComputeSettings> = {}): TrainConfig {
   if (!resumed) return config;
   try {
     return resolveConfig(resumed.config as Partial<TrainConfig>, compute, { out: config.out });
@@ -52,9 +52,10 @@ export const settingsAddedSince = (saved: Checkpoint): string[] =>
 export function finishedRun(out: string): string | undefined {
   const files = runFiles(out);
   if (!existsSync(files.checkpoint)) return undefined;
-  const saved = readCheckpoint(files.checkpoint);
-  const { epochs } = runSettings(resolveConfig({ out }), saved);
-  if (saved.epoch < epochs) return undefined;
+  const saved = readCheckpointHead(files.checkpoint);
+  const settings = runSettings(resolveConfig({ out }), saved);
+  if (!runDone(settings, saved)) return undefined;
+  const { epochs } = settings;
   const best = saved.best
     ? `best validation epoch ${saved.best.epoch}: accuracy ${(100 * saved.best.accuracy).toFixed(1)}%, cost ${saved.best.costPct.toFixed(1)}% (${files.best})`
     : 'no validation';
@@ -102,7 +103,7 @@ export async function computePlan(c: ComputeSettings): Promise<string> {
 /** The `train` command: the settings of its run (a resumed run's saved ones) and its plan. */
 export function trainDescription(config: TrainConfig, resume: boolean, compute: Partial<ComputeSettings>, force = false): JobDescription {
   const checkpoint = runFiles(config.out).checkpoint;
-  const settings = runSettings(config, resume && existsSync(checkpoint) ? readCheckpoint(checkpoint) : undefined, compute);
+  const settings = runSettings(config, resume && existsSync(checkpoint) ? readCheckpointHead(checkpoint) : undefined, compute);
   return { settings, plan: () => trainPlan(settings, resume, force) };
 }
 

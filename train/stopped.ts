@@ -7,7 +7,7 @@
 import type { ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { onInterrupt } from '../src/io/interrupt.ts';
-import { readCheckpoint } from './checkpoint.ts';
+import { readCheckpointHead } from './checkpoint.ts';
 import { resolveConfig, runDone, type TrainConfig } from './config.ts';
 import { runFiles } from './runFolder.ts';
 
@@ -15,9 +15,10 @@ import { runFiles } from './runFolder.ts';
 export function savedRun(out: string): string {
   const file = runFiles(out).checkpoint;
   if (!existsSync(file)) return `${out}: no checkpoint yet (stopped before the first): the run starts anew`;
-  const c = readCheckpoint(file);
-  const epochs = resolveConfig(c.config as Partial<TrainConfig>).epochs;
-  if (runDone(resolveConfig(c.config as Partial<TrainConfig>), c)) return `${out}: finished (epoch ${c.epoch} of ${epochs})`;
+  const c = readCheckpointHead(file);
+  const config = resolveConfig(c.config as Partial<TrainConfig>);
+  const { epochs } = config;
+  if (runDone(config, c)) return `${out}: finished (epoch ${c.epoch} of ${epochs})`;
   if (c.epoch === 0) return `${out}: saved its first checkpoint, before epoch 1 of ${epochs}; training starts there`;
   const best = c.best ? `; best.json: epoch ${c.best.epoch}` : '';
   return `${out}: saved the checkpoint of epoch ${c.epoch} of ${epochs}${best}; the epoch in progress is trained again`;
