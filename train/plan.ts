@@ -5,7 +5,7 @@ import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { cacheFilePath } from '../src/cache/load.ts';
 import type { Checkpoint } from '../src/policy/artifact.ts';
-import { readCheckpointHead } from './checkpoint.ts';
+import { readCheckpoint, readCheckpointHead } from './checkpoint.ts';
 import type { ComputeSettings } from '../src/policy/backends.ts';
 import { DEFAULT_CACHE } from '../src/sim/generate.ts';
 import { resolveConfig, runDone, TrainConfig } from './config.ts';
@@ -52,7 +52,9 @@ export const settingsAddedSince = (saved: Checkpoint): string[] =>
 export function finishedRun(out: string): string | undefined {
   const files = runFiles(out);
   if (!existsSync(files.checkpoint)) return undefined;
-  const saved = readCheckpointHead(files.checkpoint);
+  // The whole checkpoint, tensors checked: `--resume` must refuse a damaged one (a width its
+  // tensors do not have, a NaN weight) rather than call it finished and leave it in use.
+  const saved = readCheckpoint(files.checkpoint);
   const settings = runSettings(resolveConfig({ out }), saved);
   if (!runDone(settings, saved)) return undefined;
   const { epochs } = settings;
