@@ -8,7 +8,7 @@ import { hideBin } from 'yargs/helpers';
 import { addCommands } from './commands/command.ts';
 import { commands } from './commands/index.ts';
 import { reportError, SettingsError } from '../src/io/errors.ts';
-import { handleInterrupts, interrupted, redactCredentials, shellWords, untilStopped } from '../src/io/interrupt.ts';
+import { commandFinished, handleInterrupts, interrupted, redactCredentials, shellWords, untilStopped } from '../src/io/interrupt.ts';
 import { commandTable, namedCommand, unknownCommand, unknownFlags } from './usage.ts';
 
 export const BIN = 'cpp-workbench';
@@ -75,3 +75,4 @@ try {
   process.exit(reportError(e));
 }
 if (interrupted()) await untilStopped();
+await commandFinished();

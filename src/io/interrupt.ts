@@ -5,7 +5,8 @@
 // killed by the signal. Locks are released and this process's temporary files removed at exit
 // (lock.ts, atomic.ts). A second signal exits at once. Every file is written atomically or appended
 // whole, so stopping at any turn of the event loop leaves nothing half-written; a synchronous write
-// in progress (generating or importing a cache) ends first, since a signal is handled between turns.
+// in progress (generating or importing a cache) ends first, since a signal is handled between turns;
+// one that arrives in a command's last such stretch is said once the command is done (exit 0).
 
 export type StopSignal = 'SIGINT' | 'SIGTERM';
 
@@ -22,6 +23,7 @@ export interface Stop {
 
 const stops = new Set<Stop>();
 let stopping: StopSignal | undefined;
+let finished = false;
 /** The line saying how to continue: a command's own (continueWith), else the default of handleInterrupts (the same command again). */
 let continuing: () => string | undefined = () => undefined;
 let again: () => string | undefined = () => undefined;
@@ -38,6 +40,19 @@ export const interrupted = (): StopSignal | undefined => stopping;
 /** The line that says how to continue after a stop (`to continue: npx cpp-workbench train --resume ...`); undefined: the default. */
 export function continueWith(line: () => string | undefined): void {
   continuing = line;
+}
+
+/**
+ * Called when a command has done all its work. A signal that arrived during its last synchronous
+ * stretch (embedding, a cache's check before its rename, an import) is handled only at the next turn
+ * of the event loop, and Node, with nothing left to do, would exit 0 before it: give it that turn so
+ * it is said, not lost.
+ */
+export async function commandFinished(): Promise<void> {
+  finished = true;
+  // Two turns: the first may run in the check phase of the turn in progress, before any poll for
+  // the signal; the second runs after the next turn's poll, where a pending signal is handled.
+  for (let turn = 0; turn < 2; turn++) await new Promise((next) => setImmediate(next));
 }
 
 /** Never settles: a command that ended (or failed) because it was interrupted waits here for the stop to exit. */
@@ -57,6 +72,7 @@ export function handleInterrupts(o: { print?: (line: string) => void; again?: ()
     process.on(signal, () => {
       if (ignore.includes(signal)) return;
       if (stopping) process.exit(STOP_EXIT[stopping]); // the second signal: at once
+      if (finished) return print(`${signal} arrived as the command finished: its work is done and saved; nothing was stopped, nothing to continue`);
       stopping = signal;
       void stop(signal, print);
     });

@@ -10,7 +10,7 @@ import { describe, expect, it } from 'vitest';
 const SCRIPT = resolve(import.meta.dirname, '../fixtures/interruptible.ts');
 
 /** Run the fixture with a stop of `finishMs`, send `signals` (one every 300 ms) once it is ready; its exit code and stderr. */
-function interrupted(finishMs: number, signals: NodeJS.Signals[]): Promise<{ code: number | null; err: string; dir: string }> {
+function interrupted(finishMs: number | 'sync', signals: NodeJS.Signals[]): Promise<{ code: number | null; err: string; dir: string }> {
   const dir = mkdtempSync(join(tmpdir(), 'cpp-stop-'));
   const child = spawn(process.execPath, ['--import', 'tsx', SCRIPT, dir, String(finishMs)], { stdio: ['ignore', 'pipe', 'pipe'] });
   let err = '';
@@ -35,6 +35,15 @@ describe('a stop by signal', () => {
     },
     60_000,
   );
+
+  it('a signal during the last synchronous stretch of a command that then finishes is said, not lost; exit 0', async () => {
+    const r = await interrupted('sync', ['SIGINT']);
+    expect(r.err.trim().split('\n')).toEqual([
+      'SIGINT arrived as the command finished: its work is done and saved; nothing was stopped, nothing to continue',
+    ]);
+    expect(r.code).toBe(0);
+    expect(readdirSync(r.dir)).toEqual([]);
+  }, 60_000);
 
   it('a second signal exits at once, releasing the lock and removing the temporary file all the same', async () => {
     const started = Date.now();
