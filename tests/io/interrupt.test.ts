@@ -38,9 +38,7 @@ describe('a stop by signal', () => {
 
   it('a signal during the last synchronous stretch of a command that then finishes is said, not lost; exit 0', async () => {
     const r = await interrupted('sync', ['SIGINT']);
-    expect(r.err.trim().split('\n')).toEqual([
-      'SIGINT arrived as the command finished: its work is done and saved; nothing was stopped, nothing to continue',
-    ]);
+    expect(r.err.trim().split('\n')).toEqual(['SIGINT arrived as the command finished: its work is done and saved; nothing was stopped, nothing to continue']);
     expect(r.code).toBe(0);
     expect(readdirSync(r.dir)).toEqual([]);
   }, 60_000);
