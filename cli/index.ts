@@ -8,7 +8,8 @@ import { hideBin } from 'yargs/helpers';
 import { addCommands } from './commands/command.ts';
 import { commands } from './commands/index.ts';
 import { reportError, SettingsError } from '../src/io/errors.ts';
-import { commandFinished, handleInterrupts, interrupted, redactCredentials, shellWords, untilStopped } from '../src/io/interrupt.ts';
+import { redactCredentials, shellWords } from '../src/io/commandLine.ts';
+import { commandFinished, handleInterrupts, interrupted, untilStopped } from '../src/io/interrupt.ts';
 import { commandTable, namedCommand, unknownCommand, unknownFlags } from './usage.ts';
 
 export const BIN = 'cpp-workbench';

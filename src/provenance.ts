@@ -12,7 +12,7 @@ import { z } from 'zod';
 import { sha256File } from './cache/hash.ts';
 import { writeFileAtomic, writeFilesAtomic } from './io/atomic.ts';
 import { readJsonFile } from './io/jsonFile.ts';
-import { redactCredentials } from './io/interrupt.ts';
+import { redactCredentials } from './io/commandLine.ts';
 
 const require = createRequire(import.meta.url);
 /** The repository (or installed package) root: where the code that runs lives, from its sources or from dist/. */

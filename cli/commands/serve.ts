@@ -5,7 +5,8 @@ import { serveSimulator } from '../../src/endpoints/simServer.ts';
 import { ensureDefaultCache } from '../../src/sim/generate.ts';
 import { cacheOption, refuseUnused } from '../options.ts';
 import { SettingsError } from '../../src/io/errors.ts';
-import { continueWith, onInterrupt, shellWords, untilStopped } from '../../src/io/interrupt.ts';
+import { shellWords } from '../../src/io/commandLine.ts';
+import { continueWith, onInterrupt, untilStopped } from '../../src/io/interrupt.ts';
 import { hideBin } from 'yargs/helpers';
 import { command } from './command.ts';
 

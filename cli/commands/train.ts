@@ -6,7 +6,8 @@ import { flagSettings, kebab, trainFlags } from '../flags.ts';
 import { finishedRun, trainDescription } from '../../train/plan.ts';
 import { computeRules, planOptions, refuseUnused, runOrPlan } from '../options.ts';
 import { SettingsError } from '../../src/io/errors.ts';
-import { continueWith, shellWords } from '../../src/io/interrupt.ts';
+import { shellWords } from '../../src/io/commandLine.ts';
+import { continueWith } from '../../src/io/interrupt.ts';
 import { existsSync } from 'node:fs';
 import { command } from './command.ts';
 

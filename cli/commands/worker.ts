@@ -3,7 +3,8 @@
 // SIGINT/SIGTERM lets the running cells finish and exits 130/143, a second stops at once (those
 // cells' training children get SIGTERM and keep their last checkpoint; the cells go back to the queue).
 import { hideBin } from 'yargs/helpers';
-import { continueWith, onInterrupt, redactCredentials, shellWords, untilStopped } from '../../src/io/interrupt.ts';
+import { redactCredentials, shellWords } from '../../src/io/commandLine.ts';
+import { continueWith, onInterrupt, untilStopped } from '../../src/io/interrupt.ts';
 import { computeOf } from '../../src/policy/backends.ts';
 import { letChildrenFinish } from '../../train/stopped.ts';
 import { computeOptions, workersOption } from '../options.ts';
