@@ -15,7 +15,8 @@
 // at its end (answer/settled.ts: its closing sentence's last value or option, read by position).
 // Where both give a value and they differ, or where the stated answer is an unevaluated expression
 // (answer/unevaluated.ts) that the settled reading does not confirm as a value, no answer is stored
-// and both readings are kept (`disagreement`).
+// and both readings are kept (`disagreement`); arithmetic of numbers that nothing contradicts is
+// stored as its value, computed by the symbolic engine ("12 \times 7" is 84).
 // An answer that cannot be read is `null`: never guessed. A reading that does not parse under its
 // type (", which is 431" as a number) is dropped, never stored (`storedAnswer`, which `cache
 // validate` applies too). A response that states two answers that disagree (a boxed answer and a
@@ -25,7 +26,7 @@ import { normalizeMath, normalizeNumeric, wellFormedMath } from './answer/normal
 import { readStatement } from './answer/statement.ts';
 import { settledOption, settledValue } from './answer/settled.ts';
 import { unevaluated } from './answer/unevaluated.ts';
-import { sameMath } from './answer/equivalence.ts';
+import { arithmeticValue, sameMath } from './answer/equivalence.ts';
 
 export { questionOptions, type McqOption } from './answer/mcq.ts';
 export { lastBoxed } from './answer/statement.ts';
@@ -73,6 +74,7 @@ export function storedAnswer(raw: string | null, type: AnswerType): string | nul
 
 /** Whether two stored answers are the same value (normalized; numeric and MATH also as mathematics, so "12\\times7" is 84). */
 function sameAnswer(a: string, b: string, type: AnswerType): boolean {
+  if (a === b) return true;
   if (type === 'mcq') return normalizeMcq(a) === normalizeMcq(b);
   const [x, y] = [normalizeMath(a), normalizeMath(b)];
   if (x !== null && y !== null && sameMath(x, y)) return true;
@@ -94,8 +96,12 @@ function crossCheck(stated: string, text: string, type: AnswerType, options: Mcq
   const settled = storedAnswer(raw, type);
   const agree = settled !== null && sameAnswer(stated, settled, type);
   if (settled !== null && !agree) return { answer: null, disagreement: [stated, settled] };
-  if (type !== 'math' || !unevaluated(stated, question)) return { answer: stated };
-  return agree && !unevaluated(settled, question) ? { answer: settled } : { answer: null, disagreement: [stated, settled] };
+  const kind = type === 'math' ? unevaluated(stated, question) : null;
+  if (kind === null) return { answer: stated };
+  if (agree && unevaluated(settled, question) === null) return { answer: settled };
+  // Arithmetic of numbers that nothing contradicts stands as its value, by the engine ("12 \\times 7" is 84).
+  const value = kind === 'arithmetic' ? arithmeticValue(normalizeMath(stated) ?? stated) : null;
+  return value !== null ? { answer: value } : { answer: null, disagreement: [stated, settled] };
 }
 
 /**

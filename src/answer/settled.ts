@@ -24,8 +24,6 @@ const COMPARED =
 // What is no value of its own: a bare name ("$C$"), a relation ("$|x+4| < 9$"), a table or case list.
 const NOT_A_VALUE = /^[a-zA-Z]+$|^[a-zA-Z(),\s]+$|^[a-zA-Z](?:\^\{-1\})?\([a-z]\)$|<|>|\\[lg]eq?\b|\\neq\b/;
 const NOT_A_DISPLAY = /\\begin\{(?:cases|array|align\*?|aligned)\}|\\multicolumn|\\cline/;
-// A number that opens a line as a list marker ("5. Solve ...").
-const LIST_MARKER = /(?:^|\n)\s*$/;
 /** How many sentences from the end are searched: a reply settles on a value at its end, or not at all. */
 const CLOSING = 4;
 // A sentence about other agents' answers (and not the reply's own).
@@ -45,18 +43,16 @@ interface Candidate {
   boxed: boolean;
 }
 
-/** The sentences of a text as [start, end) ranges; math spans never split (their text is masked first). */
-function sentenceRanges(text: string, spans: { at: number; end: number }[]): [number, number][] {
-  let masked = text;
-  // A span keeps a closing period ("$\boxed{2}.$ The ..."), which ends its sentence.
-  for (const s of spans)
-    masked =
-      masked.slice(0, s.at) + 'M'.repeat(s.end - s.at - 1) + (/[.!?]\s*(?:\$\$|\$|\\\]|\\\))$/.test(text.slice(s.at, s.end)) ? '.' : 'M') + masked.slice(s.end);
+/** A text with its math spans masked, so that no sentence ends inside one; a span keeps a closing period ("$\boxed{2}.$ The ..."), which ends its sentence. */
+const maskMath = (text: string) => text.replace(MATH, (m) => 'M'.repeat(m.length - 1) + (/[.!?]\s*(?:\$\$|\$|\\\]|\\\))$/.test(m) ? '.' : 'M'));
+
+/** The sentences of a text as [start, end) ranges, split where `masked` (the text, its math masked or not) ends one. */
+function sentenceRanges(text: string, masked: string): [number, number][] {
   const ranges: [number, number][] = [];
   let start = 0;
   // A line break ends a sentence, unless a display follows it or the line ends with ":".
   for (const m of masked.matchAll(/[.!?](?=\s|$)|(?<!:\s*)\n/g)) {
-    if (m[0] === '\n' && /^\s*(?:\$\$|\\\[)/.test(text.slice(m.index + 1))) continue;
+    if (m[0] === '\n' && /^\s*(?:\$\$|\\\[)/.test(text.slice(m.index + 1, m.index + 40))) continue;
     ranges.push([start, m.index + 1]);
     start = m.index + 1;
   }
@@ -97,8 +93,12 @@ const cleaned = (text: string) => withoutNotes(text).replace(/\*\*|\\\$/g, (m) =
 /** The value a numeric or MATH reply settles on (see the header), raw; null when it does not settle on one. */
 export function settledValue(response: string): string | null {
   const text = cleaned(response);
-  const spans = [...text.matchAll(MATH)].map((m) => ({ at: m.index, end: m.index + m[0].length, body: m[1] ?? m[2] ?? m[3] ?? m[4] }));
-  const boxes = boxedContents(text);
+  const ranges = sentenceRanges(text, maskMath(text));
+  const from = ranges[Math.max(0, ranges.length - CLOSING)]?.[0] ?? 0; // only the closing sentences are read
+  const spans = [...text.matchAll(MATH)]
+    .filter((m) => m.index >= from)
+    .map((m) => ({ at: m.index, end: m.index + m[0].length, body: m[1] ?? m[2] ?? m[3] ?? m[4] }));
+  const boxes = boxedContents(text).filter((b) => b.at >= from);
   const inBox = (at: number) => boxes.some((b) => at >= b.at && at < b.end);
   const candidates: Candidate[] = [
     ...boxes.map((b) => ({ at: b.at, value: resultOf(b.content), boxed: true })),
@@ -107,21 +107,25 @@ export function settledValue(response: string): string | null {
       .map((s) => ({ at: s.at, value: resultOf(s.body, false), boxed: false }))
       .filter((c) => !NOT_A_VALUE.test(c.value.trim().replace(/[_^]\{?\w+\}?/g, ''))),
   ];
-  let outside = text;
-  for (const s of spans) outside = outside.slice(0, s.at) + ' '.repeat(s.end - s.at) + outside.slice(s.end);
+  const outside = text.replace(MATH, (m) => ' '.repeat(m.length));
   // A number inside an expression written in plain text ("sqrt(17)/12", "525π", "(4/3)π") is no value on its own: the reading abstains there.
-  for (const m of outside.matchAll(PLAIN_NUMBER))
-    if (!inBox(m.index) && !(LIST_MARKER.test(outside.slice(0, m.index)) && /^[.)]/.test(outside.slice(m.index + m[0].length)))) {
-      const inExpression = /[-+=/*^(√]\s*$/.test(outside.slice(0, m.index)) || /^\s*[/*^)(π√]/.test(outside.slice(m.index + m[0].length));
-      candidates.push({ at: m.index, value: inExpression ? '' : m[0], boxed: false });
-    }
-  const last = lastSentence(text, sentenceRanges(text, spans), candidates);
+  for (const m of outside.matchAll(PLAIN_NUMBER)) {
+    if (m.index < from) continue;
+    const [before, after] = [outside.slice(Math.max(0, m.index - 12), m.index), outside.slice(m.index + m[0].length, m.index + m[0].length + 12)];
+    const listMarker = /^[.)]/.test(after) && !outside.slice(outside.lastIndexOf('\n', m.index - 1) + 1, m.index).trim();
+    if (inBox(m.index) || listMarker) continue;
+    const inExpression = /[-+=/*^(√]\s*$/.test(before) || /^\s*[/*^)(π√]/.test(after);
+    candidates.push({ at: m.index, value: inExpression ? '' : m[0], boxed: false });
+  }
+  const last = lastSentence(text, ranges, candidates);
   if (!last) return null;
   // A box is what its sentence settles on, unless the sentence says the box equals a value ("$\boxed{12}$ is equal to 144": the problem's own box notation).
   const boxed = last.found.filter((c) => c.boxed).pop();
   const after = boxed && last.found.filter((c) => c.at > boxed.at).pop();
-  if (boxed && !(after && /^[^.]*?\}\$?\s*(?:is equal to|equals|=)\s*\$?$/.test(text.slice(boxed.at, after.at).replace(/^\\(?:boxed|fbox)\s*\{/, ''))))
-    return boxed.value.trim();
+  if (boxed) {
+    const equals = after && /^[^.]*?\}\$?\s*(?:is equal to|equals|=)\s*\$?$/.test(text.slice(boxed.at, after.at).replace(/^\\(?:boxed|fbox)\s*\{/, ''));
+    return (equals ? after : boxed).value.trim() || null;
+  }
   const closing = last.found.reduce((a, b) => (b.at > a.at ? b : a));
   if (COMPARED.test(text.slice(last.from, closing.at))) return null;
   return closing.value.trim() || null;
@@ -140,7 +144,7 @@ export function settledOption(response: string, options: McqOption[]): string | 
   // Options listed one a line name every option and choose none: their lines hold no candidate.
   const listLines = [...text.matchAll(/^[ \t]*(?:[-*][ \t]+)?(?:\*\*)?(?:\([A-J]\)|[A-J][.):])/gm)].map((m) => [m.index, text.indexOf('\n', m.index) >>> 0]);
   const inList = (at: number) => listLines.length >= 2 && listLines.some(([a, b]) => at >= a && at < b);
-  const ranges = sentenceRanges(text, []);
+  const ranges = sentenceRanges(text, text);
   if (options.length)
     for (const [a, b] of ranges) {
       const letter = optionByText(text.slice(a, b), options);

@@ -1,5 +1,6 @@
 // A MATH reading that is a step of the working rather than a value (issue 36): stored only where the
-// settled reading confirms it as a value (src/answer.ts). Three kinds:
+// settled reading confirms it as a value, or, for arithmetic of numbers, as the value the symbolic
+// engine computes when the settled reading does not contradict it (src/answer.ts). Three kinds:
 //   arithmetic  numbers joined by operators, "12\times 7", "5+3", "3\cdot 4" (a fraction "3/4" or
 //               "\frac{3}{4}", a single power "2^{10}" and a signed number are values);
 //   restated    an expression with an operator that the question itself writes ("$121_3 + 22_4$");
@@ -35,12 +36,23 @@ export function askedUnknowns(question: string): string[] {
   return [...new Set([...question.matchAll(ASKED)].map((m) => m[1]).filter((v) => !/^[aAI]$/.test(v)))];
 }
 
-/** Whether a stored MATH answer is an unevaluated expression (see the header) for `question`. */
-export function unevaluated(answer: string, question: string): boolean {
+/** A question's expressions and unknowns, for the last question asked (import reads a problem's replies one after another). */
+let facts: { question: string; expressions: Set<string>; unknowns: string[] } | undefined;
+function questionFacts(question: string) {
+  if (facts?.question !== question) facts = { question, expressions: questionExpressions(question), unknowns: askedUnknowns(question) };
+  return facts;
+}
+
+export type Unevaluated = 'arithmetic' | 'restated' | 'unknown';
+
+/** Which kind of unevaluated expression (see the header) a stored MATH answer is for `question`, or null when it is a value. */
+export function unevaluated(answer: string, question: string): Unevaluated | null {
+  const { expressions, unknowns } = questionFacts(question);
   const s = squash(answer).replace(/\^\{?\\circ\}?/g, ''); // a degree sign is no operator
-  if (ARITHMETIC.test(s) && !POWER.test(s)) return true;
-  if (/[+\-*^=×÷]|\\times|\\cdot|\\div/.test(s.replace(/^-/, '')) && questionExpressions(question).has(s)) return true;
+  if (ARITHMETIC.test(s) && !POWER.test(s)) return 'arithmetic';
+  if (/[+\-*^=×÷]|\\times|\\cdot|\\div/.test(s.replace(/^-/, '')) && expressions.has(s)) return 'restated';
+  if (!unknowns.length) return null;
   const normalized = normalizeMath(answer) ?? '';
   const bare = normalized.replace(/\\[a-zA-Z]+/g, ' ');
-  return askedUnknowns(question).some((v) => new RegExp(`(?<![a-zA-Z])${v}(?![a-zA-Z])`).test(bare));
+  return unknowns.some((v) => new RegExp(`(?<![a-zA-Z])${v}(?![a-zA-Z])`).test(bare)) ? 'unknown' : null;
 }
