@@ -185,7 +185,7 @@ export function arithmeticValue(text: string): string | null {
     const e = expression(text);
     const v = e && !e.unknowns.length ? valuesOf(text, e) : null;
     const n = v?.[0];
-    if (!n || n[1] !== 0 || Math.abs(n[0]) >= 2 ** 53) return null; // beyond exact integers: no value
+    if (n?.[1] !== 0 || Math.abs(n[0]) >= 2 ** 53) return null; // beyond exact integers: no value
     const rounded = Number(n[0].toFixed(6));
     return Math.abs(rounded - n[0]) <= 1e-9 * Math.max(1, Math.abs(n[0])) ? String(rounded) : null;
   });

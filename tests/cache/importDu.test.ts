@@ -171,7 +171,7 @@ describe('importing real DyLAN MATH debates', () => {
     const disagreed = [...all.responses, ...all.externals].filter((r) => r.disagreement);
     expect(disagreed.length).toBeGreaterThan(0);
     for (const r of disagreed) expect(r.answer).toBeNull();
-    expect(all.responses.find((r) => r.id === 'counting_and_probability_0_219_4_3/23/a1/r1')?.disagreement).toEqual(['\\frac{1}{12}', '60']);
+    expect(all.responses.find((r) => r.id === 'counting_and_probability_0_219_4_3/24/a1/r1')?.disagreement).toEqual(['\\frac{1}{12}', '60']);
     expect(issues.filter((i) => i.field === 'disagreement')).toHaveLength(disagreed.length);
   });
 });
