@@ -61,7 +61,7 @@ export function auditReport(cache: Cache, o: AuditOptions): string {
     out.push(`${a.agent}: ${a.disagreed.length} responses stored with no answer because the two readings disagreed (stated | settled)`);
     for (const r of a.disagreed.slice(0, o.limit))
       out.push(`  ${r.id}: ${shownReading(r.disagreement![0])} | ${shownReading(r.disagreement![1])}; it closes: "${ending(closingSentences(r.text), 240)}"`);
-    if (a.disagreed.length > o.limit) out.push(`  ... and ${a.disagreed.length - o.limit} more`);
+    if (a.disagreed.length > o.limit) out.push(`  ... and ${a.disagreed.length - o.limit} more (--limit ${a.disagreed.length} lists them all)`);
   }
   return out.join('\n');
 }
