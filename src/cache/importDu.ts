@@ -176,10 +176,7 @@ interface Reading {
   question: string;
 }
 
-/**
- * The answer fields of a record from what its text states (src/answer.ts readAnswer): the answer,
- * and the readings of an ambiguous read or of two readings that disagree.
- */
+/** The answer fields of a record from what its text states (src/answer.ts readAnswer): the answer, and the readings of an ambiguous read or a disagreement. */
 function answerFields(text: string, r: Reading, drop: (reading: string) => void) {
   const read = readAnswer(text, r.type, r.options, r.question);
   if (read.dropped !== undefined) drop(read.dropped);
