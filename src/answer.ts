@@ -11,6 +11,12 @@
 //            degree signs, thousands separators, \frac and decimals of the same rational, lists as
 //            sets), then, where the strings still differ, compared as mathematics by
 //            @cortex-js/compute-engine (answer/equivalence.ts) when a cache is loaded.
+// Two readings must agree (issue 36): the stated answer above, and the value the reply settles on
+// at its end (answer/settled.ts: its closing sentence's last value or option, read by position).
+// Where both give a value and they differ, or where the stated answer is an unevaluated expression
+// (answer/unevaluated.ts) that the settled reading does not confirm as a value, no answer is stored
+// and both readings are kept (`disagreement`); arithmetic of numbers that nothing contradicts is
+// stored as its value, computed by the symbolic engine ("12 \times 7" is 84).
 // An answer that cannot be read is `null`: never guessed. A reading that does not parse under its
 // type (", which is 431" as a number) is dropped, never stored (`storedAnswer`, which `cache
 // validate` applies too). A response that states two answers that disagree (a boxed answer and a
@@ -18,6 +24,9 @@
 import { normalizeMcq, questionOptions, readMcq, type McqOption } from './answer/mcq.ts';
 import { normalizeMath, normalizeNumeric, wellFormedMath } from './answer/normalize.ts';
 import { readStatement } from './answer/statement.ts';
+import { settledOption, settledValue } from './answer/settled.ts';
+import { unevaluated } from './answer/unevaluated.ts';
+import { arithmeticValue, sameMath } from './answer/equivalence.ts';
 
 export { questionOptions, type McqOption } from './answer/mcq.ts';
 export { lastBoxed } from './answer/statement.ts';
@@ -34,6 +43,8 @@ export interface AnswerRead {
   ambiguous?: (string | null)[];
   /** Set when the reading did not parse under its type: what it was (dropped, not stored). */
   dropped?: string;
+  /** Set when the two readings disagree (or the settled one does not confirm a stated expression): [stated, settled]; answer null. */
+  disagreement?: [string, string | null];
 }
 
 /** Normalized form of a raw answer for a benchmark's answer type, or null when unparseable. */
@@ -61,20 +72,59 @@ export function storedAnswer(raw: string | null, type: AnswerType): string | nul
   return type !== 'math' || wellFormedMath(trimmed) ? trimmed : null;
 }
 
+/** Whether two stored answers are the same value (normalized; numeric and MATH also as mathematics, so "12\\times7" is 84). */
+function sameAnswer(a: string, b: string, type: AnswerType): boolean {
+  if (a === b) return true;
+  if (type === 'mcq') return normalizeMcq(a) === normalizeMcq(b);
+  const [x, y] = [normalizeMath(a), normalizeMath(b)];
+  if (x !== null && y !== null && sameMath(x, y)) return true;
+  // "35.1%" and "0.351": a percentage and its fraction.
+  const [p, q] = [a, b].map((s) => (/%\s*$/.test(s) ? normalizeNumeric(s) : null));
+  const [u, v] = [normalizeNumeric(a), normalizeNumeric(b)];
+  const near = (pct: string | null, n: string | null) => pct !== null && n !== null && Math.abs(Number(pct) / 100 - Number(n)) < 1e-12;
+  return near(p, v) || near(q, u);
+}
+
+/**
+ * The stated answer, checked against the value the reply settles on (see the header): the stored
+ * answer where they agree (the settled value where the stated one is an unevaluated expression it
+ * confirms), else none with both readings.
+ */
+function crossCheck(stated: string, text: string, type: AnswerType, options: McqOption[], question: string): AnswerRead {
+  // A word answer ("odd", "Monday") is beyond a reading of values: only the stated reading has it.
+  const raw = type === 'mcq' ? settledOption(text, options) : /\d/.test(stated) ? settledValue(text) : null;
+  const settled = storedAnswer(raw, type);
+  const agree = settled !== null && sameAnswer(stated, settled, type);
+  if (settled !== null && !agree) return { answer: null, disagreement: [stated, settled] };
+  const kind = type === 'math' ? unevaluated(stated, question) : null;
+  if (kind === null) return { answer: stated };
+  if (agree && unevaluated(settled, question) === null) return { answer: settled };
+  // Arithmetic of numbers that nothing contradicts stands as its value, by the engine ("12 \\times 7" is 84).
+  const value = kind === 'arithmetic' ? arithmeticValue(normalizeMath(stated) ?? stated) : null;
+  return value !== null ? { answer: value } : { answer: null, disagreement: [stated, settled] };
+}
+
 /**
  * The answer a response states under its question's answer type (`options`: the question's
- * options, to read an answer given by the option's text): the stored form, with what made it none.
+ * options, to read an answer given by the option's text; `question`: its text, to tell a restated
+ * question expression or an expression in the unknown it asks for): the stored form, with what
+ * made it none.
  */
-export function readAnswer(text: string, type: AnswerType, options: McqOption[] = []): AnswerRead {
+export function readAnswer(text: string, type: AnswerType, options: McqOption[] = [], question = ''): AnswerRead {
   const read = type === 'mcq' ? readMcq(text, options) : readStatement(text);
   if (read.ambiguous) return { answer: null, ambiguous: read.ambiguous.map((r) => (r === null ? null : r.trim())) };
   const answer = storedAnswer(read.answer, type);
-  return answer === null && read.answer !== null ? { answer, dropped: read.answer } : { answer };
+  if (answer !== null) return crossCheck(answer, text, type, options, question);
+  if (read.answer === null) return { answer };
+  // A reading that does not parse under its type ("12 \\times 7" as a number) stands only where the settled value is its value.
+  const settled = type === 'mcq' ? null : storedAnswer(settledValue(text), type);
+  return settled !== null && sameAnswer(read.answer, settled, 'math') ? { answer: settled } : { answer, dropped: read.answer };
 }
 
 /** The stored answer a response states (`readAnswer`'s answer): for mcq the option letter, else the stated value. */
-export const extractAnswer = (text: string, type: AnswerType, options: McqOption[] = []): string | null => readAnswer(text, type, options).answer;
+export const extractAnswer = (text: string, type: AnswerType, options: McqOption[] = [], question = ''): string | null =>
+  readAnswer(text, type, options, question).answer;
 
 /** The answer a response to `question` states, read as import reads it (its options, cited by text, read from the question for mcq). */
 export const answerTo = (text: string, question: { text: string; answerType: AnswerType }): AnswerRead =>
-  readAnswer(text, question.answerType, question.answerType === 'mcq' ? questionOptions(question.text) : []);
+  readAnswer(text, question.answerType, question.answerType === 'mcq' ? questionOptions(question.text) : [], question.text);

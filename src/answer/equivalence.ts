@@ -175,3 +175,18 @@ function sameNode(x: MathNode, y: MathNode, counts: SymbolicCounts): boolean {
 export function sameMath(a: string, b: string, counts: SymbolicCounts = emptySymbolicCounts()): boolean {
   return a === b || sameNode(parseMath(a), parseMath(b), counts);
 }
+
+/**
+ * The value of an arithmetic expression of numbers ("12\\times7" is 84), computed by the engine,
+ * as a plain number: an exact integer (below 2^53) or a decimal of at most six places; null for anything else.
+ */
+export function arithmeticValue(text: string): string | null {
+  return quietly(() => {
+    const e = expression(text);
+    const v = e && !e.unknowns.length ? valuesOf(text, e) : null;
+    const n = v?.[0];
+    if (n?.[1] !== 0 || Math.abs(n[0]) >= 2 ** 53) return null; // beyond exact integers: no value
+    const rounded = Number(n[0].toFixed(6));
+    return Math.abs(rounded - n[0]) <= 1e-9 * Math.max(1, Math.abs(n[0])) ? String(rounded) : null;
+  });
+}

@@ -74,8 +74,38 @@ const simplify = (s: string) =>
     .replace(/\s+/g, ' ');
 const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
+const ORDINALS = ['first', 'second', 'third', 'fourth', 'fifth', 'sixth', 'seventh', 'eighth', 'ninth', 'tenth'];
+const ORDINAL = new RegExp(String.raw`\b(${ORDINALS.join('|')}|last)\s+(?:option|choice|one|answer)\b`, 'gi');
+// Words a paraphrase need not repeat.
+const FILLER = new Set('the and that this with from which are was were its for not but has have been into than then they them'.split(' '));
+/** An option's content words, each cut to its first five letters ("mitochondria" meets "mitochondrion"). */
+const stems = (t: string) =>
+  new Set(
+    t
+      .split(' ')
+      .filter((w) => w.length > 2 && !FILLER.has(w))
+      .map((w) => w.slice(0, 5)),
+  );
+
+/**
+ * The option a phrase names by its place in the list ("the second option", "the last choice"), or by
+ * a paraphrase of its text: at least 3/4 of one option's content words (cut to five letters; at
+ * least two words, or one of six letters or more), and at most half of every other option's. Null when it names none, or two.
+ */
+function optionByPlaceOrParaphrase(p: string, options: McqOption[], texts: { letter: string; t: string }[]): string | null {
+  const places = new Set([...p.matchAll(ORDINAL)].map((m) => options[m[1] === 'last' ? options.length - 1 : ORDINALS.indexOf(m[1])]?.letter));
+  if (places.size) return places.size === 1 ? ([...places][0] ?? null) : null;
+  const said = stems(p);
+  const shares = texts.map((o) => {
+    const own = [...stems(o.t)];
+    return { letter: o.letter, long: own.length >= 2 || o.t.length >= 6, share: own.length ? own.filter((w) => said.has(w)).length / own.length : 0 };
+  });
+  const close = shares.filter((o) => o.long && o.share >= 0.75);
+  return close.length === 1 && shares.every((o) => o === close[0] || o.share <= 0.5) ? close[0].letter : null;
+}
+
 /** The option whose text a phrase states (see the header), or null. */
-function optionByText(phrase: string, options: McqOption[]): string | null {
+export function optionByText(phrase: string, options: McqOption[]): string | null {
   const p = simplify(phrase);
   if (!p) return null;
   const texts = options.map((o) => ({ letter: o.letter, t: simplify(o.text) })).filter((o) => o.t);
@@ -83,11 +113,12 @@ function optionByText(phrase: string, options: McqOption[]): string | null {
   if (exact.length) return exact.length === 1 ? exact[0].letter : null;
   const inside = texts.filter((o) => new RegExp(`(?:^|\\s)${escapeRegExp(o.t)}(?:\\s|$)`).test(p));
   const longest = inside.filter((o) => !inside.some((x) => x !== o && x.t.length > o.t.length && x.t.includes(o.t)));
-  return longest.length === 1 ? longest[0].letter : null;
+  if (longest.length) return longest.length === 1 ? longest[0].letter : null;
+  return optionByPlaceOrParaphrase(p, options, texts);
 }
 
 /** The letter a short answer names ("C", "(c)", "[C]", "\\text{C}", "C) Paris", "**C**"), else its option text's. */
-function letterOf(answer: string, options: McqOption[]): string | null {
+export function letterOf(answer: string, options: McqOption[]): string | null {
   const s = answer
     .replace(/\\(?:text|textbf|mathrm|mbox)\{([^{}]*)\}/g, '$1')
     .replace(/[*$]/g, '')

@@ -212,7 +212,7 @@ const ownBox = (text: string, box: { at: number }) => {
 };
 
 /** The text without its notes: "(Note: ...)" asides, nested brackets included, are no statement of the answer. */
-function withoutNotes(text: string): string {
+export function withoutNotes(text: string): string {
   let out = text;
   for (let at = out.search(/\(\s*(?:Note|N\.B\.)\b/i); at >= 0; at = out.search(/\(\s*(?:Note|N\.B\.)\b/i)) {
     let depth = 0;

@@ -2,10 +2,12 @@
 // the reply's closing sentences (src/answer/closing.ts): where a reader took a value from the middle
 // of a reply, or the reply ends on another value, a misread is likely. They are listed with the
 // stored answer and the reply's ending, to be checked by eye; many will be fine (an answer stated
-// earlier, then comments on other agents), which is why this is a list and not a rule.
+// earlier, then comments on other agents), which is why this is a list and not a rule. Beside them,
+// per agent, the responses stored with no answer because the stated and the settled readings
+// disagreed (src/answer.ts, the rule import and `cache validate` read by): what a reader may recover by eye.
 import { questionOptions, type McqOption } from '../answer.ts';
 import { CLOSING_SENTENCES, closingSentences, statedInClosing } from '../answer/closing.ts';
-import { ending } from './parseReport.ts';
+import { ending, shownReading } from './parseReport.ts';
 import { pct } from '../table.ts';
 import type { Cache, Response } from './types.ts';
 import { SettingsError } from '../io/errors.ts';
@@ -22,6 +24,8 @@ export interface AgentAudit {
   /** Responses with a stored answer, and those whose answer is not in their closing sentences. */
   answered: number;
   suspects: Response[];
+  /** Responses refused because the two readings disagreed (stored as no answer). */
+  disagreed: Response[];
 }
 
 /** The suspects of each agent (or of `agent` alone), in cache order. */
@@ -37,7 +41,8 @@ export function auditCache(cache: Cache, agent?: string): AgentAudit[] {
   return agents.map((a) => {
     const answered = cache.responses.filter((r) => r.a === a.index && r.answer !== null);
     const suspects = answered.filter((r) => !statedInClosing(r.text, r.answer!, cache.questions[r.q].answerType, optionsOf(r.q)));
-    return { agent: a.id, answered: answered.length, suspects };
+    const disagreed = cache.responses.filter((r) => r.a === a.index && r.disagreement);
+    return { agent: a.id, answered: answered.length, suspects, disagreed };
   });
 }
 
@@ -53,6 +58,10 @@ export function auditReport(cache: Cache, o: AuditOptions): string {
     for (const r of a.suspects.slice(0, o.limit))
       out.push(`  ${r.id}: stored '${r.answer!.replace(/\s+/g, ' ')}'; it closes: "${ending(closingSentences(r.text), 240)}"`);
     if (a.suspects.length > o.limit) out.push(`  ... and ${a.suspects.length - o.limit} more (--limit ${a.suspects.length} lists them all)`);
+    out.push(`${a.agent}: ${a.disagreed.length} responses stored with no answer because the two readings disagreed (stated | settled)`);
+    for (const r of a.disagreed.slice(0, o.limit))
+      out.push(`  ${r.id}: ${shownReading(r.disagreement![0])} | ${shownReading(r.disagreement![1])}; it closes: "${ending(closingSentences(r.text), 240)}"`);
+    if (a.disagreed.length > o.limit) out.push(`  ... and ${a.disagreed.length - o.limit} more (--limit ${a.disagreed.length} lists them all)`);
   }
   return out.join('\n');
 }

@@ -22,6 +22,12 @@ const meta = z.looseObject({}).optional(); // (a loose object checks faster than
  * `answer` is then null: an ambiguous read is counted, never guessed.
  */
 const ambiguous = z.array(z.string().nullable()).min(2, 'lists the readings that disagree: at least two').optional();
+/**
+ * Set when the stated answer and the value the text settles on at its end disagree, or the stated
+ * answer is an unevaluated expression the settled value does not confirm (docs/import.md, "How
+ * answers are read"): [stated, settled] (null: the settled reading found none). `answer` is then null.
+ */
+const disagreement = z.tuple([z.string(), z.string().nullable()]).optional();
 
 export const HeaderRecord = z.strictObject({
   type: z.literal('cache'),
@@ -77,6 +83,7 @@ export const ResponseRecord = z.strictObject({
   /** The answer as parsed from `text`, before benchmark normalization; null when none was found. */
   answer: z.string().nullable(),
   ambiguous,
+  disagreement,
   inTokens: tokens,
   outTokens: tokens,
   meta,
@@ -95,6 +102,7 @@ export const ExternalRecord = z.strictObject({
   /** The answer as parsed from `text`, before benchmark normalization; null when none was found. */
   answer: z.string().nullable(),
   ambiguous,
+  disagreement,
   tokens,
   meta,
 });
@@ -115,6 +123,7 @@ export const SummaryRecord = z.strictObject({
   /** The answer the summary states as its conclusion, parsed, before normalization; null when it states none (or several). */
   answer: z.string().nullable(),
   ambiguous,
+  disagreement,
   tokens,
   meta,
 });

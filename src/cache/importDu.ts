@@ -169,11 +169,18 @@ export interface DuImport {
   dropped: DroppedReading[];
 }
 
-/** The answer fields of a record from what its text states (src/answer.ts readAnswer): the answer, and the readings of an ambiguous read. */
-function answerFields(text: string, type: AnswerType, options: McqOption[], drop: (reading: string) => void) {
-  const read = readAnswer(text, type, options);
+/** How `answerFields` reads a problem's texts: its answer type, options and question text. */
+interface Reading {
+  type: AnswerType;
+  options: McqOption[];
+  question: string;
+}
+
+/** The answer fields of a record from what its text states (src/answer.ts readAnswer): the answer, and the readings of an ambiguous read or a disagreement. */
+function answerFields(text: string, r: Reading, drop: (reading: string) => void) {
+  const read = readAnswer(text, r.type, r.options, r.question);
   if (read.dropped !== undefined) drop(read.dropped);
-  return { answer: read.answer, ...(read.ambiguous && { ambiguous: read.ambiguous }) };
+  return { answer: read.answer, ...(read.ambiguous && { ambiguous: read.ambiguous }), ...(read.disagreement && { disagreement: read.disagreement }) };
 }
 
 /** Read Du-layout files into cache records; problems are collected, never thrown (except a missing price). */
@@ -248,7 +255,8 @@ export function importDu(files: string[], o: DuImportOptions): DuImport {
       if (gold === '' || normalizeAnswer(gold, o.answerType) === null)
         return say('1', `gold answer '${gold}' cannot be read as a ${o.answerType} answer; problem skipped`);
       const qid = `${stem}/${problem}`;
-      const options = o.answerType === 'mcq' ? questionOptions(prompt) : []; // options cited by their text
+      // Options cited by their text; the question's expressions and unknowns (a restatement is no answer).
+      const reading: Reading = { type: o.answerType, options: o.answerType === 'mcq' ? questionOptions(prompt) : [], question: problemText(prompt) };
 
       // Rounds of each transcript: assistant message t answers the user message before it.
       const recorded: Recorded[] = [];
@@ -281,7 +289,7 @@ export function importDu(files: string[], o: DuImportOptions): DuImport {
             context: [],
             prev: t > 1 ? `${qid}/a${i + 1}/r${t - 1}` : null,
             text: content,
-            ...answerFields(content, o.answerType, options, (reading) => dropped.push({ id, question: qid, agent: `a${i + 1}`, round: t, reading })),
+            ...answerFields(content, reading, (r) => dropped.push({ id, question: qid, agent: `a${i + 1}`, round: t, reading: r })),
             inTokens: inTokens[m],
             outTokens: count(content),
           };
@@ -322,7 +330,7 @@ export function importDu(files: string[], o: DuImportOptions): DuImport {
               id,
               question: qid,
               text: shown,
-              ...answerFields(shown, o.answerType, options, (reading) => dropped.push({ id, question: qid, agent: null, round: null, reading })),
+              ...answerFields(shown, reading, (r) => dropped.push({ id, question: qid, agent: null, round: null, reading: r })),
               tokens: count(shown),
             });
           }

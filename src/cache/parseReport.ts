@@ -1,8 +1,9 @@
 // How well the answer parser fits a cache: parse rate of final answers and of all responses, per
 // agent and round, how many MATH comparisons needed the symbolic path, a few unparsed responses
-// (their endings, where answers are stated), and the ambiguous reads (two answers that disagree,
-// stored as none) per agent and round with samples, so a user sees at once when the parser does not
-// fit their data. Printed by `cache import` and `cache stats`.
+// (their endings, where answers are stated), the ambiguous reads (two answers that disagree,
+// stored as none) per agent and round with samples, and per agent the share read, refused as
+// ambiguous, and refused because the stated and the settled readings disagreed (with samples), so a
+// user sees at once when the parser does not fit their data. Printed by `cache import` and `cache stats`.
 import { markdownTable, pct } from '../table.ts';
 import type { Cache, Response } from './types.ts';
 
@@ -44,7 +45,7 @@ export function parseReport(cache: Cache, sample = 5, chars = 160): string {
       `MATH answers compared symbolically (strings differed, see docs/import.md, "How answers ` +
         `are read"): ${cache.symbolic.comparisons} comparisons, ${cache.symbolic.equal} found equal`,
     );
-  const unparsed = cache.responses.filter((r) => r.ans < 0 && !r.ambiguous);
+  const unparsed = cache.responses.filter((r) => r.ans < 0 && !r.ambiguous && !r.disagreement);
   const ambiguous = cache.responses.filter((r) => r.ambiguous);
   if (unparsed.length) {
     const shown = spread(unparsed, sample);
@@ -56,8 +57,12 @@ export function parseReport(cache: Cache, sample = 5, chars = 160): string {
     out.push(...shown.map((r) => `  ${r.id}: "${ending(r.text, chars)}"`));
   } else out.push('', 'Unparsed responses: none');
   out.push('', ambiguityReport(cache, at, roundCols, sample, chars));
+  out.push('', refusalReport(cache, sample, chars));
   return out.join('\n');
 }
+
+/** A reading as the reports show it: quoted on one line, or "none". */
+export const shownReading = (x: string | null) => (x === null ? 'none' : `'${x.replace(/\s+/g, ' ')}'`);
 
 /** At most `n` of `items`, spread evenly over them. */
 const spread = <T>(items: T[], n: number): T[] => {
@@ -81,5 +86,29 @@ function ambiguityReport(cache: Cache, at: (a: number | null, t: number) => Resp
     ),
     `${spread(ambiguous, sample).length === ambiguous.length ? 'All' : 'A sample spread over them'}, with their readings:`,
     ...spread(ambiguous, sample).map((r) => `  ${r.id}: ${readings(r)}: "${ending(r.text, chars)}"`),
+  ].join('\n');
+}
+
+/** Per agent, the share read, refused as ambiguous, and refused because the two readings disagreed; a sample of the disagreements. */
+function refusalReport(cache: Cache, sample: number, chars: number): string {
+  const share = (rs: Response[], keep: (r: Response) => boolean) => ratio(rs.filter(keep).length, rs.length);
+  const rows = [...cache.agents.map((a) => [a.id, cache.responses.filter((r) => r.a === a.index)] as const), ['all', cache.responses] as const];
+  const disagreed = cache.responses.filter((r) => r.disagreement);
+  const external = cache.externals.filter((e) => e.disagreement).length;
+  return [
+    `Readings per agent (docs/import.md, "How answers are read"): read; refused as ambiguous; refused because the stated answer and ` +
+      `the value the reply settles on disagree: ${disagreed.length} responses${external ? `, ${external} shown solutions` : ''}`,
+    markdownTable(
+      ['agent', 'read', 'ambiguous', 'readings disagree'],
+      rows.map(([id, rs]) => [id, share(rs, (r) => r.ans >= 0), share(rs, (r) => !!r.ambiguous), share(rs, (r) => !!r.disagreement)]),
+    ),
+    ...(disagreed.length
+      ? [
+          `${spread(disagreed, sample).length === disagreed.length ? 'All' : 'A sample spread over them'}, stated | settled:`,
+          ...spread(disagreed, sample).map(
+            (r) => `  ${r.id}: ${shownReading(r.disagreement![0])} | ${shownReading(r.disagreement![1])}: "${ending(r.text, chars)}"`,
+          ),
+        ]
+      : []),
   ].join('\n');
 }

@@ -5,7 +5,8 @@
 //     "**C**"; for MATH also well formed: not ", which is 431");
 //   warnings (worth a look; exit 0): a price above 1e-3 per token (almost surely a price per
 //     million tokens), an ambiguous read (a record marked `ambiguous`, or a stored answer whose text
-//     states two that disagree), a stored answer that differs from what its text states, token counts that
+//     states two that disagree), two readings that disagree (a record marked `disagreement`, or a
+//     stored answer whose text's stated and settled readings disagree: readAnswer, as import reads), a stored answer that differs from what its text states, token counts that
 //     disagree wildly with the text (more than 3x apart by gpt-tokenizer's cl100k_base count; not
 //     checked on simulator caches, whose outTokens are simulated lengths), and a response whose
 //     inTokens is below what its prompt held: its question's promptTokens plus the tokens of its
@@ -68,6 +69,8 @@ function promptHeld(cache: Cache, id: string, promptTokens: number): { tokens: n
 
 interface QuestionFacts {
   type: AnswerType;
+  /** Its text: the answer readings need its options and expressions. */
+  text: string;
   options: McqOption[];
   promptTokens: number;
 }
@@ -103,14 +106,19 @@ export function validateCache(dir: string): { cache?: Cache; issues: Issue[] } {
   for (const { rec } of lines(/"type"\s*:\s*"(?:cache|question)"/)) {
     if (rec.type === 'cache') simulated = rec.source === 'simulator';
     else if (rec.type === 'question' && typeof rec.text === 'string')
-      questions.set(rec.id, { type: rec.answerType, options: rec.answerType === 'mcq' ? questionOptions(rec.text) : [], promptTokens: rec.promptTokens });
+      questions.set(rec.id, {
+        type: rec.answerType,
+        text: rec.text,
+        options: rec.answerType === 'mcq' ? questionOptions(rec.text) : [],
+        promptTokens: rec.promptTokens,
+      });
   }
 
-  const checkAnswer = (line: number, rec: { answer: unknown; text: unknown; ambiguous?: unknown }, q: QuestionFacts | undefined) => {
+  const checkAnswer = (line: number, rec: { answer: unknown; text: unknown; ambiguous?: unknown; disagreement?: unknown }, q: QuestionFacts | undefined) => {
     const { answer, text } = rec;
     if (!q || (answer !== null && typeof answer !== 'string') || typeof text !== 'string') return; // shape errors come from parseCache
     if (answer !== null && storedAnswer(answer, q.type) === null) {
-      const parsed = readAnswer(answer, q.type, q.options).answer;
+      const parsed = readAnswer(answer, q.type, q.options, q.text).answer;
       say('error', line, 'answer', `'${answer}' does not parse as a ${q.type} answer; store the parsed form${parsed !== null ? ` ('${parsed}')` : ''} or null`);
       return;
     }
@@ -119,9 +127,24 @@ export function validateCache(dir: string): { cache?: Cache; issues: Issue[] } {
       say('warning', line, 'ambiguous', `ambiguous read: the text states ${rec.ambiguous.map(shown).join(' and ')}; stored as ${shown(answer)}`);
       return;
     }
-    const read = readAnswer(text, q.type, q.options);
+    if (Array.isArray(rec.disagreement)) {
+      const [stated, settled] = rec.disagreement;
+      say(
+        'warning',
+        line,
+        'disagreement',
+        `the two readings disagree: it states ${shown(stated)}, it settles on ${shown(settled)}; stored as ${shown(answer)}`,
+      );
+      return;
+    }
+    const read = readAnswer(text, q.type, q.options, q.text);
     if (read.ambiguous && answer !== null) {
       say('warning', line, 'answer', `'${answer}', but the text states two answers that disagree (${read.ambiguous.map(shown).join(', ')})`);
+      return;
+    }
+    if (read.disagreement && answer !== null) {
+      const [stated, settled] = read.disagreement;
+      say('warning', line, 'answer', `'${answer}', but the two readings of the text disagree (it states ${shown(stated)}, it settles on ${shown(settled)})`);
       return;
     }
     const stored = normalizeAnswer(answer, q.type);

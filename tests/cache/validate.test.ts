@@ -162,4 +162,16 @@ describe('cache validate', () => {
       "warning 9 ambiguous: ambiguous read: the text states '0.5' and '0.25'; stored as no answer",
     ]);
   });
+
+  it('two readings that disagree are a warning with both; so is a stored answer whose text reads that way (the rule import reads by)', () => {
+    const settlesElsewhere = 'The answer is 0.5. Rechecking, each half holds 0.25.';
+    const dir = dirOf((r) => {
+      Object.assign(at(r, 'q2.a1.r1'), { text: settlesElsewhere, answer: null, disagreement: ['0.5', '0.25'] });
+      Object.assign(at(r, 'q1.a2.r1'), { text: `${TEXT_B} Canberra, however, is where parliament sits, so it fits best.` });
+    });
+    expect(issuesOf(dir)).toEqual([
+      "warning 7 answer: 'B', but the two readings of the text disagree (it states 'B', it settles on 'C')",
+      "warning 9 disagreement: the two readings disagree: it states '0.5', it settles on '0.25'; stored as no answer",
+    ]);
+  });
 });

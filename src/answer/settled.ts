@@ -1,0 +1,161 @@
+// The second reading (issue 36): the value a reply SETTLES ON, read by position, not by the phrases
+// that state an answer (statement.ts, mcq.ts). It looks only at where a reply ends: of its last four
+// sentences, the last that holds a value of the reply's own (notes, and sentences about other agents
+// alone, aside; values after a turn to a condition or to other agents, ", where $k$ ...", aside), and
+// takes the value that sentence closes on: its \boxed{} (or the value the box is said to equal),
+// else its last value (the value a math segment's chain ends on, or a number); for multiple choice
+// the one option it names (by letter, text, place or paraphrase; lines of an option list aside). It
+// abstains (null) where that sentence does not settle: two options named, an option rejected ("(A)
+// is wrong"), a value in a comparison or a description ("5 more than 50", "seat the 8 people"), a
+// number inside a plain-text expression ("sqrt(17)/12"). Names, relations and case lists are no
+// values. src/answer.ts stores an answer only where this reading and the stated one agree (or this
+// one abstains).
+import { boxedContents, withoutNotes } from './statement.ts';
+import { NUMBER, resultOf } from './conclusion.ts';
+import { letterOf, optionByText, type McqOption } from './mcq.ts';
+
+/** Math spans, displays first: `$$...$$`, `\[...\]`, `\(...\)`, `$...$`. */
+const MATH = /\$\$([\s\S]+?)\$\$|\\\[([\s\S]+?)\\\]|\\\(([\s\S]+?)\\\)|\$([^$]+)\$/g;
+// A number outside math, not part of a word, a longer number, an exponent or a subscript ("cm^2").
+const PLAIN_NUMBER = new RegExp(String.raw`(?<![\w.^_{])${NUMBER}(?![\w}]|\.\d)`, 'g');
+// Words before a value that make it part of a comparison or a condition, not what the sentence settles on.
+const COMPARED =
+  /\b(?:than|of|out of|per|times|by|from|over|between|and|or|to|at|for|with|if|when|unlike|not|in base)\s+(?:\w+\s+)?\$?$|\b(?:the|these|those|all|any|each|every)\s+\$?$/i;
+// What is no value of its own: a bare name ("$C$"), a relation ("$|x+4| < 9$"), a table or case list.
+const NOT_A_VALUE = /^[a-zA-Z]+$|^[a-zA-Z(),\s]+$|^[a-zA-Z](?:\^\{-1\})?\([a-z]\)$|<|>|\\[lg]eq?\b|\\neq\b/;
+const NOT_A_DISPLAY = /\\begin\{(?:cases|array|align\*?|aligned)\}|\\multicolumn|\\cline/;
+/** How many sentences from the end are searched: a reply settles on a value at its end, or not at all. */
+const CLOSING = 4;
+// A sentence about other agents' answers (and not the reply's own).
+const ABOUT_OTHERS =
+  /\b(?:agents?'?s?|(?:other|another|their|previous|first|second|third|fourth|each) (?:solutions?|answers?)|solutions? \d|they|their|he|she|others)\b/i;
+// A note ("Note that ...") is an aside, never what the reply settles on.
+const NOTE = /^\s*\(?(?:note|n\.b\.)\b/i;
+// Where a sentence turns to a condition or a reason: values after it ("..., where $k$ is an integer") are not what it settles on.
+const TAIL = /,?\s+(?:where|for|if|when|since|because|given|provided|that)\b/gi;
+const OWN = /\b(?:I|my|we|our)\b/;
+// A sentence that rejects the option it names ("(A) is wrong", "rules out C").
+const REJECTS = /\b(?:not|incorrect|wrong|false|rule[sd]? out|eliminat\w*|unlikely|cannot)\b/i;
+
+interface Candidate {
+  at: number;
+  value: string;
+  boxed: boolean;
+}
+
+/** A text with its math spans masked, so that no sentence ends inside one; a span keeps a closing period ("$\boxed{2}.$ The ..."), which ends its sentence. */
+const maskMath = (text: string) => text.replace(MATH, (m) => 'M'.repeat(m.length - 1) + (/[.!?]\s*(?:\$\$|\$|\\\]|\\\))$/.test(m) ? '.' : 'M'));
+
+/** The sentences of a text as [start, end) ranges, split where `masked` (the text, its math masked or not) ends one. */
+function sentenceRanges(text: string, masked: string): [number, number][] {
+  const ranges: [number, number][] = [];
+  let start = 0;
+  // A line break ends a sentence, unless a display follows it or the line ends with ":".
+  for (const m of masked.matchAll(/[.!?](?=\s|$)|(?<!:\s*)\n/g)) {
+    if (m[0] === '\n' && /^\s*(?:\$\$|\\\[)/.test(text.slice(m.index + 1, m.index + 40))) continue;
+    ranges.push([start, m.index + 1]);
+    start = m.index + 1;
+  }
+  ranges.push([start, text.length]);
+  return ranges.filter(([a, b]) => text.slice(a, b).trim());
+}
+
+/** Of the last sentence holding a candidate (sentences about others aside), the candidates. */
+function lastSentence<T extends { at: number }>(
+  text: string,
+  ranges: [number, number][],
+  candidates: T[],
+): { sentence: string; from: number; found: T[] } | null {
+  for (let k = ranges.length - 1; k >= Math.max(0, ranges.length - CLOSING); k--) {
+    const [a, b] = ranges[k];
+    const found = candidates.filter((c) => c.at >= a && c.at < b);
+    if (!found.length) continue;
+    const sentence = text.slice(a, b);
+    if (NOTE.test(sentence)) continue;
+    // Values after a turn to other agents or to a condition are not what the sentence settles on,
+    // when any come before it ("$a=3$, as shown in the first agent's solution"); a sentence about
+    // others alone is not the reply's own, unless it boxes a value.
+    const others = ABOUT_OTHERS.exec(sentence);
+    const turns = [...sentence.matchAll(TAIL)].map((m) => m.index).concat(others && !OWN.test(sentence) ? [others.index] : []);
+    const turn = a + Math.min(sentence.length, ...turns);
+    const before = found.filter((c) => c.at < turn || ('boxed' in c && c.boxed));
+    if (!before.length) {
+      if (others && !OWN.test(sentence)) continue;
+      return { sentence, from: a, found };
+    }
+    return { sentence, from: a, found: before };
+  }
+  return null;
+}
+
+const cleaned = (text: string) => withoutNotes(text).replace(/\*\*|\\\$/g, (m) => ' '.repeat(m.length));
+
+/** The value a numeric or MATH reply settles on (see the header), raw; null when it does not settle on one. */
+export function settledValue(response: string): string | null {
+  const text = cleaned(response);
+  const ranges = sentenceRanges(text, maskMath(text));
+  const from = ranges[Math.max(0, ranges.length - CLOSING)]?.[0] ?? 0; // only the closing sentences are read
+  const spans = [...text.matchAll(MATH)]
+    .filter((m) => m.index >= from)
+    .map((m) => ({ at: m.index, end: m.index + m[0].length, body: m[1] ?? m[2] ?? m[3] ?? m[4] }));
+  const boxes = boxedContents(text).filter((b) => b.at >= from);
+  const inBox = (at: number) => boxes.some((b) => at >= b.at && at < b.end);
+  const candidates: Candidate[] = [
+    ...boxes.map((b) => ({ at: b.at, value: resultOf(b.content), boxed: true })),
+    ...spans
+      .filter((s) => !/\\(?:boxed|fbox)\b/.test(s.body) && !NOT_A_DISPLAY.test(s.body))
+      .map((s) => ({ at: s.at, value: resultOf(s.body, false), boxed: false }))
+      .filter((c) => !NOT_A_VALUE.test(c.value.trim().replace(/[_^]\{?\w+\}?/g, ''))),
+  ];
+  const outside = text.replace(MATH, (m) => ' '.repeat(m.length));
+  // A number inside an expression written in plain text ("sqrt(17)/12", "525π", "(4/3)π") is no value on its own: the reading abstains there.
+  for (const m of outside.matchAll(PLAIN_NUMBER)) {
+    if (m.index < from) continue;
+    const [before, after] = [outside.slice(Math.max(0, m.index - 12), m.index), outside.slice(m.index + m[0].length, m.index + m[0].length + 12)];
+    const listMarker = /^[.)]/.test(after) && !outside.slice(outside.lastIndexOf('\n', m.index - 1) + 1, m.index).trim();
+    if (inBox(m.index) || listMarker) continue;
+    const inExpression = /[-+=/*^(√]\s*$/.test(before) || /^\s*[/*^)(π√]/.test(after);
+    candidates.push({ at: m.index, value: inExpression ? '' : m[0], boxed: false });
+  }
+  const last = lastSentence(text, ranges, candidates);
+  if (!last) return null;
+  // A box is what its sentence settles on, unless the sentence says the box equals a value ("$\boxed{12}$ is equal to 144": the problem's own box notation).
+  const boxed = last.found.filter((c) => c.boxed).pop();
+  const after = boxed && last.found.filter((c) => c.at > boxed.at).pop();
+  if (boxed) {
+    const equals = after && /^[^.]*?\}\$?\s*(?:is equal to|equals|=)\s*\$?$/.test(text.slice(boxed.at, after.at).replace(/^\\(?:boxed|fbox)\s*\{/, ''));
+    return (equals ? after : boxed).value.trim() || null;
+  }
+  const closing = last.found.reduce((a, b) => (b.at > a.at ? b : a));
+  if (COMPARED.test(text.slice(last.from, closing.at))) return null;
+  return closing.value.trim() || null;
+}
+
+// Option tokens (an option's text, place or paraphrase is matched per sentence): "(C)", "[C]", "**C**", "option C", "C)" opening a line, \boxed{C}.
+const OPTION_TOKEN = /\(([A-Ja-j])\)|\[([A-Ja-j])\]|\*\*\(?([A-J])\)?\*\*|\b(?:[Oo]ption|[Cc]hoice|[Aa]nswer)\s+\(?([A-J])\b|^\s*([A-J])\)/gm;
+/** The option a multiple-choice reply settles on (see the header), as its letter; null when it does not name exactly one. */
+export function settledOption(response: string, options: McqOption[]): string | null {
+  const text = withoutNotes(response).replace(/\\(?:boxed|fbox)\s*\{([^{}]*)\}/g, (m, inner: string) => {
+    const letter = letterOf(inner, options);
+    return letter ? `(${letter})`.padEnd(m.length) : m;
+  });
+  const letters = options.length ? options.map((o) => o.letter).join('') : 'ABCDEFGHIJ';
+  const candidates = [...text.matchAll(OPTION_TOKEN)].map((m) => ({ at: m.index, letter: (m[1] ?? m[2] ?? m[3] ?? m[4] ?? m[5]).toUpperCase() }));
+  // Options listed one a line name every option and choose none: their lines hold no candidate.
+  const listLines = [...text.matchAll(/^[ \t]*(?:[-*][ \t]+)?(?:\*\*)?(?:\([A-J]\)|[A-J][.):])/gm)].map((m) => [m.index, text.indexOf('\n', m.index) >>> 0]);
+  const inList = (at: number) => listLines.length >= 2 && listLines.some(([a, b]) => at >= a && at < b);
+  const ranges = sentenceRanges(text, text);
+  if (options.length)
+    for (const [a, b] of ranges) {
+      const letter = optionByText(text.slice(a, b), options);
+      if (letter) candidates.push({ at: a, letter });
+    }
+  const last = lastSentence(
+    text,
+    ranges,
+    candidates.filter((c) => letters.includes(c.letter) && !inList(c.at)),
+  );
+  if (!last || REJECTS.test(last.sentence)) return null;
+  const named = new Set(last.found.map((c) => c.letter));
+  return named.size === 1 ? [...named][0] : null;
+}
