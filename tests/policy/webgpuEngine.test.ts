@@ -13,7 +13,7 @@ import { noAdapterMessage, webgpuAdapter } from '../../src/policy/webgpu.ts';
 import { OPT, TINY } from '../fixtures/gradientCheck.ts';
 
 /** Float32 on two implementations of every kernel: the engines agree to this, relative, over 20 steps. */
-export const GPU_TOLERANCE = 1e-4;
+const GPU_TOLERANCE = 1e-4;
 const SHAPE: PolicyShape = { ...TINY, dim: 24, hidden: 12, behavior: 'mean' };
 const fresh = (): EngineState => {
   const w = initWeights(SHAPE, 'gpu');
