@@ -9,7 +9,7 @@ import { zeroMoments, type EngineState, type OptimizerSettings, type PolicyEngin
 import type { PolicyShape } from './model.ts';
 import { onnxEngine, onnxLoadError } from './onnxEngine.ts';
 import type { ComputeRan } from '../provenance.ts';
-import { adapterName, softwareWarning, webgpuAdapter } from './webgpu.ts';
+import { adapterName, webgpuAdapter, webgpuAdapterWarned } from './webgpu.ts';
 
 /** Decisions per training step from which `auto` takes a hardware WebGPU adapter. */
 export const AUTO_GPU_DECISIONS = 8192;
@@ -42,8 +42,6 @@ export async function resolveCompute(c: ComputeSettings, decisionsPerStep = 0): 
 /** The engine, backend and threads that `c` gets here (see resolveCompute). */
 export const computeRan = async (c: ComputeSettings): Promise<ComputeRan> => (await resolveCompute(c)).ran;
 
-let warned = false;
-
 /**
  * An engine for `c` (`decisionsPerStep`: a trainer's, for `auto`); where `auto` fell back to TF.js,
  * its name says why (the trainer prints it). The GPU engine's name is its adapter's; a software
@@ -58,8 +56,7 @@ export async function createEngine(
 ): Promise<RunningEngine> {
   const { ran, note } = await resolveCompute(c, decisionsPerStep);
   if (ran.adapter) {
-    if (ran.adapter.software && !warned) console.error(`warning: ${softwareWarning(ran.adapter)}`);
-    warned ||= ran.adapter.software;
+    await webgpuAdapterWarned();
     const engine = await onnxEngine(shape, state, opt, 1, 'webgpu');
     return Object.assign(engine, { ran, name: `webgpu on ${adapterName(ran.adapter)}${note ? `; ${note}` : ''}` });
   }

@@ -56,7 +56,23 @@ export function noAdapterMessage(platform: NodeJS.Platform = process.platform, d
   );
 }
 
+/**
+ * ONNX Runtime session options of the WebGPU execution provider (onnx/worker.mjs, plain JavaScript,
+ * spells the same out): no CPU provider to fall back to, so a node without a WebGPU kernel fails
+ * the session's start instead of running on the CPU.
+ */
+export const WEBGPU_SESSION = { executionProviders: ['webgpu'], extra: { session: { disable_cpu_ep_fallback: '1' } } };
+
 let probe: Promise<GpuAdapter> | undefined;
+let warned = false;
+
+/** The adapter, with a software adapter's warning on stderr (once per process). */
+export async function webgpuAdapterWarned(): Promise<GpuAdapter> {
+  const adapter = await webgpuAdapter();
+  if (adapter.software && !warned) console.error(`warning: ${softwareWarning(adapter)}`);
+  warned ||= adapter.software;
+  return adapter;
+}
 
 /** This machine's WebGPU adapter (asked once per process), or a SettingsError saying what driver is missing. */
 export function webgpuAdapter(): Promise<GpuAdapter> {

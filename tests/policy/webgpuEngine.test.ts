@@ -5,8 +5,8 @@ import { spawnSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import { randomBatch } from '../../bench/randomBatch.ts';
 import { defaultCompute } from '../../src/policy/backends.ts';
-import { createEngine } from '../../src/policy/createEngine.ts';
-import { zeroMoments, type EngineState, type PolicyEngine } from '../../src/policy/engine.ts';
+import { AUTO_GPU_DECISIONS, createEngine, resolveCompute } from '../../src/policy/createEngine.ts';
+import { zeroMoments, type EngineState } from '../../src/policy/engine.ts';
 import { initWeights, type PolicyShape } from '../../src/policy/model.ts';
 import { onnxEngine } from '../../src/policy/onnxEngine.ts';
 import { noAdapterMessage, webgpuAdapter } from '../../src/policy/webgpu.ts';
@@ -95,6 +95,13 @@ describe('the GPU engine (webgpu)', () => {
     expectSameState(await second.getState(), await cpu.getState()); // not the first engine's GPU state
     second.dispose();
     cpu.dispose();
+  });
+
+  it(`auto keeps to the CPU engine below ${AUTO_GPU_DECISIONS} decisions a step, and on a software adapter at any size`, async () => {
+    const auto = defaultCompute();
+    expect((await resolveCompute(auto, AUTO_GPU_DECISIONS - 1)).ran.engine).toBe('onnx');
+    const adapter = await webgpuAdapter();
+    expect((await resolveCompute(auto, 10 * AUTO_GPU_DECISIONS)).ran.engine).toBe(adapter.software ? 'onnx' : 'webgpu');
   });
 
   it('without an adapter (no Vulkan driver) is an error that names the missing driver, not a run on the CPU', () => {
