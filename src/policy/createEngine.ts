@@ -11,6 +11,8 @@ import { onnxEngine, onnxLoadError } from './onnxEngine.ts';
 import type { ComputeRan } from '../provenance.ts';
 import { adapterName, webgpuAdapter, webgpuAdapterWarned } from './webgpu.ts';
 
+/** Debates the GPU engine's evaluation plays at once (x A² decisions a round: 36,864 for 3 agents). */
+const GPU_EVAL_DEBATES = 4096;
 /** Decisions per training step from which `auto` takes a hardware WebGPU adapter. */
 export const AUTO_GPU_DECISIONS = 8192;
 
@@ -58,7 +60,7 @@ export async function createEngine(
   if (ran.adapter) {
     await webgpuAdapterWarned();
     const engine = await onnxEngine(shape, state, opt, 1, 'webgpu');
-    return Object.assign(engine, { ran, name: `webgpu on ${adapterName(ran.adapter)}${note ? `; ${note}` : ''}` });
+    return Object.assign(engine, { ran, name: `webgpu on ${adapterName(ran.adapter)}${note ? `; ${note}` : ''}`, evalBatch: GPU_EVAL_DEBATES });
   }
   if (ran.engine !== 'tfjs') return Object.assign(await onnxEngine(shape, state, opt, c.threads, ran.engine === 'onnx-cuda' ? 'cuda' : 'cpu'), { ran });
   const { tfjsEngine } = await import('./tfjsEngine.ts');
