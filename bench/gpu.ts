@@ -3,8 +3,8 @@
 // 512, hidden 256: 7.87 MFLOP of matmuls a decision, bench/engines.ts); the adapter, and the bytes
 // a GPU step moves each way. One script that a GPU machine runs as it is. Goal (issue 33): >= 25x
 // the 2-thread CPU engine at batch 16,384 on a real GPU. On a software adapter (lavapipe) the
-// batches stop at 16,384: a step of 65,536 takes minutes there, and the figures say what lavapipe
-// does, not what a GPU does.
+// batches stop at 4,096: a step of 16,384 takes minutes there on a loaded machine, and the figures
+// say what lavapipe does, not what a GPU does.
 import { createEngine } from '../src/policy/createEngine.ts';
 import { zeroMoments, type PolicyEngine } from '../src/policy/engine.ts';
 import { initWeights } from '../src/policy/model.ts';
@@ -17,7 +17,7 @@ import { randomBatch } from './randomBatch.ts';
 import { interleaved, rateOf, type Contender } from './trials.ts';
 
 const BATCHES = [256, 1024, 4096, 16384, 65536];
-const SOFTWARE_MAX = 16384;
+const SOFTWARE_MAX = 4096;
 const GOAL_BATCH = 16384;
 /** Shorter than the engines bench: a large batch's step is seconds on a software adapter. */
 const TRIALS = { warmup: 1, seconds: 1, trials: 3 };
@@ -72,6 +72,7 @@ export async function benchGpu(): Promise<void> {
           `; ${int(g.median)} decisions/s is ${((100 * g.median * stepFlops(BENCH_SHAPE)) / 67e12).toFixed(2)}% of an H200's 67 TFLOPS`,
       );
   }
+  if (!batches.includes(GOAL_BATCH)) console.log(`  goal: webgpu >= 25x onnx at 2 threads at batch ${int(GOAL_BATCH)} -> not measured here (a software adapter)`);
   for (const [, e] of engines) e.dispose();
   console.log('  A GPU step moves its batch up and its loss and entropy down; the parameters and Adam moments stay in GPU buffers.');
 }
