@@ -2,6 +2,9 @@
 // makes sure of (tests/setup/vulkan.ts: Mesa's lavapipe where the machine has no GPU). Small shapes
 // and batches: lavapipe runs the GPU's work on the CPU, many times slower than the CPU engine.
 import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { randomBatch } from '../../bench/randomBatch.ts';
 import { defaultCompute } from '../../src/policy/backends.ts';
@@ -9,7 +12,10 @@ import { AUTO_GPU_DECISIONS, createEngine, resolveCompute } from '../../src/poli
 import { zeroMoments, type EngineState } from '../../src/policy/engine.ts';
 import { initWeights, type PolicyShape } from '../../src/policy/model.ts';
 import { onnxEngine } from '../../src/policy/onnxEngine.ts';
-import { noAdapterMessage, webgpuAdapter } from '../../src/policy/webgpu.ts';
+import { adapterName, noAdapterMessage, webgpuAdapter } from '../../src/policy/webgpu.ts';
+import { expandGrid, GridFile, runGrid } from '../../train/grid.ts';
+import { readLog } from '../../train/runFolder.ts';
+import { writeTinyCache } from '../fixtures/tinyWorld.ts';
 import { OPT, TINY } from '../fixtures/gradientCheck.ts';
 
 /** Float32 on two implementations of every kernel: the engines agree to this, relative, over 20 steps. */
@@ -95,6 +101,31 @@ describe('the GPU engine (webgpu)', () => {
     expectSameState(await second.getState(), await cpu.getState()); // not the first engine's GPU state
     second.dispose();
     cpu.dispose();
+  });
+
+  it('a warm training process trains grid cells on it run after run, step for step as the CPU engine does, and names its adapter', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'cpp-gpu-warm-'));
+    writeTinyCache(join(dir, 'tiny'));
+    const grid = (engine: 'webgpu' | 'onnx') =>
+      GridFile.parse({
+        name: engine,
+        base: { rounds: 2, k: -1, batchSize: 6, hidden: 8, epochs: 1, engine, threads: engine === 'onnx' ? 1 : undefined },
+        seeds: 1,
+        caches: [join(dir, 'tiny')],
+        variants: [
+          { name: 'full', settings: {} },
+          { name: 'no conditioning', settings: { conditioning: false, lr: 0.01 } },
+        ],
+      });
+    const runs = { webgpu: expandGrid(grid('webgpu'), join(dir, 'webgpu')), onnx: expandGrid(grid('onnx'), join(dir, 'onnx')) };
+    for (const cells of Object.values(runs)) expect((await runGrid(cells, 1, () => {})).map((o) => o.status)).toEqual(['trained', 'trained']);
+    const steps = (out: string) => readLog(out).filter((l) => l.loss !== undefined);
+    for (const [i, cell] of runs.webgpu.entries()) {
+      const [gpu, cpu] = [steps(cell.settings.out), steps(runs.onnx[i].settings.out)];
+      expect(gpu.map((l) => l.keepRate)).toEqual(cpu.map((l) => l.keepRate)); // the same decisions sampled
+      gpu.forEach((l, k) => expect(Math.abs(l.loss! - cpu[k].loss!), `loss at step ${k + 1}`).toBeLessThanOrEqual(2e-4)); // logged to 4 decimals
+      expect(readFileSync(join(cell.settings.out, 'train.log'), 'utf8')).toContain(`(webgpu on ${adapterName(await webgpuAdapter())}`);
+    }
   });
 
   it(`auto keeps to the CPU engine below ${AUTO_GPU_DECISIONS} decisions a step, and on a software adapter at any size`, async () => {
