@@ -72,7 +72,8 @@ export async function benchGpu(): Promise<void> {
           `; ${int(g.median)} decisions/s is ${((100 * g.median * stepFlops(BENCH_SHAPE)) / 67e12).toFixed(2)}% of an H200's 67 TFLOPS`,
       );
   }
-  if (!batches.includes(GOAL_BATCH)) console.log(`  goal: webgpu >= 25x onnx at 2 threads at batch ${int(GOAL_BATCH)} -> not measured here (a software adapter)`);
+  if (!batches.includes(GOAL_BATCH))
+    console.log(`  goal: webgpu >= 25x onnx at 2 threads at batch ${int(GOAL_BATCH)} -> not measured here (a software adapter)`);
   for (const [, e] of engines) e.dispose();
   console.log('  A GPU step moves its batch up and its loss and entropy down; the parameters and Adam moments stay in GPU buffers.');
 }

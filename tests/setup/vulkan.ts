@@ -50,9 +50,10 @@ export function provideVulkan(o: VulkanOptions = {}): 'present' | 'installed' | 
   const log = o.log ?? ((line: string) => console.error(line));
   if ((o.hasAdapter ?? (() => probeAdapter(run)))()) return 'present';
   const codename = o.codename ?? debianCodename();
-  const installed = run('dpkg-query', ['-W', '-f', '${Version}', 'mesa-vulkan-drivers']);
-  if (installed.status === 0 && majorOf(installed.stdout) >= MINIMUM_MESA) {
-    log(`npm test: Mesa ${installed.stdout.trim()}'s Vulkan drivers are installed but give no WebGPU adapter: the GPU engine's tests will say why`);
+  const query = run('dpkg-query', ['-W', 'mesa-vulkan-drivers']); // "mesa-vulkan-drivers:amd64\t25.0.7-2~bpo12+1"
+  const installed = query.status === 0 ? (query.stdout.split('\t')[1]?.trim() ?? '') : '';
+  if (majorOf(installed) >= MINIMUM_MESA) {
+    log(`npm test: Mesa ${installed}'s Vulkan drivers are installed but give no WebGPU adapter: the GPU engine's tests will say why`);
     return 'cannot';
   }
   const root = o.root ?? process.getuid?.() === 0;
