@@ -14,7 +14,7 @@ import { initWeights, type PolicyShape } from '../../src/policy/model.ts';
 import { onnxEngine } from '../../src/policy/onnxEngine.ts';
 import { adapterName, noAdapterMessage, webgpuAdapter } from '../../src/policy/webgpu.ts';
 import { expandGrid, GridFile, runGrid } from '../../train/grid.ts';
-import { readLog } from '../../train/runFolder.ts';
+import { readLog, runFiles } from '../../train/runFolder.ts';
 import { writeTinyCache } from '../fixtures/tinyWorld.ts';
 import { OPT, TINY } from '../fixtures/gradientCheck.ts';
 
@@ -72,6 +72,16 @@ describe('the GPU engine (webgpu)', () => {
     onCpu.dispose();
   });
 
+  it('takes a step of 16,384 decisions as the CPU engine does (a batch a GPU wants)', async () => {
+    const { batch, actions, advantages } = randomBatch(SHAPE, 16384, 'large');
+    const [onGpu, onCpu] = [await gpu(fresh()), await onnxEngine(SHAPE, fresh(), OPT)];
+    const [a, b] = [await onGpu.trainStep(batch, actions, advantages), await onCpu.trainStep(batch, actions, advantages)];
+    expect(Math.abs(a.loss - b.loss) / Math.abs(b.loss)).toBeLessThan(GPU_TOLERANCE);
+    expectSameState(await onGpu.getState(), await onCpu.getState());
+    onGpu.dispose();
+    onCpu.dispose();
+  });
+
   it('resumes a CPU engine state and the CPU engine resumes its state: the same next steps', async () => {
     const { batch, actions, advantages } = randomBatch(SHAPE, 64, 'resume');
     const cpu = await onnxEngine(SHAPE, fresh(), OPT);
@@ -124,7 +134,10 @@ describe('the GPU engine (webgpu)', () => {
       const [gpu, cpu] = [steps(cell.settings.out), steps(runs.onnx[i].settings.out)];
       expect(gpu.map((l) => l.keepRate)).toEqual(cpu.map((l) => l.keepRate)); // the same decisions sampled
       gpu.forEach((l, k) => expect(Math.abs(l.loss! - cpu[k].loss!), `loss at step ${k + 1}`).toBeLessThanOrEqual(2e-4)); // logged to 4 decimals
-      expect(readFileSync(join(cell.settings.out, 'train.log'), 'utf8')).toContain(`(webgpu on ${adapterName(await webgpuAdapter())}`);
+      const adapter = await webgpuAdapter();
+      expect(readFileSync(join(cell.settings.out, 'train.log'), 'utf8')).toContain(`(webgpu on ${adapterName(adapter)}`);
+      const provenance = JSON.parse(readFileSync(runFiles(cell.settings.out).provenance, 'utf8'));
+      expect(provenance.sessions[0].compute).toEqual({ engine: 'webgpu', backend: null, threads: null, adapter });
     }
   });
 
