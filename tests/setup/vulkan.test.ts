@@ -7,12 +7,17 @@ import { describe, expect, it } from 'vitest';
 import { majorOf, provideVulkan, type Runner, type VulkanOptions } from './vulkan.ts';
 
 /** A machine: the Mesa installed (or none), the base suite's candidate, what apt-get does. */
-function machine(o: { installed?: string; candidate: string; aptFails?: boolean }) {
+function machine(o: { installed?: string; removed?: boolean; candidate: string; aptFails?: boolean }) {
   const calls: string[] = [];
   const run: Runner = (command, args) => {
     calls.push([command, ...args].join(' '));
     if (command === 'dpkg-query')
-      return o.installed ? { status: 0, stdout: `mesa-vulkan-drivers:amd64\t${o.installed}\n` } : { status: 1, stdout: 'no packages found' };
+      return o.installed
+        ? {
+            status: 0,
+            stdout: `Package: mesa-vulkan-drivers\nStatus: ${o.removed ? 'deinstall ok config-files' : 'install ok installed'}\nVersion: ${o.installed}\n`,
+          }
+        : { status: 1, stdout: 'dpkg-query: package is not installed' };
     if (command === 'apt-cache') return { status: 0, stdout: `mesa-vulkan-drivers:\n  Installed: (none)\n  Candidate: ${o.candidate}\n` };
     return o.aptFails ? { status: 100, stdout: 'E: Unable to locate package' } : { status: 0, stdout: '' };
   };
@@ -42,7 +47,7 @@ describe('npm test provides a WebGPU adapter', () => {
     const m = machine({ candidate: '22.3.6-1+deb12u1' });
     expect(provideVulkan(m.options)).toBe('installed');
     expect(m.calls).toEqual([
-      'dpkg-query -W mesa-vulkan-drivers',
+      'dpkg-query -s mesa-vulkan-drivers',
       'apt-get update',
       'apt-cache policy mesa-vulkan-drivers',
       'apt-get update',
@@ -67,8 +72,14 @@ describe('npm test provides a WebGPU adapter', () => {
   it('installs nothing where Mesa >= 24 is there already, and says so', () => {
     const m = machine({ installed: '25.0.7-2~bpo12+1', candidate: '22.3.6' });
     expect(provideVulkan(m.options)).toBe('cannot');
-    expect(m.calls).toEqual(['dpkg-query -W mesa-vulkan-drivers']);
+    expect(m.calls).toEqual(['dpkg-query -s mesa-vulkan-drivers']);
     expect(m.lines[0]).toMatch(/Mesa 25\.0\.7-2~bpo12\+1's Vulkan drivers are installed but give no WebGPU adapter/);
+  });
+
+  it('installs where Mesa >= 24 was removed (its record left behind)', () => {
+    const m = machine({ installed: '25.0.7-2~bpo12+1', removed: true, candidate: '22.3.6' });
+    expect(provideVulkan(m.options)).toBe('installed');
+    expect(m.calls.at(-1)).toBe('apt-get install -y --no-install-recommends -t bookworm-backports mesa-vulkan-drivers');
   });
 
   it('says why in one line where it cannot install (not root, not Debian, apt-get fails)', () => {

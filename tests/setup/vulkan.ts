@@ -50,8 +50,10 @@ export function provideVulkan(o: VulkanOptions = {}): 'present' | 'installed' | 
   const log = o.log ?? ((line: string) => console.error(line));
   if ((o.hasAdapter ?? (() => probeAdapter(run)))()) return 'present';
   const codename = o.codename ?? debianCodename();
-  const query = run('dpkg-query', ['-W', 'mesa-vulkan-drivers']); // "mesa-vulkan-drivers:amd64\t25.0.7-2~bpo12+1"
-  const installed = query.status === 0 ? (query.stdout.split('\t')[1]?.trim() ?? '') : '';
+  // A removed package's record stays (status "deinstall ok config-files"): only an installed one counts.
+  const query = run('dpkg-query', ['-s', 'mesa-vulkan-drivers']);
+  const isInstalled = query.status === 0 && /^Status: .* installed$/m.test(query.stdout);
+  const installed = isInstalled ? (query.stdout.match(/^Version: (\S+)$/m)?.[1] ?? '') : '';
   if (majorOf(installed) >= MINIMUM_MESA) {
     log(`npm test: Mesa ${installed}'s Vulkan drivers are installed but give no WebGPU adapter: the GPU engine's tests will say why`);
     return 'cannot';
