@@ -47,7 +47,12 @@ export function noAdapterMessage(platform: NodeJS.Platform = process.platform, d
   const head = 'engine webgpu: no WebGPU adapter here';
   if (platform === 'darwin') return `${head}: WebGPU uses Metal, which every Mac since 2012 has; is this a virtual machine without a GPU?`;
   if (platform === 'win32') return `${head}: WebGPU uses Direct3D 12: install your GPU's driver (or Windows' WARP software adapter, d3d10warp.dll)`;
-  const found = drivers.length ? `Vulkan drivers found: ${drivers.join(', ')}, none gives an adapter` : 'no Vulkan driver is installed';
+  const only = process.env.VK_DRIVER_FILES ?? process.env.VK_ICD_FILENAMES;
+  const found = only
+    ? `VK_DRIVER_FILES or VK_ICD_FILENAMES restricts Vulkan's loader to ${only}`
+    : drivers.length
+      ? `Vulkan drivers found: ${drivers.join(', ')}, none gives an adapter`
+      : 'no Vulkan driver is installed';
   return (
     `${head} (${found}). On Linux WebGPU runs on Vulkan: install your GPU's Vulkan driver (NVIDIA's driver with its Vulkan ICD; ` +
     'in a container NVIDIA_DRIVER_CAPABILITIES must include `graphics`; AMD and Intel: mesa-vulkan-drivers), or, for a software ' +

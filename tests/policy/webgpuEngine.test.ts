@@ -158,6 +158,7 @@ describe('the GPU engine (webgpu)', () => {
     expect(r.status, r.stderr).toBe(3);
     expect(r.stdout).toContain('engine webgpu: no WebGPU adapter here');
     expect(r.stdout).toContain('mesa-vulkan-drivers');
+    expect(r.stdout).toContain("restricts Vulkan's loader to /nonexistent.json");
     expect(noAdapterMessage('linux', ['lvp_icd.x86_64.json'])).toContain('Vulkan drivers found: lvp_icd.x86_64.json, none gives an adapter');
     expect(noAdapterMessage('linux', [])).toContain('no Vulkan driver is installed');
   });
