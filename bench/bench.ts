@@ -12,6 +12,9 @@
 //   main     the main job (goal <= 20 s); jobs.ts
 //   import   the DyLAN import, 44 files (goal <= 18 s, 450 MB); jobs.ts
 //   table6   Table 6's 110 cells trained and evaluated with 2 workers (goal <= 6 min); jobs.ts
+//   gpu      the GPU engine beside the CPU engine per batch size, the adapter, bytes a step moves
+//            (goal >= 25x 2 CPU threads at batch 16,384 on a GPU); gpu.ts. Only when asked: on a
+//            software adapter it takes minutes and measures the CPU.
 import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { cacheFilePath, loadCache } from '../src/cache/load.ts';
@@ -23,15 +26,16 @@ import { benchEngines, benchLoop, loadNote } from './engines.ts';
 import { benchStartup } from './startup.ts';
 import { beside, goalTable, hasFigures } from './goals.ts';
 import { benchGrid, benchImport, benchMain, benchTable6 } from './jobs.ts';
+import { benchGpu } from './gpu.ts';
 import { UsageError } from '../src/io/errors.ts';
 
-const SECTIONS = ['replay', 'load', 'engines', 'loop', 'startup', 'grid', 'main', 'import', 'table6'];
+const SECTIONS = ['replay', 'load', 'engines', 'loop', 'startup', 'grid', 'main', 'import', 'table6', 'gpu'];
 const GROUPS: Record<string, string[]> = { issue25: ['load', 'loop', 'startup', 'grid', 'main', 'import', 'table6'] };
 const asked = process.argv.slice(2).flatMap((a) => GROUPS[a] ?? [a]);
 for (const a of asked)
   if (!SECTIONS.includes(a))
     throw new UsageError(`bench: unknown section '${a}' (sections: ${SECTIONS.join(', ')}; groups: ${Object.keys(GROUPS).join(', ')})`);
-const wanted = (section: string) => asked.length === 0 || asked.includes(section);
+const wanted = (section: string) => (asked.length === 0 && section !== 'gpu') || asked.includes(section);
 console.log(`${new Date().toISOString()}, ${cpus()[0].model}, ${cpus().length} cores, Node ${process.version}; ${loadNote(true)}`);
 
 const DEFAULT = 'cache/default';
@@ -105,5 +109,6 @@ if (wanted('grid')) benchGrid(DEFAULT);
 if (wanted('main')) benchMain(DEFAULT);
 if (wanted('import')) benchImport();
 if (wanted('table6')) benchTable6();
+if (wanted('gpu')) await benchGpu();
 console.log(`\nAt the end: ${loadNote(false)}`);
 if (hasFigures()) console.log(`\n${goalTable()}`);

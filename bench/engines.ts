@@ -18,7 +18,7 @@ import { beside } from './goals.ts';
 import { interleaved, rateOf, type Contender, type Spread, type TrialSettings } from './trials.ts';
 
 export const TRIALS: TrialSettings = { warmup: 2, seconds: 1.5, trials: 5 };
-const SHAPE: PolicyShape = {
+export const SHAPE: PolicyShape = {
   dim: 512,
   hidden: 256,
   agents: 3,
@@ -30,7 +30,7 @@ const SHAPE: PolicyShape = {
   sourceFeature: true,
   roundFeature: true,
 };
-const OPT: OptimizerSettings = { lr: 3e-4, beta1: 0.9, beta2: 0.999, epsilon: 1e-8, entropyBonus: 1 };
+export const OPT: OptimizerSettings = { lr: 3e-4, beta1: 0.9, beta2: 0.999, epsilon: 1e-8, entropyBonus: 1 };
 const BATCHES = [256, 1024];
 const GEMM_SIZE = 1024;
 

@@ -112,10 +112,14 @@ export function refuseUnused(a: object, rules: [flag: string, unused: boolean, w
 /** The compute flags a run would not use: --threads drive the ONNX engines only, --backend the TF.js engine only. */
 export const computeRules = (a: ComputeSettings, policyMath = true, why = ''): [string, boolean, string][] => [
   ['engine', !policyMath, why],
-  ['threads', !policyMath || a.engine === 'tfjs', policyMath ? 'sets the threads of the onnx engines, not of --engine tfjs' : why],
+  [
+    'threads',
+    !policyMath || a.engine === 'tfjs' || a.engine === 'webgpu',
+    policyMath ? `sets the CPU threads of the onnx engines, not of --engine ${a.engine}` : why,
+  ],
   [
     'backend',
-    !policyMath || a.engine === 'onnx' || a.engine === 'onnx-cuda',
+    !policyMath || a.engine === 'onnx' || a.engine === 'onnx-cuda' || a.engine === 'webgpu',
     policyMath ? `sets the TF.js backend of --engine tfjs, not of --engine ${a.engine}` : why,
   ],
 ];

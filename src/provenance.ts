@@ -37,9 +37,13 @@ type FileHash = z.infer<typeof FileHash>;
 
 /** What computed the policy math: the engine chosen (never `auto`), its TF.js backend, its CPU threads. */
 export const ComputeRan = z.strictObject({
-  engine: z.enum(['onnx', 'onnx-cuda', 'tfjs']),
+  engine: z.enum(['onnx', 'webgpu', 'onnx-cuda', 'tfjs']),
   backend: z.string().nullable().describe('TF.js backend that loaded (tfjs engine only)'),
   threads: z.number().int().positive().nullable().describe('CPU threads of ONNX Runtime (onnx engine only)'),
+  adapter: z
+    .strictObject({ vendor: z.string(), architecture: z.string(), device: z.string(), description: z.string(), software: z.boolean() })
+    .optional()
+    .describe('the WebGPU adapter the webgpu engine ran on (software: a CPU implementation such as lavapipe)'),
 });
 export type ComputeRan = z.infer<typeof ComputeRan>;
 

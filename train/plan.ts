@@ -98,7 +98,12 @@ export function runPlan(settings: Partial<TrainConfig> & { out: string }, cacheH
 export async function computePlan(c: ComputeSettings): Promise<string> {
   const { resolveCompute } = await import('../src/policy/createEngine.ts');
   const { ran, note } = await resolveCompute(c);
-  const how = ran.backend ? `TF.js backend ${ran.backend}` : `${ran.threads} CPU thread${ran.threads === 1 ? '' : 's'}`;
+  const { adapterName } = await import('../src/policy/webgpu.ts');
+  const how = ran.adapter
+    ? `adapter ${adapterName(ran.adapter)}`
+    : ran.backend
+      ? `TF.js backend ${ran.backend}`
+      : `${ran.threads} CPU thread${ran.threads === 1 ? '' : 's'}`;
   return `engine: ${ran.engine}${c.engine === 'auto' ? ` (${note ?? 'auto'})` : ''}, ${how}`;
 }
 

@@ -178,6 +178,7 @@ async function trainLocked(config: TrainConfig, o: TrainOptions): Promise<{ chec
     shape,
     resumed?.engine ?? { weights, step: 0, m: zeroMoments(weights), v: zeroMoments(weights) },
     config,
+    config.batchSize * config.rollouts * A * A * (shape.rounds - 1), // decisions a step at most (auto's choice of the GPU)
   );
   const state: TrainingState & { costMultiplier: number } = resumed
     ? { epoch: resumed.epoch, step: resumed.step, baseline: resumed.baseline, costMultiplier: resumed.costMultiplier ?? config.costWeight, best: resumed.best }

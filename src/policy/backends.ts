@@ -6,16 +6,22 @@ export const BACKENDS = ['auto', 'tensorflow-gpu', 'tensorflow', 'wasm', 'cpu'] 
 export type BackendChoice = (typeof BACKENDS)[number];
 
 /**
- * Policy-math engines: `onnx` (ONNX Runtime, native CPU kernels), `onnx-cuda` (ONNX Runtime's CUDA
+ * Policy-math engines: `onnx` (ONNX Runtime, native CPU kernels), `webgpu` (ONNX Runtime's WebGPU
+ * execution provider: a GPU through Vulkan, Metal or Direct3D 12), `onnx-cuda` (ONNX Runtime's CUDA
  * execution provider, when its binaries are installed), `tfjs` (TF.js on --backend); auto: onnx
- * when it loads, else tfjs.
+ * when it loads, else tfjs (auto never takes the GPU: createEngine.ts says why).
  */
-export const ENGINES = ['auto', 'onnx', 'onnx-cuda', 'tfjs'] as const;
+export const ENGINES = ['auto', 'onnx', 'webgpu', 'onnx-cuda', 'tfjs'] as const;
 export type EngineChoice = (typeof ENGINES)[number];
 
 /** How to compute, not what: engine, CPU threads of the ONNX engine, TF.js backend (a resumed run may change them). */
 export const ComputeSettings = z.strictObject({
-  engine: z.enum(ENGINES).default('auto').describe('policy-math engine: onnx (ONNX Runtime, native CPU), tfjs (TF.js on --backend); auto: onnx when it loads'),
+  engine: z
+    .enum(ENGINES)
+    .default('auto')
+    .describe(
+      'policy-math engine: onnx (ONNX Runtime, native CPU), webgpu (ONNX Runtime on a GPU through WebGPU), onnx-cuda, tfjs (TF.js on --backend); auto: onnx when it loads',
+    ),
   threads: z.number().int().positive().default(1).describe('CPU threads of the onnx engine (of each training run: the main job runs two at a time)'),
   backend: z.enum(BACKENDS).default('auto').describe('TF.js backend of the tfjs engine; auto takes the fastest that loads'),
 });

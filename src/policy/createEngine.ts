@@ -1,11 +1,20 @@
 // Choosing and starting a policy engine (engine.ts is the interface): ONNX Runtime when it loads
-// (`auto`), else TF.js on the chosen backend.
+// (`auto`), else TF.js on the chosen backend. `auto` takes the GPU engine (webgpu) only for a
+// training step of at least AUTO_GPU_DECISIONS decisions on a hardware adapter: below that a
+// step's fixed cost on the GPU (a dispatch per node, ~300 nodes) outweighs its arithmetic, and a
+// software adapter is always slower than the CPU engine (docs/training.md, "The GPU engine").
 import { SettingsError } from '../io/errors.ts';
 import type { ComputeSettings } from './backends.ts';
 import { zeroMoments, type EngineState, type OptimizerSettings, type PolicyEngine } from './engine.ts';
 import type { PolicyShape } from './model.ts';
 import { onnxEngine, onnxLoadError } from './onnxEngine.ts';
 import type { ComputeRan } from '../provenance.ts';
+import { adapterName, webgpuAdapter, webgpuAdapterWarned } from './webgpu.ts';
+
+/** Debates the GPU engine's evaluation plays at once (x A² decisions a round: 36,864 for 3 agents). */
+const GPU_EVAL_DEBATES = 4096;
+/** Decisions per training step from which `auto` takes a hardware WebGPU adapter. */
+export const AUTO_GPU_DECISIONS = 8192;
 
 /** An engine and what it runs on (for provenance: never `auto`). */
 type RunningEngine = PolicyEngine & { ran: ComputeRan };
@@ -15,8 +24,14 @@ type RunningEngine = PolicyEngine & { ran: ComputeRan };
  * know it), and, where `auto` falls back to TF.js, a note saying why ONNX Runtime did not load.
  * An ONNX engine asked for by name that does not load is an error saying why.
  */
-export async function resolveCompute(c: ComputeSettings): Promise<{ ran: ComputeRan; note?: string }> {
+export async function resolveCompute(c: ComputeSettings, decisionsPerStep = 0): Promise<{ ran: ComputeRan; note?: string }> {
   const onnxFailed = c.engine === 'tfjs' ? undefined : await onnxLoadError();
+  if (c.engine === 'webgpu' && onnxFailed === undefined) return { ran: { engine: 'webgpu', backend: null, threads: null, adapter: await webgpuAdapter() } };
+  if (c.engine === 'auto' && onnxFailed === undefined && decisionsPerStep >= AUTO_GPU_DECISIONS) {
+    const adapter = await webgpuAdapter().catch(() => undefined);
+    if (adapter && !adapter.software)
+      return { ran: { engine: 'webgpu', backend: null, threads: null, adapter }, note: `auto: ${decisionsPerStep} decisions a step on a hardware adapter` };
+  }
   if (c.engine !== 'tfjs' && onnxFailed === undefined)
     return { ran: { engine: c.engine === 'onnx-cuda' ? 'onnx-cuda' : 'onnx', backend: null, threads: c.threads } };
   if (c.engine !== 'tfjs' && c.engine !== 'auto')
@@ -29,9 +44,24 @@ export async function resolveCompute(c: ComputeSettings): Promise<{ ran: Compute
 /** The engine, backend and threads that `c` gets here (see resolveCompute). */
 export const computeRan = async (c: ComputeSettings): Promise<ComputeRan> => (await resolveCompute(c)).ran;
 
-/** An engine for `c`; where `auto` fell back to TF.js, its name says why (the trainer prints it). */
-export async function createEngine(c: ComputeSettings, shape: PolicyShape, state: EngineState, opt: OptimizerSettings): Promise<RunningEngine> {
-  const { ran, note } = await resolveCompute(c);
+/**
+ * An engine for `c` (`decisionsPerStep`: a trainer's, for `auto`); where `auto` fell back to TF.js,
+ * its name says why (the trainer prints it). The GPU engine's name is its adapter's; a software
+ * adapter is warned about on stderr, once per process.
+ */
+export async function createEngine(
+  c: ComputeSettings,
+  shape: PolicyShape,
+  state: EngineState,
+  opt: OptimizerSettings,
+  decisionsPerStep = 0,
+): Promise<RunningEngine> {
+  const { ran, note } = await resolveCompute(c, decisionsPerStep);
+  if (ran.adapter) {
+    await webgpuAdapterWarned();
+    const engine = await onnxEngine(shape, state, opt, 1, 'webgpu');
+    return Object.assign(engine, { ran, name: `webgpu on ${adapterName(ran.adapter)}${note ? `; ${note}` : ''}`, evalBatch: GPU_EVAL_DEBATES });
+  }
   if (ran.engine !== 'tfjs') return Object.assign(await onnxEngine(shape, state, opt, c.threads, ran.engine === 'onnx-cuda' ? 'cuda' : 'cpu'), { ran });
   const { tfjsEngine } = await import('./tfjsEngine.ts');
   const engine = tfjsEngine(shape, state, opt);

@@ -28,6 +28,8 @@ export interface StepStats {
 export interface PolicyEngine {
   readonly name: string;
   readonly shape: PolicyShape;
+  /** Debates an evaluation plays at once (default 256; the GPU engine wants large batches: more decisions per run). */
+  readonly evalBatch?: number;
   keepLogits(batch: DecisionBatch): Promise<Float32Array>;
   /**
    * Loss -(mean advantage * log pi(action)) - entropyBonus * mean entropy, its gradients for the

@@ -18,6 +18,7 @@ import { loadPolicy, type PolicyArtifact } from './artifact.ts';
 import { onnxModel } from './contract.ts';
 import { normalizeInto } from './rollout.ts';
 import { InputError } from '../io/errors.ts';
+import { WEBGPU_SESSION, webgpuAdapterWarned } from './webgpu.ts';
 
 export interface Text {
   text: string;
@@ -62,13 +63,22 @@ export async function encoderFor(id: string): Promise<Encoder> {
   throw new InputError(`unknown encoder id '${id}': pass an encoder to deployPolicy`);
 }
 
+export interface ServeOptions {
+  /**
+   * ONNX Runtime's execution provider: `cpu` (the default), or `webgpu` (a GPU through WebGPU,
+   * every node on it; no adapter is an error, a software one is warned about: src/policy/webgpu.ts).
+   */
+  provider?: 'cpu' | 'webgpu';
+}
+
 /** Serve an artifact; `model` is its exported ONNX model (built from the artifact when not given). */
-export async function deployPolicy(artifact: PolicyArtifact, encoder: Encoder, model: Uint8Array = onnxModel(artifact)) {
+export async function deployPolicy(artifact: PolicyArtifact, encoder: Encoder, model: Uint8Array = onnxModel(artifact), options: ServeOptions = {}) {
   const { shape, team } = artifact;
   if (encoder.id !== artifact.encoder) throw new InputError(`policy was trained with encoder ${artifact.encoder}, got ${encoder.id}`);
+  const adapter = options.provider === 'webgpu' ? await webgpuAdapterWarned() : undefined;
   // ONNX Runtime loads here, not with the module: the jobs that import encoderFor never start it.
   const ort = await import('onnxruntime-node');
-  const session = await ort.InferenceSession.create(model);
+  const session = await ort.InferenceSession.create(model, adapter ? WEBGPU_SESSION : {});
   const D = shape.dim;
   const behavior = artifact.weights.behavior.data;
   const int = (x: number) => new ort.Tensor('int64', BigInt64Array.of(BigInt(x)), [1]);
@@ -119,6 +129,8 @@ export async function deployPolicy(artifact: PolicyArtifact, encoder: Encoder, m
   };
   return {
     artifact,
+    /** The WebGPU adapter it runs on (provider webgpu). */
+    adapter,
     explain,
     async decide(req: DecideRequest): Promise<Decision[]> {
       return (await explain(req)).map(({ agent, keep, p }) => ({ agent, keep, p }));
@@ -129,8 +141,8 @@ export async function deployPolicy(artifact: PolicyArtifact, encoder: Encoder, m
 export type DeployedPolicy = Awaited<ReturnType<typeof deployPolicy>>;
 
 /** Load `policy.json` and, when it is there, the `policy.onnx` exported beside it. */
-export async function loadDeployedPolicy(path: string, encoder?: Encoder) {
+export async function loadDeployedPolicy(path: string, encoder?: Encoder, options: ServeOptions = {}) {
   const artifact = loadPolicy(path);
   const onnx = join(dirname(path), 'policy.onnx');
-  return deployPolicy(artifact, encoder ?? (await encoderFor(artifact.encoder)), existsSync(onnx) ? readFileSync(onnx) : undefined);
+  return deployPolicy(artifact, encoder ?? (await encoderFor(artifact.encoder)), existsSync(onnx) ? readFileSync(onnx) : undefined, options);
 }

@@ -9,6 +9,7 @@ import { firstLine, SettingsError } from '../io/errors.ts';
 import type { EngineState, OptimizerSettings, PolicyEngine } from './engine.ts';
 import { isTrainable, type PolicyShape, type Weights } from './model.ts';
 import { trainingGraph } from './onnx/fuseGluGraph.ts';
+import { stateGraph } from './onnx/stateGraph.ts';
 import { batchFeeds, flatLayout, flatten, unflatten } from './onnx/layout.ts';
 
 /** Why onnxruntime-node does not load on this machine (its error's first line), or undefined when it loads. */
@@ -19,6 +20,13 @@ export async function onnxLoadError(): Promise<string | undefined> {
   } catch (e) {
     return firstLine(e);
   }
+}
+
+export type OnnxDevice = 'cpu' | 'cuda' | 'webgpu';
+/** Bytes a training step moved from the CPU to the GPU and back (the GPU engine's; docs/bench.md). */
+export interface StepBytes {
+  up: number;
+  down: number;
 }
 
 /** A reply of the worker thread (onnx/worker.mjs): a failed call has its error's message and stack, and `user` when it is a user's to act on. */
@@ -37,14 +45,18 @@ function newThread(): Worker {
   return worker;
 }
 
-/** `device` cuda runs the graphs on ONNX Runtime's CUDA execution provider (see docs/training.md). */
+/**
+ * `device` cuda runs the graphs on ONNX Runtime's CUDA execution provider, webgpu on its WebGPU
+ * provider, every node on the GPU and the parameters and moments kept there between steps
+ * (onnx/worker.mjs; docs/training.md). Ask webgpu through createEngine, which finds the adapter.
+ */
 export async function onnxEngine(
   shape: PolicyShape,
   state: EngineState,
   opt: OptimizerSettings,
   threads = 1,
-  device: 'cpu' | 'cuda' = 'cpu',
-): Promise<PolicyEngine> {
+  device: OnnxDevice = 'cpu',
+): Promise<PolicyEngine & { lastStepBytes?: StepBytes }> {
   const frozen: Weights = Object.fromEntries(Object.entries(state.weights).filter(([name]) => !isTrainable(shape, name)));
   const worker = spare.pop() ?? newThread();
   worker.unref(); // an idle engine does not keep the process alive
@@ -82,9 +94,12 @@ export async function onnxEngine(
   // The gradient and train graphs are built and sent with their first call: an engine that only
   // evaluates never builds them.
   const sent = new Set<string>();
-  const graphOnce = (kind: 'gradient' | 'train') => (sent.has(kind) ? undefined : (sent.add(kind), trainingGraph(kind, shape, frozen, opt)));
+  // On the GPU the graphs take the parameters by Adam group: the train graph's outputs as they are.
+  const inputs = device === 'webgpu' ? 'groups' : 'views';
+  const graphOnce = (kind: 'gradient' | 'train' | 'state') =>
+    sent.has(kind) ? undefined : (sent.add(kind), kind === 'state' ? stateGraph(shape) : trainingGraph(kind, shape, frozen, opt, { inputs }));
   await call('init', {
-    forward: trainingGraph('forward', shape, frozen, opt),
+    forward: trainingGraph('forward', shape, frozen, opt, { inputs }),
     threads,
     device,
     stretches: (({ views, groups }) => ({ views, groups }))(flatLayout(shape)),
@@ -93,9 +108,13 @@ export async function onnxEngine(
     v: flatten(shape, state.v),
   });
   let step = state.step;
+  let lastStepBytes: StepBytes | undefined;
 
   return {
-    name: device === 'cuda' ? 'onnx-cuda' : `onnx-cpu (${threads} thread${threads === 1 ? '' : 's'})`,
+    name: device === 'cpu' ? `onnx-cpu (${threads} thread${threads === 1 ? '' : 's'})` : device === 'cuda' ? 'onnx-cuda' : 'webgpu',
+    get lastStepBytes() {
+      return lastStepBytes;
+    },
     shape,
     async keepLogits(b) {
       return (await send('forward', batchFeeds(shape, b))).logits as Float32Array;
@@ -113,10 +132,11 @@ export async function onnxEngine(
         epsHat: opt.epsilon * Math.sqrt(c2),
         graph: graphOnce('train'),
       });
+      lastStepBytes = r.bytes as StepBytes | undefined;
       return { loss: r.loss as number, entropy: r.entropy as number };
     },
     async getState() {
-      const r = await call('state', {});
+      const r = await call('state', { graph: device === 'webgpu' ? graphOnce('state') : undefined });
       return {
         weights: { ...unflatten(shape, r.params as Float32Array), ...frozen },
         step,

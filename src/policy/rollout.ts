@@ -125,8 +125,17 @@ export async function rollout(engine: PolicyEngine, env: Environment, emb: Embed
   return { results: debates.map((d) => finishDebate(env, d)), batch: all, actions, probs, tokens };
 }
 
-/** The debates of `questions` under the trained policy's decisions (keep iff p_keep >= 0.5, docs/method.md §7), `batch` debates at a time. */
-export async function playGreedy(engine: PolicyEngine, env: Environment, emb: Embeddings, questions: number[], batch = 256): Promise<DebateResult[]> {
+/**
+ * The debates of `questions` under the trained policy's decisions (keep iff p_keep >= 0.5,
+ * docs/method.md §7), `batch` debates at a time (the engine's `evalBatch`: the GPU engine's is large).
+ */
+export async function playGreedy(
+  engine: PolicyEngine,
+  env: Environment,
+  emb: Embeddings,
+  questions: number[],
+  batch = engine.evalBatch ?? 256,
+): Promise<DebateResult[]> {
   const results: DebateResult[] = [];
   for (let i = 0; i < questions.length; i += batch)
     results.push(

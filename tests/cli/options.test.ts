@@ -121,7 +121,7 @@ describe('flags a command would not use are errors, naming each and why', () => 
           'is not used by --resume: the run goes on with the settings it was started with (only --engine, --threads and --backend may change): leave them out',
       ]);
       const threads = cli('train', '--engine', 'tfjs', '--threads', '2', '--out', join(dir, 'run'));
-      expect([threads.status, errors(threads)]).toEqual([1, '--threads sets the threads of the onnx engines, not of --engine tfjs: leave it out']);
+      expect([threads.status, errors(threads)]).toEqual([1, '--threads sets the CPU threads of the onnx engines, not of --engine tfjs: leave it out']);
     },
     T,
   );

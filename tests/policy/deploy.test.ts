@@ -125,6 +125,14 @@ describe('the deployable export', () => {
     }
   }, 60_000);
 
+  it('serves on the WebGPU provider (`provider: webgpu`) with the decisions golden.json holds, naming its adapter', async () => {
+    const golden = JSON.parse(readFileSync(join(exportDir, 'golden.json'), 'utf8')) as Golden;
+    const policy = await loadDeployedPolicy(join(exportDir, 'policy.json'), undefined, { provider: 'webgpu' });
+    expect(policy.adapter?.device).toBeTruthy();
+    for (const d of golden.decisions)
+      expect(await policy.decide(d.request)).toEqual(d.rows.map((r) => ({ agent: r.agent, keep: r.keep, p: expect.closeTo(r.keep_probability, 5) })));
+  }, 60_000);
+
   it('`export` writes golden.json and prints no TF.js banner (was: "install our node backend")', () => {
     const r = spawnSync(process.execPath, [...CLI, 'export', runFiles(config.out).best, '--out', join(dir, 'cli-export')], {
       cwd: dir,

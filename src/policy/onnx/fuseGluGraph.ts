@@ -219,6 +219,13 @@ function frozenValues(g: GraphBuilder, s: PolicyShape, frozen: Weights): Map<str
   return values;
 }
 
+/**
+ * How a graph takes the trainable parameters: `views`, one input per parameter (and span) of the
+ * flat vector, which the CPU engine passes as views into its buffer; or `groups`, one input per
+ * Adam group (layout.ts), which the WebGPU engine passes as the train graph's GPU-buffer outputs.
+ */
+export type ParameterInputs = 'views' | 'groups';
+
 /** `silu`: drop a term of the SiLU derivative in block 2 (tests show the gradient check catches it). */
 export type Fault = 'silu' | undefined;
 
@@ -236,18 +243,26 @@ export function trainingGraph(
   /** Values of the parameters that do not train (a `none` behavior embedding); others are ignored. */
   frozen: Weights,
   opt: OptimizerSettings,
-  o: { dtype?: DType; fault?: Fault } = {},
+  o: { dtype?: DType; fault?: Fault; inputs?: ParameterInputs } = {},
 ): Uint8Array {
   const g = graphBuilder(o.dtype ?? 'float32', `fuseglu-${kind}`);
   const D = s.dim;
   const { views, pieces, groups, size } = flatLayout(s);
   // Each stretch of the flat vector the graph uses is an input (declared on first use: every input
   // costs time per run): the worker passes views into the flat vector, so nothing is sliced or
-  // copied.
+  // copied. With `groups` inputs the graph slices the small vectors out of the `vectors` group
+  // itself, so that the train graph's outputs are the next step's inputs as they are.
   const view = new Map(views.map((v) => [v.name, v]));
+  const group = new Map(groups.map((v) => [v.name, v]));
   const values = frozenValues(g, s, frozen);
-  const P = (name: string) => {
-    if (!values.has(name)) values.set(name, g.input(`param:${name}`, view.get(name)!.shape));
+  const P = (name: string): string => {
+    if (!values.has(name))
+      values.set(
+        name,
+        o.inputs !== 'groups' || group.has(name)
+          ? g.input(`param:${name}`, view.get(name)!.shape)
+          : ((v) => g.op('Reshape', [g.op('Slice', [P('vectors'), g.ints([v.offset]), g.ints([v.offset + v.size])]), g.ints(v.shape)]))(view.get(name)!),
+      );
     return values.get(name)!;
   };
 
@@ -282,7 +297,10 @@ export function trainingGraph(
   // The train graph scales every gradient by sqrt(1 − beta2) here, on N numbers, so that Adam's
   // second moment needs no multiplication of g² over the whole parameter vector (see below).
   const gradScale = kind === 'train' ? Math.sqrt(1 - opt.beta2) : 1;
-  const invN = g.op('Reciprocal', [g.op('Cast', [g.op('Shape', [l])], { to: o.dtype === 'float64' ? 11 : 1 })]);
+  // 1/N counted on the device: sign² is 1 per decision, and a float sum of ones is exact below 2^24.
+  // (Casting Shape's int64 instead puts a node on the CPU under the WebGPU provider, which has no
+  // int64 Cast.)
+  const invN = g.op('Reciprocal', [g.op('ReduceSum', [g.op('Mul', [sign, sign]), g.ints([0])], { keepdims: 0 })]);
   const dl = g.op('Mul', [
     gradScale === 1 ? invN : g.op('Mul', [invN, g.scalar(gradScale)]),
     g.op('Add', [
