@@ -55,6 +55,19 @@ export async function commandFinished(): Promise<void> {
   for (let turn = 0; turn < 2; turn++) await new Promise((next) => setImmediate(next));
 }
 
+let lastTurn = 0;
+/**
+ * Let a signal (or a parent's death, an IPC disconnect) in during long work: work that awaits only
+ * promises (TF.js's CPU math, a loop over a cache's records) never reaches the event loop's poll,
+ * where they are noticed. Every 50 ms of such work, two turns of the loop (the first may run before
+ * the turn's poll). Call it once per step of the work.
+ */
+export async function letSignalsIn(): Promise<void> {
+  if (performance.now() - lastTurn < 50) return;
+  for (let turn = 0; turn < 2; turn++) await new Promise((next) => setImmediate(next));
+  lastTurn = performance.now();
+}
+
 /** Never settles: a command that ended (or failed) because it was interrupted waits here for the stop to exit. */
 export const untilStopped = (): Promise<never> => new Promise(() => {});
 

@@ -1,8 +1,9 @@
 // One writer at a time: a run folder, a grid's results folder and a cache are locked while a
 // process writes them, with a lock file `<folder>/.lock` naming the holder (pid, host, when it
 // started, its command). A second writer gets an error naming the holder. A lock whose holder is
-// gone (killed: its pid no longer runs, or runs another program since) is taken over; so is a lock
-// file copied along with its folder (it names the folder it was made in). Temporary files of
+// gone (killed: its pid no longer runs, is a zombie its parent has not reaped, or runs another
+// program since) is taken over, with a line saying whose lock and why; so is a lock file copied along
+// with its folder (it names the folder it was made in). Temporary files of
 // interrupted writes (`*.<pid>.tmp`) whose process is gone are removed by the next writer.
 //
 // Not proper-lockfile: it judges a lock stale by an mtime its holder refreshes from a timer, which
@@ -45,15 +46,21 @@ const Holder = z.strictObject({
 });
 type Holder = z.infer<typeof Holder>;
 
-/** Start of process `pid` in clock ticks since boot, from /proc (null where there is none). */
-function startTicks(pid: number): string | null {
+/** The fields of process `pid`'s /proc stat after its name (state first), or undefined where there is none. */
+function procStat(pid: number): string[] | undefined {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19] ?? null;
+    return stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   } catch {
-    return null;
+    return undefined;
   }
 }
+
+/** Start of process `pid` in clock ticks since boot, from /proc (null where there is none). */
+const startTicks = (pid: number): string | null => procStat(pid)?.[19] ?? null;
+
+/** Whether process `pid` has exited and waits to be reaped (a zombie: `kill -0` still finds it; an OOM kill of a job whose parent is busy). */
+const isZombie = (pid: number): boolean => ['Z', 'X'].includes(procStat(pid)?.[0] ?? '');
 
 /** Whether process `pid` runs (on this host). */
 function isRunning(pid: number): boolean {
@@ -79,6 +86,7 @@ function staleness(h: Holder, dir: string): string | null {
   if (h.host !== hostname()) return null;
   if (h.pid === process.pid && h.ticks === startTicks(process.pid)) return null;
   if (!isRunning(h.pid)) return `left by pid ${h.pid}, which no longer runs`;
+  if (isZombie(h.pid)) return `left by pid ${h.pid}, which has died (a zombie its parent has not reaped)`;
   const ticks = startTicks(h.pid);
   if (h.ticks !== null && ticks !== null && ticks !== h.ticks) return `left by pid ${h.pid}, now another process`;
   return null;
@@ -218,7 +226,8 @@ function tryLock(file: string, content: string, dir: string): Holder | null {
       }
       const parsed = Holder.safeParse(safeJson(text));
       const holder = parsed.success ? parsed.data : undefined;
-      if (holder && staleness(holder, dir) === null) return holder;
+      const stale = holder ? staleness(holder, dir) : 'not a lock file of cpp-workbench';
+      if (stale === null) return holder!;
       // Stale (or not a lock of ours): claim it by renaming it away (one process can), then check
       // that what was claimed is the lock judged stale, else put it back.
       const claimed = `${file}.${process.pid}.stale.tmp`;
@@ -233,7 +242,7 @@ function tryLock(file: string, content: string, dir: string): Holder | null {
         } catch {
           // a third process locked meanwhile: its lock stands
         }
-      }
+      } else console.error(`${dirname(file)}: taking over its lock (${holder ? holder.what : 'a lock'}), ${stale}`);
       unlinkSync(claimed);
     }
     throw new RefusedError(`${file}: could not take the lock (it changed hands five times in a row)`);
@@ -285,7 +294,7 @@ export function cleanTemp(dir: string, depth = 4): string[] {
   for (const name of readdirSync(dir)) {
     const path = join(dir, name);
     const m = TEMP.exec(name);
-    if (m && Number(m[1]) !== process.pid && !isRunning(Number(m[1]))) {
+    if (m && Number(m[1]) !== process.pid && (!isRunning(Number(m[1])) || isZombie(Number(m[1])))) {
       rmSync(path, { recursive: true, force: true });
       removed.push(path);
     } else if (!m && name !== 'node_modules' && statSync(path, { throwIfNoEntry: false })?.isDirectory()) removed.push(...cleanTemp(path, depth - 1));
