@@ -283,23 +283,27 @@ export function withLockSync<T>(dir: string, what: string, fn: () => T): T {
 const TEMP = /\.(\d+)(?:\.stale)?\.tmp$/;
 
 /**
- * Remove the temporary files (and folders) of interrupted writes under `dir` whose process no
- * longer runs; returns their paths. Those of live processes (writing now) are left alone. Only
- * `depth` levels down: what a writer writes (a grid's cell folders, a cache's embeddings/), not a
- * whole tree handed as --out by mistake.
+ * The temporary files (and folders) of interrupted writes under `dir` whose process no longer runs
+ * (those of live processes are being written now). Only `depth` levels down: what a writer writes
+ * (a grid's cell folders, a cache's embeddings/), not a whole tree handed as --out by mistake.
  */
-export function cleanTemp(dir: string, depth = 4): string[] {
+export function leftoverTemp(dir: string, depth = 4): string[] {
   if (depth < 0 || !existsSync(dir) || !statSync(dir).isDirectory()) return [];
-  const removed: string[] = [];
+  const left: string[] = [];
   for (const name of readdirSync(dir)) {
     const path = join(dir, name);
     const m = TEMP.exec(name);
-    if (m && Number(m[1]) !== process.pid && (!isRunning(Number(m[1])) || isZombie(Number(m[1])))) {
-      rmSync(path, { recursive: true, force: true });
-      removed.push(path);
-    } else if (!m && name !== 'node_modules' && statSync(path, { throwIfNoEntry: false })?.isDirectory()) removed.push(...cleanTemp(path, depth - 1));
+    if (m && Number(m[1]) !== process.pid && (!isRunning(Number(m[1])) || isZombie(Number(m[1])))) left.push(path);
+    else if (!m && name !== 'node_modules' && statSync(path, { throwIfNoEntry: false })?.isDirectory()) left.push(...leftoverTemp(path, depth - 1));
   }
-  return removed;
+  return left;
+}
+
+/** Remove the leftover temporary files under `dir` (leftoverTemp); returns their paths. */
+export function cleanTemp(dir: string, depth = 4): string[] {
+  const left = leftoverTemp(dir, depth);
+  for (const path of left) rmSync(path, { recursive: true, force: true });
+  return left;
 }
 
 /** The pid and host in `dir`'s lock file, if it has one (for tests and messages). */

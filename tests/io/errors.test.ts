@@ -2,7 +2,7 @@
 // exit 1 (a mistyped command line exit 2); anything else is a bug, printed with its stack and a line
 // asking to report it, exit 70 — from the command line, from a training child, from the ONNX
 // engine's worker thread.
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -73,9 +73,10 @@ describe('a training child', () => {
     const e = await runTraining(settings, '0'.repeat(64), () => {}).catch((x: unknown) => x);
     expect(e).toBeInstanceOf(UserError);
     expect((e as Error).message).toBe(
-      `training in ${settings.out} failed (exit 1): invalid cache (1 problem):\n` +
-        `  ${settings.cache}/cache.jsonl: file not found (all of it in ${settings.out}/train.log)`,
+      `training in ${settings.out} failed (exit 1): invalid cache (1 problem):\n  ${settings.cache}/cache.jsonl: file not found`,
     );
+    // Refused before its first checkpoint: no settings.json, train.log or folder of a run that is not there.
+    expect(readdirSync(dir)).toEqual([]);
   }, 120_000);
 
   it("says where a bug's stack is, and carries it as its cause", () => {
