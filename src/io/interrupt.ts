@@ -4,8 +4,9 @@
 // command that continues, and exits 130 (SIGINT) or 143 (SIGTERM), as a shell reports a process
 // killed by the signal. Locks are released and this process's temporary files removed at exit
 // (lock.ts, atomic.ts). A second signal exits at once. Every file is written atomically or appended
-// whole, so stopping at any turn of the event loop leaves nothing half-written; a synchronous write
-// in progress (generating or importing a cache) ends first, since a signal is handled between turns;
+// whole, so stopping at any turn of the event loop leaves nothing half-written; long work that awaits
+// only promises (training steps, embedding batches) lets signals in every 50 ms (letSignalsIn); a
+// synchronous write in progress (generating or importing a cache) ends first, since a signal is handled between turns;
 // one that arrives in a command's last such stretch is said once the command is done (exit 0).
 
 export type StopSignal = 'SIGINT' | 'SIGTERM';
