@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { expect, it } from 'vitest';
 import { cacheFilePath } from '../../src/cache/load.ts';
 import { CLI } from '../fixtures/cli.ts';
+import { writeTinyGrid } from '../fixtures/tinyGrid.ts';
 import { tinyRecords } from '../fixtures/tinyWorld.ts';
 
 it("an answer 'banana' for a reply that says (C) is refused by validate, stats, baselines, train and ablate alike", () => {
@@ -19,8 +20,7 @@ it("an answer 'banana' for a reply that says (C) is refused by validate, stats, 
   const at = lines.findIndex((r) => r.type === 'response' && r.id === 'q0.a3.1') + 1;
   mkdirSync(cache);
   writeFileSync(cacheFilePath(cache), `${lines.map((r) => JSON.stringify(r)).join('\n')}\n`);
-  const grid = { name: 'g', base: { rounds: 2, miss: 'error', epochs: 1, batchSize: 6, hidden: 8 }, seeds: 1, caches: [cache], variants: [{ name: 'v' }] };
-  writeFileSync(join(dir, 'grid.json'), JSON.stringify(grid));
+  writeTinyGrid(dir, cache, [{ name: 'v' }]);
   const said = `${cacheFilePath(cache)}:${at}: answer: 'banana' does not parse as a mcq answer; store the parsed form or null`;
   for (const args of [
     ['cache', 'validate', cache],
@@ -34,5 +34,7 @@ it("an answer 'banana' for a reply that says (C) is refused by validate, stats, 
     expect(r.status, args.join(' ')).toBe(1);
   }
   // Nothing of a run is left where none started: the refused train's folder, the refused cell's.
-  expect(readdirSync(dir).sort()).toEqual(['cache', 'grid.json']);
+  // (the grid remembers its failed cell, with the reason, in failed.json: train/failedCells.ts)
+  expect(readdirSync(dir).sort()).toEqual(['cache', 'grid.json', 'results']);
+  expect(readdirSync(join(dir, 'results'), { recursive: true })).toEqual(['failed.json']);
 }, 120_000);

@@ -1,32 +1,22 @@
 // The queue remembers, and so does a local grid: a cell that failed is remembered with its reason
 // beside the grid's results (failed.json); a rerun reports it failed, untrained, unless asked to
 // retry (--retry-failed); a cell of changed settings is another cell.
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect, it } from 'vitest';
 import { ablateJob } from '../../jobs/ablate.ts';
 import { defaultCompute } from '../../src/policy/backends.ts';
 import { failedFile } from '../../train/failedCells.ts';
+import { writeTinyGrid } from '../fixtures/tinyGrid.ts';
 import { writeTinyCache } from '../fixtures/tinyWorld.ts';
 
 it('a failed cell is remembered with its reason and not trained again unless --retry-failed', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'cpp-failed-cells-'));
   writeTinyCache(join(dir, 'cache'));
-  const grid = join(dir, 'grid.json');
   // targetCost 0.1 is below what pruning every edge costs: the cell is refused when it starts training.
-  const variants = (bad: number) => [{ name: 'ok' }, { name: 'bad', settings: { targetCost: bad } }];
-  const write = (bad: number) =>
-    writeFileSync(
-      grid,
-      JSON.stringify({
-        name: 'g',
-        base: { rounds: 2, miss: 'error', epochs: 1, batchSize: 6, hidden: 8 },
-        seeds: 1,
-        caches: [join(dir, 'cache')],
-        variants: variants(bad),
-      }),
-    );
+  const write = (bad: number) => writeTinyGrid(dir, join(dir, 'cache'), [{ name: 'ok' }, { name: 'bad', settings: { targetCost: bad } }]);
+  const grid = join(dir, 'grid.json');
   const out = join(dir, 'results');
   const compute = { ...defaultCompute(), backend: 'cpu' as const };
   const ablate = async (retryFailed = false) => {
