@@ -13,6 +13,7 @@ import { hashFile, recordReport, startSession } from '../src/provenance.ts';
 import { runFiles } from '../train/runFolder.ts';
 import { ensureDefaultCache } from '../src/sim/generate.ts';
 import { expandGrid, readGrid, runGrid, type CellOutcome, type GridFile } from '../train/grid.ts';
+import { rememberFailed, skipFailed } from '../train/failedCells.ts';
 import { resolveConfig } from '../train/config.ts';
 import { cachePlan, computePlan, runPlan, type JobDescription } from '../train/plan.ts';
 import { runContentHashes } from '../train/identity.ts';
@@ -36,6 +37,8 @@ export interface AblateOptions {
   rounds?: number;
   /** Train anew the cells whose folders hold runs of other settings or another cache (else an error naming each difference). */
   force?: boolean;
+  /** Train again the cells that failed in an earlier run of this grid (else they are reported failed, with their reason, untrained). */
+  retryFailed?: boolean;
   log?: (line: string) => void;
 }
 
@@ -80,7 +83,17 @@ async function ablateLocked(o: AblateOptions, grid: GridFile, results: string): 
       throw new SettingsError(`--endpoints ${o.endpoints}: no cell of grid ${grid.name} trains with miss = record, so no endpoint would be asked`);
     for (const c of recording) c.settings.endpoints ??= o.endpoints;
   }
-  const outcomes = queue ? await (await import('./queue/coordinator.ts')).runQueuedGrid(cells, { queue }) : await runGrid(cells, o.workers, undefined, o.force);
+  // Cells that failed in an earlier run of this grid are not trained again unless asked (train/failedCells.ts).
+  const { train, skipped } = skipFailed(cells, results, o.retryFailed ?? false);
+  for (const x of skipped) (o.log ?? console.error)(`cell not trained: ${x.cell.id}: ${x.error}`);
+  const ran =
+    train.length === 0
+      ? []
+      : queue
+        ? await (await import('./queue/coordinator.ts')).runQueuedGrid(train, { queue, retryFailed: o.retryFailed })
+        : await runGrid(train, o.workers, undefined, o.force);
+  const outcomes = cells.map((c) => ran.find((x) => x.cell === c) ?? skipped.find((x) => x.cell === c)!);
+  rememberFailed(results, outcomes, skipped);
   const evaluated = outcomes.filter((x) => x.status !== 'failed');
   const evaluating = progress(`evaluating ${evaluated.length} cells on ${o.split}`, evaluated.length);
   let evaluatedCells = 0;

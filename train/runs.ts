@@ -1,10 +1,10 @@
 // Training runs of a job, in training processes (train/trainingProcesses.ts: two cores train two
 // runs at once): a finished run is reused, an interrupted one resumed, a failed one reported with
 // the end of its log.
-import { existsSync, mkdirSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, mkdirSync, readdirSync, rmdirSync, rmSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
 import { writeFileAtomic } from '../src/io/atomic.ts';
-import { failedRuns, RefusedError } from '../src/io/errors.ts';
+import { failedRuns, RefusedError, UserError } from '../src/io/errors.ts';
 import { interrupted } from '../src/io/interrupt.ts';
 import { progress } from '../src/progress.ts';
 import { withLock, withLockSync } from '../src/io/lock.ts';
@@ -80,17 +80,36 @@ export async function runTraining(
   }
   const stopping = interrupted();
   if (stopping) throw new RefusedError(`${out}: not started: the job is stopping (${stopping})`);
-  mkdirSync(out, { recursive: true });
+  const made = existsSync(out) ? undefined : mkdirSync(out, { recursive: true });
   const settingsFile = join(out, 'settings.json');
+  const logFile = join(out, 'train.log');
+  const fresh = [settingsFile, logFile].filter((f) => !existsSync(f));
   writeFileAtomic(settingsFile, [JSON.stringify(settings, null, 2) + '\n']);
   // train.log is the process's stderr as it comes: a kill of this job keeps what it said so far.
-  const logFile = join(out, 'train.log');
   writeFileAtomic(logFile, []);
   const processes = o.processes ?? trainingProcesses();
   try {
     return { status: 'trained', trained: await processes.train({ out, settingsFile, resume: existsSync(runFiles(out).checkpoint), logFile, onEpoch }) };
+  } catch (e) {
+    // Refused before its first checkpoint (its cache, its settings): no run is there, so nothing of
+    // one is left (the refusal is its whole log); a folder of another run keeps its files.
+    if (e instanceof UserError && fresh.length === 2 && !existsSync(runFiles(out).checkpoint)) {
+      for (const f of fresh) rmSync(f, { force: true });
+      if (made !== undefined) removeEmptyFolders(out, made);
+      e.message = e.message.replace(` (all of it in ${logFile})`, '');
+    }
+    throw e;
   } finally {
     if (!o.processes) processes.close();
+  }
+}
+
+/** Remove `dir` and its parents up to `top` while they are empty. */
+function removeEmptyFolders(dir: string, top: string): void {
+  for (let d = resolve(dir); ; d = dirname(d)) {
+    if (readdirSync(d).length > 0) return;
+    rmdirSync(d);
+    if (d === resolve(top)) return;
   }
 }
 

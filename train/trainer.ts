@@ -23,6 +23,7 @@ import { saveCheckpoint, type Checkpoint, type TrainingState } from '../src/poli
 import { checkResumed, readCheckpoint } from './checkpoint.ts';
 import { checkTarget } from './budget.ts';
 import { lockFolder } from '../src/io/lock.ts';
+import { letSignalsIn } from '../src/io/interrupt.ts';
 import { zeroMoments } from '../src/policy/engine.ts';
 import { initWeights, type PolicyShape, type Weights } from '../src/policy/model.ts';
 import { behaviorInit } from '../src/policy/behavior.ts';
@@ -280,6 +281,7 @@ async function trainLocked(config: TrainConfig, o: TrainOptions): Promise<{ chec
       );
       state.baseline = a.state;
       const stats = await engine.trainStep(r.batch, r.actions, a.advantages);
+      await letSignalsIn();
       state.step++;
       const costRatio = costRatioOf(r.results, fullCost);
       // The cost the target is held to: the greedy policy's on this step's questions (the policy

@@ -6,11 +6,12 @@
 // the parent as `log` messages, which it keeps in that run's train.log; so does an error, said as
 // the command line says it (src/io/errors.ts reportError): a user error as its message, a bug as
 // its stack. Then it says how the run ended: its time split, or the error (user error or bug).
-import { dirname } from 'node:path';
+import { dirname, join } from 'node:path';
+import { appendToFile } from '../src/io/atomic.ts';
 import { reportError, stackOf, userMessage } from '../src/io/errors.ts';
-import { handleInterrupts } from '../src/io/interrupt.ts';
+import { handleInterrupts, STOP_EXIT } from '../src/io/interrupt.ts';
 import { readConfigFile, resolveConfig } from './config.ts';
-import { sayRunOnStop } from './stopped.ts';
+import { savedRun, sayRunOnStop } from './stopped.ts';
 import type { TimeSplit } from './timeSplit.ts';
 import { train } from './trainer.ts';
 
@@ -28,8 +29,23 @@ export type RunReply = { log: string } | { done: TimeSplit } | { failed: ChildFa
 
 const send = (reply: RunReply) => new Promise<void>((sent, failed) => process.send!(reply, (e: Error | null) => (e ? failed(e) : sent())));
 
-// The parent gone (its job ended or was killed), this process has nobody to train for.
-process.on('disconnect', () => process.exit(0));
+/** The run in progress, if any. */
+let running: string | undefined;
+const parent = process.ppid;
+
+// The parent gone (its job ended, or was killed alone: kill -9, the OOM killer), this process has
+// nobody to train for: a run in progress stops as a stop by signal stops it (it keeps its last
+// checkpoint; the job's rerun continues it), and its train.log says why. The trainer lets the
+// disconnect in between its steps (letSignalsIn).
+process.on('disconnect', () => {
+  if (running !== undefined)
+    try {
+      appendToFile(join(running, 'train.log'), `\nthe job that started this training process (pid ${parent}) is gone: stopping; ${savedRun(running)}\n`);
+    } catch {
+      // nowhere to say it: the checkpoint stands
+    }
+  process.exit(running === undefined ? 0 : STOP_EXIT.SIGTERM);
+});
 
 process.stderr.write = ((chunk: string | Uint8Array, ...rest: unknown[]) => {
   process.send!({ log: typeof chunk === 'string' ? chunk : Buffer.from(chunk).toString('utf8') } satisfies RunReply);
@@ -44,6 +60,7 @@ handleInterrupts({ ignore: ['SIGINT'] });
 
 process.on('message', async ({ settingsFile, resume }: RunRequest) => {
   const unsay = sayRunOnStop(dirname(settingsFile));
+  running = dirname(settingsFile);
   try {
     // The run is the folder its settings file is in (a path saved in the file is never used to write);
     // its provenance names the run this process was asked for, as the command of a process of its own would.
@@ -55,6 +72,7 @@ process.on('message', async ({ settingsFile, resume }: RunRequest) => {
     const said = userMessage(e);
     await send({ failed: said !== undefined ? { userError: said } : { bug: stackOf(e) }, code });
   } finally {
+    running = undefined;
     unsay();
   }
 });

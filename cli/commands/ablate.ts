@@ -27,6 +27,11 @@ export const ablateCommand = command(
         describe: 'train anew the cells whose folders hold runs of other settings or another cache (else an error naming each difference)',
       })
       .conflicts('force', 'queue')
+      .option('retry-failed', {
+        type: 'boolean',
+        describe:
+          'train again the cells that failed in an earlier run of this grid (remembered in <results>/failed.json; else they are reported failed, untrained)',
+      })
       .example('$0 ablate --grid train/grids/table6.json --dry-run', 'which cells would start, resume or be reused')
       .example('$0 ablate --grid train/grids/table6.json --workers 2', 'train the grid and print its table'),
   async (a) => {
@@ -42,6 +47,7 @@ export const ablateCommand = command(
       endpoints: a.endpoints,
       rounds: a.rounds,
       force: a.force,
+      retryFailed: a.retryFailed,
     };
     await runOrPlan(
       a,

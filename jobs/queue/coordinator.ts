@@ -33,6 +33,8 @@ interface Tracked {
 
 export interface QueuedGridOptions {
   queue: QueueUrl;
+  /** Cells whose jobs failed on the queue are queued again (ablate --retry-failed); else their failure stands. */
+  retryFailed?: boolean;
   log?: (line: string) => void;
 }
 /** Seconds between looks at the queue, and between status lines when nothing changes. */
@@ -107,6 +109,12 @@ async function coordinate(cells: Cell[], o: QueuedGridOptions): Promise<CellOutc
       if (job && ['completed', 'failed'].includes(await job.getState())) await job.remove();
       await redis.del(filesKey(t.jobId));
     }
+    // A failed job stays on the queue (and in the results' failed.json): queued again only when asked.
+    if (o.retryFailed)
+      for (const t of tracked.filter((t) => t.state === 'queued')) {
+        const job = await queue.getJob(t.jobId);
+        if (job && (await job.getState()) === 'failed') await job.remove();
+      }
     await queue.addBulk(tracked.filter((t) => t.state === 'queued').map(jobOf));
     say(`queue ${o.queue.label}: ${cells.length} cells, ${reused.length} in the results folder already, ${cells.length - reused.length} on the queue`);
 

@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { z } from 'zod';
 import type { Encoder } from '../encoders/index.ts';
 import { lockFolderWaiting } from '../io/lock.ts';
+import { interrupted, letSignalsIn, onInterrupt, untilStopped } from '../io/interrupt.ts';
 import { progress } from '../progress.ts';
 import { fileLines } from '../io/textFile.ts';
 import { EMBEDDINGS_DIR } from './format.ts';
@@ -131,34 +132,49 @@ export async function ensureEmbeddings(dir: string, cache: Cache, encoder: Encod
   const missing = [...texts.keys()].filter((k) => !vectors.has(k));
   const stale = [...vectors.keys()].filter((k) => !texts.has(k)).length;
   if (outdated) console.error(`${file}: embeddings of format version 1 (matched by record id, not by text): recomputing them`);
-  if (missing.length > 0) {
-    const bar = progress(`embed ${encoder.id}`, missing.length);
-    for (let i = 0; i < missing.length; i += batch) {
-      const chunk = missing.slice(i, i + batch);
-      const computed = await encoder.encode(chunk.map((k) => texts.get(k)!));
-      chunk.forEach((k, j) => vectors.set(k, computed[j]));
-      bar.update(Math.min(missing.length, i + batch));
-    }
-    bar.stop();
-  }
-  if (missing.length > 0 || stale > 0 || outdated) {
+  /** Write the vectors computed so far (another process's stored ones stand: same texts, same encoder). */
+  const save = async () => {
     const unlock = o.locked ? () => {} : await lockFolderWaiting(dir, `the ${encoder.id} embeddings`, 600);
     try {
-      // Another process may have written the file meanwhile: what it stored stands (same texts, same encoder).
       for (const [k, v] of readStored(file, encoder).vectors) if (texts.has(k)) vectors.set(k, v);
+      const known = [...texts.keys()].filter((k) => vectors.has(k));
       writeFileAtomic(
         file,
         chunked(
           embeddingLines(
             encoder,
-            [...texts.keys()].map((k) => [k, vectors.get(k)!]),
+            known.map((k) => [k, vectors.get(k)!]),
           ),
         ),
       );
+      return known.length;
     } finally {
       unlock();
     }
+  };
+  if (missing.length > 0) {
+    const bar = progress(`embed ${encoder.id}`, missing.length);
+    // Stopped (Ctrl-C, SIGTERM) between batches: what was embedded is kept, the rest is embedded at the next use.
+    let kept = 0;
+    const unregister = onInterrupt({
+      finish: async () => void (kept = await save()),
+      say: () => [`${file}: kept the vectors of ${kept} of ${texts.size} texts; the rest are embedded at the next use (cache embed, train)`],
+    });
+    try {
+      for (let i = 0; i < missing.length; i += batch) {
+        const chunk = missing.slice(i, i + batch);
+        const computed = await encoder.encode(chunk.map((k) => texts.get(k)!));
+        chunk.forEach((k, j) => vectors.set(k, computed[j]));
+        bar.update(Math.min(missing.length, i + batch));
+        await letSignalsIn();
+        if (interrupted()) await untilStopped();
+      }
+    } finally {
+      unregister();
+    }
+    bar.stop();
   }
+  if (missing.length > 0 || stale > 0 || outdated) await save();
   return {
     encoder: encoder.id,
     dim: encoder.dim,

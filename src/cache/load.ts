@@ -3,7 +3,7 @@
 // field; nothing here ever writes.
 import { closeSync, existsSync, openSync } from 'node:fs';
 import { join } from 'node:path';
-import { emptySymbolicCounts, normalizeAnswer, sameMath } from '../answer.ts';
+import { emptySymbolicCounts, normalizeAnswer, questionOptions, readAnswer, sameMath, storedAnswer } from '../answer.ts';
 import { CACHE_FILE, CacheLine, type ExternalRecord, type HeaderRecord, type ResponseRecord, type SummaryRecord } from './format.ts';
 import { JournalLine, journalPath, journalTail } from './journal.ts';
 import { checkedLines, zodProblems, type Problem } from '../io/problems.ts';
@@ -99,6 +99,8 @@ export function parseCache(lines: Iterable<string>, file: string): { cache?: Cac
     if (q === undefined && !rejected.has(`question:${rec.question}`)) problem(line, 'question', `unknown question '${rec.question}'`);
     if (a === undefined && !rejected.has(`agent:${rec.agent}`)) problem(line, 'agent', `unknown agent '${rec.agent}'`);
     if (q === undefined || a === undefined) return void rejected.add(`record:${rec.id}`);
+    const unstored = unstoredAnswer(rec.answer, cache.questions[q]);
+    if (unstored) problem(line, 'answer', unstored);
     cache.responseIndex.set(rec.id, cache.responses.length);
     responseLine.push(line);
     cache.responses.push(indexResponse(cache, rec, q, a));
@@ -163,6 +165,8 @@ export function parseCache(lines: Iterable<string>, file: string): { cache?: Cac
       continue;
     }
     if (cache.responseIndex.has(rec.id)) problem(line, 'id', `id '${rec.id}' is also a response id`);
+    const unstored = unstoredAnswer(rec.answer, cache.questions[q]);
+    if (unstored) problem(line, 'answer', unstored);
     externalLine.push(line);
     cache.externalIndex.set(rec.id, cache.externals.length);
     const e = rec as External;
@@ -179,6 +183,17 @@ export function parseCache(lines: Iterable<string>, file: string): { cache?: Cac
   });
 
   return problems.length ? { problems } : { cache, problems };
+}
+
+/**
+ * Why a stored answer is refused, if it is: one that does not parse under its question's answer
+ * type (src/answer.ts storedAnswer, the form `cache import` stores: "C", not "**C**" or "banana").
+ * Loading refuses it, so every command that reads the cache refuses what `cache validate` does.
+ */
+function unstoredAnswer(answer: string | null, q: Question): string | undefined {
+  if (answer === null || storedAnswer(answer, q.answerType) !== null) return undefined;
+  const parsed = readAnswer(answer, q.answerType, q.answerType === 'mcq' ? questionOptions(q.text) : [], q.text).answer;
+  return `'${answer}' does not parse as a ${q.answerType} answer; store the parsed form${parsed !== null ? ` ('${parsed}')` : ''} or null`;
 }
 
 /** A summary's `of` must name responses to its own question. */

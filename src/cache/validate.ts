@@ -1,7 +1,7 @@
 // `cache validate`: what would poison training, each with file, line and field.
 //   errors (the cache is not valid; the command exits 1): everything loading rejects (format, ids,
-//     context references to missing responses, ...), and an `answer` that does not parse under its
-//     question's answerType (src/answer.ts storedAnswer, the rule `cache import` stores by: "C", not
+//     context references to missing responses, an `answer` that does not parse under its
+//     question's answerType: src/answer.ts storedAnswer, the rule `cache import` stores by: "C", not
 //     "**C**"; for MATH also well formed: not ", which is 431");
 //   warnings (worth a look; exit 0): a price above 1e-3 per token (almost surely a price per
 //     million tokens), an ambiguous read (a record marked `ambiguous`, or a stored answer whose text
@@ -24,6 +24,7 @@ import { formatProblem, type Problem } from '../io/problems.ts';
 import type { Cache } from './types.ts';
 import { applyJournal, cacheFilePath, parseCache } from './load.ts';
 import { fileLines } from '../io/textFile.ts';
+import { leftoverTemp } from '../io/lock.ts';
 import { tokenCounter } from './tokens.ts';
 
 export interface Issue extends Problem {
@@ -117,11 +118,7 @@ export function validateCache(dir: string): { cache?: Cache; issues: Issue[] } {
   const checkAnswer = (line: number, rec: { answer: unknown; text: unknown; ambiguous?: unknown; disagreement?: unknown }, q: QuestionFacts | undefined) => {
     const { answer, text } = rec;
     if (!q || (answer !== null && typeof answer !== 'string') || typeof text !== 'string') return; // shape errors come from parseCache
-    if (answer !== null && storedAnswer(answer, q.type) === null) {
-      const parsed = readAnswer(answer, q.type, q.options, q.text).answer;
-      say('error', line, 'answer', `'${answer}' does not parse as a ${q.type} answer; store the parsed form${parsed !== null ? ` ('${parsed}')` : ''} or null`);
-      return;
-    }
+    if (answer !== null && storedAnswer(answer, q.type) === null) return; // an error of loading's (load.ts unstoredAnswer)
     const shown = (r: unknown) => (r === null ? 'no answer' : `'${r}'`);
     if (Array.isArray(rec.ambiguous)) {
       say('warning', line, 'ambiguous', `ambiguous read: the text states ${rec.ambiguous.map(shown).join(' and ')}; stored as ${shown(answer)}`);
@@ -182,6 +179,15 @@ export function validateCache(dir: string): { cache?: Cache; issues: Issue[] } {
     }
   }
   issues.sort((a, b) => a.line - b.line);
+  // An interrupted write (a killed cache gen, import or embed) leaves its temporary file: named, so that it is not taken for the cache.
+  for (const path of leftoverTemp(dir))
+    issues.push({
+      file: path,
+      line: 0,
+      field: '',
+      message: 'a temporary file of an interrupted write (its process is gone): not part of the cache; the next command that writes the cache removes it',
+      severity: 'warning',
+    });
   // The embeddings stored beside the cache: what training and evaluation would read.
   const embeddings = checkEmbeddings(dir, cache);
   issues.push(...embeddings.errors.map((p): Issue => ({ ...p, severity: 'error' })), ...embeddings.warnings.map((p): Issue => ({ ...p, severity: 'warning' })));

@@ -4,8 +4,9 @@
 // command that continues, and exits 130 (SIGINT) or 143 (SIGTERM), as a shell reports a process
 // killed by the signal. Locks are released and this process's temporary files removed at exit
 // (lock.ts, atomic.ts). A second signal exits at once. Every file is written atomically or appended
-// whole, so stopping at any turn of the event loop leaves nothing half-written; a synchronous write
-// in progress (generating or importing a cache) ends first, since a signal is handled between turns;
+// whole, so stopping at any turn of the event loop leaves nothing half-written; long work that awaits
+// only promises (training steps, embedding batches) lets signals in every 50 ms (letSignalsIn); a
+// synchronous write in progress (generating or importing a cache) ends first, since a signal is handled between turns;
 // one that arrives in a command's last such stretch is said once the command is done (exit 0).
 
 export type StopSignal = 'SIGINT' | 'SIGTERM';
@@ -53,6 +54,19 @@ export async function commandFinished(): Promise<void> {
   // Two turns: the first may run in the check phase of the turn in progress, before any poll for
   // the signal; the second runs after the next turn's poll, where a pending signal is handled.
   for (let turn = 0; turn < 2; turn++) await new Promise((next) => setImmediate(next));
+}
+
+let lastTurn = 0;
+/**
+ * Let a signal (or a parent's death, an IPC disconnect) in during long work: work that awaits only
+ * promises (TF.js's CPU math, a loop over a cache's records) never reaches the event loop's poll,
+ * where they are noticed. Every 50 ms of such work, two turns of the loop (the first may run before
+ * the turn's poll). Call it once per step of the work.
+ */
+export async function letSignalsIn(): Promise<void> {
+  if (performance.now() - lastTurn < 50) return;
+  for (let turn = 0; turn < 2; turn++) await new Promise((next) => setImmediate(next));
+  lastTurn = performance.now();
 }
 
 /** Never settles: a command that ended (or failed) because it was interrupted waits here for the stop to exit. */

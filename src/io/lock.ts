@@ -1,8 +1,9 @@
 // One writer at a time: a run folder, a grid's results folder and a cache are locked while a
 // process writes them, with a lock file `<folder>/.lock` naming the holder (pid, host, when it
 // started, its command). A second writer gets an error naming the holder. A lock whose holder is
-// gone (killed: its pid no longer runs, or runs another program since) is taken over; so is a lock
-// file copied along with its folder (it names the folder it was made in). Temporary files of
+// gone (killed: its pid no longer runs, is a zombie its parent has not reaped, or runs another
+// program since) is taken over, with a line saying whose lock and why; so is a lock file copied along
+// with its folder (it names the folder it was made in). Temporary files of
 // interrupted writes (`*.<pid>.tmp`) whose process is gone are removed by the next writer.
 //
 // Not proper-lockfile: it judges a lock stale by an mtime its holder refreshes from a timer, which
@@ -45,15 +46,21 @@ const Holder = z.strictObject({
 });
 type Holder = z.infer<typeof Holder>;
 
-/** Start of process `pid` in clock ticks since boot, from /proc (null where there is none). */
-function startTicks(pid: number): string | null {
+/** The fields of process `pid`'s /proc stat after its name (state first), or undefined where there is none. */
+function procStat(pid: number): string[] | undefined {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19] ?? null;
+    return stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   } catch {
-    return null;
+    return undefined;
   }
 }
+
+/** Start of process `pid` in clock ticks since boot, from /proc (null where there is none). */
+const startTicks = (pid: number): string | null => procStat(pid)?.[19] ?? null;
+
+/** Whether process `pid` has exited and waits to be reaped (a zombie: `kill -0` still finds it; an OOM kill of a job whose parent is busy). */
+const isZombie = (pid: number): boolean => ['Z', 'X'].includes(procStat(pid)?.[0] ?? '');
 
 /** Whether process `pid` runs (on this host). */
 function isRunning(pid: number): boolean {
@@ -79,6 +86,7 @@ function staleness(h: Holder, dir: string): string | null {
   if (h.host !== hostname()) return null;
   if (h.pid === process.pid && h.ticks === startTicks(process.pid)) return null;
   if (!isRunning(h.pid)) return `left by pid ${h.pid}, which no longer runs`;
+  if (isZombie(h.pid)) return `left by pid ${h.pid}, which has died (a zombie its parent has not reaped)`;
   const ticks = startTicks(h.pid);
   if (h.ticks !== null && ticks !== null && ticks !== h.ticks) return `left by pid ${h.pid}, now another process`;
   return null;
@@ -218,7 +226,8 @@ function tryLock(file: string, content: string, dir: string): Holder | null {
       }
       const parsed = Holder.safeParse(safeJson(text));
       const holder = parsed.success ? parsed.data : undefined;
-      if (holder && staleness(holder, dir) === null) return holder;
+      const stale = holder ? staleness(holder, dir) : 'not a lock file of cpp-workbench';
+      if (stale === null) return holder!;
       // Stale (or not a lock of ours): claim it by renaming it away (one process can), then check
       // that what was claimed is the lock judged stale, else put it back.
       const claimed = `${file}.${process.pid}.stale.tmp`;
@@ -233,7 +242,7 @@ function tryLock(file: string, content: string, dir: string): Holder | null {
         } catch {
           // a third process locked meanwhile: its lock stands
         }
-      }
+      } else console.error(`${dirname(file)}: taking over its lock (${holder ? holder.what : 'a lock'}), ${stale}`);
       unlinkSync(claimed);
     }
     throw new RefusedError(`${file}: could not take the lock (it changed hands five times in a row)`);
@@ -274,23 +283,27 @@ export function withLockSync<T>(dir: string, what: string, fn: () => T): T {
 const TEMP = /\.(\d+)(?:\.stale)?\.tmp$/;
 
 /**
- * Remove the temporary files (and folders) of interrupted writes under `dir` whose process no
- * longer runs; returns their paths. Those of live processes (writing now) are left alone. Only
- * `depth` levels down: what a writer writes (a grid's cell folders, a cache's embeddings/), not a
- * whole tree handed as --out by mistake.
+ * The temporary files (and folders) of interrupted writes under `dir` whose process no longer runs
+ * (those of live processes are being written now). Only `depth` levels down: what a writer writes
+ * (a grid's cell folders, a cache's embeddings/), not a whole tree handed as --out by mistake.
  */
-export function cleanTemp(dir: string, depth = 4): string[] {
+export function leftoverTemp(dir: string, depth = 4): string[] {
   if (depth < 0 || !existsSync(dir) || !statSync(dir).isDirectory()) return [];
-  const removed: string[] = [];
+  const left: string[] = [];
   for (const name of readdirSync(dir)) {
     const path = join(dir, name);
     const m = TEMP.exec(name);
-    if (m && Number(m[1]) !== process.pid && !isRunning(Number(m[1]))) {
-      rmSync(path, { recursive: true, force: true });
-      removed.push(path);
-    } else if (!m && name !== 'node_modules' && statSync(path, { throwIfNoEntry: false })?.isDirectory()) removed.push(...cleanTemp(path, depth - 1));
+    if (m && Number(m[1]) !== process.pid && (!isRunning(Number(m[1])) || isZombie(Number(m[1])))) left.push(path);
+    else if (!m && name !== 'node_modules' && statSync(path, { throwIfNoEntry: false })?.isDirectory()) left.push(...leftoverTemp(path, depth - 1));
   }
-  return removed;
+  return left;
+}
+
+/** Remove the leftover temporary files under `dir` (leftoverTemp); returns their paths. */
+export function cleanTemp(dir: string, depth = 4): string[] {
+  const left = leftoverTemp(dir, depth);
+  for (const path of left) rmSync(path, { recursive: true, force: true });
+  return left;
 }
 
 /** The pid and host in `dir`'s lock file, if it has one (for tests and messages). */

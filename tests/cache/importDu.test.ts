@@ -135,9 +135,13 @@ describe('importing real DyLAN MATH debates', () => {
       reference: 'Full-Debate',
     });
     expect(rows.map((r) => r.method)).toEqual(['Full-Debate', 'No-communication', expect.stringMatching(/^CPP FuseGLU/)]);
-    const cpp = rows[2];
-    expect(cpp.accuracy).toBeGreaterThan(0);
-    expect(cpp.costPct).toBeLessThanOrEqual(100);
+    const [, none, cpp] = rows;
+    // A trained policy: it prunes, and is above No-communication. Measured (20 test questions): CPP
+    // 70% against No-communication's 60% and Full-Debate's 65%, keeping 64% of the edges at 93.5%
+    // of Full-Debate's cost: a margin of 2 questions.
+    expect(cpp.keptPct).toBeLessThan(100);
+    expect(cpp.costPct).toBeLessThan(100);
+    expect(cpp.accuracy).toBeGreaterThan(none.accuracy);
   }, 120_000);
 
   // Measured 96.4% (2029 of 2105; 2045 before issue 36, whose two readings refuse 16 final answers

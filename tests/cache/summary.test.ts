@@ -2,7 +2,7 @@
 // instead of their verbatim responses. The hand-built cache of tests/fixtures/handCache.ts plus one summary
 // on q1 ("two agents answered B") and a round-2 response of a1 that was shown its own answer and
 // that summary.
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -10,7 +10,7 @@ import type { CacheLine, SummaryRecord } from '../../src/cache/format.ts';
 import { CacheError } from '../../src/cache/types.ts';
 import { cacheFilePath, cacheFromRecords, loadCache } from '../../src/cache/load.ts';
 import { validateCache } from '../../src/cache/validate.ts';
-import { saveCache, writeCacheRecords } from '../../src/cache/write.ts';
+import { saveCache } from '../../src/cache/write.ts';
 import { finishDebate, replay, startDebate, stepRound } from '../../src/env/debate.ts';
 import { makeEnvironment } from '../../src/env/environment.ts';
 import { exactKey, signatureKey } from '../../src/env/lookupIndex.ts';
@@ -115,9 +115,10 @@ describe('summary entries in a context', () => {
   });
 
   it('cache validate checks its answer and tokens as an external entry, and inTokens against the summary it showed', () => {
+    // Written as lines, not by writeCacheRecords, which refuses what loading refuses (an answer not in its stored form).
     const dir = (recs: CacheLine[]) => {
       const d = mkdtempSync(join(tmpdir(), 'cpp-summary-'));
-      writeCacheRecords(d, recs);
+      writeFileSync(cacheFilePath(d), `${recs.map((r) => JSON.stringify(r)).join('\n')}\n`);
       return d;
     };
     // (the hand cache's prices are units, not per-token prices: their warnings are left out)

@@ -39,9 +39,6 @@ describe('Table 6', () => {
     }
     const { markdown, files } = await ablationReport(grid, outcomes, results, 'validation', { engine: 'auto', backend: 'cpu', threads: 1 });
     expect(markdown).toMatch(/\| full method +\| [\d.]+ ± [\d.]+ \(n = 2\) +\| (\[[\d.]+, [\d.]+\]|-) +\|.*\| reference +\|/);
-    expect(markdown).toMatch(
-      /\| k = 1 +\|.*\| [-+][\d.]+ +\| \[[-+][\d.]+, [-+][\d.]+\] +\| +(\d\.\d{3}|-) +\| (yes \(both\)|over questions only|over seeds only|no) +\|/,
-    );
     const [header, ...lines] = readFileSync(files[1], 'utf8')
       .trim()
       .split('\n')
@@ -52,6 +49,16 @@ describe('Table 6', () => {
     expect(col(lines[0], 'delta_accuracy_pp')).toBe('');
     for (const name of ['n', 'accuracy_mean', 'accuracy_sd', 'cost_pct_mean', 'delta_accuracy_pp', 'delta_accuracy_ci_low', 'delta_accuracy_ci_high'])
       expect(Number.isFinite(Number(col(lines[1], name))), name).toBe(true);
+    // The verdict is the one the CSV's interval and Welch p give (not any verdict): "differs" over questions when the interval excludes 0, over seeds when p < 0.05.
+    // (Welch p is empty when neither variant spreads: no difference over seeds is found.)
+    const [low, high, p] = ['delta_accuracy_ci_low', 'delta_accuracy_ci_high', 'welch_p'].map((name) => col(lines[1], name));
+    const overQuestions = Number(low) > 0 || Number(high) < 0;
+    const overSeeds = p !== '' && Number(p) < 0.05;
+    const verdict = overQuestions && overSeeds ? 'yes (both)' : overQuestions ? 'over questions only' : overSeeds ? 'over seeds only' : 'no';
+    expect([col(lines[1], 'differs_over_questions'), col(lines[1], 'differs_over_seeds')]).toEqual([String(overQuestions), p === '' ? '' : String(overSeeds)]);
+    expect(markdown).toMatch(
+      new RegExp(`\\| k = 1 +\\|.*\\| [-+][\\d.]+ +\\| \\[[-+][\\d.]+, [-+][\\d.]+\\] +\\| +(\\d\\.\\d{3}|-) +\\| ${verdict.replace(/[()]/g, '\\$&')} +\\|`),
+    );
     expect(Number(col(lines[1], 'delta_accuracy_pp'))).toBeCloseTo(Number(col(lines[1], 'accuracy_mean')) - Number(col(lines[0], 'accuracy_mean')), 8);
     // k = 1 keeps every edge (Full-Debate's cost); the paired cost difference is the difference of the cost columns.
     expect(Number(col(lines[1], 'cost_pct_mean'))).toBeCloseTo(100, 8);

