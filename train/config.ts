@@ -120,6 +120,7 @@ export const TrainConfig = z.strictObject({
   sourceFeature: P.sourceFeature.describe('learned source-agent feature'),
   roundFeature: P.roundFeature.describe('learned round feature'),
   miss: D.miss,
+  protocol: D.protocol,
   endpoints: RecordingSettings.shape.endpoints,
   responseModel: D.responseModel,
   rounds: D.rounds,
@@ -190,6 +191,7 @@ export const runDone = (c: Pick<TrainConfig, 'epochs' | 'steps'>, at: { epoch: n
 
 export const debateSettingsOf = (c: TrainConfig, split: 'train' | 'eval'): Partial<DebateSettings> => ({
   miss: c.miss,
+  protocol: c.protocol,
   responseModel: c.responseModel,
   rounds: c.rounds,
   allowUnrecordedRounds: c.allowUnrecordedRounds,
