@@ -1,6 +1,7 @@
 // The recorded protocol (debate setting `protocol: recorded`, src/env/protocol.ts): a replay of an
 // imported log follows the log's own turns, so that Full-Debate reproduces the recorded debates.
 import { describe, expect, it } from 'vitest';
+import { importReport } from '../../eval/importReport.ts';
 import { importDu } from '../../src/cache/importDu.ts';
 import { cacheFromRecords } from '../../src/cache/load.ts';
 import type { Cache } from '../../src/cache/types.ts';
@@ -31,6 +32,14 @@ describe('the recorded protocol on the DyLAN MATH fixtures (700 debates)', () =>
     expect(sync.length).toBeGreaterThan(1500);
     expect(sync).toContain("reads an answer of its own round (the log's agents answered one after another)");
     expect(sync).toContain('shows a text of no recorded response (external entry)');
+  });
+
+  it('the import report counts, per protocol, the revisions a Full-Debate replay reads exactly and why the others miss', () => {
+    const report = importReport(cache);
+    expect(report).toContain('| recorded    | 100.0% (1665/1665) | -');
+    expect(report).toMatch(
+      /\| synchronous \| 6\.7% \(111\/1665\) +\| 925 shows a text of no recorded response \(external entry\); 478 reads an answer of its own round/,
+    );
   });
 
   for (const [team, rounds] of [
