@@ -90,7 +90,8 @@ export function lookup(
     );
   // A reply cut at its token limit shows no answer; the agent still remembers what it argued for.
   const peers = kept.filter((k) => k.agent !== agent && k.cutAnswer === undefined).map((k) => ({ agent: k.agent, ans: k.ans }));
-  for (const e of ext) peers.push({ agent: A, ans: cache.externals[e].ans });
+  // An external text's answer that no recorded response states has no text to stand in with: the model is not shown it.
+  for (const e of ext) if (env.byAnswer.has(`${d.q}|${cache.externals[e].ans}`)) peers.push({ agent: A, ans: cache.externals[e].ans });
   const prevShown = kept.some((k) => k.agent === agent);
   const context = { q: d.q, agent, prev: own.cutAnswer ?? own.ans, prevShown, peers };
   env.onModelAnswer?.(d, own, kept, context);
