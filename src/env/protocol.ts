@@ -104,6 +104,36 @@ export function* recordedTurns(
 }
 
 /**
+ * What the protocol adds to a policy's inputs in round t of question q (before the round is
+ * stepped): each member's speaking position among the team's speakers of that round (its team
+ * position when it has no turn there, or under synchronous rounds: `turns` undefined), and per
+ * recipient and candidate slot (candidateOrder) whether the log shows the candidate's round-t answer.
+ */
+export function protocolInputs(
+  cache: Cache,
+  turns: Map<string, number[]> | undefined,
+  team: number[],
+  q: number,
+  t: number,
+): { turn: number[]; current: boolean[][] } {
+  const n = team.length;
+  const turn = team.map((_, i) => i);
+  const current = team.map(() => new Array<boolean>(n).fill(false));
+  if (!turns) return { turn, current };
+  const speakers = (turns.get(`${q}|${t}`) ?? []).map((r) => cache.responses[r]).filter((r) => team.includes(r.a));
+  speakers.forEach((r, k) => {
+    const i = team.indexOf(r.a);
+    turn[i] = k;
+    const order = candidateOrder(n, i);
+    for (const c of r.ctx) {
+      const source = cache.responses[c];
+      if (source.round === t && team.includes(source.a)) current[i][order.indexOf(team.indexOf(source.a))] = true;
+    }
+  });
+  return { turn, current };
+}
+
+/**
  * Why each recorded revision's context is not rebuilt by a replay of the whole cache's team keeping
  * every edge, under `protocol` (response index -> reason); a revision it does not list is replayed
  * from the exact tier. A revision that reads one not rebuilt (or follows one) is not rebuilt either.

@@ -5,9 +5,9 @@ import { importReport } from '../../eval/importReport.ts';
 import { importDu } from '../../src/cache/importDu.ts';
 import { cacheFromRecords } from '../../src/cache/load.ts';
 import type { Cache } from '../../src/cache/types.ts';
-import { keepAll, majority, replay, type DebateResponse, type KeepRule } from '../../src/env/debate.ts';
+import { keepAll, keepOwn, majority, replay, type DebateResponse, type KeepRule } from '../../src/env/debate.ts';
 import { makeEnvironment } from '../../src/env/environment.ts';
-import { unrebuilt } from '../../src/env/protocol.ts';
+import { protocolInputs, unrebuilt } from '../../src/env/protocol.ts';
 import { handRecords } from '../fixtures/handCache.ts';
 import { dylanMathFiles } from '../fixtures/dylanMath.ts';
 import { mathImport } from '../fixtures/duLayout.ts';
@@ -92,6 +92,40 @@ describe('the recorded protocol on the DyLAN MATH fixtures (700 debates)', () =>
     expect(r.tiers.signature + r.tiers.model).toBe(1);
     // Two edges of a1 and a2 each, one pruned of a3's three (its own answer, a1's, a2's).
     expect(r.keptEdges).toBe(3 + 3 + 2);
+  });
+
+  it('No-communication under it replays every debate: external texts whose answer no response states are not shown to the tier-3 model', () => {
+    const env = makeEnvironment(cache, { agents: ['a1', 'a2', 'a3'], rounds: 2, protocol: 'recorded' });
+    for (const q of cache.questions) if (env.team.every((a) => env.round1.has(q.index * A + a))) replay(env, q.index, keepOwn);
+    expect(env.tiers.model).toBeGreaterThan(0);
+  });
+
+  it("the policy's protocol inputs: each member's speaking position, and which candidates the log shows from the current round", () => {
+    const env = makeEnvironment(cache, { agents: ['a1', 'a2'], rounds: 3, protocol: 'recorded' });
+    // prealgebra 88: in round 2 a2 spoke first (a1 read its round-2 answer), in round 3 a1 did (a2 read its round-3 answer).
+    const q = cache.questionIndex.get('prealgebra_7_631_4_3/88')!;
+    expect(protocolInputs(cache, env.turns, env.team, q, 2)).toEqual({
+      turn: [1, 0],
+      current: [
+        [false, true],
+        [false, false],
+      ],
+    });
+    expect(protocolInputs(cache, env.turns, env.team, q, 3)).toEqual({
+      turn: [0, 1],
+      current: [
+        [false, false],
+        [false, true],
+      ],
+    });
+    // Synchronous rounds: team positions, nothing from the current round.
+    expect(protocolInputs(cache, undefined, env.team, q, 2)).toEqual({
+      turn: [0, 1],
+      current: [
+        [false, false],
+        [false, false],
+      ],
+    });
   });
 
   it('refuses what the recording cannot honour: rounds past the log, an unrecorded round drawn by the model, the record tier', () => {
