@@ -10,7 +10,7 @@
 // after the log's last round a debate changes no more.
 import type { Cache, Response } from '../cache/types.ts';
 import { SettingsError } from '../io/errors.ts';
-import { candidateOrder } from './actions.ts';
+import { actionsPerDebate, candidateOrder } from './actions.ts';
 import type { DebateResponse } from './debate.ts';
 import type { DebateSettings } from './settings.ts';
 
@@ -101,6 +101,22 @@ export function* recordedTurns(
     }
     yield { member, recorded: index, shown, ext: r.ext, edges };
   }
+}
+
+/**
+ * The edges a debate of question q offers its pruning rule over `rounds` rounds: every (recipient,
+ * candidate) pair of rounds 2..R under synchronous rounds (`turns` undefined); under the recorded
+ * protocol, the members' answers the log showed each member that spoke (the denominator of kept edges %).
+ */
+export function debateEdges(cache: Cache, turns: Map<string, number[]> | undefined, team: number[], q: number, rounds: number): number {
+  if (!turns) return actionsPerDebate(team.length, rounds);
+  let edges = 0;
+  for (let t = 2; t <= rounds; t++)
+    for (const index of turns.get(`${q}|${t}`) ?? []) {
+      const r = cache.responses[index];
+      if (team.includes(r.a)) edges += r.ctx.filter((c) => team.includes(cache.responses[c].a)).length;
+    }
+  return edges;
 }
 
 /**

@@ -7,6 +7,7 @@ import { cacheFromRecords } from '../../src/cache/load.ts';
 import type { Cache } from '../../src/cache/types.ts';
 import { keepAll, keepOwn, majority, replay, type DebateResponse, type KeepRule } from '../../src/env/debate.ts';
 import { makeEnvironment } from '../../src/env/environment.ts';
+import { tally } from '../../src/env/tally.ts';
 import { protocolInputs, unrebuilt } from '../../src/env/protocol.ts';
 import { handRecords } from '../fixtures/handCache.ts';
 import { dylanMathFiles } from '../fixtures/dylanMath.ts';
@@ -53,8 +54,10 @@ describe('the recorded protocol on the DyLAN MATH fixtures (700 debates)', () =>
       let revisions = 0;
       let correct = 0;
       let recordedCorrect = 0;
+      const results = [];
       for (const q of qs) {
         const r = replay(env, q.index, keepAll);
+        results.push(r);
         const rows = recordedRows(cache, env.team, q.index, rounds);
         expect(r.answers, q.id).toEqual(rows);
         const final = majority(rows[rows.length - 1], 'lowest-agent', () => 0);
@@ -66,6 +69,10 @@ describe('the recorded protocol on the DyLAN MATH fixtures (700 debates)', () =>
       expect(qs.length).toBeGreaterThan(100);
       expect(env.tiers).toEqual({ exact: revisions, signature: 0, model: 0, record: 0 });
       expect(correct).toBe(recordedCorrect);
+      // Every edge the log showed was kept: 100% of the edges (not of the n x n pairs of synchronous rounds).
+      const tallied = tally(env, qs, 'Full-Debate', results);
+      expect(tallied.keptEdges).toBe(tallied.maxEdges);
+      expect(tallied.maxEdges).toBeLessThan(qs.length * (rounds - 1) * team.length ** 2);
       // Synchronous rounds do not reproduce it: most revisions come from the tier-3 model.
       const sync = makeEnvironment(cache, { agents: [...team], rounds });
       for (const q of qs) replay(sync, q.index, keepAll);
