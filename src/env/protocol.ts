@@ -52,16 +52,13 @@ export function turnIndex(cache: Cache): Map<string, number[]> {
   return out;
 }
 
-/** One member's turn in a recorded round: its recorded response, and what it reads as this replay stands. */
+/** One member's turn in a recorded round (team position): what it reads as this replay stands. */
 export interface RecordedTurn {
   member: number;
-  recorded: number;
   /** Shown answers, in the recorded prompt's order: members' as replayed (if kept), others' as recorded. */
   shown: DebateResponse[];
   /** External entries of the recorded prompt (indices into cache.externals), always shown. */
   ext: number[];
-  /** Candidate slots (candidateOrder) the record shows this member: the edges it can keep or prune. */
-  edges: number;
 }
 
 /**
@@ -86,7 +83,6 @@ export function* recordedTurns(
     if (member < 0) continue;
     const order = candidateOrder(n, member);
     const shown: DebateResponse[] = [];
-    let edges = 0;
     for (const c of r.ctx) {
       const source = cache.responses[c];
       const m = team.indexOf(source.a);
@@ -94,12 +90,11 @@ export function* recordedTurns(
         shown.push({ agent: source.a, ans: source.ans, source: c, cached: true });
         continue;
       }
-      edges++;
       if (!keep[member][order.indexOf(m)]) continue;
       const reply = answered(m, source.round);
       if (reply) shown.push(reply);
     }
-    yield { member, recorded: index, shown, ext: r.ext, edges };
+    yield { member, shown, ext: r.ext };
   }
 }
 
