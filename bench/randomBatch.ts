@@ -6,7 +6,7 @@ export function randomBatch(s: PolicyShape, n: number, seed: string): { batch: D
   const random = seedrandom(seed);
   const vec = (k: number) => Float32Array.from({ length: k }, () => 2 * random() - 1);
   const ints = (k: number, max: number) => Int32Array.from({ length: k }, () => Math.floor(random() * max));
-  return {
+  const drawn = {
     batch: {
       n,
       query: vec(n * s.dim),
@@ -19,4 +19,6 @@ export function randomBatch(s: PolicyShape, n: number, seed: string): { batch: D
     actions: Uint8Array.from({ length: n }, () => (random() < 0.5 ? 1 : 0)),
     advantages: vec(n),
   };
+  // Drawn last, so that the batches drawn before these inputs existed stay as they were.
+  return { ...drawn, batch: { ...drawn.batch, current: ints(n, 2), turn: ints(n, s.agents) } };
 }

@@ -57,7 +57,18 @@ const ENGINE = 'Policy engine:';
 const PLAN = 'Before running:';
 
 /** The debate settings a replaying command takes as flags (not priorSmoothing: a config file's). */
-const DEBATE_FLAGS = ['miss', 'responseModel', 'rounds', 'allowUnrecordedRounds', 'agents', 'round1Sample', 'tieBreak', 'tokenLimit', 'seed'] as const;
+const DEBATE_FLAGS = [
+  'miss',
+  'protocol',
+  'responseModel',
+  'rounds',
+  'allowUnrecordedRounds',
+  'agents',
+  'round1Sample',
+  'tieBreak',
+  'tokenLimit',
+  'seed',
+] as const;
 type DebateFlags = Partial<Pick<DebateSettings, (typeof DEBATE_FLAGS)[number]>>;
 
 /** Debate settings of the replaying commands (docs/method.md §1, §3). A policy or a training config may set the rounds. */

@@ -17,6 +17,8 @@ import { emptyPricing } from '../src/env/cost.ts';
 import { majority, type DebateResult } from '../src/env/debate.ts';
 import { markdownTable, pct } from '../src/table.ts';
 import { ledgerEntry, OUTCOMES, summarize } from '../src/env/ledger.ts';
+import { unrebuilt } from '../src/env/protocol.ts';
+import { PROTOCOLS } from '../src/env/settings.ts';
 
 /** Each question's recorded debate: per agent, its responses by round (sample 0). */
 function debates(cache: Cache): Map<number, Map<number, Response[]>> {
@@ -154,6 +156,8 @@ export function importReport(cache: Cache, priorSmoothing = 0.5): string {
       `${ext} kept as external entries (${cache.externals.length} distinct texts)`,
   );
 
+  out.push('', rebuildReport(cache, revisions.length));
+
   // Which teams can be replayed: a question needs a round-1 response from every member; the rounds a
   // team replays from records are those its own debates reach (the check --rounds is held to).
   const teams = cache.agents.map((_, k) => cache.agents.slice(0, k + 1));
@@ -173,4 +177,30 @@ export function importReport(cache: Cache, priorSmoothing = 0.5): string {
 
   out.push('', fidelityTable(cache, priorSmoothing));
   return out.join('\n');
+}
+
+/**
+ * Why recorded revisions miss the exact tier of a replay that keeps every edge (the whole cache's
+ * team; --protocol): under each protocol, how many it rebuilds, and each reason for the others.
+ */
+function rebuildReport(cache: Cache, revisions: number): string {
+  const rows = PROTOCOLS.map((protocol) => {
+    const reasons = new Map<string, number>();
+    for (const why of unrebuilt(cache, protocol).values()) reasons.set(why, (reasons.get(why) ?? 0) + 1);
+    const missed = [...reasons.values()].reduce((s, n) => s + n, 0);
+    return [
+      protocol,
+      ratio(revisions - missed, revisions),
+      [...reasons]
+        .sort((x, y) => y[1] - x[1])
+        .map(([why, n]) => `${n} ${why}`)
+        .join('; ') || '-',
+    ];
+  });
+  const fixed = cache.responses.filter((r) => r.round > 1 && r.ext.length).length;
+  return [
+    `Recorded revisions a Full-Debate replay reads from the exact tier, per protocol (--protocol; the recorded one shows ` +
+      `external entries as recorded: ${fixed} revisions show one), and why the others miss it`,
+    markdownTable(['protocol', 'exact', 'misses: why'], rows),
+  ].join('\n');
 }

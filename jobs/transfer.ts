@@ -111,7 +111,7 @@ async function transferParts(o: TransferOptions) {
   const base: Partial<TrainConfig> = {
     ...saved,
     ...{ hidden: s.hidden, behavior: s.behavior, initSamples: s.initSamples, conditioning: s.conditioning, rounds: s.rounds },
-    ...{ ownFeature: s.ownFeature, sourceFeature: s.sourceFeature, roundFeature: s.roundFeature },
+    ...{ ownFeature: s.ownFeature, sourceFeature: s.sourceFeature, roundFeature: s.roundFeature, currentFeature: s.currentFeature, turnFeature: s.turnFeature },
     ...o.compute,
     cache: o.cache,
     agents: change.team,

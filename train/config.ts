@@ -119,7 +119,10 @@ export const TrainConfig = z.strictObject({
   ownFeature: P.ownFeature.describe('learned "is the recipient\'s own response" feature'),
   sourceFeature: P.sourceFeature.describe('learned source-agent feature'),
   roundFeature: P.roundFeature.describe('learned round feature'),
+  currentFeature: P.currentFeature.describe('learned "candidate shown from the current round" feature (the recorded protocol, src/env/protocol.ts)'),
+  turnFeature: P.turnFeature.describe("learned feature of the recipient's speaking position in its round (the recorded protocol)"),
   miss: D.miss,
+  protocol: D.protocol,
   endpoints: RecordingSettings.shape.endpoints,
   responseModel: D.responseModel,
   rounds: D.rounds,
@@ -190,6 +193,7 @@ export const runDone = (c: Pick<TrainConfig, 'epochs' | 'steps'>, at: { epoch: n
 
 export const debateSettingsOf = (c: TrainConfig, split: 'train' | 'eval'): Partial<DebateSettings> => ({
   miss: c.miss,
+  protocol: c.protocol,
   responseModel: c.responseModel,
   rounds: c.rounds,
   allowUnrecordedRounds: c.allowUnrecordedRounds,
@@ -211,6 +215,8 @@ export const architectureOf = (c: TrainConfig): PolicyArchitecture & Pick<Policy
   ownFeature: c.ownFeature,
   sourceFeature: c.sourceFeature,
   roundFeature: c.roundFeature,
+  currentFeature: c.currentFeature,
+  turnFeature: c.turnFeature,
 });
 
 /** Each setting a flag gives another value than the config file `name` does: the flag wins, and these lines say so. */

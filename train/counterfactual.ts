@@ -104,7 +104,14 @@ function replayDraws(d: Debate, tape: Tape, seed: string): void {
 }
 
 /** A debate as it stands, to go on from apart: stepping the copy leaves the original as it is. */
-const copyOf = (d: Debate): Debate => ({ ...d, current: [...d.current], answers: [...d.answers], keeps: [...d.keeps], tiers: { ...d.tiers } });
+const copyOf = (d: Debate): Debate => ({
+  ...d,
+  current: [...d.current],
+  history: [...d.history],
+  answers: [...d.answers],
+  keeps: [...d.keeps],
+  tiers: { ...d.tiers },
+});
 
 /**
  * Step `debates` to the last round in lockstep (the record tier asks each round's missing contexts

@@ -79,6 +79,13 @@ export const ResponseRecord = z.strictObject({
   context: z.array(id),
   /** Id of this agent's own previous-round response in the same debate, shown or not; null in round 1. */
   prev: id.nullable(),
+  /**
+   * Speaking position in its round (0 first), set by an import that recorded the debate's protocol:
+   * who answered each round and in what order; with `context` (what each one read), the protocol the
+   * recorded-protocol replay follows (docs/cache-format.md). A context entry from this round is from
+   * an earlier turn.
+   */
+  turn: z.number().int().nonnegative().optional(),
   text: z.string(),
   /** The answer as parsed from `text`, before benchmark normalization; null when none was found. */
   answer: z.string().nullable(),

@@ -27,6 +27,7 @@ import {
 import { zodProblems } from '../io/problems.ts';
 import { readTextFile } from '../io/textFile.ts';
 import { assignSplits } from './splits.ts';
+import { assignTurns } from './turns.ts';
 import { chatPrefixCounter, tokenCounter, type Encoding } from './tokens.ts';
 import { InputError, SettingsError } from '../io/errors.ts';
 
@@ -338,6 +339,7 @@ export function importDu(files: string[], o: DuImportOptions): DuImport {
         }
       }
 
+      assignTurns(recorded.map((r) => r.record));
       const first = agents.find((t) => t.some((m) => m.role === 'assistant'))!;
       const firstAssistant = first.findIndex((m) => m.role === 'assistant');
       positions = Math.max(positions, agents.length);

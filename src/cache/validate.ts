@@ -10,7 +10,8 @@
 //     disagree wildly with the text (more than 3x apart by gpt-tokenizer's cl100k_base count; not
 //     checked on simulator caches, whose outTokens are simulated lengths), and a response whose
 //     inTokens is below what its prompt held: its question's promptTokens plus the tokens of its
-//     context (responses' outTokens, external and summary entries' tokens).
+//     context (responses' outTokens, external and summary entries' tokens), and a context entry of
+//     the response's own round whose `turn` is not earlier than the response's (the recorded protocol).
 //   Summary entries are checked as external ones are (answer, tokens); loading checks their `of`.
 //   Embeddings files (embeddings.ts checkEmbeddings): errors for a vector of the wrong dimension, a
 //     value that is not finite, two vectors for one text; warnings for texts without a vector and
@@ -170,6 +171,7 @@ export function validateCache(dir: string): { cache?: Cache; issues: Issue[] } {
       }
       const shown = q && cache && typeof rec.inTokens === 'number' ? promptHeld(cache, rec.id, q.promptTokens) : undefined;
       if (shown && rec.inTokens < shown.tokens) say('warning', line, 'inTokens', `${rec.inTokens} is less than what its prompt held: ${shown.what}`);
+      if (cache && rec.turn !== undefined) laterTurns(cache, rec, (field, message) => say('warning', line, field, message));
     } else if (rec.type === 'external' || rec.type === 'summary') {
       checkAnswer(line, rec, questions.get(rec.question));
       if (!simulated && typeof rec.text === 'string' && typeof rec.tokens === 'number') {
@@ -192,4 +194,18 @@ export function validateCache(dir: string): { cache?: Cache; issues: Issue[] } {
   const embeddings = checkEmbeddings(dir, cache);
   issues.push(...embeddings.errors.map((p): Issue => ({ ...p, severity: 'error' })), ...embeddings.warnings.map((p): Issue => ({ ...p, severity: 'warning' })));
   return { cache, issues };
+}
+
+/** A context entry of the response's own round spoken at the same or a later turn: the recorded protocol cannot show it in time. */
+function laterTurns(cache: Cache, rec: CacheLine & { type: 'response' }, say: (field: string, message: string) => void): void {
+  rec.context.forEach((id, j) => {
+    const c = cache.responseIndex.get(id);
+    const other = c === undefined ? undefined : cache.responses[c];
+    if (other && other.round === rec.round && !(other.turn! < rec.turn!))
+      say(
+        `context.${j}`,
+        `response '${id}' of the same round spoke at turn ${other.turn ?? '(none)'}, not before this one's ${rec.turn}: ` +
+          'the recorded protocol (--protocol recorded) cannot show it, and replays this revision from the approximate tiers',
+      );
+  });
 }

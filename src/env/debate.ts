@@ -14,6 +14,7 @@ import { pick } from '../shuffle.ts';
 import { candidateOrder } from './actions.ts';
 import { callCost, pricedFromRecord, pricing, type PricingCounts } from './cost.ts';
 import type { Environment } from './environment.ts';
+import { recordedTurns } from './protocol.ts';
 import { recordFirstRound, recordRound } from './record.ts';
 import type { DebateSettings } from './settings.ts';
 import { CacheMissError, emptyTiers, lookup, roundOneMiss, type TierCounts } from './tiers.ts';
@@ -35,6 +36,8 @@ export interface Debate {
   q: number;
   round: number;
   current: DebateResponse[];
+  /** history[t-1][i]: team member i's response as of round t (the recorded protocol reads earlier rounds' answers). */
+  history: DebateResponse[][];
   /** answers[t-1][i]: answer key of team member i at round t. */
   answers: number[][];
   /** keeps[t-2][i][j]: recipient i kept candidate j at round t. */
@@ -72,7 +75,7 @@ export function startDebate(env: Environment, q: number, seed: string | number =
     cost += callCost(cache, a, r.inTokens, shownTokens(env, reply)); // a round-1 answer is the call that was recorded
     return reply;
   });
-  return { q, round: 1, current, answers: [current.map((r) => r.ans)], keeps: [], cost, keptEdges: 0, tiers: emptyTiers(), random };
+  return { q, round: 1, current, history: [current], answers: [current.map((r) => r.ans)], keeps: [], cost, keptEdges: 0, tiers: emptyTiers(), random };
 }
 
 /**
@@ -83,26 +86,41 @@ export function stepRound(env: Environment, d: Debate, keep: boolean[][], record
   const { cache } = env;
   const n = env.team.length;
   const prompt = cache.questions[d.q].promptTokens;
-  const next: DebateResponse[] = new Array(n);
-  for (let i = 0; i < n; i++) {
-    const order = candidateOrder(n, i);
-    const kept: DebateResponse[] = [];
+  const answer = (i: number, kept: DebateResponse[], ext: number[] = [], recordedHere = recorded?.[i]) => {
     let inTokens = prompt;
-    for (let j = 0; j < n; j++) {
-      if (!keep[i][j]) continue;
-      const c = d.current[order[j]];
-      kept.push(c);
-      inTokens += shownTokens(env, c);
-    }
-    d.keptEdges += kept.length;
-    const { response, tier } = lookup(env, d, env.team[i], d.current[i], kept, recorded?.[i]);
+    for (const c of kept) inTokens += shownTokens(env, c);
+    for (const e of ext) inTokens += cache.externals[e].tokens;
+    const { response, tier } = lookup(env, d, env.team[i], d.current[i], kept, recordedHere, ext);
     d.tiers[tier]++;
     env.tiers[tier]++;
-    next[i] = limitReply(env, response);
+    const reply = limitReply(env, response);
     const source = cache.responses[response.source];
-    d.cost += callCost(cache, env.team[i], pricedFromRecord(tier) ? source.inTokens : inTokens, shownTokens(env, next[i]));
+    d.cost += callCost(cache, env.team[i], pricedFromRecord(tier) ? source.inTokens : inTokens, shownTokens(env, reply));
+    return reply;
+  };
+  let next: DebateResponse[];
+  if (env.turns) {
+    // The recorded protocol (protocol.ts): the log's speakers of this round, in its order; the others keep their answers.
+    next = [...d.current];
+    const spoke = new Array<boolean>(n).fill(false);
+    const answered = (m: number, round: number) => (round <= d.round ? d.history[round - 1][m] : spoke[m] ? next[m] : undefined);
+    for (const turn of recordedTurns(cache, env.turns, env.team, d.q, d.round + 1, keep, answered)) {
+      d.keptEdges += turn.shown.filter((c) => env.team.includes(c.agent)).length;
+      next[turn.member] = answer(turn.member, turn.shown, turn.ext, -1);
+      spoke[turn.member] = true;
+    }
+  } else {
+    next = new Array(n);
+    for (let i = 0; i < n; i++) {
+      const order = candidateOrder(n, i);
+      const kept: DebateResponse[] = [];
+      for (let j = 0; j < n; j++) if (keep[i][j]) kept.push(d.current[order[j]]);
+      d.keptEdges += kept.length;
+      next[i] = answer(i, kept);
+    }
   }
   d.current = next;
+  d.history.push(next);
   d.round++;
   d.answers.push(next.map((r) => r.ans));
   d.keeps.push(keep);

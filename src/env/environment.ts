@@ -8,6 +8,7 @@ import type { Debate, DebateResponse } from './debate.ts';
 import type { Recording } from './record.ts';
 import type { ResponseModel, RevisionContext } from './responseModel.ts';
 import { fitResponseModel } from './responseModelFit.ts';
+import { checkProtocol, turnIndex } from './protocol.ts';
 import { tokenLimits } from './tokenLimit.ts';
 import { DebateSettings } from './settings.ts';
 import { emptyTiers, type TierCounts } from './tiers.ts';
@@ -27,6 +28,8 @@ export interface Environment extends LookupIndex {
   responseModel: ResponseModel;
   /** Lookups per tier since the environment was made (revisions only: rounds >= 2). */
   tiers: TierCounts;
+  /** Under the recorded protocol, each question's recorded turns per round (protocol.ts turnIndex); absent under synchronous rounds. */
+  turns?: Map<string, number[]>;
   /** Output-token limit per agent of the cache (tokenLimit.ts). */
   limits: Float64Array;
   /** Called at each lookup no cached response answers exactly: where a debate goes that the cache lacks (active recording). */
@@ -137,6 +140,7 @@ export function makeEnvironment(cache: Cache, settings: Partial<DebateSettings> 
   if (s.miss === 'record' && !recording) throw new SettingsError(`setting miss = record needs a live endpoint, and cache ${cache.file} has none attached`);
   if (s.miss !== 'record' && recording)
     throw new SettingsError(`a live endpoint (${recording.endpoint.name}) is attached but miss = ${s.miss}: it would never be asked`);
+  checkProtocol(cache, s);
   checkRounds(cache, s, team);
   const responses = cache.responses.length;
   let model: ResponseModel | undefined;
@@ -156,6 +160,7 @@ export function makeEnvironment(cache: Cache, settings: Partial<DebateSettings> 
     },
     tiers: emptyTiers(),
     limits: tokenLimits(cache, s.tokenLimit),
+    ...(s.protocol === 'recorded' && { turns: turnIndex(cache) }),
   };
   return env;
 }

@@ -19,10 +19,11 @@ export const emptyIndex = (): LookupIndex => ({ exact: new Map(), signature: new
  * A response answers exactly the request it was recorded for: the question, agent, round, the
  * agent's own previous response (it is in the agent's history whether shown or not, and an agent
  * holds on to it: the same shown responses after another previous answer are another request) and
- * the shown responses. `prev` is -1 for a revision whose record does not say which previous
+ * the shown responses (and external entries, which only the recorded protocol shows). `prev` is -1 for a revision whose record does not say which previous
  * response its agent had.
  */
-export const exactKey = (q: number, a: number, t: number, prev: number, ctx: number[]) => `${q}|${a}|${t}|${prev}|${[...ctx].sort((x, y) => x - y).join(',')}`;
+export const exactKey = (q: number, a: number, t: number, prev: number, ctx: number[], ext: number[] = []) =>
+  `${q}|${a}|${t}|${prev}|${[...ctx].sort((x, y) => x - y).join(',')}${ext.length ? `|${[...ext].sort((x, y) => x - y).join(',')}` : ''}`;
 
 /** A response in a debate as the exact tier reads it: a cached response (`source`), or a stand-in (`cached` false). */
 interface Held {
@@ -36,10 +37,18 @@ interface Held {
  * agent had, after the same shown responses. None when the recipient's history or a shown response
  * is a stand-in: no recorded response came after it.
  */
-export function exactHits(index: Pick<LookupIndex, 'exact'>, q: number, a: number, t: number, own: Held, kept: Held[]): number[] | undefined {
+export function exactHits(
+  index: Pick<LookupIndex, 'exact'>,
+  q: number,
+  a: number,
+  t: number,
+  own: Held,
+  kept: Held[],
+  ext: number[] = [],
+): number[] | undefined {
   if (!own.cached || !kept.every((k) => k.cached)) return undefined;
   const ctx = kept.map((k) => k.source);
-  return index.exact.get(exactKey(q, a, t, own.source, ctx)) ?? index.exact.get(exactKey(q, a, t, -1, ctx));
+  return index.exact.get(exactKey(q, a, t, own.source, ctx, ext)) ?? index.exact.get(exactKey(q, a, t, -1, ctx, ext));
 }
 
 /** One shown (source agent, parsed answer) pair as a number (answer keys from -1, unparsed). */
@@ -61,8 +70,8 @@ export function indexResponse(index: LookupIndex, cache: Cache, r: Response) {
   const A = cache.agents.length;
   if (r.round === 1) push(index.round1, r.q * A + r.a, r.index);
   else {
-    // A context with external entries is one no debate here can rebuild: no exact key for it.
-    if (r.ext.length === 0) push(index.exact, exactKey(r.q, r.a, r.round, r.prevIndex, r.ctx), r.index);
+    // A context with external entries is rebuilt only by the recorded protocol, which shows them as recorded.
+    push(index.exact, exactKey(r.q, r.a, r.round, r.prevIndex, r.ctx, r.ext), r.index);
     const ctx = r.ctx.map((c) => cache.responses[c]);
     const ext = r.ext.map((e) => cache.externals[e]);
     const agents = [...ctx.map((c) => c.a), ...ext.map(() => A)];

@@ -5,6 +5,10 @@ import { z } from 'zod';
 export const MISS_TIERS = ['error', 'signature', 'model', 'record'] as const;
 export type MissTier = (typeof MISS_TIERS)[number];
 
+/** Debate protocols (src/env/protocol.ts): the synchronous rounds of the method, or the one an imported log recorded. */
+export const PROTOCOLS = ['synchronous', 'recorded'] as const;
+export type Protocol = (typeof PROTOCOLS)[number];
+
 /** Forms of the tier-3 response model (responseModel.ts). */
 export const RESPONSE_MODELS = ['base', 'full'] as const;
 
@@ -25,6 +29,14 @@ export const DebateSettings = z.strictObject({
     .boolean()
     .default(false)
     .describe('with miss = model: replay rounds beyond the deepest round the cache recorded, the tier-3 model drawing every answer there'),
+  protocol: z
+    .enum(PROTOCOLS)
+    .default('synchronous')
+    .describe(
+      "who reads what in rounds >= 2: synchronous (every member reads the others' previous-round answers) or recorded (the " +
+        "imported log's own: each round's speakers, their order and what each read, early stops and dropped agents included; " +
+        'docs/replay.md)',
+    ),
   round1Sample: z
     .enum(['first', 'random'])
     .default('first')

@@ -3,7 +3,7 @@
 // transition ledger and each question's outcome (what the paired tests compare).
 import seedrandom from 'seedrandom';
 import type { Question } from '../cache/types.ts';
-import { actionsPerDebate } from './actions.ts';
+import { debateEdges } from './protocol.ts';
 import { addPricing, emptyPricing, type PricingCounts } from './cost.ts';
 import type { DebateResult } from './debate.ts';
 import type { Environment } from './environment.ts';
@@ -42,7 +42,6 @@ export interface QuestionOutcome {
 }
 
 export function emptyResult(env: Environment, questions: Question[], method: string): MethodResult {
-  const n = env.team.length;
   return {
     method,
     questions: questions.length,
@@ -51,7 +50,7 @@ export function emptyResult(env: Environment, questions: Question[], method: str
     cost: 0,
     priced: emptyPricing(),
     keptEdges: 0,
-    maxEdges: questions.length * actionsPerDebate(n, env.rounds),
+    maxEdges: questions.reduce((s, q) => s + debateEdges(env.cache, env.turns, env.team, q.index, env.rounds), 0),
     tiers: emptyTiers(),
     ledger: [],
     outcomes: [],
@@ -65,7 +64,7 @@ export function addDebate(env: Environment, out: MethodResult, r: DebateResult):
     out.skipped.push(env.cache.questions[r.q].id);
     out.missed ??= r.missed;
     out.questions--;
-    out.maxEdges -= actionsPerDebate(env.team.length, env.rounds);
+    out.maxEdges -= debateEdges(env.cache, env.turns, env.team, r.q, env.rounds);
     return;
   }
   out.correct += +r.finalCorrect;

@@ -37,6 +37,7 @@ export const fromCache = (cache: Cache, index: number): DebateResponse => {
 /**
  * The response of `agent` in round d.round + 1 given its own previous response and what it kept.
  * `recorded`: the response the record tier added for this lookup before the round (record.ts), or -1.
+ * `ext`: external entries the recorded protocol shows as recorded (protocol.ts); synchronous rounds show none.
  */
 export function lookup(
   env: Environment,
@@ -45,13 +46,14 @@ export function lookup(
   own: DebateResponse,
   kept: DebateResponse[],
   recorded = -1,
+  ext: number[] = [],
 ): { response: DebateResponse; tier: Tier } {
   const { cache } = env;
   const t = d.round + 1;
   const miss: MissTier = env.settings.miss;
   const random = d.drawsOf?.(t, agent) ?? d.random;
   if (recorded >= 0) return { response: fromCache(cache, recorded), tier: 'record' };
-  const hit = exactHits(env, d.q, agent, t, own, kept);
+  const hit = exactHits(env, d.q, agent, t, own, kept, ext);
   if (hit) return { response: fromCache(cache, pick(hit, random)), tier: 'exact' };
   env.onExactMiss?.(d, agent, own, kept);
   // With a live endpoint, every context the cache lacks was recorded before the round: the
@@ -61,14 +63,9 @@ export function lookup(
       `miss = record: agent '${cache.agents[agent].id}' on question '${cache.questions[d.q].id}' at round ${t} was not ` +
         `recorded before the round was stepped (step debates with stepDebates or playDebates, which ask the endpoint first)`,
     );
+  const A = cache.agents.length;
   const sig = env.signature.get(
-    signatureKey(
-      d.q,
-      agent,
-      t,
-      kept.map((k) => k.agent),
-      kept.map((k) => k.ans),
-    ),
+    signatureKey(d.q, agent, t, [...kept.map((k) => k.agent), ...ext.map(() => A)], [...kept.map((k) => k.ans), ...ext.map((e) => cache.externals[e].ans)]),
   );
   if (miss === 'error')
     throw new CacheMissError(
@@ -93,6 +90,8 @@ export function lookup(
     );
   // A reply cut at its token limit shows no answer; the agent still remembers what it argued for.
   const peers = kept.filter((k) => k.agent !== agent && k.cutAnswer === undefined).map((k) => ({ agent: k.agent, ans: k.ans }));
+  // An external text's answer that no recorded response states has no text to stand in with: the model is not shown it.
+  for (const e of ext) if (env.byAnswer.has(`${d.q}|${cache.externals[e].ans}`)) peers.push({ agent: A, ans: cache.externals[e].ans });
   const prevShown = kept.some((k) => k.agent === agent);
   const context = { q: d.q, agent, prev: own.cutAnswer ?? own.ans, prevShown, peers };
   env.onModelAnswer?.(d, own, kept, context);

@@ -61,6 +61,8 @@ team order, skipping itself. Order matters: a kept candidate enters the query st
 | \`own\` | int64 [N] | 1 if the candidate is the recipient's own previous response, else 0.${used(s.ownFeature)} |
 | \`source\` | int64 [N] | team position (0-based) of the agent who wrote the candidate.${used(s.sourceFeature)} |
 | \`round\` | int64 [N] | t - 2, where t is the round being decided (0 for round 2).${used(s.roundFeature)} |
+| \`current\` | int64 [N] | 1 if the candidate is shown from round t itself (a protocol where agents answer one after another), else 0; 0 in synchronous rounds.${used(s.currentFeature)} |
+| \`turn\` | int64 [N] | the recipient's speaking position in round t (0 first) among the team; in synchronous rounds its team position.${used(s.turnFeature)} |
 
 ## Output
 

@@ -30,6 +30,8 @@ export interface Golden {
       own: number;
       source: number;
       round: number;
+      current: number;
+      turn: number;
       keep_probability: number;
       keep: boolean;
     }[];
@@ -70,6 +72,8 @@ export async function goldenVectors(policy: DeployedPolicy, encoder: Encoder): P
       own: x.own,
       source: x.source,
       round: x.round,
+      current: x.current,
+      turn: x.turn,
       keep_probability: p,
       keep,
     }));

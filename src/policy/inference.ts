@@ -50,6 +50,8 @@ export interface DecisionInputs {
   own: number;
   source: number;
   round: number;
+  current: number;
+  turn: number;
 }
 
 /** A decision with the inputs it was made from (golden.ts writes them for deployers to check against). */
@@ -90,6 +92,8 @@ export async function deployPolicy(artifact: PolicyArtifact, encoder: Encoder, m
       own: int(x.own),
       source: int(x.source),
       round: int(x.round),
+      current: int(x.current),
+      turn: int(x.turn),
     });
     return (out.keep_probability.data as Float32Array)[0];
   };
@@ -119,6 +123,8 @@ export async function deployPolicy(artifact: PolicyArtifact, encoder: Encoder, m
         own: j === 0 ? 1 : 0,
         source: c,
         round: req.round - 2,
+        current: 0, // deployed debates run synchronous rounds (the contract's `current` and `turn`)
+        turn: i,
       };
       const p = await keepProbability(inputs);
       const keep = p >= 0.5;

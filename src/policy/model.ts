@@ -18,6 +18,9 @@ export const PolicyArchitecture = z.strictObject({
   ownFeature: z.boolean().default(true),
   sourceFeature: z.boolean().default(true),
   roundFeature: z.boolean().default(true),
+  /** The recorded protocol's inputs (src/env/protocol.ts): whether the candidate is shown from the current round, and the recipient's speaking position. */
+  currentFeature: z.boolean().default(false),
+  turnFeature: z.boolean().default(false),
 });
 export type PolicyArchitecture = z.infer<typeof PolicyArchitecture>;
 
@@ -59,6 +62,8 @@ export function parameterShapes(s: PolicyShape): [string, number[]][] {
     ...(s.ownFeature ? ([['ownEmb', [2, D]]] as [string, number[]][]) : []),
     ...(s.sourceFeature ? ([['sourceEmb', [A, D]]] as [string, number[]][]) : []),
     ...(s.roundFeature ? ([['roundEmb', [Math.max(1, R - 1), D]]] as [string, number[]][]) : []),
+    ...(s.currentFeature ? ([['currentEmb', [2, D]]] as [string, number[]][]) : []),
+    ...(s.turnFeature ? ([['turnEmb', [A, D]]] as [string, number[]][]) : []),
     ...block('b1'),
     ...block('b2'),
     ['head.w', [D]],
@@ -111,6 +116,9 @@ export interface DecisionBatch {
   own: Int32Array;
   source: Int32Array;
   round: Int32Array;
+  /** 1 when the protocol shows the candidate's answer of the round being decided (an earlier speaker's), else 0; the recipient's speaking position in that round (synchronous rounds: its team position). */
+  current: Int32Array;
+  turn: Int32Array;
 }
 
 export const sigmoid = (x: number) => 1 / (1 + Math.exp(-x));

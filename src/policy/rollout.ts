@@ -6,6 +6,7 @@ import { embedArrivals, type Embeddings } from '../cache/embeddings.ts';
 import { actionIndex, actionsPerDebate, candidateOrder } from '../env/actions.ts';
 import { finishDebate, startDebates, stepDebates, type DebateResult } from '../env/debate.ts';
 import type { Environment } from '../env/environment.ts';
+import { protocolInputs } from '../env/protocol.ts';
 import { shownTokens } from '../env/tokenLimit.ts';
 import type { PolicyEngine } from './engine.ts';
 import { sigmoid, type DecisionBatch } from './model.ts';
@@ -29,6 +30,8 @@ function emptyBatch(n: number, dim: number): DecisionBatch {
     own: new Int32Array(n),
     source: new Int32Array(n),
     round: new Int32Array(n),
+    current: new Int32Array(n),
+    turn: new Int32Array(n),
   };
 }
 
@@ -77,6 +80,7 @@ export async function rollout(engine: PolicyEngine, env: Environment, emb: Embed
   const stale = new Uint8Array(B * A).fill(1);
   for (let t = 2; t <= env.rounds; t++) {
     const keep = debates.map(() => Array.from({ length: A }, () => new Array<boolean>(A).fill(false)));
+    const protocol = debates.map((d) => protocolInputs(cache, env.turns, env.team, d.q, t));
     for (let j = 0; j < A; j++) {
       for (let b = 0; b < B; b++)
         for (let i = 0; i < A; i++) {
@@ -93,6 +97,8 @@ export async function rollout(engine: PolicyEngine, env: Environment, emb: Embed
           step.own[row] = j === 0 ? 1 : 0;
           step.source[row] = source;
           step.round[row] = t - 2;
+          step.current[row] = protocol[b].current[i][j] ? 1 : 0;
+          step.turn[row] = protocol[b].turn[i];
         }
       const logits = await engine.keepLogits(step);
       for (let b = 0; b < B; b++)
@@ -108,6 +114,8 @@ export async function rollout(engine: PolicyEngine, env: Environment, emb: Embed
           all.own[x] = step.own[row];
           all.source[x] = step.source[row];
           all.round[x] = t - 2;
+          all.current[x] = step.current[row];
+          all.turn[x] = step.turn[row];
           actions[x] = kept ? 1 : 0;
           probs[x] = p;
           const candidate = debates[b].current[step.source[row]];

@@ -97,6 +97,8 @@ export function tfjsEngine(shape: PolicyShape, state: EngineState, opt: Optimize
     if (shape.ownFeature) c = c.add(lookup('ownEmb', b.own));
     if (shape.sourceFeature) c = c.add(lookup('sourceEmb', b.source));
     if (shape.roundFeature) c = c.add(lookup('roundEmb', b.round));
+    if (shape.currentFeature) c = c.add(lookup('currentEmb', b.current));
+    if (shape.turnFeature) c = c.add(lookup('turnEmb', b.turn));
     const e = lookup('behavior', b.recipient);
     const z = fuseGlu('b2', fuseGlu('b1', q, e), c);
     return z

@@ -131,6 +131,26 @@ describe('cache validate', () => {
     ]);
   });
 
+  it("a context entry of the response's own round that did not speak earlier (its turn) is a warning: the recorded protocol cannot show it", () => {
+    const dir = dirOf((r) => {
+      r.push({ ...(at(r, 'q1.a2.r2') as CacheLine & { type: 'response' }), id: 'q1.a1.r2', agent: 'a1', context: ['q1.a1.r1'], prev: 'q1.a1.r1', turn: 1 });
+      Object.assign(at(r, 'q1.a2.r2'), { context: ['q1.a2.r1', 'q1.a1.r1', 'q1.a1.r2'], inTokens: 200, turn: 0 });
+    });
+    expect(issuesOf(dir)).toEqual([
+      "warning 8 context.2: response 'q1.a1.r2' of the same round spoke at turn 1, not before this one's 0: the recorded protocol " +
+        '(--protocol recorded) cannot show it, and replays this revision from the approximate tiers',
+    ]);
+    // In turn order it is fine.
+    expect(
+      issuesOf(
+        dirOf((r) => {
+          r.push({ ...(at(r, 'q1.a2.r2') as CacheLine & { type: 'response' }), id: 'q1.a1.r2', agent: 'a1', context: ['q1.a1.r1'], prev: 'q1.a1.r1', turn: 0 });
+          Object.assign(at(r, 'q1.a2.r2'), { context: ['q1.a2.r1', 'q1.a1.r1', 'q1.a1.r2'], inTokens: 200, turn: 1 });
+        }),
+      ),
+    ).toEqual([]);
+  });
+
   it('token counts far from the text, answers the text does not state and prompts shorter than the question are warnings', () => {
     const dir = dirOf((r) => {
       at(r, 'q1.a1.r1').outTokens = 900;

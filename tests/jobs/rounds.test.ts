@@ -34,6 +34,8 @@ function policy(dir: string, rounds: number, roundFeature: boolean): string {
     ownFeature: true,
     sourceFeature: true,
     roundFeature,
+    currentFeature: false,
+    turnFeature: false,
   };
   const artifact: PolicyArtifact = {
     format: POLICY_FORMAT,

@@ -81,6 +81,8 @@ describe('the deployable export', () => {
             own: new ort.Tensor('int64', BigInt64Array.of(j === 0 ? 1n : 0n), [1]),
             source: new ort.Tensor('int64', BigInt64Array.of(BigInt(c)), [1]),
             round: new ort.Tensor('int64', BigInt64Array.of(0n), [1]),
+            current: new ort.Tensor('int64', BigInt64Array.of(0n), [1]),
+            turn: new ort.Tensor('int64', BigInt64Array.of(BigInt(i)), [1]),
           });
           const p = (out.keep_probability.data as Float32Array)[0];
           const x = b * perDebate + i * A + j; // round 2, recipient i, position j
@@ -111,7 +113,7 @@ describe('the deployable export', () => {
       for (const r of d.rows) {
         expect(r.behavior).toEqual(Array.from(policy.artifact.weights.behavior.data.subarray(me * shape.dim, (me + 1) * shape.dim)));
         expect(r.candidate).toEqual(Array.from((await encoder.encode([d.request.responses[r.agent].text]))[0]));
-        expect([r.own, r.source, r.round]).toEqual([r.agent === d.request.recipient ? 1 : 0, team.indexOf(r.agent), 1]);
+        expect([r.own, r.source, r.round, r.current, r.turn]).toEqual([r.agent === d.request.recipient ? 1 : 0, team.indexOf(r.agent), 1, 0, me]);
         const out = await session.run({
           query: f32(r.query),
           behavior: f32(r.behavior),
@@ -119,6 +121,8 @@ describe('the deployable export', () => {
           own: int(r.own),
           source: int(r.source),
           round: int(r.round),
+          current: int(r.current),
+          turn: int(r.turn),
         });
         expect((out.keep_probability.data as Float32Array)[0]).toBeCloseTo(r.keep_probability, 6);
       }

@@ -150,7 +150,7 @@ describe('the exported ONNX inference model', () => {
       weights: w,
     };
     const session = await ort.InferenceSession.create(onnxModel(artifact));
-    expect(session.inputNames).toEqual(['query', 'behavior', 'candidate', 'own', 'source', 'round']);
+    expect(session.inputNames).toEqual(['query', 'behavior', 'candidate', 'own', 'source', 'round', 'current', 'turn']);
     expect(session.outputNames).toEqual(['keep_probability']);
     const { batch } = randomBatch(SHAPE, 6, 'export');
     const D = SHAPE.dim;
@@ -169,6 +169,8 @@ describe('the exported ONNX inference model', () => {
       own: int(batch.own),
       source: int(batch.source),
       round: int(batch.round),
+      current: int(batch.current),
+      turn: int(batch.turn),
     });
     const want = Float32Array.from(forwardLogits(SHAPE, w, batch), sigmoid);
     expect(relative(out.keep_probability.data as Float32Array, want)).toBeLessThan(1e-5);

@@ -78,10 +78,13 @@ describe('FuseGLU engine (TF.js)', () => {
   });
 
   it('a train step raises the log-probability of actions with positive advantage', async () => {
-    const batch = randomBatch(16, 'd');
+    // The shape this was measured on before the protocol features (every logit rises there; with more shared parameters one need not).
+    const plain = { ...shape, currentFeature: false, turnFeature: false };
+    const batch = sharedRandomBatch(plain, 16, 'd').batch;
     const actions = new Uint8Array(16).fill(1);
     const adv = new Float32Array(16).fill(1);
-    const engine = engineFor();
+    const weights = initWeights(plain, 's');
+    const engine = tfjsEngine(plain, { weights, step: 0, m: zeroMoments(weights), v: zeroMoments(weights) }, opt);
     const before = await engine.keepLogits(batch);
     for (let k = 0; k < 5; k++) await engine.trainStep(batch, actions, adv);
     const after = await engine.keepLogits(batch);

@@ -17,10 +17,19 @@ export const FEATURES = [
   ['ownFeature', 'ownEmb', 'own'],
   ['sourceFeature', 'sourceEmb', 'source'],
   ['roundFeature', 'roundEmb', 'round'],
+  ['currentFeature', 'currentEmb', 'current'],
+  ['turnFeature', 'turnEmb', 'turn'],
 ] as const;
 
 /** Rows of each lookup table (recipient: the behavior embedding). */
-export const lookupWidths = (s: PolicyShape) => ({ recipient: s.agents, own: 2, source: s.agents, round: Math.max(1, s.rounds - 1) });
+export const lookupWidths = (s: PolicyShape) => ({
+  recipient: s.agents,
+  own: 2,
+  source: s.agents,
+  round: Math.max(1, s.rounds - 1),
+  current: 2,
+  turn: s.agents,
+});
 export const featuresOn = (s: PolicyShape) => FEATURES.filter(([flag]) => s[flag]);
 
 /**
