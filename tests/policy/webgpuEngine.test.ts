@@ -12,6 +12,7 @@ import { AUTO_GPU_DECISIONS, createEngine, resolveCompute } from '../../src/poli
 import { zeroMoments, type EngineState } from '../../src/policy/engine.ts';
 import { initWeights, type PolicyShape } from '../../src/policy/model.ts';
 import { onnxEngine } from '../../src/policy/onnxEngine.ts';
+import { featuresOn, lookupWidths } from '../../src/policy/onnx/layout.ts';
 import { adapterName, noAdapterMessage, webgpuAdapter } from '../../src/policy/webgpu.ts';
 import { expandGrid, GridFile, runGrid } from '../../train/grid.ts';
 import { readLog, runFiles } from '../../train/runFolder.ts';
@@ -60,7 +61,9 @@ describe('the GPU engine (webgpu)', () => {
     const { batch, actions, advantages } = randomBatch(SHAPE, 64, 'bytes');
     await onGpu.trainStep(batch, actions, advantages);
     await onCpu.trainStep(batch, actions, advantages);
-    const batchBytes = 64 * 4 * (2 * SHAPE.dim + SHAPE.agents + 2 + SHAPE.agents + SHAPE.rounds - 1 + 2) + 8;
+    // Per decision: query and candidate, the multi-hot row (the recipient and each candidate feature's table), action and advantage.
+    const rows = featuresOn(SHAPE).reduce((a, [, , key]) => a + lookupWidths(SHAPE)[key], SHAPE.agents);
+    const batchBytes = 64 * 4 * (2 * SHAPE.dim + rows + 2) + 8;
     expect((onGpu as { lastStepBytes?: unknown }).lastStepBytes).toEqual({ up: batchBytes, down: 8 });
     expectSameState(await onGpu.getState(), await onCpu.getState());
     const logits = randomBatch(SHAPE, 300, 'logits').batch;
