@@ -29,6 +29,7 @@ const SHAPE: PolicyShape = {
   ownFeature: true,
   sourceFeature: true,
   roundFeature: true,
+  behaviorRows: 0,
 };
 const OPT: OptimizerSettings = { lr: 3e-4, beta1: 0.9, beta2: 0.999, epsilon: 1e-8, entropyBonus: 1 };
 const BATCHES = [256, 1024];

@@ -119,6 +119,9 @@ export const TrainConfig = z.strictObject({
   ownFeature: P.ownFeature.describe('learned "is the recipient\'s own response" feature'),
   sourceFeature: P.sourceFeature.describe('learned source-agent feature'),
   roundFeature: P.roundFeature.describe('learned round feature'),
+  behaviorRows: P.behaviorRows.describe(
+    "behavior rows of the candidate's source and the recipient (their validation statistics, src/policy/behaviorRows.ts) through a learned projection: the rows' version, or 0 (off)",
+  ),
   miss: D.miss,
   endpoints: RecordingSettings.shape.endpoints,
   responseModel: D.responseModel,
@@ -211,6 +214,7 @@ export const architectureOf = (c: TrainConfig): PolicyArchitecture & Pick<Policy
   ownFeature: c.ownFeature,
   sourceFeature: c.sourceFeature,
   roundFeature: c.roundFeature,
+  behaviorRows: c.behaviorRows,
 });
 
 /** Each setting a flag gives another value than the config file `name` does: the flag wins, and these lines say so. */

@@ -8,7 +8,7 @@ import type { PolicyShape, Weights } from '../src/policy/model.ts';
 import { readAnyPolicy } from './checkpoint.ts';
 
 /** What a policy's weights depend on (initSamples only chose where the behavior embedding started). */
-const FITTED = ['dim', 'hidden', 'agents', 'rounds', 'behavior', 'conditioning', 'ownFeature', 'sourceFeature', 'roundFeature'] as const;
+const FITTED = ['dim', 'hidden', 'agents', 'rounds', 'behavior', 'conditioning', 'ownFeature', 'sourceFeature', 'roundFeature', 'behaviorRows'] as const;
 
 /** The weights of the policy at `path`, checked against the run's shape, team and encoder (a SettingsError naming each difference). */
 export function startingWeights(path: string, shape: PolicyShape, team: string[], encoder: string): Weights {

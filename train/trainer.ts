@@ -26,6 +26,7 @@ import { lockFolder } from '../src/io/lock.ts';
 import { zeroMoments } from '../src/policy/engine.ts';
 import { initWeights, type PolicyShape, type Weights } from '../src/policy/model.ts';
 import { behaviorInit } from '../src/policy/behavior.ts';
+import { rowsByAgent, teamRows } from '../src/policy/behaviorRows.ts';
 import { evaluatePolicy } from '../src/policy/evaluate.ts';
 import { rollout } from '../src/policy/rollout.ts';
 import { type ComputeSettings, computeOf } from '../src/policy/backends.ts';
@@ -192,6 +193,7 @@ async function trainLocked(config: TrainConfig, o: TrainOptions): Promise<{ chec
     shape,
     team: trainEnv.team.map((a) => cache.agents[a].id),
     encoder: emb.encoder,
+    ...(shape.behaviorRows && { rows: rowsByAgent(teamIds(trainEnv), teamRows(cache, trainEnv.team)) }),
     ...state,
     engine: await engine.getState(),
   });

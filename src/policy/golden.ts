@@ -30,6 +30,9 @@ export interface Golden {
       own: number;
       source: number;
       round: number;
+      /** With behaviorRows. */
+      source_row?: number[];
+      recipient_row?: number[];
       keep_probability: number;
       keep: boolean;
     }[];
@@ -70,6 +73,8 @@ export async function goldenVectors(policy: DeployedPolicy, encoder: Encoder): P
       own: x.own,
       source: x.source,
       round: x.round,
+      ...(x.source_row && { source_row: numbers(x.source_row) }),
+      ...(x.recipient_row && { recipient_row: numbers(x.recipient_row) }),
       keep_probability: p,
       keep,
     }));

@@ -49,6 +49,9 @@ export interface DecisionInputs {
   own: number;
   source: number;
   round: number;
+  /** With behaviorRows: the candidate's source's behavior row and the recipient's (policy.spec.md). */
+  source_row?: Float32Array;
+  recipient_row?: Float32Array;
 }
 
 /** A decision with the inputs it was made from (golden.ts writes them for deployers to check against). */
@@ -71,6 +74,7 @@ export async function deployPolicy(artifact: PolicyArtifact, encoder: Encoder, m
   const session = await ort.InferenceSession.create(model);
   const D = shape.dim;
   const behavior = artifact.weights.behavior.data;
+  const row = (agent: string) => Float32Array.from(artifact.rows![agent]);
   const int = (x: number) => new ort.Tensor('int64', BigInt64Array.of(BigInt(x)), [1]);
   const keepProbability = async (x: DecisionInputs) => {
     const out = await session.run({
@@ -80,6 +84,8 @@ export async function deployPolicy(artifact: PolicyArtifact, encoder: Encoder, m
       own: int(x.own),
       source: int(x.source),
       round: int(x.round),
+      ...(x.source_row && { source_row: new ort.Tensor('float32', x.source_row, [1, x.source_row.length]) }),
+      ...(x.recipient_row && { recipient_row: new ort.Tensor('float32', x.recipient_row, [1, x.recipient_row.length]) }),
     });
     return (out.keep_probability.data as Float32Array)[0];
   };
@@ -109,6 +115,7 @@ export async function deployPolicy(artifact: PolicyArtifact, encoder: Encoder, m
         own: j === 0 ? 1 : 0,
         source: c,
         round: req.round - 2,
+        ...(shape.behaviorRows && { source_row: row(team[c]), recipient_row: row(req.recipient) }),
       };
       const p = await keepProbability(inputs);
       const keep = p >= 0.5;

@@ -34,6 +34,7 @@ function policy(dir: string, rounds: number, roundFeature: boolean): string {
     ownFeature: true,
     sourceFeature: true,
     roundFeature,
+    behaviorRows: 0,
   };
   const artifact: PolicyArtifact = {
     format: POLICY_FORMAT,

@@ -117,6 +117,7 @@ describe("the spec's encoder", () => {
       ownFeature: true,
       sourceFeature: true,
       roundFeature: true,
+      behaviorRows: 0,
     };
     const spec = policySpec({ format: 'cpp-policy', version: 1, shape, team: ['a', 'b', 'c'], encoder: 'bof-256', weights: initWeights(shape, '0') } as never);
     expect(spec).toContain('UTF-16 code units');
