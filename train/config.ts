@@ -131,6 +131,13 @@ export const TrainConfig = z.strictObject({
   round1Sample: D.round1Sample,
   tieBreak: D.tieBreak,
   tokenLimit: D.tokenLimit,
+  teams: z
+    .array(z.string())
+    .default([])
+    .describe(
+      "caches of other teams on the same questions (e.g. cache gen --replace brisk=family-3): each step plays the run's team or one of these, " +
+        'drawn by the seed; validation stays on cache (training across teams: train/teams.ts; needs behavior none)',
+    ),
   evalEvery: z.number().int().positive().default(1).describe('validation evaluation every N epochs; the best checkpoint is kept'),
   from: z
     .string()

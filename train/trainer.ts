@@ -45,6 +45,7 @@ import { clearRun, openRunLog, round4, runFiles, tierShares, truncateLog } from 
 import { checkTrainingData } from './smallData.ts';
 import { architectureOf, debateSettingsOf, rewardSettingsOf, runDone, type TrainConfig } from './config.ts';
 import { startingWeights } from './startFrom.ts';
+import { openTeams, teamDraw, type Team } from './teams.ts';
 import { testTracer } from './trace.ts';
 import { RefusedError } from '../src/io/errors.ts';
 import { phaseClock, splitLine, type TimeSplit } from './timeSplit.ts';
@@ -222,9 +223,18 @@ async function trainLocked(config: TrainConfig, o: TrainOptions): Promise<{ chec
 
   const fullCost = new Map(full.map((d) => [d.q, d.cost]));
   const W = influenceWeights(A, shape.rounds, config.beta, config.gamma);
-  const meanTokens = meanResponseTokens(cache);
-  const priceIn = trainEnv.team.map((a) => cache.agents[a].priceIn);
   const credit = creditOf(config, trainEnv);
+  const own: Team = {
+    cache,
+    env: trainEnv,
+    emb,
+    fullCost,
+    meanTokens: meanResponseTokens(cache),
+    priceIn: trainEnv.team.map((a) => cache.agents[a].priceIn),
+    credit,
+  };
+  const teams = await openTeams(config, own, await makeEncoder(config.encoder)); // training across teams (train/teams.ts)
+  if (teams.length > 1) say(`training across ${teams.length} teams: ${teams.map((t) => teamIds(t.env).join('+')).join(', ')}`);
   const creditNote = credit.note();
   if (creditNote) say(creditNote);
 
@@ -249,6 +259,7 @@ async function trainLocked(config: TrainConfig, o: TrainOptions): Promise<{ chec
       seedrandom(`${config.seed}|shuffle|${epoch}`),
     );
     const sample = seedrandom(`${config.seed}|sample|${epoch}`);
+    const drawTeam = teamDraw(config, teams, epoch);
     const debateSeed = `${config.seed}|${epoch}`;
     const steps = Math.ceil(order.length / config.batchSize);
     const started = Date.now();
@@ -259,15 +270,16 @@ async function trainLocked(config: TrainConfig, o: TrainOptions): Promise<{ chec
       // environment's own draws share the question's seed, so the rollouts differ by their decisions.
       const questions = order.slice(b * config.batchSize, (b + 1) * config.batchSize);
       const batch = questions.flatMap((q) => new Array<number>(config.rollouts).fill(q));
-      const r = await rollout(engine, trainEnv, emb, batch, { mode: { sample }, debateSeed, conditioning: shape.conditioning });
-      replayable(r.results, cache, 'a training debate');
+      const team = drawTeam();
+      const r = await rollout(engine, team.env, team.emb, batch, { mode: { sample }, debateSeed, conditioning: shape.conditioning });
+      replayable(r.results, team.cache, 'a training debate');
       const costMultiplier = state.costMultiplier;
-      const a = await credit.advantages(
+      const a = await team.credit.advantages(
         r,
         {
           reward,
           W,
-          meanTokens,
+          meanTokens: team.meanTokens,
           agents: A,
           baseline: config.baseline,
           rollouts: config.rollouts,
@@ -275,14 +287,14 @@ async function trainLocked(config: TrainConfig, o: TrainOptions): Promise<{ chec
           state: state.baseline,
           momentum: config.baselineMomentum,
           step: state.step,
-          budget: { multiplier: costMultiplier, priceIn, fullCost: (q) => fullCost.get(q)! },
+          budget: { multiplier: costMultiplier, priceIn: team.priceIn, fullCost: (q) => team.fullCost.get(q)! },
         },
         { epoch, debateSeed },
       );
       state.baseline = a.state;
       const stats = await engine.trainStep(r.batch, r.actions, a.advantages);
       state.step++;
-      const costRatio = costRatioOf(r.results, fullCost);
+      const costRatio = costRatioOf(r.results, team.fullCost);
       // The cost the target is held to: the greedy policy's on this step's questions (the policy
       // evaluation runs, more decisive than the sampled one), or the sampled decisions'.
       const dualCost =
@@ -291,9 +303,14 @@ async function trainLocked(config: TrainConfig, o: TrainOptions): Promise<{ chec
           : config.targetOn === 'sampled'
             ? costRatio
             : costRatioOf(
-                (await rollout(engine, trainEnv, emb, questions, { mode: 'greedy', debateSeed: `${config.seed}|${epoch}`, conditioning: shape.conditioning }))
-                  .results,
-                fullCost,
+                (
+                  await rollout(engine, team.env, team.emb, questions, {
+                    mode: 'greedy',
+                    debateSeed: `${config.seed}|${epoch}`,
+                    conditioning: shape.conditioning,
+                  })
+                ).results,
+                team.fullCost,
               );
       if (dualCost !== null) state.costMultiplier = dualStep(state.costMultiplier, dualCost, config.targetCost!, config.dualLr);
       const tiers = emptyTiers();

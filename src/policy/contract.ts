@@ -11,7 +11,7 @@ function rowInputs(a: PolicyArtifact): string {
   const F = ROW_STATS.length;
   const how =
     `the behavior row (version ${a.shape.behaviorRows}) of the candidate's source: \`rows\` metadata entry (agent id -> ${F} numbers), ` +
-    'computed from that agent\'s responses to the validation questions of the cache the policy trained on (src/policy/behaviorRows.ts; ' +
+    "computed from that agent's responses to the validation questions of the cache the policy trained on (src/policy/behaviorRows.ts; " +
     `docs/method.md §4): ${ROW_STATS.join(', ')}. A newcomer's row is computed the same way from its own validation responses`;
   return `| \`source_row\` | float32 [N, ${F}] | ${how}. |\n| \`recipient_row\` | float32 [N, ${F}] | the same for the recipient. |\n`;
 }

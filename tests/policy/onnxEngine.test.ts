@@ -218,7 +218,12 @@ describe('behavior rows (a dense [N, 2F] input times a learned [2F, D], added to
     const D = shape.dim;
     const F = batch.rows!.length / batch.n / 2;
     const half = (from: number) => Float32Array.from({ length: batch.n * F }, (_, k) => batch.rows![Math.floor(k / F) * 2 * F + from + (k % F)]);
-    const int = (a: Int32Array) => new ort.Tensor('int64', BigInt64Array.from(a, (x) => BigInt(x)), [a.length]);
+    const int = (a: Int32Array) =>
+      new ort.Tensor(
+        'int64',
+        BigInt64Array.from(a, (x) => BigInt(x)),
+        [a.length],
+      );
     const out = await session.run({
       query: new ort.Tensor('float32', batch.query, [batch.n, D]),
       behavior: new ort.Tensor('float32', new Float32Array(batch.n * D), [batch.n, D]),

@@ -152,7 +152,7 @@ export function batchFeeds(s: PolicyShape, b: DecisionBatch, dtype: DType = 'flo
   }
   if (width > 0) feeds.features = hot(width, parts);
   if (s.behaviorRows) {
-    if (!b.rows) throw new Error('a policy with behaviorRows needs each decision\'s behavior rows (DecisionBatch.rows)');
+    if (!b.rows) throw new Error("a policy with behaviorRows needs each decision's behavior rows (DecisionBatch.rows)");
     feeds.rows = feed(b.rows, [b.n, b.rows.length / b.n]);
   }
   if (actions)
