@@ -113,7 +113,18 @@ describe('a policy that reads behavior rows', () => {
         expect((out.keep_probability.data as Float32Array)[0]).toBeCloseTo(r.keep_probability, 6);
       }
     // Another team's rows in the same weights: other keep probabilities (the rows are read).
-    const other = await goldenVectors(await deployPolicy(artifact(teamRows(loadCache(join(dir, 'adversarial'), () => {}), [0, 1, 2])), bofEncoder(24)), bofEncoder(24));
+    const other = await goldenVectors(
+      await deployPolicy(
+        artifact(
+          teamRows(
+            loadCache(join(dir, 'adversarial'), () => {}),
+            [0, 1, 2],
+          ),
+        ),
+        bofEncoder(24),
+      ),
+      bofEncoder(24),
+    );
     expect(other.decisions[0].rows.map((r) => r.keep_probability)).not.toEqual(golden.decisions[0].rows.map((r) => r.keep_probability));
   });
 
@@ -136,8 +147,8 @@ describe('training across teams', () => {
       'setting teams: training across teams needs behavior: none (found mean)',
     );
     await generateCache(join(dir, 'other'), { questions: 60, seed: 8 }, 'other');
-    await expect(
-      train(resolveConfig({ ...base, behavior: 'none', out: join(dir, 'r2'), teams: [join(dir, 'other')] }), { log: () => {} }),
-    ).rejects.toThrow(/setting teams: .*other does not hold the run's train question/);
+    await expect(train(resolveConfig({ ...base, behavior: 'none', out: join(dir, 'r2'), teams: [join(dir, 'other')] }), { log: () => {} })).rejects.toThrow(
+      /setting teams: .*other does not hold the run's train question/,
+    );
   }, 120_000);
 });
