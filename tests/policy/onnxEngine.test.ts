@@ -3,7 +3,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { zeroMoments, type EngineState, type PolicyEngine } from '../../src/policy/engine.ts';
 import { onnxModel } from '../../src/policy/contract.ts';
 import { forwardLogits } from '../fixtures/referenceForward.ts';
-import { initWeights, sigmoid, type PolicyShape, type Weights } from '../../src/policy/model.ts';
+import { initWeights, sigmoid, type DecisionBatch, type PolicyShape, type Weights } from '../../src/policy/model.ts';
 import { onnxEngine } from '../../src/policy/onnxEngine.ts';
 import { loadBackend, tfjsEngine } from '../../src/policy/tfjsEngine.ts';
 import { gradientCheck, OPT, TINY } from '../fixtures/gradientCheck.ts';
@@ -142,6 +142,24 @@ describe('the ONNX engine off the main thread', () => {
   }, 60_000); // a large batch: seconds on a loaded machine
 });
 
+/** The inputs of the exported model every policy has, for a batch (`behavior`: each decision's recipient row). */
+function exportFeeds(batch: DecisionBatch, D: number, behavior: Float32Array) {
+  const int = (a: Int32Array) =>
+    new ort.Tensor(
+      'int64',
+      BigInt64Array.from(a, (x) => BigInt(x)),
+      [a.length],
+    );
+  return {
+    query: new ort.Tensor('float32', batch.query, [batch.n, D]),
+    behavior: new ort.Tensor('float32', behavior, [batch.n, D]),
+    candidate: new ort.Tensor('float32', batch.candidate, [batch.n, D]),
+    own: int(batch.own),
+    source: int(batch.source),
+    round: int(batch.round),
+  };
+}
+
 describe('the exported ONNX inference model', () => {
   it('loads in ONNX Runtime as a standard model and gives the reference keep probabilities', async () => {
     const w = weights();
@@ -161,20 +179,7 @@ describe('the exported ONNX inference model', () => {
     const D = SHAPE.dim;
     const behavior = new Float32Array(batch.n * D);
     batch.recipient.forEach((r, i) => behavior.set(w.behavior.data.subarray(r * D, (r + 1) * D), i * D));
-    const int = (a: Int32Array) =>
-      new ort.Tensor(
-        'int64',
-        BigInt64Array.from(a, (x) => BigInt(x)),
-        [a.length],
-      );
-    const out = await session.run({
-      query: new ort.Tensor('float32', batch.query, [batch.n, D]),
-      behavior: new ort.Tensor('float32', behavior, [batch.n, D]),
-      candidate: new ort.Tensor('float32', batch.candidate, [batch.n, D]),
-      own: int(batch.own),
-      source: int(batch.source),
-      round: int(batch.round),
-    });
+    const out = await session.run(exportFeeds(batch, D, behavior));
     const want = Float32Array.from(forwardLogits(SHAPE, w, batch), sigmoid);
     expect(relative(out.keep_probability.data as Float32Array, want)).toBeLessThan(1e-5);
   });
@@ -218,19 +223,8 @@ describe('behavior rows (a dense [N, 2F] input times a learned [2F, D], added to
     const D = shape.dim;
     const F = batch.rows!.length / batch.n / 2;
     const half = (from: number) => Float32Array.from({ length: batch.n * F }, (_, k) => batch.rows![Math.floor(k / F) * 2 * F + from + (k % F)]);
-    const int = (a: Int32Array) =>
-      new ort.Tensor(
-        'int64',
-        BigInt64Array.from(a, (x) => BigInt(x)),
-        [a.length],
-      );
     const out = await session.run({
-      query: new ort.Tensor('float32', batch.query, [batch.n, D]),
-      behavior: new ort.Tensor('float32', new Float32Array(batch.n * D), [batch.n, D]),
-      candidate: new ort.Tensor('float32', batch.candidate, [batch.n, D]),
-      own: int(batch.own),
-      source: int(batch.source),
-      round: int(batch.round),
+      ...exportFeeds(batch, D, new Float32Array(batch.n * D)),
       source_row: new ort.Tensor('float32', half(0), [batch.n, F]),
       recipient_row: new ort.Tensor('float32', half(F), [batch.n, F]),
     });
