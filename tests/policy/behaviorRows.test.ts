@@ -24,12 +24,12 @@ import { METHOD } from '../fixtures/method.ts';
 const dir = mkdtempSync(join(tmpdir(), 'cpp-rows-'));
 const stat = (row: Float32Array, name: (typeof ROW_STATS)[number]) => row[ROW_STATS.indexOf(name)];
 
-describe('behavior rows of a cache', () => {
-  beforeAll(async () => {
-    await generateCache(join(dir, 'world'), { questions: 60 }, 'small');
-    await generateCache(join(dir, 'adversarial'), replaceAgent(WorldConfig.parse({ questions: 60 }), { agent: 'brisk', ability: 'adversarial' }).world, 'adv');
-  }, 300_000); // a loaded machine
+beforeAll(async () => {
+  await generateCache(join(dir, 'world'), { questions: 60 }, 'small');
+  await generateCache(join(dir, 'adversarial'), replaceAgent(WorldConfig.parse({ questions: 60 }), { agent: 'brisk', ability: 'adversarial' }).world, 'adv');
+}, 300_000); // a loaded machine
 
+describe('behavior rows of a cache', () => {
   it("tell the adversary that took brisk's seat from brisk, by what each did on validation questions", () => {
     const honest = cacheRows(loadCache(join(dir, 'world'), () => {}))[2];
     const adversary = cacheRows(loadCache(join(dir, 'adversarial'), () => {}))[2];
@@ -137,6 +137,21 @@ describe('a policy that reads behavior rows', () => {
     delete json.rows;
     writeFileSync(file, JSON.stringify(json));
     expect(() => loadPolicy(file)).toThrow(`${file}: rows: the policy reads behavior rows (shape.behaviorRows 1), and a team member's row is missing`);
+  });
+
+  it('a policy saved before the setting (its shape without behaviorRows) loads with it off', () => {
+    const { behaviorRows: _, ...old } = { ...shape, behavior: 'mean' as const, sourceFeature: true, behaviorRows: 0 };
+    const file = join(dir, 'old.json');
+    savePolicy(file, {
+      ...artifact(new Float32Array(3 * ROW_WIDTH)),
+      shape: old as PolicyShape,
+      rows: undefined,
+      weights: initWeights({ ...old, behaviorRows: 0 }, 'old'),
+    });
+    expect(JSON.parse(readFileSync(file, 'utf8')).shape).not.toHaveProperty('behaviorRows');
+    const loaded = loadPolicy(file);
+    expect(loaded.shape.behaviorRows).toBe(0);
+    expect(loaded.weights).not.toHaveProperty('rowProj');
   });
 });
 
