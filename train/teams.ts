@@ -27,18 +27,21 @@ export interface Team {
   credit: ReturnType<typeof creditOf>;
 }
 
-/** The parts of a team that follow from its environment. */
-export async function teamOf(config: TrainConfig, env: Environment, emb: Embeddings, questions: number[]): Promise<Team> {
+/** A team from its environment, embeddings and Full-Debate's cost per question. */
+export const teamWith = (config: TrainConfig, env: Environment, emb: Embeddings, fullCost: Map<number, number>): Team => ({
+  cache: env.cache,
+  env,
+  emb,
+  fullCost,
+  meanTokens: meanResponseTokens(env.cache),
+  priceIn: env.team.map((a) => env.cache.agents[a].priceIn),
+  credit: creditOf(config, env),
+});
+
+/** A team of another cache: Full-Debate played on `questions` for its costs. */
+async function teamOf(config: TrainConfig, env: Environment, emb: Embeddings, questions: number[]): Promise<Team> {
   const full = await playDebates(env, questions, keepAll);
-  return {
-    cache: env.cache,
-    env,
-    emb,
-    fullCost: new Map(full.map((d) => [d.q, d.cost])),
-    meanTokens: meanResponseTokens(env.cache),
-    priceIn: env.team.map((a) => env.cache.agents[a].priceIn),
-    credit: creditOf(config, env),
-  };
+  return teamWith(config, env, emb, new Map(full.map((d) => [d.q, d.cost])));
 }
 
 /**

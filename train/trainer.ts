@@ -36,16 +36,15 @@ import { keepRateWatch } from './pinned.ts';
 import { recordRun, startSession } from '../src/provenance.ts';
 import { ensureDefaultCache } from '../src/sim/generate.ts';
 import { closeRecording, openEnvironment, recordingSummary } from '../src/recording.ts';
-import { influenceWeights, meanResponseTokens } from '../src/reward.ts';
+import { influenceWeights } from '../src/reward.ts';
 import { baselineSize, dualStep } from './advantage.ts';
-import { creditOf } from './counterfactual.ts';
 import { identityDifferences, runContentHashes } from './identity.ts';
 import { noCheckpoint, runSettings, settingsAddedSince } from './plan.ts';
 import { clearRun, openRunLog, round4, runFiles, tierShares, truncateLog } from './runFolder.ts';
 import { checkTrainingData } from './smallData.ts';
 import { architectureOf, debateSettingsOf, rewardSettingsOf, runDone, type TrainConfig } from './config.ts';
 import { startingWeights } from './startFrom.ts';
-import { openTeams, teamDraw, type Team } from './teams.ts';
+import { openTeams, teamDraw, teamWith } from './teams.ts';
 import { testTracer } from './trace.ts';
 import { RefusedError } from '../src/io/errors.ts';
 import { phaseClock, splitLine, type TimeSplit } from './timeSplit.ts';
@@ -223,17 +222,8 @@ async function trainLocked(config: TrainConfig, o: TrainOptions): Promise<{ chec
 
   const fullCost = new Map(full.map((d) => [d.q, d.cost]));
   const W = influenceWeights(A, shape.rounds, config.beta, config.gamma);
-  const credit = creditOf(config, trainEnv);
-  const own: Team = {
-    cache,
-    env: trainEnv,
-    emb,
-    fullCost,
-    meanTokens: meanResponseTokens(cache),
-    priceIn: trainEnv.team.map((a) => cache.agents[a].priceIn),
-    credit,
-  };
-  const teams = await openTeams(config, own, await makeEncoder(config.encoder)); // training across teams (train/teams.ts)
+  const teams = await openTeams(config, teamWith(config, trainEnv, emb, fullCost), await makeEncoder(config.encoder)); // train/teams.ts
+  const credit = teams[0].credit;
   if (teams.length > 1) say(`training across ${teams.length} teams: ${teams.map((t) => teamIds(t.env).join('+')).join(', ')}`);
   const creditNote = credit.note();
   if (creditNote) say(creditNote);
