@@ -1,5 +1,6 @@
 // Seeded random decisions (and actions, advantages) for engine tests and the bench.
 import seedrandom from 'seedrandom';
+import { ROW_WIDTH } from '../src/policy/behaviorRows.ts';
 import type { DecisionBatch, PolicyShape } from '../src/policy/model.ts';
 
 export function randomBatch(s: PolicyShape, n: number, seed: string): { batch: DecisionBatch; actions: Uint8Array; advantages: Float32Array } {
@@ -15,6 +16,7 @@ export function randomBatch(s: PolicyShape, n: number, seed: string): { batch: D
       own: ints(n, 2),
       source: ints(n, s.agents),
       round: ints(n, Math.max(1, s.rounds - 1)),
+      ...(s.behaviorRows ? { rows: vec(n * 2 * ROW_WIDTH) } : {}),
     },
     actions: Uint8Array.from({ length: n }, () => (random() < 0.5 ? 1 : 0)),
     advantages: vec(n),

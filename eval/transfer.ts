@@ -10,7 +10,8 @@ import { mean, pairedBootstrap, type Estimate } from '../src/significance.ts';
 import type { CurvePoint } from '../train/curves.ts';
 import { pairedTests, perQuestion, rows, type MethodGroup, type PairedTest, type Row } from './comparison.ts';
 
-export const ROLES = ['a', 'b', 'c', 'd', 'e'] as const;
+/** (f), when given: a team-general policy (behavior rows, trained across teams) on the new team, no training. */
+export const ROLES = ['a', 'b', 'c', 'd', 'e', 'f'] as const;
 export type Role = (typeof ROLES)[number];
 
 /** One way to the new team's policy: its runs (one per seed), the steps each trained in all and the step of the checkpoint evaluated. */
@@ -50,6 +51,8 @@ export interface TransferComparison {
    * interval over the questions (above 0: kept).
    */
   margin: Estimate & { share: number };
+  /** The same two for (f), when the comparison has it. */
+  general?: { retained: number; margin: Estimate & { share: number } };
   /** (d)'s steps in all (mean over its seeds). */
   scratchSteps: number;
   match: StepsToMatch[];
@@ -77,13 +80,18 @@ export function transferComparison(full: MethodResult, methods: TransferMethod[]
   const tests = pairedTests(groups, full).filter((t) => t.method === scratch.method);
   const order = full.outcomes.map((o) => o.q);
   const right = (runs: MethodResult[]) => perQuestion('', runs, order).correct;
-  const [f, a, d] = [right([full]), right(of('a').runs), right(scratch.runs)];
+  const [f, d] = [right([full]), right(scratch.runs)];
   const gain = (x: number[]) => x.reduce((s, v, i) => s + v - f[i], 0);
-  const retained = gain(d) > 0 ? (100 * gain(a)) / gain(d) : NaN;
-  const [margin] = pairedBootstrap([{ num: a.map((x, i) => 100 * (x - f[i] - share * (d[i] - f[i]))) }], { seed: 'transfer retained gain' });
+  const keeps = (role: 'a' | 'f') => {
+    const x = right(of(role).runs);
+    const [margin] = pairedBootstrap([{ num: x.map((v, i) => 100 * (v - f[i] - share * (d[i] - f[i]))) }], { seed: 'transfer retained gain' });
+    return { retained: gain(d) > 0 ? (100 * gain(x)) / gain(d) : NaN, margin: { ...margin, share } };
+  };
+  const { retained, margin } = keeps('a');
   const scratchAccuracy = transferRows.find((r) => r.role === 'd')!.accuracy;
   const match = (['b', 'c'] as const).map((role) => stepsToMatch(role, curves, of(role).method, of(role).runs.length, scratchAccuracy));
-  return { rows: transferRows, tests, retained, margin: { ...margin, share }, scratchSteps: mean(scratch.trainedSteps), match };
+  const general = methods.some((m) => m.role === 'f') ? keeps('f') : undefined;
+  return { rows: transferRows, tests, retained, margin, ...(general && { general }), scratchSteps: mean(scratch.trainedSteps), match };
 }
 
 /** The first step at which every seed of `series` was traced and their mean accuracy reached `target` (%). */

@@ -56,15 +56,19 @@ export function transferMarkdown(c: TransferComparison, title: string): string {
 
 /** The issue's two claims, each met, missed or undecided by what the table shows. */
 function claims(c: TransferComparison, scratchGain: number): string[] {
-  const a = c.rows.find((r) => r.role === 'a')!;
-  const m = c.margin;
-  const share = `${(100 * m.share).toFixed(0)}%`;
-  const retained =
-    `- (a) keeps ${Number.isNaN(c.retained) ? 'an undefined share' : `${c.retained.toFixed(0)}%`} of (d)'s gain over Full-Debate ` +
-    `((a) ${signed(a.gain)}, (d) ${signed(scratchGain)} points). Claim, at least ${share}: (a)'s gain minus ${share} of (d)'s is ` +
-    `${signed(m.estimate)} ${interval(m.low, m.high, signed)} points (paired bootstrap over questions): ` +
-    (m.low > 0 ? 'met' : m.high < 0 ? 'missed' : 'undecided (the interval includes 0)') +
-    '.';
+  const keeps = (role: 'a' | 'f', k: { retained: number; margin: TransferComparison['margin'] }) => {
+    const a = c.rows.find((r) => r.role === role)!;
+    const m = k.margin;
+    const share = `${(100 * m.share).toFixed(0)}%`;
+    return (
+      `- (${role}) keeps ${Number.isNaN(k.retained) ? 'an undefined share' : `${k.retained.toFixed(0)}%`} of (d)'s gain over Full-Debate ` +
+      `((${role}) ${signed(a.gain)}, (d) ${signed(scratchGain)} points). Claim, at least ${share}: (${role})'s gain minus ${share} of (d)'s is ` +
+      `${signed(m.estimate)} ${interval(m.low, m.high, signed)} points (paired bootstrap over questions): ` +
+      (m.low > 0 ? 'met' : m.high < 0 ? 'missed' : 'undecided (the interval includes 0)') +
+      '.'
+    );
+  };
+  const retained = [keeps('a', c), ...(c.general ? [keeps('f', c.general)] : [])];
   const lines = c.match.map((x) => {
     const name = x.role === 'b' ? '(b), the embedding alone,' : '(c), everything,';
     if (x.step === null) return `- ${name} does not reach (d)'s accuracy on the test trace within its ${x.traced} steps (mean over seeds).`;
@@ -77,7 +81,7 @@ function claims(c: TransferComparison, scratchGain: number): string[] {
       `${pct.toFixed(0)}% of (d)'s ${steps(c.scratchSteps)} steps${verdict}.`
     );
   });
-  return [retained, ...lines];
+  return [...retained, ...lines];
 }
 
 /** Write the report's files into `dir` (`title` heads the Markdown, the shorter `plotTitle` the plots); returns their paths. */

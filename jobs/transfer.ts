@@ -47,6 +47,8 @@ export interface TransferOptions {
   replace?: [string, string];
   /** Training settings of the runs; default: those the first policy was trained with (its checkpoint's). */
   config?: string;
+  /** Team-general policies (behavior rows, trained across teams: docs/transfer.md), one per seed of `policies`: the way (f), no training. */
+  general?: string[];
   /** Steps of the fine-tunes (b, c); default: those of the from-scratch runs (d). */
   steps?: number;
   /** Test-split trace of every run every this many steps. */
@@ -65,6 +67,7 @@ const LABELS: Record<Role, (steps: number) => string> = {
   c: (n) => `(c) fine-tune everything, ${n} steps`,
   d: (n) => `(d) from scratch, ${n} steps`,
   e: () => "(e) the replaced member's embedding",
+  f: () => '(f) team-general policy, no training',
 };
 const FOLDERS = { b: 'embedding', c: 'all', d: 'scratch' } as const;
 
@@ -207,7 +210,7 @@ async function transferLocked(o: TransferOptions): Promise<string> {
     return r;
   };
   const methods: TransferMethod[] = [];
-  const untrained = async (role: 'a' | 'e', policies: PolicyArtifact[]) => {
+  const untrained = async (role: 'a' | 'e' | 'f', policies: PolicyArtifact[]) => {
     const runs: MethodResult[] = [];
     for (const [i, a] of policies.entries()) runs.push(await evaluate(a, p.seeds[i], `${p.labels[role]}, seed ${p.seeds[i]}`));
     methods.push({ role, method: p.labels[role], runs, trainedSteps: runs.map(() => 0), checkpointSteps: runs.map(() => 0) });
@@ -229,6 +232,7 @@ async function transferLocked(o: TransferOptions): Promise<string> {
     'e',
     p.policies.map((a) => transferredPolicy(a, change)),
   );
+  if (o.general?.length) await untrained('f', generalPolicies(o.general, p.seeds, change.team));
   const curves: CurvePoint[] = p.runs.flatMap((r) =>
     readLog(r.settings.out)
       .filter((l) => l.type === 'trace')
@@ -248,6 +252,26 @@ async function transferLocked(o: TransferOptions): Promise<string> {
   files.push(recordReport(join(o.out, 'report'), session, files[0]));
   const reused = trained.map((outcome, i) => `${p.runs[i].settings.out} ${outcome.status}`).join(', ');
   return [transferMarkdown(comparison, title), ...notes, `runs: ${reused}`, `written: ${files.join(', ')}`].join('\n\n');
+}
+
+/**
+ * The team-general policies on the new team, seed for seed with the old policies (each replays with
+ * its seed's draws): their weights hold nothing per seat (behavior none, no source feature), and
+ * the rows they read come from the new cache as the debates are played.
+ */
+function generalPolicies(paths: string[], seeds: number[], team: string[]): PolicyArtifact[] {
+  const general = paths.map((path) => readAnyPolicy(path));
+  general.forEach((g, i) => {
+    if (!g.shape.behaviorRows || g.shape.behavior !== 'none' || g.shape.sourceFeature)
+      throw new SettingsError(`--general ${paths[i]}: not a team-general policy (it needs behaviorRows on, behavior none and no source feature)`);
+  });
+  const bySeed = seeds.map((seed) => general.find((g) => g.trainedOn.seed === seed));
+  const missing = seeds.filter((_, i) => !bySeed[i]);
+  if (missing.length || general.length !== seeds.length)
+    throw new SettingsError(
+      `--general: one team-general policy per seed of --policy (${seeds.join(', ')}); missing seed ${missing.join(', ') || '(extra policies)'}`,
+    );
+  return bySeed.map((g) => ({ ...g!, team }));
 }
 
 /**

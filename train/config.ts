@@ -121,6 +121,9 @@ export const TrainConfig = z.strictObject({
   roundFeature: P.roundFeature.describe('learned round feature'),
   currentFeature: P.currentFeature.describe('learned "candidate shown from the current round" feature (the recorded protocol, src/env/protocol.ts)'),
   turnFeature: P.turnFeature.describe("learned feature of the recipient's speaking position in its round (the recorded protocol)"),
+  behaviorRows: P.behaviorRows.describe(
+    "behavior rows of the candidate's source and the recipient (their validation statistics, src/policy/behaviorRows.ts) through a learned projection: the rows' version, or 0 (off)",
+  ),
   miss: D.miss,
   protocol: D.protocol,
   endpoints: RecordingSettings.shape.endpoints,
@@ -131,6 +134,13 @@ export const TrainConfig = z.strictObject({
   round1Sample: D.round1Sample,
   tieBreak: D.tieBreak,
   tokenLimit: D.tokenLimit,
+  teams: z
+    .array(z.string())
+    .default([])
+    .describe(
+      "caches of other teams on the same questions (e.g. cache gen --replace brisk=family-3): each step plays the run's team or one of these, " +
+        'drawn by the seed; validation stays on cache (training across teams: train/teams.ts; needs behavior none)',
+    ),
   evalEvery: z.number().int().positive().default(1).describe('validation evaluation every N epochs; the best checkpoint is kept'),
   from: z
     .string()
@@ -217,6 +227,7 @@ export const architectureOf = (c: TrainConfig): PolicyArchitecture & Pick<Policy
   roundFeature: c.roundFeature,
   currentFeature: c.currentFeature,
   turnFeature: c.turnFeature,
+  behaviorRows: c.behaviorRows,
 });
 
 /** Each setting a flag gives another value than the config file `name` does: the flag wins, and these lines say so. */

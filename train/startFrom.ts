@@ -20,6 +20,7 @@ const FITTED = [
   'roundFeature',
   'currentFeature',
   'turnFeature',
+  'behaviorRows',
 ] as const;
 
 /** The weights of the policy at `path`, checked against the run's shape, team and encoder (a SettingsError naming each difference). */

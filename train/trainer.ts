@@ -27,6 +27,7 @@ import { letSignalsIn } from '../src/io/interrupt.ts';
 import { zeroMoments } from '../src/policy/engine.ts';
 import { initWeights, type PolicyShape, type Weights } from '../src/policy/model.ts';
 import { behaviorInit } from '../src/policy/behavior.ts';
+import { rowsByAgent, teamRows } from '../src/policy/behaviorRows.ts';
 import { evaluatePolicy } from '../src/policy/evaluate.ts';
 import { rollout } from '../src/policy/rollout.ts';
 import { type ComputeSettings, computeOf } from '../src/policy/backends.ts';
@@ -36,15 +37,15 @@ import { keepRateWatch } from './pinned.ts';
 import { recordRun, startSession } from '../src/provenance.ts';
 import { ensureDefaultCache } from '../src/sim/generate.ts';
 import { closeRecording, openEnvironment, recordingSummary } from '../src/recording.ts';
-import { influenceWeights, meanResponseTokens } from '../src/reward.ts';
+import { influenceWeights } from '../src/reward.ts';
 import { baselineSize, dualStep } from './advantage.ts';
-import { creditOf } from './counterfactual.ts';
 import { identityDifferences, runContentHashes } from './identity.ts';
 import { noCheckpoint, runSettings, settingsAddedSince } from './plan.ts';
 import { clearRun, openRunLog, round4, runFiles, tierShares, truncateLog } from './runFolder.ts';
 import { checkTrainingData } from './smallData.ts';
 import { architectureOf, debateSettingsOf, rewardSettingsOf, runDone, type TrainConfig } from './config.ts';
 import { startingWeights } from './startFrom.ts';
+import { openTeams, teamDraw, teamWith } from './teams.ts';
 import { testTracer } from './trace.ts';
 import { RefusedError } from '../src/io/errors.ts';
 import { phaseClock, splitLine, type TimeSplit } from './timeSplit.ts';
@@ -194,6 +195,7 @@ async function trainLocked(config: TrainConfig, o: TrainOptions): Promise<{ chec
     shape,
     team: trainEnv.team.map((a) => cache.agents[a].id),
     encoder: emb.encoder,
+    ...(shape.behaviorRows && { rows: rowsByAgent(teamIds(trainEnv), teamRows(cache, trainEnv.team)) }),
     ...state,
     engine: await engine.getState(),
   });
@@ -222,9 +224,9 @@ async function trainLocked(config: TrainConfig, o: TrainOptions): Promise<{ chec
 
   const fullCost = new Map(full.map((d) => [d.q, d.cost]));
   const W = influenceWeights(A, shape.rounds, config.beta, config.gamma);
-  const meanTokens = meanResponseTokens(cache);
-  const priceIn = trainEnv.team.map((a) => cache.agents[a].priceIn);
-  const credit = creditOf(config, trainEnv);
+  const teams = await openTeams(config, teamWith(config, trainEnv, emb, fullCost), await makeEncoder(config.encoder)); // train/teams.ts
+  const credit = teams[0].credit;
+  if (teams.length > 1) say(`training across ${teams.length} teams: ${teams.map((t) => teamIds(t.env).join('+')).join(', ')}`);
   const creditNote = credit.note();
   if (creditNote) say(creditNote);
 
@@ -249,6 +251,7 @@ async function trainLocked(config: TrainConfig, o: TrainOptions): Promise<{ chec
       seedrandom(`${config.seed}|shuffle|${epoch}`),
     );
     const sample = seedrandom(`${config.seed}|sample|${epoch}`);
+    const drawTeam = teamDraw(config, teams, epoch);
     const debateSeed = `${config.seed}|${epoch}`;
     const steps = Math.ceil(order.length / config.batchSize);
     const started = Date.now();
@@ -259,15 +262,16 @@ async function trainLocked(config: TrainConfig, o: TrainOptions): Promise<{ chec
       // environment's own draws share the question's seed, so the rollouts differ by their decisions.
       const questions = order.slice(b * config.batchSize, (b + 1) * config.batchSize);
       const batch = questions.flatMap((q) => new Array<number>(config.rollouts).fill(q));
-      const r = await rollout(engine, trainEnv, emb, batch, { mode: { sample }, debateSeed, conditioning: shape.conditioning });
-      replayable(r.results, cache, 'a training debate');
+      const team = drawTeam();
+      const r = await rollout(engine, team.env, team.emb, batch, { mode: { sample }, debateSeed, conditioning: shape.conditioning });
+      replayable(r.results, team.cache, 'a training debate');
       const costMultiplier = state.costMultiplier;
-      const a = await credit.advantages(
+      const a = await team.credit.advantages(
         r,
         {
           reward,
           W,
-          meanTokens,
+          meanTokens: team.meanTokens,
           agents: A,
           baseline: config.baseline,
           rollouts: config.rollouts,
@@ -275,7 +279,7 @@ async function trainLocked(config: TrainConfig, o: TrainOptions): Promise<{ chec
           state: state.baseline,
           momentum: config.baselineMomentum,
           step: state.step,
-          budget: { multiplier: costMultiplier, priceIn, fullCost: (q) => fullCost.get(q)! },
+          budget: { multiplier: costMultiplier, priceIn: team.priceIn, fullCost: (q) => team.fullCost.get(q)! },
         },
         { epoch, debateSeed },
       );
@@ -283,7 +287,7 @@ async function trainLocked(config: TrainConfig, o: TrainOptions): Promise<{ chec
       const stats = await engine.trainStep(r.batch, r.actions, a.advantages);
       await letSignalsIn();
       state.step++;
-      const costRatio = costRatioOf(r.results, fullCost);
+      const costRatio = costRatioOf(r.results, team.fullCost);
       // The cost the target is held to: the greedy policy's on this step's questions (the policy
       // evaluation runs, more decisive than the sampled one), or the sampled decisions'.
       const dualCost =
@@ -292,9 +296,14 @@ async function trainLocked(config: TrainConfig, o: TrainOptions): Promise<{ chec
           : config.targetOn === 'sampled'
             ? costRatio
             : costRatioOf(
-                (await rollout(engine, trainEnv, emb, questions, { mode: 'greedy', debateSeed: `${config.seed}|${epoch}`, conditioning: shape.conditioning }))
-                  .results,
-                fullCost,
+                (
+                  await rollout(engine, team.env, team.emb, questions, {
+                    mode: 'greedy',
+                    debateSeed: `${config.seed}|${epoch}`,
+                    conditioning: shape.conditioning,
+                  })
+                ).results,
+                team.fullCost,
               );
       if (dualCost !== null) state.costMultiplier = dualStep(state.costMultiplier, dualCost, config.targetCost!, config.dualLr);
       const tiers = emptyTiers();

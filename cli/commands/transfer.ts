@@ -29,6 +29,11 @@ export const transferCommand = command(
           return [old, arrived] as [string, string];
         },
       })
+      .option('general', {
+        type: 'string',
+        array: true,
+        describe: 'team-general policies (behavior rows, trained across teams), one per seed of --policy: the way (f), on the new team untrained',
+      })
       .option('config', { type: 'string', describe: 'training settings of the runs (default: those the first policy was trained with, from its checkpoint)' })
       .option('steps', { type: 'number', describe: 'steps of the fine-tunes (b, c); default: those of the runs from scratch (d)', coerce: positive('steps') })
       .option('trace-every', {
@@ -57,6 +62,7 @@ export const transferCommand = command(
     console.log(
       await transferJob({
         policies: a.policy,
+        general: a.general,
         cache: a.cache,
         replace: a.replace,
         config: a.config,

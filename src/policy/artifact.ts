@@ -12,6 +12,7 @@ import { float32FromBase64 } from '../io/float32.ts';
 import { readTextFile } from '../io/textFile.ts';
 import type { EngineState } from './engine.ts';
 import { isTrainable, parameterShapes, PolicyArchitecture, TRAINABLE, type PolicyShape, type Weights } from './model.ts';
+import { ROW_WIDTH } from './behaviorRows.ts';
 
 export const POLICY_FORMAT = 'cpp-policy';
 export const CHECKPOINT_FORMAT = 'cpp-checkpoint';
@@ -35,6 +36,8 @@ const Shape = PolicyArchitecture.extend({
   trainable: z.enum(TRAINABLE).optional(),
 });
 const Best = z.strictObject({ epoch: z.number().int().positive(), accuracy: z.number().min(0).max(1), costPct: z.number().nonnegative() }).nullable();
+/** The team's behavior rows (behaviorRows.ts), agent id -> its numbers: present when the shape has behaviorRows. */
+const Rows = z.record(z.string(), z.array(z.number()).length(ROW_WIDTH)).optional();
 const identityHash = z.string().regex(/^[0-9a-f]{64}$/, 'not a sha256 (64 hex digits)');
 
 const CheckpointFile = z.strictObject({
@@ -44,6 +47,7 @@ const CheckpointFile = z.strictObject({
   shape: Shape,
   team: z.array(z.string().min(1)).min(1),
   encoder: z.string().min(1),
+  rows: Rows,
   /** sha256 of the cache content the run trained on (src/cache/hash.ts cacheHash); absent in runs saved before it. */
   cacheHash: identityHash.optional(),
   epoch: count,
@@ -62,6 +66,7 @@ const PolicyFile = z.strictObject({
   shape: Shape,
   team: z.array(z.string().min(1)).min(1),
   encoder: z.string().min(1),
+  rows: Rows,
   trainedOn: z.strictObject({ cache: z.string(), seed: z.number().int(), epoch: count }),
   weights: EncodedTensors,
 });
@@ -120,7 +125,9 @@ function readAs<T extends typeof CheckpointFile | typeof CheckpointHead | typeof
   if (json.format !== format) throw new InputError(`${path}: format: expected '${format}' (${what}), found ${JSON.stringify(json.format)}`);
   const r = schema.safeParse(json);
   if (!r.success) throw new InputError(zodProblems(r.error.issues, path, 0).slice(0, 10).map(formatProblem).join('\n'));
-  const { shape, team } = r.data;
+  const { shape, team, rows } = r.data;
+  if (shape.behaviorRows && team.some((id) => !rows?.[id]))
+    throw new InputError(`${path}: rows: the policy reads behavior rows (shape.behaviorRows ${shape.behaviorRows}), and a team member's row is missing`);
   if (team.length !== shape.agents) throw new InputError(`${path}: team: ${team.length} agents, but shape.agents is ${shape.agents}`);
   if (new Set(team).size !== team.length) throw new InputError(`${path}: team: an agent named twice (${team.join(', ')})`);
   return r.data as z.infer<T>;
@@ -135,6 +142,8 @@ export interface PolicyArtifact {
   team: string[];
   /** Encoder id the candidate and question embeddings must come from (e.g. bof-256). */
   encoder: string;
+  /** With behaviorRows: each team member's behavior row (what deployment feeds as source_row and recipient_row). */
+  rows?: Record<string, number[]>;
   trainedOn: { cache: string; seed: number; epoch: number };
   weights: Weights;
 }
@@ -158,6 +167,8 @@ export interface Checkpoint extends TrainingState {
   shape: PolicyShape;
   team: string[];
   encoder: string;
+  /** With behaviorRows: the team's behavior rows, from the cache it trained on. */
+  rows?: Record<string, number[]>;
   engine: EngineState;
 }
 
@@ -208,6 +219,7 @@ export function artifactOf(c: Checkpoint): PolicyArtifact {
     shape: c.shape,
     team: c.team,
     encoder: c.encoder,
+    ...(c.rows && { rows: c.rows }),
     trainedOn: { cache: String(c.config.cache), seed: Number(c.config.seed), epoch: c.epoch },
     weights: c.engine.weights,
   };

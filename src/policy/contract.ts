@@ -3,6 +3,18 @@
 // The export (export.ts) writes both; the inference API (inference.ts) runs the model as the spec says.
 import type { PolicyArtifact } from './artifact.ts';
 import { inferenceGraph } from './onnx/fuseGluGraph.ts';
+import { ROW_STATS } from './behaviorRows.ts';
+
+/** The behavior-row inputs of a policy that reads them (behaviorRows.ts), as rows of the inputs table. */
+function rowInputs(a: PolicyArtifact): string {
+  if (!a.shape.behaviorRows) return '';
+  const F = ROW_STATS.length;
+  const how =
+    `the behavior row (version ${a.shape.behaviorRows}) of the candidate's source: \`rows\` metadata entry (agent id -> ${F} numbers), ` +
+    "computed from that agent's responses to the validation questions of the cache the policy trained on (src/policy/behaviorRows.ts; " +
+    `docs/method.md §4): ${ROW_STATS.join(', ')}. A newcomer's row is computed the same way from its own validation responses`;
+  return `| \`source_row\` | float32 [N, ${F}] | ${how}. |\n| \`recipient_row\` | float32 [N, ${F}] | the same for the recipient. |\n`;
+}
 
 /** How the `candidate` vectors (and question embeddings) are made by the encoder `id`. */
 function encoderSpec(id: string): string {
@@ -63,7 +75,7 @@ team order, skipping itself. Order matters: a kept candidate enters the query st
 | \`round\` | int64 [N] | t - 2, where t is the round being decided (0 for round 2).${used(s.roundFeature)} |
 | \`current\` | int64 [N] | 1 if the candidate is shown from round t itself (a protocol where agents answer one after another), else 0; 0 in synchronous rounds.${used(s.currentFeature)} |
 | \`turn\` | int64 [N] | the recipient's speaking position in round t (0 first) among the team; in synchronous rounds its team position.${used(s.turnFeature)} |
-
+${rowInputs(a)}
 ## Output
 
 \`keep_probability\` float32 [N]: the policy's probability of keeping the edge. The trained policy is
@@ -99,11 +111,14 @@ export function onnxModel(a: PolicyArtifact): Uint8Array {
     encoder: a.encoder,
     shape: JSON.stringify(a.shape),
     behavior: JSON.stringify(behavior),
+    ...(a.shape.behaviorRows && { rows: JSON.stringify(a.rows), rowStats: JSON.stringify(ROW_STATS) }),
     inputs:
       'query: float32 [N, dim], the unit-norm token-weighted sum of the question and kept candidates ' +
       "(see spec); behavior: float32 [N, dim], the recipient's row of `behavior`; candidate: " +
       'float32 [N, dim], the encoder output as is (NOT unit-norm); own (0/1), source (team ' +
-      'position), round (round - 2): int64 [N]. Output keep_probability [N]: keep iff >= 0.5',
+      'position), round (round - 2): int64 [N]' +
+      (a.shape.behaviorRows ? "; source_row, recipient_row: float32 [N, F], the agents' rows of `rows`" : '') +
+      '. Output keep_probability [N]: keep iff >= 0.5',
     spec: policySpec(a),
   });
 }

@@ -32,6 +32,9 @@ export interface Golden {
       round: number;
       current: number;
       turn: number;
+      /** With behaviorRows. */
+      source_row?: number[];
+      recipient_row?: number[];
       keep_probability: number;
       keep: boolean;
     }[];
@@ -74,6 +77,8 @@ export async function goldenVectors(policy: DeployedPolicy, encoder: Encoder): P
       round: x.round,
       current: x.current,
       turn: x.turn,
+      ...(x.source_row && { source_row: numbers(x.source_row) }),
+      ...(x.recipient_row && { recipient_row: numbers(x.recipient_row) }),
       keep_probability: p,
       keep,
     }));

@@ -52,6 +52,9 @@ export interface DecisionInputs {
   round: number;
   current: number;
   turn: number;
+  /** With behaviorRows: the candidate's source's behavior row and the recipient's (policy.spec.md). */
+  source_row?: Float32Array;
+  recipient_row?: Float32Array;
 }
 
 /** A decision with the inputs it was made from (golden.ts writes them for deployers to check against). */
@@ -83,6 +86,7 @@ export async function deployPolicy(artifact: PolicyArtifact, encoder: Encoder, m
   const session = await ort.InferenceSession.create(model, adapter ? WEBGPU_SESSION : {});
   const D = shape.dim;
   const behavior = artifact.weights.behavior.data;
+  const row = (agent: string) => Float32Array.from(artifact.rows![agent]);
   const int = (x: number) => new ort.Tensor('int64', BigInt64Array.of(BigInt(x)), [1]);
   const keepProbability = async (x: DecisionInputs) => {
     const out = await session.run({
@@ -94,6 +98,8 @@ export async function deployPolicy(artifact: PolicyArtifact, encoder: Encoder, m
       round: int(x.round),
       current: int(x.current),
       turn: int(x.turn),
+      ...(x.source_row && { source_row: new ort.Tensor('float32', x.source_row, [1, x.source_row.length]) }),
+      ...(x.recipient_row && { recipient_row: new ort.Tensor('float32', x.recipient_row, [1, x.recipient_row.length]) }),
     });
     return (out.keep_probability.data as Float32Array)[0];
   };
@@ -125,6 +131,7 @@ export async function deployPolicy(artifact: PolicyArtifact, encoder: Encoder, m
         round: req.round - 2,
         current: 0, // deployed debates run synchronous rounds (the contract's `current` and `turn`)
         turn: i,
+        ...(shape.behaviorRows && { source_row: row(team[c]), recipient_row: row(req.recipient) }),
       };
       const p = await keepProbability(inputs);
       const keep = p >= 0.5;

@@ -4,6 +4,7 @@
 //   h = FuseGLU(q, e_r);  z = FuseGLU(h, c);  p_keep = sigmoid(w·z + b)
 import seedrandom from 'seedrandom';
 import { z } from 'zod';
+import { ROW_WIDTH, ROWS_VERSION } from './behaviorRows.ts';
 
 export const PolicyArchitecture = z.strictObject({
   /** Width of the FuseGLU gate/up projections. */
@@ -21,6 +22,12 @@ export const PolicyArchitecture = z.strictObject({
   /** The recorded protocol's inputs (src/env/protocol.ts): whether the candidate is shown from the current round, and the recipient's speaking position. */
   currentFeature: z.boolean().default(false),
   turnFeature: z.boolean().default(false),
+  /**
+   * Behavior rows (behaviorRows.ts) of the candidate's source and of the recipient, read through a
+   * learned [2F, D] projection added to the candidate: the version of the rows, or 0 (off; a
+   * checkpoint saved before the setting reads as off).
+   */
+  behaviorRows: z.number().int().min(0).max(ROWS_VERSION).default(0),
 });
 export type PolicyArchitecture = z.infer<typeof PolicyArchitecture>;
 
@@ -68,6 +75,7 @@ export function parameterShapes(s: PolicyShape): [string, number[]][] {
     ...block('b2'),
     ['head.w', [D]],
     ['head.b', [1]],
+    ...(s.behaviorRows ? ([['rowProj', [2 * ROW_WIDTH, D]]] as [string, number[]][]) : []),
   ];
 }
 
@@ -96,7 +104,7 @@ export function initWeights(s: PolicyShape, seed: string): Weights {
     else if (['Wg', 'Vg', 'Wu', 'Vu'].includes(leaf)) std = Math.sqrt(2 / (shape[0] + shape[1]));
     else if (leaf === 'Wd') std = 0.1 * Math.sqrt(2 / (shape[0] + shape[1]));
     else if (name === 'head.w') std = 0.01;
-    else if (name.endsWith('Emb')) std = 0.02;
+    else if (name.endsWith('Emb') || name === 'rowProj') std = 0.02;
     else if (name === 'behavior' && s.behavior === 'random') std = 1 / Math.sqrt(s.dim);
     if (std > 0) for (let i = 0; i < size; i++) data[i] = std * normal(random);
     w[name] = { shape, data };
@@ -119,6 +127,8 @@ export interface DecisionBatch {
   /** 1 when the protocol shows the candidate's answer of the round being decided (an earlier speaker's), else 0; the recipient's speaking position in that round (synchronous rounds: its team position). */
   current: Int32Array;
   turn: Int32Array;
+  /** With behaviorRows: the candidate source's behavior row, then the recipient's, n x 2F. */
+  rows?: Float32Array;
 }
 
 export const sigmoid = (x: number) => 1 / (1 + Math.exp(-x));

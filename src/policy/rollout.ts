@@ -9,6 +9,7 @@ import type { Environment } from '../env/environment.ts';
 import { protocolInputs } from '../env/protocol.ts';
 import { shownTokens } from '../env/tokenLimit.ts';
 import type { PolicyEngine } from './engine.ts';
+import { ROW_WIDTH, teamRows } from './behaviorRows.ts';
 import { sigmoid, type DecisionBatch } from './model.ts';
 
 export interface Rollout {
@@ -21,8 +22,9 @@ export interface Rollout {
   tokens: Float32Array;
 }
 
-function emptyBatch(n: number, dim: number): DecisionBatch {
+function emptyBatch(n: number, dim: number, rows: boolean): DecisionBatch {
   return {
+    ...(rows && { rows: new Float32Array(n * 2 * ROW_WIDTH) }),
     n,
     query: new Float32Array(n * dim),
     candidate: new Float32Array(n * dim),
@@ -60,7 +62,9 @@ export async function rollout(engine: PolicyEngine, env: Environment, emb: Embed
   const A = env.team.length;
   const perDebate = actionsPerDebate(A, env.rounds);
   const B = questions.length;
-  const all = emptyBatch(B * perDebate, D);
+  // With behavior rows, each decision reads its source's row and its recipient's (the team's, from this cache).
+  const rows = engine.shape.behaviorRows ? teamRows(cache, env.team) : undefined;
+  const all = emptyBatch(B * perDebate, D, !!rows);
   const actions = new Uint8Array(all.n);
   const probs = new Float32Array(all.n);
   const tokens = new Float32Array(all.n);
@@ -73,7 +77,8 @@ export async function rollout(engine: PolicyEngine, env: Environment, emb: Embed
     const w = cache.questions[d.q].promptTokens;
     for (let i = 0; i < A; i++) for (let k = 0; k < D; k++) S[(b * A + i) * D + k] = qe[k] * w;
   });
-  const step = emptyBatch(B * A, D);
+  const step = emptyBatch(B * A, D, !!rows);
+  const F = ROW_WIDTH;
   const orders = Array.from({ length: A }, (_, i) => candidateOrder(A, i));
   // Row b * A + i of step.query is the query of (debate b, recipient i) at every position: it is
   // normalized again only after its state S changed (a kept candidate, with conditioning).
@@ -99,6 +104,10 @@ export async function rollout(engine: PolicyEngine, env: Environment, emb: Embed
           step.round[row] = t - 2;
           step.current[row] = protocol[b].current[i][j] ? 1 : 0;
           step.turn[row] = protocol[b].turn[i];
+          if (rows) {
+            step.rows!.set(rows.subarray(source * F, (source + 1) * F), row * 2 * F);
+            step.rows!.set(rows.subarray(i * F, (i + 1) * F), (row * 2 + 1) * F);
+          }
         }
       const logits = await engine.keepLogits(step);
       for (let b = 0; b < B; b++)
@@ -116,6 +125,7 @@ export async function rollout(engine: PolicyEngine, env: Environment, emb: Embed
           all.round[x] = t - 2;
           all.current[x] = step.current[row];
           all.turn[x] = step.turn[row];
+          if (rows) all.rows!.set(step.rows!.subarray(row * 2 * F, (row + 1) * 2 * F), x * 2 * F);
           actions[x] = kept ? 1 : 0;
           probs[x] = p;
           const candidate = debates[b].current[step.source[row]];

@@ -99,6 +99,7 @@ export function tfjsEngine(shape: PolicyShape, state: EngineState, opt: Optimize
     if (shape.roundFeature) c = c.add(lookup('roundEmb', b.round));
     if (shape.currentFeature) c = c.add(lookup('currentEmb', b.current));
     if (shape.turnFeature) c = c.add(lookup('turnEmb', b.turn));
+    if (shape.behaviorRows) c = c.add(tf.tensor2d(b.rows!, [b.n, b.rows!.length / b.n]).matMul(P('rowProj') as tf.Tensor2D));
     const e = lookup('behavior', b.recipient);
     const z = fuseGlu('b2', fuseGlu('b1', q, e), c);
     return z

@@ -4,10 +4,13 @@
 // keep masks, and the other agents' latents and replies are drawn from keys that do not involve
 // the newcomer, so they answer exactly as before wherever what they are shown is the same.
 import { SettingsError } from '../io/errors.ts';
+import { familyMember } from './family.ts';
 import { logit, sigmoid, worldAgents, type AgentProfile, type WorldConfig } from './world.ts';
 
 export const ABILITIES = ['stronger', 'weaker', 'adversarial'] as const;
-export type Ability = (typeof ABILITIES)[number];
+/** A newcomer's ability, or `family-K`: member K of the family of agents (family.ts). */
+export type Ability = (typeof ABILITIES)[number] | `family-${number}`;
+const isFamily = (a: string): a is `family-${number}` => /^family-\d+$/.test(a);
 
 /** How far a stronger (weaker) newcomer's skill moves, on the logit of being right, in every subject. */
 export const SKILL_SHIFT = 1.5;
@@ -23,8 +26,8 @@ export function parseReplacement(text: string, flag = '--replace'): Replacement 
   const at = text.indexOf('=');
   const agent = text.slice(0, at);
   const ability = text.slice(at + 1) as Ability;
-  if (at <= 0 || !ABILITIES.includes(ability))
-    throw new SettingsError(`${flag} ${text}: expected AGENT=ABILITY with ABILITY one of ${ABILITIES.join(', ')} (e.g. brisk=stronger)`);
+  if (at <= 0 || !((ABILITIES as readonly string[]).includes(ability) || isFamily(ability)))
+    throw new SettingsError(`${flag} ${text}: expected AGENT=ABILITY with ABILITY one of ${ABILITIES.join(', ')} or family-K (e.g. brisk=stronger)`);
   return { agent, ability };
 }
 
@@ -35,6 +38,7 @@ export function parseReplacement(text: string, flag = '--replace'): Replacement 
  * world's adversary's persuasion and polish.
  */
 export function newcomerOf(replaced: AgentProfile, ability: Ability, adversary: AgentProfile): AgentProfile {
+  if (isFamily(ability)) return familyMember(Number(ability.slice('family-'.length)), replaced);
   const renamed = { ...replaced, id: `${replaced.id}-${ability}`, model: `${replaced.model}-${ability}` };
   if (ability === 'adversarial') return { ...renamed, adversarial: true, persuasion: adversary.persuasion, eloquence: adversary.eloquence };
   const shift = ability === 'stronger' ? SKILL_SHIFT : -SKILL_SHIFT;
@@ -62,9 +66,11 @@ export function replacementLine(replaced: AgentProfile, newcomer: AgentProfile, 
     Object.values(a.skill)
       .map((p) => p.toFixed(2))
       .join('/');
-  const what =
-    ability === 'adversarial'
+  const what = isFamily(ability)
+    ? `family member${newcomer.adversarial ? ', adversarial' : ''}: skill ${skills(newcomer)}, persuasion ${newcomer.persuasion.toFixed(2)}, ` +
+      `stubbornness ${newcomer.stubbornness.toFixed(2)}, sway ${newcomer.swayRight.toFixed(1)}/${newcomer.swayWrong.toFixed(1)}, ${newcomer.meanTokens} tokens`
+    : ability === 'adversarial'
       ? `argues for the distractor (persuasion ${newcomer.persuasion}, eloquence ${newcomer.eloquence})`
       : `skill ${skills(replaced)} -> ${skills(newcomer)} (${ability === 'stronger' ? '+' : '-'}${SKILL_SHIFT} on the logit)`;
-  return `${replaced.id} (${replaced.model}) replaced by ${newcomer.id} (${newcomer.model}): ${what}; prices, length and temperament kept`;
+  return `${replaced.id} (${replaced.model}) replaced by ${newcomer.id} (${newcomer.model}): ${what}${isFamily(ability) ? '' : '; prices, length and temperament kept'}`;
 }

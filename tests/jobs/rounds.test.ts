@@ -36,6 +36,7 @@ function policy(dir: string, rounds: number, roundFeature: boolean): string {
     roundFeature,
     currentFeature: false,
     turnFeature: false,
+    behaviorRows: 0,
   };
   const artifact: PolicyArtifact = {
     format: POLICY_FORMAT,

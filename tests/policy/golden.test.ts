@@ -119,6 +119,7 @@ describe("the spec's encoder", () => {
       roundFeature: true,
       currentFeature: false,
       turnFeature: false,
+      behaviorRows: 0,
     };
     const spec = policySpec({ format: 'cpp-policy', version: 1, shape, team: ['a', 'b', 'c'], encoder: 'bof-256', weights: initWeights(shape, '0') } as never);
     expect(spec).toContain('UTF-16 code units');

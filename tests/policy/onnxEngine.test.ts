@@ -3,7 +3,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { zeroMoments, type EngineState, type PolicyEngine } from '../../src/policy/engine.ts';
 import { onnxModel } from '../../src/policy/contract.ts';
 import { forwardLogits } from '../fixtures/referenceForward.ts';
-import { initWeights, sigmoid, type PolicyShape, type Weights } from '../../src/policy/model.ts';
+import { initWeights, sigmoid, type DecisionBatch, type PolicyShape, type Weights } from '../../src/policy/model.ts';
 import { onnxEngine } from '../../src/policy/onnxEngine.ts';
 import { loadBackend, tfjsEngine } from '../../src/policy/tfjsEngine.ts';
 import { gradientCheck, OPT, TINY } from '../fixtures/gradientCheck.ts';
@@ -20,6 +20,10 @@ describe('ONNX training graph: hand-derived gradients against float64 finite dif
     ['only the source feature', { ownFeature: false, roundFeature: false }],
     ['no conditioning (the query is the question alone; the graph is the same)', { conditioning: false }],
     ['the behavior embedding alone trains (fine-tuning a transferred policy)', { trainable: 'behavior' }],
+    ['behavior rows beside every part', { behaviorRows: 1 }],
+    ['the team-general policy: behavior rows, no behavior embedding, no source feature', { behaviorRows: 1, behavior: 'none', sourceFeature: false }],
+    ['behavior rows alone on the candidate', { behaviorRows: 1, ownFeature: false, sourceFeature: false, roundFeature: false }],
+    ['behavior rows, the behavior embedding alone trains (the projection frozen)', { behaviorRows: 1, trainable: 'behavior' }],
   ];
   for (const [label, change] of parts)
     it(`${label}: every parameter within relative ${TOLERANCE}`, async () => {
@@ -28,6 +32,7 @@ describe('ONNX training graph: hand-derived gradients against float64 finite dif
       if (change.behavior === 'none') expect(errors).not.toHaveProperty('behavior');
       if (change.ownFeature === false) expect(errors).not.toHaveProperty('ownEmb');
       if (change.trainable === 'behavior') expect(Object.keys(errors)).toEqual(['behavior']);
+      if (change.behaviorRows && change.trainable !== 'behavior') expect(errors).toHaveProperty('rowProj');
     });
 
   it('fails when one derivative is deliberately wrong (a SiLU term dropped in block 2)', async () => {
@@ -137,6 +142,26 @@ describe('the ONNX engine off the main thread', () => {
   }, 60_000); // a large batch: seconds on a loaded machine
 });
 
+/** The inputs of the exported model every policy has, for a batch (`behavior`: each decision's recipient row). */
+function exportFeeds(batch: DecisionBatch, D: number, behavior: Float32Array) {
+  const int = (a: Int32Array) =>
+    new ort.Tensor(
+      'int64',
+      BigInt64Array.from(a, (x) => BigInt(x)),
+      [a.length],
+    );
+  return {
+    query: new ort.Tensor('float32', batch.query, [batch.n, D]),
+    behavior: new ort.Tensor('float32', behavior, [batch.n, D]),
+    candidate: new ort.Tensor('float32', batch.candidate, [batch.n, D]),
+    own: int(batch.own),
+    source: int(batch.source),
+    round: int(batch.round),
+    current: int(batch.current),
+    turn: int(batch.turn),
+  };
+}
+
 describe('the exported ONNX inference model', () => {
   it('loads in ONNX Runtime as a standard model and gives the reference keep probabilities', async () => {
     const w = weights();
@@ -156,23 +181,56 @@ describe('the exported ONNX inference model', () => {
     const D = SHAPE.dim;
     const behavior = new Float32Array(batch.n * D);
     batch.recipient.forEach((r, i) => behavior.set(w.behavior.data.subarray(r * D, (r + 1) * D), i * D));
-    const int = (a: Int32Array) =>
-      new ort.Tensor(
-        'int64',
-        BigInt64Array.from(a, (x) => BigInt(x)),
-        [a.length],
-      );
-    const out = await session.run({
-      query: new ort.Tensor('float32', batch.query, [batch.n, D]),
-      behavior: new ort.Tensor('float32', behavior, [batch.n, D]),
-      candidate: new ort.Tensor('float32', batch.candidate, [batch.n, D]),
-      own: int(batch.own),
-      source: int(batch.source),
-      round: int(batch.round),
-      current: int(batch.current),
-      turn: int(batch.turn),
-    });
+    const out = await session.run(exportFeeds(batch, D, behavior));
     const want = Float32Array.from(forwardLogits(SHAPE, w, batch), sigmoid);
+    expect(relative(out.keep_probability.data as Float32Array, want)).toBeLessThan(1e-5);
+  });
+});
+
+describe('behavior rows (a dense [N, 2F] input times a learned [2F, D], added to the candidate)', () => {
+  const shape: PolicyShape = { ...SHAPE, behaviorRows: 1, behavior: 'none', sourceFeature: false };
+  const w = () => {
+    const out = initWeights(shape, 'rows');
+    for (const t of Object.values(out)) if (t !== out.behavior) t.data.forEach((_, i, a) => (a[i] += 0.1 * Math.sin(5.1 * i + t.data.length)));
+    return out;
+  };
+  it('both engines give the reference logits and the same gradients, the projection included; the rows change the logits', async () => {
+    await loadBackend('cpu');
+    const engines = [await onnxEngine(shape, fresh(w()), OPT), tfjsEngine(shape, fresh(w()), OPT)];
+    const { batch, actions, advantages } = randomBatch(shape, 30, 'rows');
+    const want = forwardLogits(shape, w(), batch);
+    for (const engine of engines) expect(relative(await engine.keepLogits(batch), want), engine.name).toBeLessThan(TOLERANCE);
+    const other = { ...batch, rows: batch.rows!.map((x) => -x) };
+    expect(relative(await engines[0].keepLogits(other), want)).toBeGreaterThan(1e-3);
+    const [a, b] = [await engines[0].lossAndGradients(batch, actions, advantages), await engines[1].lossAndGradients(batch, actions, advantages)];
+    expect(Object.keys(a.gradients)).toContain('rowProj');
+    for (const name of Object.keys(b.gradients)) expect(relative(a.gradients[name].data, b.gradients[name].data), name).toBeLessThan(TOLERANCE);
+    for (const engine of engines) engine.dispose();
+  });
+
+  it('the exported model reads them as source_row and recipient_row and gives the reference keep probabilities', async () => {
+    const weights = w();
+    const artifact = {
+      format: 'cpp-policy' as const,
+      version: 1,
+      shape,
+      team: ['a1', 'a2', 'a3'],
+      encoder: 'bof-24',
+      trainedOn: { cache: 'none', seed: 0, epoch: 0 },
+      weights,
+    };
+    const session = await ort.InferenceSession.create(onnxModel(artifact));
+    expect(session.inputNames).toEqual(['query', 'behavior', 'candidate', 'own', 'source', 'round', 'source_row', 'recipient_row']);
+    const { batch } = randomBatch(shape, 5, 'export rows');
+    const D = shape.dim;
+    const F = batch.rows!.length / batch.n / 2;
+    const half = (from: number) => Float32Array.from({ length: batch.n * F }, (_, k) => batch.rows![Math.floor(k / F) * 2 * F + from + (k % F)]);
+    const out = await session.run({
+      ...exportFeeds(batch, D, new Float32Array(batch.n * D)),
+      source_row: new ort.Tensor('float32', half(0), [batch.n, F]),
+      recipient_row: new ort.Tensor('float32', half(F), [batch.n, F]),
+    });
+    const want = Float32Array.from(forwardLogits(shape, weights, batch), sigmoid);
     expect(relative(out.keep_probability.data as Float32Array, want)).toBeLessThan(1e-5);
   });
 });

@@ -19,6 +19,7 @@
 // which saves one N x 2H x D product per step. Block 2's candidate needs its gradient only summed
 // per feature-table row; those sums, too, come without dŷ (projectionBackward): a second product saved.
 import type { OptimizerSettings } from '../engine.ts';
+import { ROW_WIDTH } from '../behaviorRows.ts';
 import { isTrainable, type PolicyShape, type Weights } from '../model.ts';
 import { graphBuilder, type DType, type GraphBuilder } from './graph.ts';
 import { FEATURES, featuresOn, flatLayout, lookupWidths, pack, type Slot } from './layout.ts';
@@ -88,6 +89,7 @@ function block(g: GraphBuilder, P: (name: string) => string, H: number, prefix: 
 }
 
 const columns = (g: GraphBuilder, x: string, from: number, to: number) => g.op('Slice', [x, g.ints([from]), g.ints([to]), g.ints([1])]);
+const rowRange = (g: GraphBuilder, x: string, from: number, to: number) => g.op('Slice', [x, g.ints([from]), g.ints([to]), g.ints([0])]);
 const rowSum = (g: GraphBuilder, x: string) => g.op('ReduceSum', [x, g.ints([0])], { keepdims: 0 });
 /** a·b with either side transposed. (MatMul on an explicit Transpose, which ONNX Runtime fuses.) */
 const gemm = (g: GraphBuilder, a: string, b: string, transA: number, transB: number) =>
@@ -232,7 +234,8 @@ export type Fault = 'silu' | undefined;
 /**
  * The training-side graphs. Inputs: `param:<name>` per view of the flat vector, `query`,
  * `candidate` (N x D), one-hot `recipient` (N x A) and, when a candidate feature is on, multi-hot
- * `features` (N x the `features` table's rows; layout.ts); `gradient` adds `sign` (±1)
+ * `features` (N x the `features` table's rows; layout.ts), with behaviorRows the dense `rows` (N x 2F);
+ * `gradient` adds `sign` (±1)
  * and `advantage` (N); `train` adds `m:<group>`, `v:<group>` per Adam group of the flat vector
  * and `step_size`, `eps_hat`. Outputs: `logits`; `loss`, `entropy`, `grad` (the flat vector); or
  * `loss`, `entropy` and `params_out:<group>`, `m_out:<group>`, `v_out:<group>`.
@@ -272,7 +275,11 @@ export function trainingGraph(
   const tables = featuresOn(s);
   const features = tables.length ? g.input('features', ['N', tables.reduce((a, [, , key]) => a + lookupWidths(s)[key], 0)]) : undefined;
   const featuresTrain = tables.length > 0 && isTrainable(s, tables[0][1]);
-  const c = features ? g.op('Add', [candidate, g.op('MatMul', [features, P('features')])]) : candidate;
+  // The dense candidate input (behavior rows of source and recipient, [N, 2F]) times its learned [2F, D].
+  const rows = s.behaviorRows ? g.input('rows', ['N', 2 * ROW_WIDTH]) : undefined;
+  const rowsTrain = rows !== undefined && isTrainable(s, 'rowProj');
+  const withFeatures = features ? g.op('Add', [candidate, g.op('MatMul', [features, P('features')])]) : candidate;
+  const c = rows ? g.op('Add', [withFeatures, g.op('MatMul', [rows, P('rowProj')])]) : withFeatures;
   const b1 = block(g, P, s.hidden, 'b1', query, { table: P('behavior'), oneHot: recipient });
   const b2 = block(g, P, s.hidden, 'b2', b1.out, { rows: c });
   const l = keepLogit(g, P, b2.out);
@@ -314,9 +321,15 @@ export function trainingGraph(
   grads.set('head.b', g.op('ReduceSum', [dl, g.ints([0])], { keepdims: 1 }));
   const dz = g.op('Mul', [dlColumn, P('head.w')]);
   const behaviorTrains = isTrainable(s, 'behavior');
-  const back2 = blockBackward(g, P, D, b2, dz, { x: 'rows', y: features && featuresTrain ? { sums: features } : 'none' }, grads, o.fault);
+  // The candidate's gradient is needed only as Sᵀ dc for the inputs S that multiply a trained
+  // matrix (the multi-hot features, the dense rows), side by side in one S.
+  const sums = [...(features && featuresTrain ? [features] : []), ...(rows && rowsTrain ? [rows] : [])];
+  const S = sums.length > 1 ? g.op('Concat', sums, { axis: 1 }) : sums[0];
+  const back2 = blockBackward(g, P, D, b2, dz, { x: 'rows', y: S ? { sums: S } : 'none' }, grads, o.fault);
   const back1 = blockBackward(g, P, D, b1, back2.dx!, { x: 'none', y: behaviorTrains ? 'rows' : 'none' }, grads, o.fault);
-  if (featuresTrain) grads.set('features', back2.dy!);
+  const featureRows = featuresTrain ? view.get('features')!.shape[0] : 0;
+  if (featuresTrain) grads.set('features', rowsTrain ? rowRange(g, back2.dy!, 0, featureRows) : back2.dy!);
+  if (rowsTrain) grads.set('rowProj', featuresTrain ? rowRange(g, back2.dy!, featureRows, featureRows + 2 * ROW_WIDTH) : back2.dy!);
   if (behaviorTrains) grads.set('behavior', back1.dy!);
   const flat = (from: Slot[]) =>
     g.op(
@@ -355,7 +368,8 @@ export function trainingGraph(
 /**
  * The standard inference model for deployment: weights inside; inputs `query`, `behavior` (the
  * recipient's behavior embedding), `candidate` (N x D) and the candidate features `own` (0/1),
- * `source` (team position), `round` (round − 2), int64 (N); output `keep_probability` (N).
+ * `source` (team position), `round` (round − 2), int64 (N), and with behaviorRows `source_row` and
+ * `recipient_row` (N x F, behaviorRows.ts); output `keep_probability` (N).
  */
 export function inferenceGraph(s: PolicyShape, w: Weights, meta: Record<string, string>): Uint8Array {
   const g = graphBuilder('float32', 'fuseglu-policy');
@@ -377,6 +391,10 @@ export function inferenceGraph(s: PolicyShape, w: Weights, meta: Record<string, 
   for (const [flag, table, key] of FEATURES) {
     const index = g.input(key, ['N'], 'int64');
     if (s[flag]) c = g.op('Add', [c, g.op('Gather', [P(table), index], { axis: 0 })]);
+  }
+  if (s.behaviorRows) {
+    const both = g.op('Concat', [g.input('source_row', ['N', ROW_WIDTH]), g.input('recipient_row', ['N', ROW_WIDTH])], { axis: 1 });
+    c = g.op('Add', [c, g.op('MatMul', [both, P('rowProj')])]);
   }
   const z = block(g, P, H, 'b2', block(g, P, H, 'b1', query, { rows: behavior }).out, { rows: c }).out;
   const l = keepLogit(g, P, z);

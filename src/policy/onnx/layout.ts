@@ -160,6 +160,10 @@ export function batchFeeds(s: PolicyShape, b: DecisionBatch, dtype: DType = 'flo
     width += widths[key];
   }
   if (width > 0) feeds.features = hot(width, parts);
+  if (s.behaviorRows) {
+    if (!b.rows) throw new Error("a policy with behaviorRows needs each decision's behavior rows (DecisionBatch.rows)");
+    feeds.rows = feed(b.rows, [b.n, b.rows.length / b.n]);
+  }
   if (actions)
     feeds.sign = feed(
       Array.from(actions, (a) => 2 * a - 1),
