@@ -12,6 +12,8 @@
 //   main     the main job (goal <= 20 s); jobs.ts
 //   import   the DyLAN import, 44 files (goal <= 18 s, 450 MB); jobs.ts
 //   table6   Table 6's 110 cells trained and evaluated with 2 workers (goal <= 6 min); jobs.ts
+//   scale    1,000, 10,000 and 100,000 generated questions: load, memory, replay, baselines, an epoch
+//            (only when named: `scale`, or `scale 1000 10000` for some sizes); scale.ts
 import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { cacheFilePath, loadCache } from '../src/cache/load.ts';
@@ -24,14 +26,19 @@ import { benchStartup } from './startup.ts';
 import { beside, goalTable, hasFigures } from './goals.ts';
 import { benchGrid, benchImport, benchMain, benchTable6 } from './jobs.ts';
 import { UsageError } from '../src/io/errors.ts';
+import { benchScale, SCALE_SIZES } from './scale.ts';
 
-const SECTIONS = ['replay', 'load', 'engines', 'loop', 'startup', 'grid', 'main', 'import', 'table6'];
+const SECTIONS = ['replay', 'load', 'engines', 'loop', 'startup', 'grid', 'main', 'import', 'table6', 'scale'];
 const GROUPS: Record<string, string[]> = { issue25: ['load', 'loop', 'startup', 'grid', 'main', 'import', 'table6'] };
-const asked = process.argv.slice(2).flatMap((a) => GROUPS[a] ?? [a]);
+const args = process.argv.slice(2);
+const sizes = args.filter((a) => /^\d+$/.test(a)).map(Number);
+const asked = args.filter((a) => !/^\d+$/.test(a)).flatMap((a) => GROUPS[a] ?? [a]);
 for (const a of asked)
   if (!SECTIONS.includes(a))
     throw new UsageError(`bench: unknown section '${a}' (sections: ${SECTIONS.join(', ')}; groups: ${Object.keys(GROUPS).join(', ')})`);
-const wanted = (section: string) => asked.length === 0 || asked.includes(section);
+if (sizes.length && !asked.includes('scale'))
+  throw new UsageError(`bench: sizes (${sizes.join(', ')}) belong to the scale section: \`scale ${sizes.join(' ')}\``);
+const wanted = (section: string) => (asked.length === 0 && section !== 'scale') || asked.includes(section);
 console.log(`${new Date().toISOString()}, ${cpus()[0].model}, ${cpus().length} cores, Node ${process.version}; ${loadNote(true)}`);
 
 const DEFAULT = 'cache/default';
@@ -105,5 +112,6 @@ if (wanted('grid')) benchGrid(DEFAULT);
 if (wanted('main')) benchMain(DEFAULT);
 if (wanted('import')) benchImport();
 if (wanted('table6')) benchTable6();
+if (wanted('scale')) await benchScale(sizes.length ? sizes : SCALE_SIZES);
 console.log(`\nAt the end: ${loadNote(false)}`);
 if (hasFigures()) console.log(`\n${goalTable()}`);

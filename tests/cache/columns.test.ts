@@ -1,11 +1,11 @@
 // The columnar form of a cache (src/cache/columns.ts): loaded from it, a cache is the one parsed
 // from cache.jsonl, field for field; a stale or damaged columns file is never used but rebuilt, and
 // said. The hand-built cache plus a summary, a response shown it, an ambiguous read and meta.
-import { mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { columnsPath, readColumns, writeColumns } from '../../src/cache/columns.ts';
+import { COLUMNS_MIN_BYTES, columnsPath, readColumns, writeColumns } from '../../src/cache/columns.ts';
 import type { CacheLine } from '../../src/cache/format.ts';
 import { cacheFilePath, loadCache, parseCache } from '../../src/cache/load.ts';
 import type { Cache } from '../../src/cache/types.ts';
@@ -102,5 +102,22 @@ describe('the columnar form of a cache', () => {
     loadCache(dir);
     expect(readColumns(dir, statSync(cacheFilePath(dir)), cacheFilePath(dir))).toBeUndefined();
     expect(parseCache(fileLines(cacheFilePath(dir)), 'x').cache).toBeDefined();
+  });
+});
+
+describe('a large cache', () => {
+  it('gets its columns when written (from the parse that checks it) and when loaded without them', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'cpp-columns-'));
+    const long = 'x'.repeat(COLUMNS_MIN_BYTES);
+    const big = records().map((r) => (r.type === 'response' && r.id === 'q1s1' ? { ...r, text: `${long} The answer is B.` } : r));
+    const written = writeCacheRecords(dir, big);
+    const warnings: string[] = [];
+    const loaded = loadCache(dir, (w) => warnings.push(w));
+    expect(fromColumns(loaded)).toBe(true);
+    expect(contents(loaded)).toEqual(contents(written));
+    rmSync(columnsPath(dir));
+    expect(fromColumns(loadCache(dir, (w) => warnings.push(w)))).toBe(false);
+    expect(fromColumns(loadCache(dir, (w) => warnings.push(w)))).toBe(true);
+    expect(warnings).toEqual([]);
   });
 });
