@@ -170,7 +170,7 @@ export interface DuImport {
 }
 
 /** The answer fields of a record from what its text states (src/answer.ts readAnswer): the answer, and the readings of an ambiguous read. */
-function answerFields(text: string, type: AnswerType, options: McqOption[], drop: (reading: string) => void) {
+export function answerFields(text: string, type: AnswerType, options: McqOption[], drop: (reading: string) => void) {
   const read = readAnswer(text, type, options);
   if (read.dropped !== undefined) drop(read.dropped);
   return { answer: read.answer, ...(read.ambiguous && { ambiguous: read.ambiguous }) };
