@@ -6,6 +6,7 @@
 //   replay    Full-Debate replays of every question, one thread, debates/s (in the load's process)
 //   baselines `cpp-workbench baselines --split test`, the built bin, time and peak memory
 //   epoch     one training epoch of train/configs/main.json (`train --epochs 1`), time
+// Each with its CPU time (the process, its threads and ended children): under load the steadier figure.
 // Goals at 100,000 questions: load <= 10 s, baselines <= 60 s, peak memory <= 3 GB; growth per 10x
 // no worse than linear (<= 10x).
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
@@ -29,24 +30,29 @@ const LOAD = (dir: string) => `
   const { makeEnvironment } = await import('./src/env/environment.ts');
   const { keepAll, replay } = await import('./src/env/debate.ts');
   const t = performance.now();
+  const cpu = process.cpuUsage();
   const cache = loadCache(${JSON.stringify(dir)});
   const loadMs = performance.now() - t;
+  const used = process.cpuUsage(cpu);
   const env = makeEnvironment(cache, { miss: 'model' });
   let debates = 0;
   const start = performance.now();
   while (performance.now() - start < 3000) for (const q of cache.questions) { replay(env, q.index, keepAll); if (++debates % 1000 === 0 && performance.now() - start >= 3000) break; }
-  console.log(JSON.stringify({ loadMs, perSecond: debates / ((performance.now() - start) / 1000), responses: cache.responses.length }));
+  console.log(JSON.stringify({ loadMs, loadCpuMs: (used.user + used.system) / 1000, perSecond: debates / ((performance.now() - start) / 1000), responses: cache.responses.length }));
 `;
 
 interface Row {
   questions: number;
   responses: number;
   loadS: number;
+  loadCpuS: number;
   loadMB: number;
   perSecond: number;
   baselinesS: number;
+  baselinesCpuS: number;
   baselinesMB: number;
   epochS: number;
+  epochCpuS: number;
 }
 
 async function ensureScaleCache(questions: number): Promise<string> {
@@ -101,11 +107,14 @@ function measure(questions: number, dir: string): Row {
       questions,
       responses: figures.responses,
       loadS: figures.loadMs / 1000,
+      loadCpuS: figures.loadCpuMs / 1000,
       loadMB: load.peakMB,
       perSecond: figures.perSecond,
       baselinesS: baselines.seconds,
+      baselinesCpuS: baselines.cpuSeconds,
       baselinesMB: baselines.peakMB,
       epochS: epoch.seconds,
+      epochCpuS: epoch.cpuSeconds,
     };
   } finally {
     rmSync(out, { recursive: true, force: true });
@@ -114,11 +123,14 @@ function measure(questions: number, dir: string): Row {
 
 const COLUMNS: [string, (r: Row) => number, (x: number) => string][] = [
   ['load s', (r) => r.loadS, (x) => x.toFixed(2)],
+  ['load CPU s', (r) => r.loadCpuS, (x) => x.toFixed(2)],
   ['load peak MB', (r) => r.loadMB, (x) => x.toFixed(0)],
   ['replay debates/s', (r) => r.perSecond, (x) => Math.round(x).toLocaleString('en-US')],
   ['baselines s', (r) => r.baselinesS, (x) => x.toFixed(1)],
+  ['baselines CPU s', (r) => r.baselinesCpuS, (x) => x.toFixed(1)],
   ['baselines peak MB', (r) => r.baselinesMB, (x) => x.toFixed(0)],
   ['one epoch s', (r) => r.epochS, (x) => x.toFixed(1)],
+  ['one epoch CPU s', (r) => r.epochCpuS, (x) => x.toFixed(1)],
 ];
 
 export async function benchScale(sizes: number[]): Promise<void> {
