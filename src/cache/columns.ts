@@ -235,6 +235,9 @@ function readSection(fd: number, base: number, s: Section): ArrayBuffer {
 
 const NONE: readonly number[] = Object.freeze([]);
 
+/** A loaded cache holds its columns file open; once nothing holds the cache (a warm process moved on to another), the file is closed. */
+const closeWhenGone = new FinalizationRegistry<number>((fd) => closeSync(fd));
+
 function buildCache(fd: number, head: Head, base: number, file: string): Cache {
   const int = (name: string) => new Int32Array(readSection(fd, base, head.sections[name]));
   const num = (name: string) => new Float64Array(readSection(fd, base, head.sections[name]));
@@ -243,6 +246,7 @@ function buildCache(fd: number, head: Head, base: number, file: string): Cache {
   const outTokens = num('outTokens');
   const offsets = Object.fromEntries(LAZY_COLUMNS.map((name) => [name, num(`${name}Offsets`)])) as Record<Lazy, Float64Array>;
   const store: Store = { fd, base, head, offsets, ids: undefined, responses: [] };
+  closeWhenGone.register(store, fd);
   const questions = head.questions;
   const responses = store.responses;
   for (let i = 0; i < head.responses; i++) {
