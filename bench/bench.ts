@@ -13,7 +13,7 @@
 //   import   the DyLAN import, 44 files (goal <= 18 s, 450 MB); jobs.ts
 //   table6   Table 6's 110 cells trained and evaluated with 2 workers (goal <= 6 min); jobs.ts
 //   scale    1,000, 10,000 and 100,000 generated questions: load, memory, replay, baselines, an epoch
-//            (only when named: `scale`, or `scale 1000 10000` for some sizes); scale.ts
+//            (only when named: `scale`, or `scale 1000 10000` for some sizes, `no-epoch` to leave the epoch out); scale.ts
 import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { cacheFilePath, loadCache } from '../src/cache/load.ts';
@@ -30,7 +30,8 @@ import { benchScale, SCALE_SIZES } from './scale.ts';
 
 const SECTIONS = ['replay', 'load', 'engines', 'loop', 'startup', 'grid', 'main', 'import', 'table6', 'scale'];
 const GROUPS: Record<string, string[]> = { issue25: ['load', 'loop', 'startup', 'grid', 'main', 'import', 'table6'] };
-const args = process.argv.slice(2);
+const args = process.argv.slice(2).filter((a) => a !== 'no-epoch');
+const noEpoch = process.argv.includes('no-epoch');
 const sizes = args.filter((a) => /^\d+$/.test(a)).map(Number);
 const asked = args.filter((a) => !/^\d+$/.test(a)).flatMap((a) => GROUPS[a] ?? [a]);
 for (const a of asked)
@@ -112,6 +113,6 @@ if (wanted('grid')) benchGrid(DEFAULT);
 if (wanted('main')) benchMain(DEFAULT);
 if (wanted('import')) benchImport();
 if (wanted('table6')) benchTable6();
-if (wanted('scale')) await benchScale(sizes.length ? sizes : SCALE_SIZES);
+if (wanted('scale')) await benchScale(sizes.length ? sizes : SCALE_SIZES, !noEpoch);
 console.log(`\nAt the end: ${loadNote(false)}`);
 if (hasFigures()) console.log(`\n${goalTable()}`);

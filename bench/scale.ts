@@ -84,25 +84,14 @@ async function ensureScaleCache(questions: number): Promise<string> {
   return dir;
 }
 
-function measure(questions: number, dir: string): Row {
+function measure(questions: number, dir: string, withEpoch: boolean): Row {
   const load = timed(`load of ${dir}`, [process.execPath, '--import', 'tsx', '-e', LOAD(dir)], true);
   const figures = JSON.parse(load.stdout.trim().split('\n').at(-1)!);
   const baselines = timed(`baselines on ${dir}`, [process.execPath, BIN, 'baselines', '--cache', dir, '--split', 'test'], true);
   const out = mkdtempSync(join(tmpdir(), 'bench-scale-'));
   try {
-    const epoch = timed(`one epoch on ${dir}`, [
-      process.execPath,
-      BIN,
-      'train',
-      '--config',
-      'train/configs/main.json',
-      '--cache',
-      dir,
-      '--epochs',
-      '1',
-      '--out',
-      join(out, 'run'),
-    ]);
+    const train = [process.execPath, BIN, 'train', '--config', 'train/configs/main.json', '--cache', dir, '--epochs', '1', '--out', join(out, 'run')];
+    const epoch = withEpoch ? timed(`one epoch on ${dir}`, train, true) : { seconds: Number.NaN, cpuSeconds: Number.NaN };
     return {
       questions,
       responses: figures.responses,
@@ -129,17 +118,17 @@ const COLUMNS: [string, (r: Row) => number, (x: number) => string][] = [
   ['baselines s', (r) => r.baselinesS, (x) => x.toFixed(1)],
   ['baselines CPU s', (r) => r.baselinesCpuS, (x) => x.toFixed(1)],
   ['baselines peak MB', (r) => r.baselinesMB, (x) => x.toFixed(0)],
-  ['one epoch s', (r) => r.epochS, (x) => x.toFixed(1)],
-  ['one epoch CPU s', (r) => r.epochCpuS, (x) => x.toFixed(1)],
+  ['one epoch s', (r) => r.epochS, (x) => (Number.isNaN(x) ? '-' : x.toFixed(1))],
+  ['one epoch CPU s', (r) => r.epochCpuS, (x) => (Number.isNaN(x) ? '-' : x.toFixed(1))],
 ];
 
-export async function benchScale(sizes: number[]): Promise<void> {
+export async function benchScale(sizes: number[], withEpoch = true): Promise<void> {
   for (const s of sizes) if (!Number.isInteger(s) || s < 100) throw new UsageError(`bench scale: a size is a number of questions (at least 100), not '${s}'`);
   console.log(`\nScale: generated worlds, each figure a fresh process (load and replay: one; baselines and the epoch: the built bin):`);
   const rows: Row[] = [];
   for (const questions of sizes) {
     const dir = await ensureScaleCache(questions);
-    rows.push(measure(questions, dir));
+    rows.push(measure(questions, dir, withEpoch));
     console.error(`  measured ${dir}`);
   }
   const header = ['questions', 'responses', ...COLUMNS.map(([name]) => name)];
