@@ -5,17 +5,16 @@
 // response costs a small object instead of its parsed record.
 //
 // Layout: 8 bytes of magic, a uint32 (little-endian) length, a JSON head (the source's stat, the
-// answer reader's fingerprint, the sections' places and sha256, and the small records: header,
+// distinct stored answers with their normalized forms, the sections' places and sha256, and the small records: header,
 // agents, questions, externals, interned answers), then the sections, each 8-byte aligned.
 // A columns file is used only when cache.jsonl has the size, mtime and inode it was built from and
-// the answer-reading code is the one that built it; its sections are checked against their sha256
-// on every load. Anything else: it is rebuilt from cache.jsonl (loadCache) and that is said.
+// today's answer reader normalizes every distinct stored answer as the one that built it did (the
+// answers are stored interned); its sections are checked against their sha256 on every load. Anything else: it is rebuilt from cache.jsonl (loadCache) and that is said.
 import { createHash } from 'node:crypto';
-import { closeSync, existsSync, fstatSync, openSync, readdirSync, readFileSync, readSync, type Stats } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { closeSync, existsSync, fstatSync, openSync, readSync, type Stats } from 'node:fs';
+import { join } from 'node:path';
 import type { HeaderRecord, ResponseRecord } from './format.ts';
-import type { SymbolicCounts } from '../answer.ts';
+import { normalizeAnswer, type AnswerType, type SymbolicCounts } from '../answer.ts';
 import type { Agent, Cache, External, Question, Response } from './types.ts';
 import { writeFileAtomic } from '../io/atomic.ts';
 
@@ -37,7 +36,8 @@ interface Section {
 interface Head {
   version: number;
   source: { size: number; mtimeMs: number; ino: number };
-  reader: string;
+  /** Distinct stored answers, their type and normalized form: the answers are stored interned, so a reader that normalizes one otherwise makes the file stale. */
+  readings: [AnswerType, string, string | null][];
   sha256: string;
   responses: number;
   sections: Record<string, Section>;
@@ -59,27 +59,26 @@ export const columnsPath = (dir: string) => join(dir, COLUMNS_FILE);
 const sourceOf = (s: Stats) => ({ size: s.size, mtimeMs: s.mtimeMs, ino: s.ino });
 const sameSource = (a: Head['source'], b: Head['source']) => a.size === b.size && a.mtimeMs === b.mtimeMs && a.ino === b.ino;
 
-let readerFingerprint: string | undefined;
-/**
- * sha256 of the answer-reading code (answer.ts and answer/, as sources or as the build): interned
- * answers are stored, so a change of how answers are read makes every columns file stale.
- */
-function answerReader(): string {
-  if (readerFingerprint) return readerFingerprint;
-  const here = dirname(fileURLToPath(import.meta.url));
-  const ext = import.meta.url.endsWith('.ts') ? '.ts' : '.js';
-  const folder = join(here, '..', 'answer');
-  const files = [
-    join(here, '..', `answer${ext}`),
-    ...readdirSync(folder)
-      .filter((f) => f.endsWith(ext))
-      .sort()
-      .map((f) => join(folder, f)),
-  ];
-  const hash = createHash('sha256');
-  for (const f of files) hash.update(f.slice(here.length)).update(readFileSync(f));
-  readerFingerprint = hash.digest('hex');
-  return readerFingerprint;
+/** Every distinct stored answer (golds, responses', external and summary entries') with its type and its normalized form when written. */
+function readingsOf(cache: Cache): [AnswerType, string, string | null][] {
+  const seen = new Map<string, [AnswerType, string, string | null]>();
+  const add = (type: AnswerType, raw: string | null) => {
+    const key = `${type}\0${raw}`;
+    if (raw !== null && !seen.has(key)) seen.set(key, [type, raw, normalizeAnswer(raw, type)]);
+  };
+  for (const q of cache.questions) add(q.answerType, q.gold);
+  for (const r of cache.responses) add(cache.questions[r.q].answerType, r.answer);
+  for (const e of cache.externals) add(cache.questions[e.q].answerType, e.answer);
+  return [...seen.values()];
+}
+
+/** The first stored answer that today's reader normalizes otherwise than the one that built the columns, if any. */
+function readDifferently(head: Head): string | undefined {
+  for (const [type, raw, normalized] of head.readings) {
+    const now = normalizeAnswer(raw, type);
+    if (now !== normalized) return `the ${type} answer '${raw}' now reads as ${JSON.stringify(now)}, not ${JSON.stringify(normalized)}`;
+  }
+  return undefined;
 }
 
 const pad8 = (n: number) => (8 - (n % 8)) % 8;
@@ -150,7 +149,7 @@ export function writeColumns(dir: string, cache: Cache, source: Stats): void {
   const head: Head = {
     version: VERSION,
     source: sourceOf(source),
-    reader: answerReader(),
+    readings: readingsOf(cache),
     sha256: hash.digest('hex'),
     responses: n,
     sections: places,
@@ -176,7 +175,7 @@ export type ColumnsRefusal = { stale: string } | { damaged: string };
 
 /**
  * The cache from `<dir>/cache.columns` when it is there, matches cache.jsonl (stat `source`) and
- * the answer reader, and its sections check against their sha256; otherwise why not (undefined:
+ * today's answer reader, and its sections check against their sha256; otherwise why not (undefined:
  * no columns file). The file stays open while the cache lives: texts, ids and meta are read from it.
  */
 export function readColumns(dir: string, source: Stats, file: string): { cache: Cache } | { refused: ColumnsRefusal } | undefined {
@@ -192,7 +191,8 @@ export function readColumns(dir: string, source: Stats, file: string): { cache: 
     if ('damaged' in read) return refused(read);
     const { head, base } = read;
     if (!sameSource(head.source, sourceOf(source))) return refused({ stale: 'cache.jsonl changed since it was built' });
-    if (head.reader !== answerReader()) return refused({ stale: 'the answer-reading code changed since it was built' });
+    const reread = readDifferently(head);
+    if (reread) return refused({ stale: `answers are read otherwise since it was built (${reread})` });
     const size = fstatSync(fd).size;
     const end = Math.max(...Object.values(head.sections).map((s) => base + s.offset + s.bytes + pad8(s.bytes)));
     if (end !== size) return refused({ damaged: `${size} bytes where its sections end at ${end}` });

@@ -70,7 +70,7 @@ describe('the columnar form of a cache', () => {
     expect(warnings).toHaveLength(1);
   });
 
-  it('is refused when damaged (a flipped byte of a column, a cut file) or built by another answer reader', () => {
+  it('is refused when damaged (a flipped byte of a column, a cut file) or built by a reader that read an answer otherwise', () => {
     const { dir, jsonl } = withColumns();
     const file = columnsPath(dir);
     const good = readFileSync(file);
@@ -85,9 +85,11 @@ describe('the columnar form of a cache', () => {
     };
     expect(refusal(flipped)).toEqual({ damaged: 'its sections do not match their sha256' });
     expect(refusal(good.subarray(0, good.length - 8))).toMatchObject({ damaged: expect.stringMatching(/bytes where its sections end at/) });
-    const reader = /"reader":"([0-9a-f]{64})"/.exec(good.toString('latin1'))![1];
-    expect(refusal(Buffer.from(good.toString('latin1').replace(reader, '0'.repeat(64)), 'latin1'))).toEqual({
-      stale: 'the answer-reading code changed since it was built',
+    // A reader that normalized 'B' otherwise when it built the file (its head says 'b'): the file is stale.
+    const otherReader = good.toString('latin1').replace('["mcq","B","B"]', '["mcq","B","b"]');
+    expect(otherReader).not.toBe(good.toString('latin1'));
+    expect(refusal(Buffer.from(otherReader, 'latin1'))).toEqual({
+      stale: `answers are read otherwise since it was built (the mcq answer 'B' now reads as "B", not "b")`,
     });
     writeFileSync(file, flipped);
     const warnings: string[] = [];
