@@ -15,6 +15,8 @@
 //   gpu      the GPU engine beside the CPU engine per batch size, the adapter, bytes a step moves
 //            (goal >= 25x 2 CPU threads at batch 16,384 on a GPU); gpu.ts. Only when asked: on a
 //            software adapter it takes minutes and measures the CPU.
+//   scale    1,000, 10,000 and 100,000 generated questions: load, memory, replay, baselines, an epoch
+//            (only when named: `scale`, or `scale 1000 10000` for some sizes, `no-epoch` to leave the epoch out); scale.ts
 import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { cacheFilePath, loadCache } from '../src/cache/load.ts';
@@ -28,14 +30,20 @@ import { beside, goalTable, hasFigures } from './goals.ts';
 import { benchGrid, benchImport, benchMain, benchTable6 } from './jobs.ts';
 import { benchGpu } from './gpu.ts';
 import { UsageError } from '../src/io/errors.ts';
+import { benchScale, SCALE_SIZES } from './scale.ts';
 
-const SECTIONS = ['replay', 'load', 'engines', 'loop', 'startup', 'grid', 'main', 'import', 'table6', 'gpu'];
+const SECTIONS = ['replay', 'load', 'engines', 'loop', 'startup', 'grid', 'main', 'import', 'table6', 'gpu', 'scale'];
 const GROUPS: Record<string, string[]> = { issue25: ['load', 'loop', 'startup', 'grid', 'main', 'import', 'table6'] };
-const asked = process.argv.slice(2).flatMap((a) => GROUPS[a] ?? [a]);
+const args = process.argv.slice(2).filter((a) => a !== 'no-epoch');
+const noEpoch = process.argv.includes('no-epoch');
+const sizes = args.filter((a) => /^\d+$/.test(a)).map(Number);
+const asked = args.filter((a) => !/^\d+$/.test(a)).flatMap((a) => GROUPS[a] ?? [a]);
 for (const a of asked)
   if (!SECTIONS.includes(a))
     throw new UsageError(`bench: unknown section '${a}' (sections: ${SECTIONS.join(', ')}; groups: ${Object.keys(GROUPS).join(', ')})`);
-const wanted = (section: string) => (asked.length === 0 && section !== 'gpu') || asked.includes(section);
+if (sizes.length && !asked.includes('scale'))
+  throw new UsageError(`bench: sizes (${sizes.join(', ')}) belong to the scale section: \`scale ${sizes.join(' ')}\``);
+const wanted = (section: string) => (asked.length === 0 && section !== 'gpu' && section !== 'scale') || asked.includes(section);
 console.log(`${new Date().toISOString()}, ${cpus()[0].model}, ${cpus().length} cores, Node ${process.version}; ${loadNote(true)}`);
 
 const DEFAULT = 'cache/default';
@@ -110,5 +118,6 @@ if (wanted('main')) benchMain(DEFAULT);
 if (wanted('import')) benchImport();
 if (wanted('table6')) benchTable6();
 if (wanted('gpu')) await benchGpu();
+if (wanted('scale')) await benchScale(sizes.length ? sizes : SCALE_SIZES, !noEpoch);
 console.log(`\nAt the end: ${loadNote(false)}`);
 if (hasFigures()) console.log(`\n${goalTable()}`);

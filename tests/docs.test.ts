@@ -191,7 +191,18 @@ describe('the documentation', () => {
 
   it('the command line is read from its declarations', () => {
     expect([...CLI.keys()]).toEqual(expect.arrayContaining(['main', 'train', 'eval', 'cache', 'worker']));
-    expect([...CLI.get('cache')!.subcommands.keys()]).toEqual(['gen', 'validate', 'stats', 'audit', 'embed', 'import', 'compact', 'fit']);
+    expect([...CLI.get('cache')!.subcommands.keys()]).toEqual([
+      'gen',
+      'validate',
+      'stats',
+      'audit',
+      'embed',
+      'import',
+      'import-parquet',
+      'export',
+      'compact',
+      'fit',
+    ]);
     expect(CLI.get('train')!.flags).toContain('epochs');
     expect(CLI.get('train')!.booleans).toContain('round-feature');
     expect(checkCommandLine('npx cpp-workbench train --epochs 3 --no-round-feature --config F')).toEqual([]);

@@ -1,5 +1,5 @@
-// `cache gen | validate | stats | audit | embed | import | compact | fit`: create, check and inspect response caches
-// (the jobs: jobs/cache.ts, jobs/import.ts).
+// `cache gen | validate | stats | audit | embed | import | import-parquet | export | compact | fit`: create, check and
+// inspect response caches (the jobs: jobs/cache.ts, jobs/import.ts, jobs/parquet.ts).
 import { basename } from 'node:path';
 import type { Argv } from 'yargs';
 import { ANSWER_TYPES, type AnswerType } from '../../src/answer.ts';
@@ -210,9 +210,34 @@ const compact = <T>(y: Argv<T>) =>
     async (a) => console.log((await import('../../jobs/cache.ts')).compactJob(a.dir)),
   );
 
+const importParquet = <T>(y: Argv<T>) =>
+  y.command(
+    'import-parquet <file>',
+    'import a Parquet table of cache records (one row per record, columns as cache.jsonl fields; without an answer column, ' +
+      'answers are read from the texts as cache import reads them) and print the import report',
+    (y) =>
+      y
+        .positional('file', { type: 'string', demandOption: true, describe: 'Parquet file' })
+        .option('out', { type: 'string', demandOption: true, describe: 'cache directory to write (must not hold a cache yet, unless --force)' })
+        .option('force', { type: 'boolean', default: false, describe: 'replace the cache --out holds (its journal and import report go with it)' })
+        .option('name', { type: 'string', describe: 'cache name when the table has no cache row (default: the folder name)' }),
+    async (a) => console.log(await (await import('../../jobs/parquet.ts')).importParquetJob({ file: a.file, out: a.out, name: a.name, force: a.force })),
+  );
+
+const exportParquet = <T>(y: Argv<T>) =>
+  y.command(
+    'export <dir>',
+    'write a cache (its journal included) as a Parquet table, one row per record (cache import-parquet reads it back)',
+    (y) =>
+      y
+        .positional('dir', { type: 'string', demandOption: true, describe: 'cache directory' })
+        .option('out', { type: 'string', demandOption: true, describe: 'Parquet file to write' }),
+    async (a) => console.log((await import('../../jobs/parquet.ts')).exportParquetJob(a.dir, a.out)),
+  );
+
 // Each cache command is a subcommand of its own (gen, validate, ...): all of them load with `cache`.
 export const cacheCommand = command((y) =>
-  [gen, validate, stats, audit, embed, importCommand, compact, fit]
+  [gen, validate, stats, audit, embed, importCommand, importParquet, exportParquet, compact, fit]
     .reduce((y, c) => c(y), y)
-    .demandCommand(1, 'name a cache command: gen, validate, stats, audit, embed, import, compact or fit'),
+    .demandCommand(1, 'name a cache command: gen, validate, stats, audit, embed, import, import-parquet, export, compact or fit'),
 );

@@ -171,14 +171,14 @@ export interface DuImport {
 }
 
 /** How `answerFields` reads a problem's texts: its answer type, options and question text. */
-interface Reading {
+export interface Reading {
   type: AnswerType;
   options: McqOption[];
   question: string;
 }
 
 /** The answer fields of a record from what its text states (src/answer.ts readAnswer): the answer, and the readings of an ambiguous read or a disagreement. */
-function answerFields(text: string, r: Reading, drop: (reading: string) => void) {
+export function answerFields(text: string, r: Reading, drop: (reading: string) => void) {
   const read = readAnswer(text, r.type, r.options, r.question);
   if (read.dropped !== undefined) drop(read.dropped);
   return { answer: read.answer, ...(read.ambiguous && { ambiguous: read.ambiguous }), ...(read.disagreement && { disagreement: read.disagreement }) };

@@ -1,7 +1,8 @@
 // Reading a cache: parse every line, check it against the format, resolve ids, and build the
 // in-memory index the environment replays from. Every problem is reported with file, line and
 // field; nothing here ever writes.
-import { closeSync, existsSync, openSync } from 'node:fs';
+import { closeSync, existsSync, openSync, statSync } from 'node:fs';
+import { COLUMNS_MIN_BYTES, columnsPath, readColumns, writeColumns } from './columns.ts';
 import { join } from 'node:path';
 import { emptySymbolicCounts, normalizeAnswer, questionOptions, readAnswer, sameMath, storedAnswer } from '../answer.ts';
 import { CACHE_FILE, CacheLine, type ExternalRecord, type HeaderRecord, type ResponseRecord, type SummaryRecord } from './format.ts';
@@ -280,11 +281,34 @@ export function cacheFilePath(dir: string): string {
 export function loadCache(dir: string, warn: (message: string) => void = console.error): Cache {
   const file = cacheFilePath(dir);
   if (!existsSync(file)) throw new CacheError([{ file, line: 0, field: '', message: 'file not found' }]);
-  const { cache, problems } = parseCache(fileLines(file), file);
-  if (!cache) throw new CacheError(problems);
+  const cache = columnsOrParse(dir, file, warn);
   const journal = applyJournal(cache, dir);
   if (journal.problems.length) throw new CacheError(journal.problems);
   journal.warnings.forEach(warn);
+  return cache;
+}
+
+/**
+ * The cache from its columns file (columns.ts) when that is fresh and sound; else parsed from
+ * cache.jsonl, and the columns (re)built from it when the file is large enough to gain from them.
+ */
+function columnsOrParse(dir: string, file: string, warn: (message: string) => void): Cache {
+  const source = statSync(file);
+  const columns = readColumns(dir, source, file);
+  if (columns && 'cache' in columns) return columns.cache;
+  const { cache, problems } = parseCache(fileLines(file), file);
+  if (!cache) throw new CacheError(problems);
+  const unchanged = statSync(file);
+  const readWhole = unchanged.size === source.size && unchanged.mtimeMs === source.mtimeMs && unchanged.ino === source.ino;
+  if (readWhole && (columns || source.size >= COLUMNS_MIN_BYTES)) {
+    const why = columns && ('stale' in columns.refused ? columns.refused.stale : `damaged: ${columns.refused.damaged}`);
+    try {
+      writeColumns(dir, cache, source);
+      if (why) warn(`${columnsPath(dir)}: ${why}; rebuilt from ${file}`);
+    } catch (e) {
+      warn(`${columnsPath(dir)}: ${why ?? 'missing'}, and could not be written (${(e as Error).message}); ${file} was read instead`);
+    }
+  }
   return cache;
 }
 

@@ -2,7 +2,8 @@
 // where a check is given, and only then renamed into place (and the rename flushed), so an
 // interrupted write, a power loss or a failed check never leaves a half-written or invalid file.
 import { existsSync, rmSync, statSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
+import { COLUMNS_MIN_BYTES, writeColumns } from './columns.ts';
 import { AgentRecord, FIT_FILE, ExternalRecord, QuestionRecord, ResponseRecord, SummaryRecord, type CacheLine } from './format.ts';
 import { journalPath } from './journal.ts';
 import { CacheError, type Cache } from './types.ts';
@@ -59,6 +60,7 @@ export function writeCacheRecords(dir: string, records: Iterable<CacheLine>): Ca
   writeFileAtomic(file, chunked(serializeRecords(records)), (tmp) => {
     const { cache, problems } = parseCache(fileLines(tmp), file);
     if (!cache) throw new CacheError(problems);
+    columnsOf(dir, cache, tmp);
     written = cache;
   });
   return written!;
@@ -70,9 +72,20 @@ export const writeCacheRecordsYielding = (dir: string, records: Iterable<CacheLi
 
 /** The check of a cache written to `tmp` for `file`: every line parses. */
 const checkCache = (file: string) => (tmp: string) => {
-  const { problems } = parseCache(fileLines(tmp), file);
-  if (problems.length) throw new CacheError(problems);
+  const { cache, problems } = parseCache(fileLines(tmp), file);
+  if (!cache) throw new CacheError(problems);
+  columnsOf(dirname(file), cache, tmp);
 };
+
+/**
+ * The columns of a large cache, from the parse that checked it (so its first load need not parse
+ * it again): built for `tmp`, whose stat its rename into place keeps. Should the rename not
+ * happen, they do not match the cache.jsonl there and are rebuilt when it is loaded.
+ */
+function columnsOf(dir: string, cache: Cache, tmp: string): void {
+  const stat = statSync(tmp);
+  if (stat.size >= COLUMNS_MIN_BYTES) writeColumns(dir, cache, stat);
+}
 
 /** Files that belong to the cache in `dir` and go when it is replaced (--force): its record journal, import report and fitted simulator. */
 export const replacedWithCache = (dir: string) => [journalPath(dir), join(dir, 'import-report.md'), join(dir, FIT_FILE)];

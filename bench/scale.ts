@@ -1,0 +1,155 @@
+// Scale (issue 37): how load, memory, baselines, replay and a training epoch grow with the cache,
+// on generated worlds of 1,000, 10,000 and 100,000 questions (`npm run bench -- scale`, or
+// `npm run bench -- scale 1000 10000` for some sizes: 100,000 takes minutes and about 10 GB to
+// generate, once, and its first load builds the columns). Each figure is a fresh process:
+//   load      loadCache from the columns file (cache.columns), its time and the process's peak memory
+//   replay    Full-Debate replays of every question, one thread, debates/s (in the load's process)
+//   baselines `cpp-workbench baselines --split test`, the built bin, time and peak memory
+//   epoch     one training epoch of train/configs/main.json (`train --epochs 1`), time
+// Each with its CPU time (the process, its threads and ended children): under load the steadier figure.
+// Goals at 100,000 questions: load <= 10 s, baselines <= 60 s, peak memory <= 3 GB; growth per 10x
+// no worse than linear (<= 10x).
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { columnsPath } from '../src/cache/columns.ts';
+import { cacheFilePath } from '../src/cache/load.ts';
+import { UsageError } from '../src/io/errors.ts';
+import { generateCache } from '../src/sim/generate.ts';
+import { beside } from './goals.ts';
+import { BIN, timed } from './jobs.ts';
+
+export const SCALE_SIZES = [1000, 10000, 100000];
+/** The bench's 10,000-question cache is the load section's. */
+const dirOf = (questions: number) => (questions === 10000 ? 'cache/bench-10k' : `cache/bench-${questions}`);
+/** Generating and first loading 100,000 questions holds all its records at once: more than Node's default heap. */
+const BIG_HEAP = '--max-old-space-size=16000';
+
+const LOAD = (dir: string) => `
+  const { loadCache } = await import('./src/cache/load.ts');
+  const { makeEnvironment } = await import('./src/env/environment.ts');
+  const { keepAll, replay } = await import('./src/env/debate.ts');
+  const t = performance.now();
+  const cpu = process.cpuUsage();
+  const cache = loadCache(${JSON.stringify(dir)});
+  const loadMs = performance.now() - t;
+  const used = process.cpuUsage(cpu);
+  const env = makeEnvironment(cache, { miss: 'model' });
+  let debates = 0;
+  const start = performance.now();
+  while (performance.now() - start < 3000) for (const q of cache.questions) { replay(env, q.index, keepAll); if (++debates % 1000 === 0 && performance.now() - start >= 3000) break; }
+  console.log(JSON.stringify({ loadMs, loadCpuMs: (used.user + used.system) / 1000, perSecond: debates / ((performance.now() - start) / 1000), responses: cache.responses.length }));
+`;
+
+interface Row {
+  questions: number;
+  responses: number;
+  loadS: number;
+  loadCpuS: number;
+  loadMB: number;
+  perSecond: number;
+  baselinesS: number;
+  baselinesCpuS: number;
+  baselinesMB: number;
+  epochS: number;
+  epochCpuS: number;
+}
+
+async function ensureScaleCache(questions: number): Promise<string> {
+  const dir = dirOf(questions);
+  if (!existsSync(cacheFilePath(dir))) {
+    console.error(`generating ${dir} (${questions.toLocaleString('en-US')} questions), once`);
+    if (questions >= 100000 && !process.execArgv.includes(BIG_HEAP))
+      timed(`generate ${dir}`, [
+        process.execPath,
+        BIG_HEAP,
+        '--import',
+        'tsx',
+        '-e',
+        `await (await import('./src/sim/generate.ts')).generateCache(${JSON.stringify(dir)}, { questions: ${questions} }, 'bench-${questions}')`,
+      ]);
+    else await generateCache(dir, { questions }, `bench-${questions}`);
+  }
+  if (!existsSync(columnsPath(dir))) {
+    // The first load reads cache.jsonl and writes the columns: once, not part of the figures.
+    const first = timed(
+      `first load of ${dir}`,
+      [process.execPath, BIG_HEAP, '--import', 'tsx', '-e', `(await import('./src/cache/load.ts')).loadCache(${JSON.stringify(dir)})`],
+      true,
+    );
+    console.log(
+      `  ${dir}: first load from cache.jsonl, building ${columnsPath(dir)}: ${first.seconds.toFixed(1)} s, peak ${(first.peakMB / 1024).toFixed(2)} GB`,
+    );
+  }
+  return dir;
+}
+
+function measure(questions: number, dir: string, withEpoch: boolean): Row {
+  const load = timed(`load of ${dir}`, [process.execPath, '--import', 'tsx', '-e', LOAD(dir)], true);
+  const figures = JSON.parse(load.stdout.trim().split('\n').at(-1)!);
+  const baselines = timed(`baselines on ${dir}`, [process.execPath, BIN, 'baselines', '--cache', dir, '--split', 'test'], true);
+  const out = mkdtempSync(join(tmpdir(), 'bench-scale-'));
+  try {
+    const train = [process.execPath, BIN, 'train', '--config', 'train/configs/main.json', '--cache', dir, '--epochs', '1', '--out', join(out, 'run')];
+    const epoch = withEpoch ? timed(`one epoch on ${dir}`, train, true) : { seconds: Number.NaN, cpuSeconds: Number.NaN };
+    return {
+      questions,
+      responses: figures.responses,
+      loadS: figures.loadMs / 1000,
+      loadCpuS: figures.loadCpuMs / 1000,
+      loadMB: load.peakMB,
+      perSecond: figures.perSecond,
+      baselinesS: baselines.seconds,
+      baselinesCpuS: baselines.cpuSeconds,
+      baselinesMB: baselines.peakMB,
+      epochS: epoch.seconds,
+      epochCpuS: epoch.cpuSeconds,
+    };
+  } finally {
+    rmSync(out, { recursive: true, force: true });
+  }
+}
+
+const COLUMNS: [string, (r: Row) => number, (x: number) => string][] = [
+  ['load s', (r) => r.loadS, (x) => x.toFixed(2)],
+  ['load CPU s', (r) => r.loadCpuS, (x) => x.toFixed(2)],
+  ['load peak MB', (r) => r.loadMB, (x) => x.toFixed(0)],
+  ['replay debates/s', (r) => r.perSecond, (x) => Math.round(x).toLocaleString('en-US')],
+  ['baselines s', (r) => r.baselinesS, (x) => x.toFixed(1)],
+  ['baselines CPU s', (r) => r.baselinesCpuS, (x) => x.toFixed(1)],
+  ['baselines peak MB', (r) => r.baselinesMB, (x) => x.toFixed(0)],
+  ['one epoch s', (r) => r.epochS, (x) => (Number.isNaN(x) ? '-' : x.toFixed(1))],
+  ['one epoch CPU s', (r) => r.epochCpuS, (x) => (Number.isNaN(x) ? '-' : x.toFixed(1))],
+];
+
+export async function benchScale(sizes: number[], withEpoch = true): Promise<void> {
+  for (const s of sizes) if (!Number.isInteger(s) || s < 100) throw new UsageError(`bench scale: a size is a number of questions (at least 100), not '${s}'`);
+  console.log(`\nScale: generated worlds, each figure a fresh process (load and replay: one; baselines and the epoch: the built bin):`);
+  const rows: Row[] = [];
+  for (const questions of sizes) {
+    const dir = await ensureScaleCache(questions);
+    rows.push(measure(questions, dir, withEpoch));
+    console.error(`  measured ${dir}`);
+  }
+  const header = ['questions', 'responses', ...COLUMNS.map(([name]) => name)];
+  const lines = rows.map((r) => [r.questions.toLocaleString('en-US'), r.responses.toLocaleString('en-US'), ...COLUMNS.map(([, get, fmt]) => fmt(get(r)))]);
+  // Growth per 10x: a row's figure over the figure of the row a tenth its size (replay: the rate's inverse, time per debate).
+  for (const r of rows) {
+    const smaller = rows.find((s) => s.questions * 10 === r.questions);
+    if (smaller)
+      lines.push([
+        `x10 to ${r.questions.toLocaleString('en-US')}`,
+        (r.responses / smaller.responses).toFixed(1),
+        ...COLUMNS.map(([name, get]) => `${(name.startsWith('replay') ? get(smaller) / get(r) : get(r) / get(smaller)).toFixed(1)}x`),
+      ]);
+  }
+  console.log(`| ${header.join(' | ')} |\n|${header.map(() => ' ---: ').join('|')}|\n${lines.map((l) => `| ${l.join(' | ')} |`).join('\n')}`);
+  console.log('  (growth rows: each figure over the one a tenth the size; replay: time per debate; 10x is linear)');
+  const top = rows.find((r) => r.questions === 100000);
+  if (top) {
+    console.log(`  100,000 questions: load ${beside('scale: load of 100,000 questions', top.loadS, 's', { limit: 10, atMost: true })}`);
+    console.log(`  baselines ${beside('scale: baselines on 100,000 questions', top.baselinesS, 's', { limit: 60, atMost: true })}`);
+    const peak = Math.max(top.loadMB, top.baselinesMB);
+    console.log(`  peak memory ${beside('scale: peak memory at 100,000 questions', peak, 'MB', { limit: 3072, atMost: true })}`);
+  }
+}

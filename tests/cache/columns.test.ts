@@ -1,0 +1,129 @@
+// The columnar form of a cache (src/cache/columns.ts): loaded from it, a cache is the one parsed
+// from cache.jsonl, field for field; a stale or damaged columns file is never used but rebuilt, and
+// said. The hand-built cache plus a summary, a response shown it, an ambiguous read, a disagreement, a turn and meta.
+import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { COLUMNS_MIN_BYTES, columnsPath, readColumns, writeColumns } from '../../src/cache/columns.ts';
+import type { CacheLine } from '../../src/cache/format.ts';
+import { cacheFilePath, loadCache, parseCache } from '../../src/cache/load.ts';
+import type { Cache } from '../../src/cache/types.ts';
+import { cacheRecords, writeCacheRecords } from '../../src/cache/write.ts';
+import { fileLines } from '../../src/io/textFile.ts';
+import { handRecords, response } from '../fixtures/handCache.ts';
+
+const records = (): CacheLine[] => [
+  ...handRecords(),
+  { type: 'summary', id: 'q1sum', question: 'q1', text: 'Two agents answered B.', of: ['q1a2'], answer: 'B', tokens: 8 },
+  { ...response('q1s1', 'q1', 'a1', 2, 'B', 6, ['q1a1', 'q1sum'], 'q1a1'), inTokens: 23, meta: { quality: 0.5, note: 'é' } },
+  { ...response('q1amb', 'q1', 'a2', 1, null, 6), sample: 1, ambiguous: ['A', null] },
+  // The two readings' disagreement (issue 36) and the recorded protocol's speaking position (issue 35).
+  { ...response('q1dis', 'q1', 'a2', 1, null, 6), sample: 2, disagreement: ['B', 'C'], turn: 1 },
+];
+
+function withColumns(): { dir: string; jsonl: Cache } {
+  const dir = mkdtempSync(join(tmpdir(), 'cpp-columns-'));
+  const jsonl = writeCacheRecords(dir, records());
+  writeColumns(dir, jsonl, statSync(cacheFilePath(dir)));
+  return { dir, jsonl };
+}
+
+/** What a loaded cache holds: its records and every index the environment reads. */
+const contents = (c: Cache) =>
+  JSON.stringify({
+    records: cacheRecords(c),
+    responses: c.responses.map((r) => [r.index, r.q, r.a, r.ans, r.correct, r.ctx, r.ext, r.prevIndex, r.id, r.text, r.meta, r.context, r.prev]),
+    questions: c.questions,
+    externals: c.externals,
+    answerKeys: c.answerKeys,
+    mathKeys: [...c.mathKeys].map(([q, m]) => [q, [...m]]),
+    responseIndex: [...c.responseIndex],
+    indexes: [c.agentIndex, c.questionIndex, c.externalIndex, c.answerIndex].map((m) => [...m]),
+    symbolic: c.symbolic,
+  });
+
+const fromColumns = (c: Cache) => Object.getOwnPropertyDescriptor(c.responses[0], 'text') === undefined;
+
+describe('the columnar form of a cache', () => {
+  it('loads the cache parsed from cache.jsonl, field for field, reading texts from the file', () => {
+    const { dir, jsonl } = withColumns();
+    const warnings: string[] = [];
+    const loaded = loadCache(dir, (w) => warnings.push(w));
+    expect(fromColumns(loaded)).toBe(true);
+    expect(fromColumns(jsonl)).toBe(false);
+    expect(contents(loaded)).toEqual(contents(jsonl));
+    const amb = loaded.responses[loaded.responseIndex.get('q1amb')!];
+    expect([amb.answer, amb.ambiguous, amb.ans]).toEqual([null, ['A', null], -1]);
+    const dis = loaded.responses[loaded.responseIndex.get('q1dis')!];
+    expect([dis.answer, dis.disagreement, dis.turn]).toEqual([null, ['B', 'C'], 1]);
+    expect(warnings).toEqual([]);
+  });
+
+  it('is rebuilt, and said, when cache.jsonl changed since it was built', () => {
+    const { dir } = withColumns();
+    const edited = records().map((r) => (r.type === 'response' && r.id === 'q1s1' ? { ...r, text: 'edited text, answer B' } : r));
+    writeCacheRecords(dir, edited);
+    const warnings: string[] = [];
+    const loaded = loadCache(dir, (w) => warnings.push(w));
+    expect(loaded.responses[loaded.responseIndex.get('q1s1')!].text).toBe('edited text, answer B');
+    expect(warnings).toEqual([`${columnsPath(dir)}: cache.jsonl changed since it was built; rebuilt from ${cacheFilePath(dir)}`]);
+    const again = loadCache(dir, (w) => warnings.push(w));
+    expect(fromColumns(again)).toBe(true);
+    expect(again.responses[again.responseIndex.get('q1s1')!].text).toBe('edited text, answer B');
+    expect(warnings).toHaveLength(1);
+  });
+
+  it('is refused when damaged (a flipped byte of a column, a cut file) or built by a reader that read an answer otherwise', () => {
+    const { dir, jsonl } = withColumns();
+    const file = columnsPath(dir);
+    const good = readFileSync(file);
+    const source = statSync(cacheFilePath(dir));
+    const at = good.lastIndexOf(Buffer.from('"note"')); // in the meta column
+    const flipped = Buffer.from(good);
+    flipped[at] ^= 1;
+    const refusal = (bytes: Buffer) => {
+      writeFileSync(file, bytes);
+      const read = readColumns(dir, source, cacheFilePath(dir));
+      return read && 'refused' in read ? read.refused : read;
+    };
+    expect(refusal(flipped)).toEqual({ damaged: 'its sections do not match their sha256' });
+    expect(refusal(good.subarray(0, good.length - 8))).toMatchObject({ damaged: expect.stringMatching(/bytes where its sections end at/) });
+    // A reader that normalized 'B' otherwise when it built the file (its head says 'b'): the file is stale.
+    const otherReader = good.toString('latin1').replace('["mcq","B","B"]', '["mcq","B","b"]');
+    expect(otherReader).not.toBe(good.toString('latin1'));
+    expect(refusal(Buffer.from(otherReader, 'latin1'))).toEqual({
+      stale: `answers are read otherwise since it was built (the mcq answer 'B' now reads as "B", not "b")`,
+    });
+    writeFileSync(file, flipped);
+    const warnings: string[] = [];
+    expect(contents(loadCache(dir, (w) => warnings.push(w)))).toEqual(contents(jsonl));
+    expect(warnings).toEqual([`${file}: damaged: its sections do not match their sha256; rebuilt from ${cacheFilePath(dir)}`]);
+    expect(readFileSync(file).equals(good)).toBe(true);
+  });
+
+  it('is not made for a small cache.jsonl, where parsing is as quick', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'cpp-columns-'));
+    writeCacheRecords(dir, records());
+    loadCache(dir);
+    expect(readColumns(dir, statSync(cacheFilePath(dir)), cacheFilePath(dir))).toBeUndefined();
+    expect(parseCache(fileLines(cacheFilePath(dir)), 'x').cache).toBeDefined();
+  });
+});
+
+describe('a large cache', () => {
+  it('gets its columns when written (from the parse that checks it) and when loaded without them', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'cpp-columns-'));
+    const long = 'x'.repeat(COLUMNS_MIN_BYTES);
+    const big = records().map((r) => (r.type === 'response' && r.id === 'q1s1' ? { ...r, text: `${long} The answer is B.` } : r));
+    const written = writeCacheRecords(dir, big);
+    const warnings: string[] = [];
+    const loaded = loadCache(dir, (w) => warnings.push(w));
+    expect(fromColumns(loaded)).toBe(true);
+    expect(contents(loaded)).toEqual(contents(written));
+    rmSync(columnsPath(dir));
+    expect(fromColumns(loadCache(dir, (w) => warnings.push(w)))).toBe(false);
+    expect(fromColumns(loadCache(dir, (w) => warnings.push(w)))).toBe(true);
+    expect(warnings).toEqual([]);
+  });
+});
