@@ -8,7 +8,7 @@ import type { Redis } from 'ioredis';
 import { z } from 'zod';
 import { writeFileAtomic } from '../../src/io/atomic.ts';
 import { readJsonFile } from '../../src/io/jsonFile.ts';
-import { COMPUTE_SETTINGS } from '../../src/policy/backends.ts';
+import { COMPUTE_SETTINGS, ComputeSettings } from '../../src/policy/backends.ts';
 import { TrainConfig, resolveConfig } from '../../train/config.ts';
 import type { Cell } from '../../train/grid.ts';
 import { runFiles } from '../../train/runFolder.ts';
@@ -22,8 +22,16 @@ export const CellJob = z.strictObject({
   /** The cache path as the grid names it; a worker reads it there, or where --cache-map says. */
   cache: z.string(),
   cacheHash: z.string(),
-  /** Resolved settings, less out and cache, and less engine, threads, backend the grid left to the worker. */
-  settings: TrainConfig.omit({ out: true, cache: true }).partial(),
+  /**
+   * Resolved settings, less out and cache, and less engine, threads, backend the grid left to the
+   * worker: those three have no default here (zod applies a default under partial), or a worker's
+   * own `--engine` would always be overridden by the grid's `auto`.
+   */
+  settings: TrainConfig.omit({ out: true, cache: true }).partial().extend({
+    engine: ComputeSettings.shape.engine.unwrap().optional(),
+    threads: ComputeSettings.shape.threads.unwrap().optional(),
+    backend: ComputeSettings.shape.backend.unwrap().optional(),
+  }),
   epochs: z.number().int().positive(),
 });
 export type CellJob = z.infer<typeof CellJob>;

@@ -12,6 +12,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { ablationReport } from '../../eval/table6.ts';
 import { cacheHash } from '../../src/cache/hash.ts';
 import { defaultCompute } from '../../src/policy/backends.ts';
+import { webgpuAdapter } from '../../src/policy/webgpu.ts';
 import { resolveConfig } from '../../train/config.ts';
 import { expandGrid, GridFile, runGrid } from '../../train/grid.ts';
 import { cellIdentity } from '../../train/identity.ts';
@@ -309,6 +310,31 @@ describe('a grid on a queue', () => {
           .filter((l) => l.type === 'step')
           .map((l) => l.branches),
       ).toEqual(new Array(6).fill(18));
+    } finally {
+      await worker.close();
+    }
+  }, 300_000);
+
+  it('a worker on the GPU engine (worker --engine webgpu) trains a cell with K rollouts and counterfactual credit step for step as a local CPU run does', async () => {
+    const dir = tempDir();
+    const { grid } = tinyGrid(dir);
+    const settings = { credit: 'counterfactual' as const, creditOutcome: 'correct' as const, creditFlips: 2, rollouts: 2, epochs: 1 };
+    const cells = expandGrid(GridFile.parse({ ...grid, seeds: [0], variants: [{ name: 'credit', settings }] }), join(dir, 'results'));
+    const queue = parseQueueUrl(`redis://127.0.0.1:${await startRedis(dir)}/0`);
+    const compute = { ...defaultCompute(), engine: 'webgpu' as const };
+    const worker = startWorker({ queue, concurrency: 1, compute, cacheMap: [], work: join(dir, 'work'), lockSeconds: 30, stalledSeconds: 30, log: () => {} });
+    try {
+      const [outcome] = await runQueuedGrid(cells, { queue, log: () => {} });
+      expect(outcome.status).toBe('trained');
+      const local = resolveConfig({ ...cells[0].settings, engine: 'onnx', out: join(dir, 'local') });
+      await train(local, { log: () => {} });
+      const steps = (out: string) => readLog(out).filter((l) => l.type === 'step');
+      const [gpu, cpu] = [steps(cells[0].settings.out), steps(local.out)];
+      expect(gpu.length).toBeGreaterThan(0);
+      expect(gpu.map((l) => [l.keepRate, l.branches])).toEqual(cpu.map((l) => [l.keepRate, l.branches])); // the same decisions and branches
+      gpu.forEach((l, k) => expect(Math.abs(l.loss! - cpu[k].loss!), `loss at step ${k + 1}`).toBeLessThanOrEqual(2e-4)); // logged to 4 decimals
+      const provenance = JSON.parse(readFileSync(runFiles(cells[0].settings.out).provenance, 'utf8'));
+      expect(provenance.sessions[0].compute).toMatchObject({ engine: 'webgpu', adapter: await webgpuAdapter() });
     } finally {
       await worker.close();
     }
