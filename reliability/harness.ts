@@ -304,7 +304,22 @@ export const NORMALISATION: { files: RegExp; why: string; apply: ((text: string)
       'the record journal is compared as the set of its response lines: an intent line is journaled before each ' +
       'call, so a call in flight at the kill has a second intent, and concurrent calls append in any order',
   },
+  {
+    files: /(^|\/)cache\.columns$/,
+    apply: columnsWithoutSource,
+    why:
+      "the columnar form's head records the stat of the cache.jsonl it was built from (size, mtime, inode: how a load knows it " +
+      'is fresh), which a rerun writes anew; the rest of the head and every section are compared',
+  },
 ];
+
+/** A columns file (src/cache/columns.ts: magic, head length, JSON head, padding to 8, sections) as its head less `source`, then its sections. */
+function columnsWithoutSource(latin1: string): string {
+  const bytes = Buffer.from(latin1, 'latin1');
+  const length = bytes.readUInt32LE(8);
+  const { source: _stat, ...head } = JSON.parse(bytes.toString('utf8', 12, 12 + length));
+  return JSON.stringify(head) + latin1.slice(12 + length + ((8 - ((12 + length) % 8)) % 8));
+}
 
 function csvWithoutWallTimes(text: string): string {
   const lines = text.split('\n');
@@ -341,7 +356,9 @@ export function normalisedTree(dir: string, outPaths: string[]): Snapshot {
       tree.set(rel, sha256(bytes));
       continue;
     }
-    let text = outPaths.reduce((t, p) => t.split(p).join('<OUT>'), bytes.toString('utf8'));
+    // A binary file a rule reads (cache.columns) is seen byte for byte (latin1), a text file as UTF-8.
+    const decoded = bytes.toString(/\.(json|jsonl|csv|md|svg|log)$/.test(rel) ? 'utf8' : 'latin1');
+    let text = outPaths.reduce((t, p) => t.split(p).join('<OUT>'), decoded);
     if (rule) text = rule.apply(text);
     tree.set(rel, sha256(text));
   }

@@ -109,6 +109,8 @@ describe('a policy that reads behavior rows', () => {
           own: int(r.own),
           source: int(r.source),
           round: int(r.round),
+          current: int(r.current),
+          turn: int(r.turn),
           source_row: f32(r.source_row!, ROW_WIDTH),
           recipient_row: f32(r.recipient_row!, ROW_WIDTH),
         });

@@ -220,7 +220,7 @@ describe('behavior rows (a dense [N, 2F] input times a learned [2F, D], added to
       weights,
     };
     const session = await ort.InferenceSession.create(onnxModel(artifact));
-    expect(session.inputNames).toEqual(['query', 'behavior', 'candidate', 'own', 'source', 'round', 'source_row', 'recipient_row']);
+    expect(session.inputNames).toEqual(['query', 'behavior', 'candidate', 'own', 'source', 'round', 'current', 'turn', 'source_row', 'recipient_row']);
     const { batch } = randomBatch(shape, 5, 'export rows');
     const D = shape.dim;
     const F = batch.rows!.length / batch.n / 2;
