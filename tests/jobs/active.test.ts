@@ -32,7 +32,10 @@ describe('active recording (small simulated world whose recorded debates are Ful
       expect(r.calls).toBe(Math.min(25, r.askable));
       expect(r.askable).toBeLessThanOrEqual(r.visited);
     }
-    expect(rounds[0].accuracyRecord).toBeGreaterThan(0);
+    // The world's own simulator answering (record) and the fitted response model (model) agree on each
+    // round's validation accuracy: measured 53.3 vs 46.7, 53.3 vs 40.0, 53.3 vs 40.0 (of 15 questions,
+    // gaps of 1, 2, 2 questions); tolerance 3 questions (20 points).
+    for (const r of rounds) expect(Math.abs(r.accuracyRecord! - r.accuracyModel), `round ${r.round}`).toBeLessThanOrEqual(3 / 15 + 1e-9);
     expect(text).toMatch(/\| round \| tier-3 share, train/);
     expect(loadCache(cache).journal!.responses).toBe(rounds[0].calls + rounds[1].calls);
   }, 300_000);

@@ -103,7 +103,10 @@ describe('fidelity', () => {
     }
     expect(value('Full-Debate', 'visited_lookups')).toBe(0); // recorded debates: nothing for the model to answer
     expect(value('Random pruning (keep 25%)', 'runs')).toBe(2);
-    expect(value('CPP FuseGLU', 'accuracy_record')).toBeGreaterThan(0); // a policy after one epoch: it may still keep every edge
+    // The trained policy answers at least as well as No-communication on the same 12 test questions
+    // under the record tier: measured 66.7% each (8 of 12: after one epoch the policy keeps every
+    // edge, so it replays the recorded debates); margin 0 questions.
+    expect(value('CPP FuseGLU', 'accuracy_record')).toBeGreaterThanOrEqual(value('No-communication', 'accuracy_record'));
     const bias = readFileSync(join(out, 'context-bias.csv'), 'utf8').trim().split('\n');
     const test = 48 - 24 - 12;
     const contexts = bias.filter((l) => l.startsWith('every context,')).map((l) => Number(l.split(',')[1]));

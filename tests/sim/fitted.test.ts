@@ -167,7 +167,10 @@ describe('active recording on imported DyLAN MATH records, the fitted simulator 
     expect(rounds[1].modelShareTrain).toBeLessThan(rounds[0].modelShareTrain);
     expect(rounds[2].modelShareTrain).toBeLessThan(rounds[1].modelShareTrain);
     expect(rounds[2].firstPolicyShareTrain).toBeLessThan(rounds[0].firstPolicyShareTrain);
-    for (const r of rounds) expect(r.accuracyRecord).toBeGreaterThanOrEqual(0);
+    // The fitted simulator answering (record) and the response model (model) agree on each round's
+    // validation accuracy: measured 75.8, 81.8, 75.8 against 81.8 (of 33 questions: gaps of 2, 0, 2
+    // questions); tolerance 10 points (3 questions).
+    for (const r of rounds) expect(Math.abs(r.accuracyRecord! - r.accuracyModel), `round ${r.round}`).toBeLessThanOrEqual(0.1);
     expect(text).toMatch(/active recording on .*dylan/);
     // What was recorded came from the fitted simulator, journaled beside the imported records.
     const grown = load(dir);
