@@ -92,26 +92,48 @@ const stems = (t: string) =>
  * a paraphrase of its text: at least 3/4 of one option's content words (cut to five letters; at
  * least two words, or one of six letters or more), and at most half of every other option's. Null when it names none, or two.
  */
-function optionByPlaceOrParaphrase(p: string, options: McqOption[], texts: { letter: string; t: string }[]): string | null {
+function optionByPlaceOrParaphrase(p: string, options: McqOption[], texts: OptionText[]): string | null {
   const places = new Set([...p.matchAll(ORDINAL)].map((m) => options[m[1] === 'last' ? options.length - 1 : ORDINALS.indexOf(m[1])]?.letter));
   if (places.size) return places.size === 1 ? ([...places][0] ?? null) : null;
   const said = stems(p);
   const shares = texts.map((o) => {
-    const own = [...stems(o.t)];
+    const own = o.stems;
     return { letter: o.letter, long: own.length >= 2 || o.t.length >= 6, share: own.length ? own.filter((w) => said.has(w)).length / own.length : 0 };
   });
   const close = shares.filter((o) => o.long && o.share >= 0.75);
   return close.length === 1 && shares.every((o) => o === close[0] || o.share <= 0.5) ? close[0].letter : null;
 }
 
+/** An option's simplified text, the pattern of that text inside a phrase, and its content words' stems. */
+interface OptionText {
+  letter: string;
+  t: string;
+  inside: RegExp;
+  stems: string[];
+}
+
+// An answer is read against its question's options many times (every sentence of every response):
+// their texts are simplified once per options list, and remade if the list has changed since.
+const prepared = new WeakMap<McqOption[], { of: McqOption[]; texts: OptionText[] }>();
+function optionTexts(options: McqOption[]): OptionText[] {
+  const known = prepared.get(options);
+  if (known && known.of.length === options.length && known.of.every((o, i) => o.letter === options[i].letter && o.text === options[i].text)) return known.texts;
+  const texts = options
+    .map((o) => ({ letter: o.letter, t: simplify(o.text) }))
+    .filter((o) => o.t)
+    .map((o) => ({ ...o, inside: new RegExp(`(?:^|\\s)${escapeRegExp(o.t)}(?:\\s|$)`), stems: [...stems(o.t)] }));
+  prepared.set(options, { of: options.map((o) => ({ ...o })), texts });
+  return texts;
+}
+
 /** The option whose text a phrase states (see the header), or null. */
 export function optionByText(phrase: string, options: McqOption[]): string | null {
   const p = simplify(phrase);
   if (!p) return null;
-  const texts = options.map((o) => ({ letter: o.letter, t: simplify(o.text) })).filter((o) => o.t);
+  const texts = optionTexts(options);
   const exact = texts.filter((o) => o.t === p);
   if (exact.length) return exact.length === 1 ? exact[0].letter : null;
-  const inside = texts.filter((o) => new RegExp(`(?:^|\\s)${escapeRegExp(o.t)}(?:\\s|$)`).test(p));
+  const inside = texts.filter((o) => o.inside.test(p));
   const longest = inside.filter((o) => !inside.some((x) => x !== o && x.t.length > o.t.length && x.t.includes(o.t)));
   if (longest.length) return longest.length === 1 ? longest[0].letter : null;
   return optionByPlaceOrParaphrase(p, options, texts);

@@ -48,8 +48,12 @@ function internString(cache: Cache, normalized: string): number {
   return k;
 }
 
-/** Parse and check the lines of a cache file. Returns the cache, or every problem found. */
-export function parseCache(lines: Iterable<string>, file: string): { cache?: Cache; problems: Problem[] } {
+/**
+ * Parse and check the lines of a cache file. Returns the cache, or every problem found. `parsed`
+ * sees each line's JSON (with its line number) as parsed, before it is checked: `cache validate`
+ * checks more of the same records without parsing the file again.
+ */
+export function parseCache(lines: Iterable<string>, file: string, parsed?: (json: unknown, line: number) => void): { cache?: Cache; problems: Problem[] } {
   const problems: Problem[] = [];
   const problem = (line: number, field: string, message: string) => problems.push({ file, line, field, message });
   const cache: Cache = {
@@ -120,9 +124,10 @@ export function parseCache(lines: Iterable<string>, file: string): { cache?: Cac
       problem(line, '', `invalid JSON: ${(e as Error).message}`);
       continue;
     }
-    const parsed = CacheLine.safeParse(json);
-    if (!parsed.success) {
-      problems.push(...zodProblems(parsed.error.issues, file, line));
+    parsed?.(json, line);
+    const checked = CacheLine.safeParse(json);
+    if (!checked.success) {
+      problems.push(...zodProblems(checked.error.issues, file, line));
       reject(json);
       continue;
     }

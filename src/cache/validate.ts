@@ -17,7 +17,7 @@
 //     value that is not finite, two vectors for one text; warnings for texts without a vector and
 //     vectors of no text (computed or dropped at the next use).
 import { existsSync } from 'node:fs';
-import { normalizeAnswer, questionOptions, readAnswer, sameMath, storedAnswer, type AnswerType, type McqOption } from '../answer.ts';
+import { normalizeAnswer, questionOptions, readAnswer, sameMath, storedAnswer, type AnswerRead, type AnswerType, type McqOption } from '../answer.ts';
 import type { CacheLine } from './format.ts';
 import { checkEmbeddings } from './embeddings.ts';
 import { journalPath } from './journal.ts';
@@ -75,37 +75,30 @@ interface QuestionFacts {
   text: string;
   options: McqOption[];
   promptTokens: number;
+  /** Its responses' readings by text (readAnswer), each text read once. */
+  reads: Map<string, AnswerRead>;
 }
 
 /** Every error and warning of a cache directory (see the header), in line order, with the cache when it loads. */
 export function validateCache(dir: string): { cache?: Cache; issues: Issue[] } {
   const file = cacheFilePath(dir);
   if (!existsSync(file)) return { issues: [{ file, line: 0, field: '', message: 'file not found', severity: 'error' }] };
-  const { cache, problems } = parseCache(fileLines(file), file);
+  // One parse of the file: loading's checks, and the records (with their line numbers: the loaded
+  // cache keeps none) for the checks below. First the header and questions (answer types, options,
+  // prompt tokens), then every other record.
+  const records: { line: number; rec: CacheLine }[] = [];
+  const { cache, problems } = parseCache(fileLines(file), file, (json, line) => {
+    if (json && typeof json === 'object') records.push({ line, rec: json as CacheLine });
+  });
   // The record tier's journal (journal.ts) is part of the cache: its lines are checked as loading reads them.
   const journal = cache ? applyJournal(cache, dir) : { problems: [], warnings: [] };
   const issues: Issue[] = [...problems, ...journal.problems].map((p) => ({ ...p, severity: 'error' }));
   for (const message of journal.warnings) issues.push({ file: journalPath(dir), line: 0, field: '', message, severity: 'warning' });
   const say = (severity: Issue['severity'], line: number, field: string, message: string) => issues.push({ file, line, field, message, severity });
 
-  // The file is read again, line by line: the loaded cache keeps no line numbers. First the header
-  // and questions (answer types, options, prompt tokens), then every other record, streamed.
-  const lines = function* (only?: RegExp) {
-    let line = 0;
-    for (const text of fileLines(file)) {
-      line++;
-      if (only && !only.test(text)) continue;
-      try {
-        const rec = JSON.parse(text) as CacheLine | null;
-        if (rec && typeof rec === 'object') yield { line, rec };
-      } catch {
-        // reported by parseCache
-      }
-    }
-  };
   let simulated = false;
   const questions = new Map<string, QuestionFacts>();
-  for (const { rec } of lines(/"type"\s*:\s*"(?:cache|question)"/)) {
+  for (const { rec } of records) {
     if (rec.type === 'cache') simulated = rec.source === 'simulator';
     else if (rec.type === 'question' && typeof rec.text === 'string')
       questions.set(rec.id, {
@@ -113,6 +106,7 @@ export function validateCache(dir: string): { cache?: Cache; issues: Issue[] } {
         text: rec.text,
         options: rec.answerType === 'mcq' ? questionOptions(rec.text) : [],
         promptTokens: rec.promptTokens,
+        reads: new Map(),
       });
   }
 
@@ -135,7 +129,9 @@ export function validateCache(dir: string): { cache?: Cache; issues: Issue[] } {
       );
       return;
     }
-    const read = readAnswer(text, q.type, q.options, q.text);
+    // A reading depends only on the text and its question: texts repeated within a question are read once.
+    let read = q.reads.get(text);
+    if (!read) q.reads.set(text, (read = readAnswer(text, q.type, q.options, q.text)));
     if (read.ambiguous && answer !== null) {
       say('warning', line, 'answer', `'${answer}', but the text states two answers that disagree (${read.ambiguous.map(shown).join(', ')})`);
       return;
@@ -151,7 +147,7 @@ export function validateCache(dir: string): { cache?: Cache; issues: Issue[] } {
     say('warning', line, 'answer', `${answer === null ? 'null' : `'${answer}'`}, but the text states '${stated}'`);
   };
 
-  for (const { line, rec } of lines()) {
+  for (const { line, rec } of records) {
     if (rec.type === 'agent') {
       for (const field of ['priceIn', 'priceOut'] as const)
         if (typeof rec[field] === 'number' && rec[field] > MAX_PRICE_PER_TOKEN)

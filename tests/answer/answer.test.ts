@@ -148,3 +148,13 @@ describe('answers', () => {
     expect(statedInClosing('The answer is (B). Agent 2 is right about the history, but the capital is not in question.', 'C', 'mcq')).toBe(false);
   });
 });
+
+describe('options read by their text', () => {
+  it('reads a list of options changed in place by its new texts, not by texts kept from an earlier reading', () => {
+    const options = questionOptions('Which city is the capital? (A) Sydney (B) Canberra (C) Perth');
+    expect(extractAnswer('The answer is Canberra.', 'mcq', options)).toBe('B');
+    options[0].text = 'Canberra';
+    options[1].text = 'Melbourne';
+    expect(extractAnswer('The answer is Canberra.', 'mcq', options)).toBe('A');
+  });
+});
