@@ -7,6 +7,7 @@ import { execFileSync, spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { cpSync, existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
+import { columnsHead } from '../src/cache/columns.ts';
 
 export const REPO = resolve(import.meta.dirname, '..');
 const BIN = join(REPO, 'bin', 'cpp-workbench.mjs');
@@ -313,12 +314,11 @@ export const NORMALISATION: { files: RegExp; why: string; apply: ((text: string)
   },
 ];
 
-/** A columns file (src/cache/columns.ts: magic, head length, JSON head, padding to 8, sections) as its head less `source`, then its sections. */
+/** A columns file (src/cache/columns.ts) as its head less `source`, then its sections. */
 function columnsWithoutSource(latin1: string): string {
-  const bytes = Buffer.from(latin1, 'latin1');
-  const length = bytes.readUInt32LE(8);
-  const { source: _stat, ...head } = JSON.parse(bytes.toString('utf8', 12, 12 + length));
-  return JSON.stringify(head) + latin1.slice(12 + length + ((8 - ((12 + length) % 8)) % 8));
+  const { head, base } = columnsHead(Buffer.from(latin1, 'latin1'));
+  const { source: _stat, ...rest } = head;
+  return JSON.stringify(rest) + latin1.slice(base);
 }
 
 function csvWithoutWallTimes(text: string): string {

@@ -212,12 +212,17 @@ export function readColumns(dir: string, source: Stats, file: string): { cache: 
 function readHead(fd: number): { head: Head; base: number } | { damaged: string } {
   const prefix = Buffer.alloc(12);
   if (readSync(fd, prefix, 0, 12, 0) !== 12 || prefix.toString('latin1', 0, 8) !== MAGIC) return { damaged: 'not a columns file (no magic)' };
-  const length = prefix.readUInt32LE(8);
-  const bytes = Buffer.alloc(length);
-  if (readSync(fd, bytes, 0, length, 12) !== length) return { damaged: 'cut short in its head' };
-  const head = JSON.parse(bytes.toString('utf8')) as Head;
+  const start = Buffer.alloc(12 + prefix.readUInt32LE(8));
+  if (readSync(fd, start, 0, start.length, 0) !== start.length) return { damaged: 'cut short in its head' };
+  const { head, base } = columnsHead(start);
   if (head.version !== VERSION) return { damaged: `version ${head.version}, this workbench reads ${VERSION}` };
-  return { head, base: 12 + length + pad8(12 + length) };
+  return { head, base };
+}
+
+/** The head of a columns file whose first bytes are `start` (at least its prefix and head), and where its sections begin. */
+export function columnsHead(start: Buffer): { head: Head; base: number } {
+  const length = start.readUInt32LE(8);
+  return { head: JSON.parse(start.toString('utf8', 12, 12 + length)) as Head, base: 12 + length + pad8(12 + length) };
 }
 
 function sectionsHash(fd: number, from: number, to: number): string {
