@@ -57,8 +57,8 @@ interface Head {
 export const columnsPath = (dir: string) => join(dir, COLUMNS_FILE);
 
 /** The stat of cache.jsonl a columns file records: a write (always a rename into place) changes its inode and mtime. */
-const sourceOf = (s: Stats) => ({ size: s.size, mtimeMs: s.mtimeMs, ino: s.ino });
-const sameSource = (a: Head['source'], b: Head['source']) => a.size === b.size && a.mtimeMs === b.mtimeMs && a.ino === b.ino;
+export const sourceOf = (s: Stats) => ({ size: s.size, mtimeMs: s.mtimeMs, ino: s.ino });
+export const sameSource = (a: Head['source'], b: Head['source']) => a.size === b.size && a.mtimeMs === b.mtimeMs && a.ino === b.ino;
 
 /** Every distinct stored answer (golds, responses', external and summary entries') with its type and its normalized form when written. */
 function readingsOf(cache: Cache): [AnswerType, string, string | null][] {

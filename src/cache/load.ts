@@ -2,7 +2,7 @@
 // in-memory index the environment replays from. Every problem is reported with file, line and
 // field; nothing here ever writes.
 import { closeSync, existsSync, openSync, statSync } from 'node:fs';
-import { COLUMNS_MIN_BYTES, columnsPath, readColumns, writeColumns } from './columns.ts';
+import { COLUMNS_MIN_BYTES, columnsPath, readColumns, sameSource, sourceOf, writeColumns } from './columns.ts';
 import { join } from 'node:path';
 import { emptySymbolicCounts, normalizeAnswer, questionOptions, readAnswer, sameMath, storedAnswer } from '../answer.ts';
 import { CACHE_FILE, CacheLine, type ExternalRecord, type HeaderRecord, type ResponseRecord, type SummaryRecord } from './format.ts';
@@ -303,8 +303,7 @@ function columnsOrParse(dir: string, file: string, warn: (message: string) => vo
   if (columns && 'cache' in columns) return columns.cache;
   const { cache, problems } = parseCache(fileLines(file), file);
   if (!cache) throw new CacheError(problems);
-  const unchanged = statSync(file);
-  const readWhole = unchanged.size === source.size && unchanged.mtimeMs === source.mtimeMs && unchanged.ino === source.ino;
+  const readWhole = sameSource(sourceOf(statSync(file)), sourceOf(source));
   if (readWhole && (columns || source.size >= COLUMNS_MIN_BYTES)) {
     const why = columns && ('stale' in columns.refused ? columns.refused.stale : `damaged: ${columns.refused.damaged}`);
     try {
