@@ -46,23 +46,34 @@ export function identityDifferences(
   if (saved.cacheHash === undefined)
     differ.push(`the content of the cache it trained on is not recorded (saved before runs recorded it), so it cannot be told from ${cache}'s`);
   else if (saved.cacheHash !== asked.cacheHash)
-    differ.push(`cache content sha256 ${saved.cacheHash.slice(0, 12)} there, ${asked.cacheHash.slice(0, 12)} in ${cache} now`);
+    differ.push(
+      `cache content sha256 ${saved.cacheHash.slice(0, 12)} there, ${asked.cacheHash.slice(0, 12)} in ${cache}${resolveConfig(asked.settings).teams.length ? ' and its teams caches' : ''} now`,
+    );
   return differ;
 }
 
 /**
  * The content hash of the cache a run of `settings` is identified by: cache.jsonl and its record
  * journal (src/cache/hash.ts), except for a run that records (miss = record), whose journal grows
- * with what the run itself asks: cache.jsonl alone. Memoized per cache by the function returned,
- * so a grid hashes each cache once. '' for a cache not there yet (a plan of a cache to generate).
+ * with what the run itself asks: cache.jsonl alone. A run that trains across teams (`teams`) also
+ * depends on each team's cache: its hash is then the sha256 of the run cache's and theirs, in
+ * order, so a team cache regenerated under the same path is another run. Memoized per cache by the
+ * function returned, so a grid hashes each cache once. '' for a cache not there yet (a plan of a
+ * cache to generate).
  */
 export function runContentHashes(): (settings: Partial<TrainConfig>) => Promise<string> {
   const memo = new Map<string, Promise<string>>();
-  return (settings) => {
-    const { cache, miss } = resolveConfig(settings);
-    const key = `${miss === 'record'}\0${cache}`;
+  const contentOf = (cache: string, record: boolean) => {
+    const key = `${record}\0${cache}`;
     if (!memo.has(key))
-      memo.set(key, !existsSync(cacheFilePath(cache)) ? Promise.resolve('') : miss === 'record' ? sha256File(cacheFilePath(cache)) : cacheHash(cache));
+      memo.set(key, !existsSync(cacheFilePath(cache)) ? Promise.resolve('') : record ? sha256File(cacheFilePath(cache)) : cacheHash(cache));
     return memo.get(key)!;
+  };
+  return async (settings) => {
+    const { cache, miss, teams } = resolveConfig(settings);
+    const own = await contentOf(cache, miss === 'record');
+    if (teams.length === 0) return own;
+    const theirs = await Promise.all(teams.map((team) => contentOf(team, false)));
+    return createHash('sha256').update(JSON.stringify([own, ...theirs])).digest('hex');
   };
 }

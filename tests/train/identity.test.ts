@@ -11,7 +11,7 @@ import { loadCheckpoint } from '../../src/policy/artifact.ts';
 import { defaultCompute } from '../../src/policy/backends.ts';
 import { resolveConfig } from '../../train/config.ts';
 import { expandGrid, GridFile, reuseNote, runGrid } from '../../train/grid.ts';
-import { identityDifferences } from '../../train/identity.ts';
+import { identityDifferences, runContentHashes } from '../../train/identity.ts';
 import { runFiles } from '../../train/runFolder.ts';
 import { train } from '../../train/trainer.ts';
 import { writeTinyCache } from '../fixtures/tinyWorld.ts';
@@ -34,6 +34,23 @@ describe('run identity', () => {
       'epochs 1 there, 3 asked',
       'k -1 there, 1 asked',
       'cache content sha256 aaaaaaaaaaaa there, bbbbbbbbbbbb in c now',
+    ]);
+  });
+
+  it("a run across teams is identified by its teams' cache content too: a team cache rewritten under the same path is another run", async () => {
+    const { dir, cache } = tiny();
+    const team = join(dir, 'team');
+    writeTinyCache(team);
+    const settings = { ...base, cache, teams: [team] };
+    const alone = await runContentHashes()({ ...base, cache });
+    const before = await runContentHashes()(settings);
+    expect(alone).toBe(await cacheHash(cache));
+    expect(before).not.toBe(alone);
+    appendFileSync(cacheFilePath(team), '\n');
+    const after = await runContentHashes()(settings);
+    expect(after).not.toBe(before);
+    expect(identityDifferences({ config: settings, cacheHash: before }, { settings, cacheHash: after })).toEqual([
+      `cache content sha256 ${before.slice(0, 12)} there, ${after.slice(0, 12)} in ${cache} and its teams caches now`,
     ]);
   });
 
