@@ -65,8 +65,7 @@ export function runContentHashes(): (settings: Partial<TrainConfig>) => Promise<
   const memo = new Map<string, Promise<string>>();
   const contentOf = (cache: string, record: boolean) => {
     const key = `${record}\0${cache}`;
-    if (!memo.has(key))
-      memo.set(key, !existsSync(cacheFilePath(cache)) ? Promise.resolve('') : record ? sha256File(cacheFilePath(cache)) : cacheHash(cache));
+    if (!memo.has(key)) memo.set(key, !existsSync(cacheFilePath(cache)) ? Promise.resolve('') : record ? sha256File(cacheFilePath(cache)) : cacheHash(cache));
     return memo.get(key)!;
   };
   return async (settings) => {
@@ -74,6 +73,8 @@ export function runContentHashes(): (settings: Partial<TrainConfig>) => Promise<
     const own = await contentOf(cache, miss === 'record');
     if (teams.length === 0) return own;
     const theirs = await Promise.all(teams.map((team) => contentOf(team, false)));
-    return createHash('sha256').update(JSON.stringify([own, ...theirs])).digest('hex');
+    return createHash('sha256')
+      .update(JSON.stringify([own, ...theirs]))
+      .digest('hex');
   };
 }
