@@ -152,6 +152,8 @@ interface ModelLookup {
   /** Response indices shown: the recipient's own previous response and the kept ones (a stand-in by its text source, as the replay showed it). */
   own: number;
   kept: number[];
+  /** External texts shown (the recorded protocol), as indices into cache.externals. */
+  ext: number[];
   context: RevisionContext;
 }
 
@@ -186,7 +188,15 @@ async function visitedBias(
     const question = cache.questions[l.context.q];
     const right = await endpointRight(
       endpoint,
-      { cache, question, agent: cache.agents[l.context.agent], round: l.round, context: l.kept.map((i) => cache.responses[i]), prev: cache.responses[l.own] },
+      {
+        cache,
+        question,
+        agent: cache.agents[l.context.agent],
+        round: l.round,
+        // External texts after the answers, not in the log's order: the fitted simulator reads what is shown, not its order.
+        context: [...l.kept.map((i) => cache.responses[i]), ...l.ext.map((e) => cache.externals[e])],
+        prev: cache.responses[l.own],
+      },
       samples,
     );
     const i = slot.get(question.index)!;
@@ -314,7 +324,7 @@ export async function measureFidelity(
   // What the model answered in each method's replay: the lookups since the previous method ended.
   const lookups: ModelLookup[] = [];
   const visited = new Map<string, ModelLookup[]>();
-  modelEnv.onModelAnswer = (d, own, kept, context) => lookups.push({ round: d.round + 1, own: own.source, kept: kept.map((k) => k.source), context });
+  modelEnv.onModelAnswer = (d, own, kept, context, ext) => lookups.push({ round: d.round + 1, own: own.source, kept: kept.map((k) => k.source), ext, context });
   const modelGroups = await runMethods(modelEnv, model.embeddings, plan, (method) => visited.set(method, lookups.splice(0)));
   modelEnv.onModelAnswer = undefined;
   const recordGroups = await runMethods(record.env, record.embeddings, plan);

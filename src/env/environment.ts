@@ -34,8 +34,8 @@ export interface Environment extends LookupIndex {
   limits: Float64Array;
   /** Called at each lookup no cached response answers exactly: where a debate goes that the cache lacks (active recording). */
   onExactMiss?: (d: Debate, agent: number, own: DebateResponse, kept: DebateResponse[]) => void;
-  /** Called at each lookup the tier-3 model answers, with what it was asked (`fidelity` measures its answers there). */
-  onModelAnswer?: (d: Debate, own: DebateResponse, kept: DebateResponse[], context: RevisionContext) => void;
+  /** Called at each lookup the tier-3 model answers, with what it was asked (`fidelity` measures its answers there; `ext`: external texts shown). */
+  onModelAnswer?: (d: Debate, own: DebateResponse, kept: DebateResponse[], context: RevisionContext, ext: number[]) => void;
 }
 
 /** Debate settings checked against their schema; a problem names the setting. */

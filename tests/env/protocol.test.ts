@@ -135,7 +135,7 @@ describe('the recorded protocol on the DyLAN MATH fixtures (700 debates)', () =>
     });
   });
 
-  it('refuses what the recording cannot honour: rounds past the log, an unrecorded round drawn by the model, the record tier', () => {
+  it('refuses what the recording cannot honour: rounds past the log, an unrecorded round drawn by the model', () => {
     expect(() => makeEnvironment(cache, { agents: ['a1', 'a2', 'a3'], rounds: 3, protocol: 'recorded' })).toThrow(
       'setting rounds: 3, but cache dylan-math records debates of team a1,a2,a3 of at most 2 rounds',
     );
