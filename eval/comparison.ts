@@ -42,7 +42,8 @@ export interface Row {
   note: string;
 }
 
-function tierShares(runs: MethodResult[]): TierCounts {
+/** Shares (%) of the revision lookups each tier answered over a method's runs. */
+export function tierShares(runs: MethodResult[]): TierCounts {
   const t = emptyTiers();
   runs.forEach((r) => addTiers(t, r.tiers));
   const total = TIERS.reduce((s, k) => s + t[k], 0);

@@ -21,14 +21,15 @@ import type { Environment } from '../src/env/environment.ts';
 import { answerProbabilities, type ResponseModel, type RevisionContext } from '../src/env/responseModel.ts';
 import { fitResponseModel } from '../src/env/responseModelFit.ts';
 import type { DebateSettings } from '../src/env/settings.ts';
+import type { TierCounts } from '../src/env/tiers.ts';
 import { normalizeAnswer } from '../src/answer.ts';
 import type { PolicyEngine } from '../src/policy/engine.ts';
-import { kendallTauB, pairedBootstrap, pairedDifference, type Estimate } from '../src/significance.ts';
+import { kendallTauB, pairedBootstrap, pairedDifference, sd, type Estimate } from '../src/significance.ts';
 import { freezeGate, fullDebate, noCommunication, randomPruning, runRule, singleAgent } from './baselines.ts';
 import type { MethodResult } from '../src/env/tally.ts';
 import { consistency, consistencyBest, consistencyFuse } from './consistency.ts';
 import { evaluatePolicy } from '../src/policy/evaluate.ts';
-import { perQuestion, type MethodGroup } from './comparison.ts';
+import { perQuestion, tierShares, type MethodGroup } from './comparison.ts';
 import { staticMask } from './staticMask.ts';
 
 /** The oracle pruner: keeps exactly the candidates whose answer is right. It reads the gold answer. */
@@ -94,14 +95,15 @@ async function runMethods(env: Environment, embeddings: Map<string, Embeddings>,
 export interface FidelityRow {
   method: string;
   runs: number;
-  /** Accuracy % (mean over runs) under each tier. */
+  /** Accuracy % (mean over runs) under each tier, and its sd over the runs (NaN for one run). */
   accuracy: { model: number; record: number };
+  sd: { model: number; record: number };
   /** Cost % of Full-Debate under record on the same questions. */
   cost: { model: number; record: number };
   /** model − record: accuracy in pp, cost in pp of Full-Debate's (record) cost; paired bootstrap over questions. */
   delta: { accuracy: Estimate; cost: Estimate };
-  /** Share (%) of revision lookups under miss = model that the response model answered. */
-  modelShare: number;
+  /** Shares (%) of the revision lookups each tier answered, in the miss = model replay and in the miss = record one. */
+  tiers: { model: TierCounts; record: TierCounts };
   /** Where the method went: model − endpoint probability of the gold answer (pp) at the lookups the model answered (visitedBias). */
   visited?: VisitedBias;
 }
@@ -114,16 +116,17 @@ export function fidelityRows(model: MethodGroup[], record: MethodGroup[]): Fidel
   const cost = (g: MethodGroup) => (100 * g.runs.reduce((s, r) => s + r.cost, 0)) / g.runs.length / reference.cost;
   return model.map((m, k) => {
     const r = record[k];
-    const lookups = m.runs.reduce((s, x) => s + x.tiers.exact + x.tiers.signature + x.tiers.model + x.tiers.record, 0);
+    const runAccuracy = (g: MethodGroup) => g.runs.map((x) => (100 * x.correct) / x.questions);
     return {
       method: m.method,
       runs: m.runs.length,
       accuracy: { model: accuracy(m), record: accuracy(r) },
+      sd: { model: sd(runAccuracy(m)), record: sd(runAccuracy(r)) },
       cost: { model: cost(m), record: cost(r) },
       delta: pairedDifference(perQuestion(m.method, m.runs, questions), perQuestion(r.method, r.runs, questions), referenceCost, {
         seed: `fidelity ${m.method}`,
       }),
-      modelShare: lookups ? (100 * m.runs.reduce((s, x) => s + x.tiers.model, 0)) / lookups : 0,
+      tiers: { model: tierShares(m.runs), record: tierShares(r.runs) },
     };
   });
 }
@@ -152,6 +155,8 @@ interface ModelLookup {
   /** Response indices shown: the recipient's own previous response and the kept ones (a stand-in by its text source, as the replay showed it). */
   own: number;
   kept: number[];
+  /** External texts shown (the recorded protocol), as indices into cache.externals. */
+  ext: number[];
   context: RevisionContext;
 }
 
@@ -186,7 +191,15 @@ async function visitedBias(
     const question = cache.questions[l.context.q];
     const right = await endpointRight(
       endpoint,
-      { cache, question, agent: cache.agents[l.context.agent], round: l.round, context: l.kept.map((i) => cache.responses[i]), prev: cache.responses[l.own] },
+      {
+        cache,
+        question,
+        agent: cache.agents[l.context.agent],
+        round: l.round,
+        // External texts after the answers, not in the log's order: the fitted simulator reads what is shown, not its order.
+        context: [...l.kept.map((i) => cache.responses[i]), ...l.ext.map((e) => cache.externals[e])],
+        prev: cache.responses[l.own],
+      },
       samples,
     );
     const i = slot.get(question.index)!;
@@ -314,7 +327,7 @@ export async function measureFidelity(
   // What the model answered in each method's replay: the lookups since the previous method ended.
   const lookups: ModelLookup[] = [];
   const visited = new Map<string, ModelLookup[]>();
-  modelEnv.onModelAnswer = (d, own, kept, context) => lookups.push({ round: d.round + 1, own: own.source, kept: kept.map((k) => k.source), context });
+  modelEnv.onModelAnswer = (d, own, kept, context, ext) => lookups.push({ round: d.round + 1, own: own.source, kept: kept.map((k) => k.source), ext, context });
   const modelGroups = await runMethods(modelEnv, model.embeddings, plan, (method) => visited.set(method, lookups.splice(0)));
   modelEnv.onModelAnswer = undefined;
   const recordGroups = await runMethods(record.env, record.embeddings, plan);

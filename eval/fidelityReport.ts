@@ -5,7 +5,10 @@ import type { Split } from '../src/cache/format.ts';
 import { teamIds, type Environment } from '../src/env/environment.ts';
 import { markdownTable } from '../src/table.ts';
 import type { BiasCell, FidelityMeasurement, FidelityRow, Plan } from './fidelity.ts';
-import { csvTable, interval, signed } from './report.ts';
+import { csvTable, interval, signed, tierText } from './report.ts';
+
+/** "49.7 ± 0.9" over several runs, "48.1" for one. */
+const withSd = (mean: number, sd: number) => (Number.isNaN(sd) ? mean.toFixed(1) : `${mean.toFixed(1)} ± ${sd.toFixed(1)}`);
 
 export function fidelityMarkdown(rows: FidelityRow[], tau: { accuracy: number; cost: number }): string {
   const within = rows.filter((r) => Math.abs(r.delta.accuracy.estimate) <= 1).length;
@@ -22,22 +25,24 @@ export function fidelityMarkdown(rows: FidelityRow[], tau: { accuracy: number; c
         'cost % record',
         'Δ cost pp',
         '95% CI',
-        'tier-3 share % (model)',
+        'tiers (model)',
+        'tiers (record)',
         'where it went: model bias pp (asked)',
         '95% CI',
       ],
       rows.map((r) => [
         r.method,
         r.runs,
-        r.accuracy.model.toFixed(1),
-        r.accuracy.record.toFixed(1),
+        withSd(r.accuracy.model, r.sd.model),
+        withSd(r.accuracy.record, r.sd.record),
         signed(r.delta.accuracy.estimate),
         interval(r.delta.accuracy.low, r.delta.accuracy.high, signed),
         r.cost.model.toFixed(1),
         r.cost.record.toFixed(1),
         signed(r.delta.cost.estimate),
         interval(r.delta.cost.low, r.delta.cost.high, signed),
-        r.modelShare.toFixed(0),
+        tierText(r.tiers.model),
+        tierText(r.tiers.record),
         r.visited ? `${signed(r.visited.estimate)} (${r.visited.asked} of ${r.visited.lookups})` : '-',
         r.visited ? interval(r.visited.low, r.visited.high, signed) : '-',
       ]),
@@ -46,7 +51,8 @@ export function fidelityMarkdown(rows: FidelityRow[], tau: { accuracy: number; c
     `Kendall's tau-b of the ${rows.length} methods ranked by accuracy under model and under record: ${tau.accuracy.toFixed(3)}; ` +
       `by cost: ${tau.cost.toFixed(3)}. Methods within 1 pp: ${within} of ${rows.length}.`,
     "Δ = model − record on the same questions and seeds; 95% percentile bootstrap over questions (5000 resamples), a method's runs averaged " +
-      "per question. Cost % and Δ cost are of Full-Debate's cost under record on the same questions.",
+      "per question; accuracy ± its sd over the runs. Cost % and Δ cost are of Full-Debate's cost under record on the same questions. " +
+      'Tiers: the shares of the revision lookups each tier answered in the miss = model and the miss = record replay.',
     "Where it went: at the lookups the tier-3 model answered in the method's miss = model replay (asked: how many of them, evenly spaced, " +
       "were put to the endpoint, each as often as the bias table's samples), the model's probability of the gold answer minus the endpoint's " +
       'share of right answers, pp, 95% bootstrap over questions. Near 0 with a large Δ: the model answers right where the method goes, ' +
@@ -103,6 +109,11 @@ export function fidelityCsv(rows: FidelityRow[]): string {
       'delta_cost_ci_low',
       'delta_cost_ci_high',
       'tier_model_pct',
+      'tier_exact_pct',
+      'tier_signature_pct',
+      'record_tier_record_pct',
+      'accuracy_model_sd',
+      'accuracy_record_sd',
       'visited_bias_pp',
       'visited_bias_ci_low',
       'visited_bias_ci_high',
@@ -122,7 +133,12 @@ export function fidelityCsv(rows: FidelityRow[]): string {
       r.delta.cost.estimate,
       r.delta.cost.low,
       r.delta.cost.high,
-      r.modelShare,
+      r.tiers.model.model,
+      r.tiers.model.exact,
+      r.tiers.model.signature,
+      r.tiers.record.record,
+      Number.isNaN(r.sd.model) ? '' : r.sd.model,
+      Number.isNaN(r.sd.record) ? '' : r.sd.record,
       r.visited?.estimate ?? '',
       r.visited?.low ?? '',
       r.visited?.high ?? '',

@@ -14,8 +14,8 @@ import { pick } from '../shuffle.ts';
 import { candidateOrder } from './actions.ts';
 import { callCost, pricedFromRecord, pricing, type PricingCounts } from './cost.ts';
 import type { Environment } from './environment.ts';
-import { recordedTurns } from './protocol.ts';
-import { recordFirstRound, recordRound } from './record.ts';
+import { recordedTurns, type RecordedTurn } from './protocol.ts';
+import { recordFirstRound, recordRound, recordTurns } from './record.ts';
 import type { DebateSettings } from './settings.ts';
 import { CacheMissError, emptyTiers, lookup, roundOneMiss, type TierCounts } from './tiers.ts';
 import { limitReply, shownTokens } from './tokenLimit.ts';
@@ -79,36 +79,62 @@ export function startDebate(env: Environment, q: number, seed: string | number =
 }
 
 /**
+ * Recipient i's reply in round d.round + 1 to what it was shown (kept answers; external texts under
+ * the recorded protocol), looked up in tiers, counted and priced. `recorded`: the response the
+ * record tier added for it before (-1: none).
+ */
+function answerRecipient(env: Environment, d: Debate, i: number, kept: DebateResponse[], ext: number[], recorded = -1): DebateResponse {
+  const { cache } = env;
+  let inTokens = cache.questions[d.q].promptTokens;
+  for (const c of kept) inTokens += shownTokens(env, c);
+  for (const e of ext) inTokens += cache.externals[e].tokens;
+  const { response, tier } = lookup(env, d, env.team[i], d.current[i], kept, recorded, ext);
+  d.tiers[tier]++;
+  env.tiers[tier]++;
+  const reply = limitReply(env, response);
+  const source = cache.responses[response.source];
+  d.cost += callCost(cache, env.team[i], pricedFromRecord(tier) ? source.inTokens : inTokens, shownTokens(env, reply));
+  return reply;
+}
+
+/**
+ * The recorded protocol's round d.round + 1 (protocol.ts): its turns in the log's order, each sent
+ * its reply (`next(reply)`) before the next turn is built, since a later speaker may read it.
+ * Returns the round's replies; the members without a turn keep their answers.
+ */
+function* recordedRound(env: Environment, d: Debate, keep: boolean[][]): Generator<RecordedTurn, DebateResponse[], DebateResponse> {
+  const next = [...d.current];
+  const spoke = new Array<boolean>(env.team.length).fill(false);
+  const answered = (m: number, round: number) => (round <= d.round ? d.history[round - 1][m] : spoke[m] ? next[m] : undefined);
+  for (const turn of recordedTurns(env.cache, env.turns!, env.team, d.q, d.round + 1, keep, answered)) {
+    d.keptEdges += turn.shown.filter((c) => env.team.includes(c.agent)).length;
+    next[turn.member] = yield turn;
+    spoke[turn.member] = true;
+  }
+  return next;
+}
+
+function closeRound(d: Debate, next: DebateResponse[], keep: boolean[][]): void {
+  d.current = next;
+  d.history.push(next);
+  d.round++;
+  d.answers.push(next.map((r) => r.ans));
+  d.keeps.push(keep);
+}
+
+/**
  * Play round d.round + 1 with keep[i][j] for recipient i and candidate j (see candidateOrder);
- * `recorded[i]`: the response the record tier added for recipient i before the round (-1: none).
+ * `recorded[i]`: the response the record tier added for recipient i before the round (-1: none;
+ * synchronous rounds: under the recorded protocol stepDebates records turn by turn).
  */
 export function stepRound(env: Environment, d: Debate, keep: boolean[][], recorded?: number[]): void {
-  const { cache } = env;
   const n = env.team.length;
-  const prompt = cache.questions[d.q].promptTokens;
-  const answer = (i: number, kept: DebateResponse[], ext: number[] = [], recordedHere = recorded?.[i]) => {
-    let inTokens = prompt;
-    for (const c of kept) inTokens += shownTokens(env, c);
-    for (const e of ext) inTokens += cache.externals[e].tokens;
-    const { response, tier } = lookup(env, d, env.team[i], d.current[i], kept, recordedHere, ext);
-    d.tiers[tier]++;
-    env.tiers[tier]++;
-    const reply = limitReply(env, response);
-    const source = cache.responses[response.source];
-    d.cost += callCost(cache, env.team[i], pricedFromRecord(tier) ? source.inTokens : inTokens, shownTokens(env, reply));
-    return reply;
-  };
   let next: DebateResponse[];
   if (env.turns) {
-    // The recorded protocol (protocol.ts): the log's speakers of this round, in its order; the others keep their answers.
-    next = [...d.current];
-    const spoke = new Array<boolean>(n).fill(false);
-    const answered = (m: number, round: number) => (round <= d.round ? d.history[round - 1][m] : spoke[m] ? next[m] : undefined);
-    for (const turn of recordedTurns(cache, env.turns, env.team, d.q, d.round + 1, keep, answered)) {
-      d.keptEdges += turn.shown.filter((c) => env.team.includes(c.agent)).length;
-      next[turn.member] = answer(turn.member, turn.shown, turn.ext, -1);
-      spoke[turn.member] = true;
-    }
+    const turns = recordedRound(env, d, keep);
+    let step = turns.next();
+    while (!step.done) step = turns.next(answerRecipient(env, d, step.value.member, step.value.shown, step.value.ext));
+    next = step.value;
   } else {
     next = new Array(n);
     for (let i = 0; i < n; i++) {
@@ -116,14 +142,30 @@ export function stepRound(env: Environment, d: Debate, keep: boolean[][], record
       const kept: DebateResponse[] = [];
       for (let j = 0; j < n; j++) if (keep[i][j]) kept.push(d.current[order[j]]);
       d.keptEdges += kept.length;
-      next[i] = answer(i, kept);
+      next[i] = answerRecipient(env, d, i, kept, [], recorded?.[i]);
     }
   }
-  d.current = next;
-  d.history.push(next);
-  d.round++;
-  d.answers.push(next.map((r) => r.ans));
-  d.keeps.push(keep);
+  closeRound(d, next, keep);
+}
+
+/**
+ * The recorded protocol with a live endpoint: every debate's round turn by turn, in lockstep: the
+ * k-th turns of all debates are built, what the cache lacks of them recorded (record.ts), then
+ * answered, so that the next turns read those replies.
+ */
+async function stepRecordedTurns(env: Environment, debates: Debate[], keeps: boolean[][][]): Promise<void> {
+  const rounds = debates.map((d, k) => (d.missed ? undefined : recordedRound(env, d, keeps[k])));
+  let steps = rounds.map((g) => g?.next());
+  for (;;) {
+    const turns = steps.map((s) => (s && !s.done ? s.value : undefined));
+    if (!turns.some(Boolean)) break;
+    const recorded = await recordTurns(env, debates, turns);
+    steps = steps.map((s, k) => {
+      const turn = turns[k];
+      return turn ? rounds[k]!.next(answerRecipient(env, debates[k], turn.member, turn.shown, turn.ext, recorded[k])) : s;
+    });
+  }
+  steps.forEach((s, k) => s?.done && closeRound(debates[k], s.value, keeps[k]));
 }
 
 /** Majority of parsed answers; ties go to the lowest-numbered agent's answer (or a random tied one). */
@@ -205,6 +247,7 @@ export async function startDebates(env: Environment, qs: number[], seed?: string
 
 /** Step every debate not yet missed one round, keeps[k] for debate k; with a live endpoint, what the cache lacks is recorded first. */
 export async function stepDebates(env: Environment, debates: Debate[], keeps: boolean[][][]): Promise<void> {
+  if (env.recording && env.turns) return stepRecordedTurns(env, debates, keeps);
   const recorded = env.recording ? await recordRound(env, debates, keeps) : undefined;
   debates.forEach((d, k) => d.missed || stepOrMark(env, d, keeps[k], recorded?.[k]));
 }

@@ -1,7 +1,7 @@
 // A live model endpoint: what the `record` tier (docs/method.md §3, tier 4) asks when the cache holds no
 // response for a context. Implementations: the simulator behind a simulated cache, and any
 // OpenAI-compatible chat-completions server (vLLM, llama.cpp, Ollama, commercial APIs).
-import type { Agent, Cache, Question, Response } from '../cache/types.ts';
+import type { Agent, Cache, External, Question, Response } from '../cache/types.ts';
 import { RefusedError } from '../io/errors.ts';
 
 export interface EndpointRequest {
@@ -11,8 +11,12 @@ export interface EndpointRequest {
   agent: Agent;
   /** 1 = independent answer; t >= 2 revises after reading the context. */
   round: number;
-  /** What the agent is shown, in the order shown (own previous response included when kept). */
-  context: Response[];
+  /**
+   * What the agent is shown, in the order shown (own previous response included when kept): under
+   * synchronous rounds responses; under the recorded protocol also earlier speakers' answers of this
+   * round and the external texts its recorded prompt showed, in the log's order (protocol.ts).
+   */
+  context: Shown[];
   /** The agent's own previous response in this debate, shown or not; null in round 1. */
   prev: Response | null;
   /** Index among independent samples of the same request. */
@@ -25,6 +29,14 @@ export interface EndpointRequest {
    */
   idempotencyKey?: string;
 }
+
+/** A shown entry of a request's context: a response of the cache, or an external text (recorded protocol). */
+export type Shown = Response | External;
+
+export const isResponse = (s: Shown): s is Response => 'agent' in s;
+
+/** Tokens of a shown entry (a response's completion, an external text's). */
+export const shownEntryTokens = (s: Shown): number => (isResponse(s) ? s.outTokens : s.tokens);
 
 export interface EndpointReply {
   text: string;

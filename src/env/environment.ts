@@ -34,8 +34,8 @@ export interface Environment extends LookupIndex {
   limits: Float64Array;
   /** Called at each lookup no cached response answers exactly: where a debate goes that the cache lacks (active recording). */
   onExactMiss?: (d: Debate, agent: number, own: DebateResponse, kept: DebateResponse[]) => void;
-  /** Called at each lookup the tier-3 model answers, with what it was asked (`fidelity` measures its answers there). */
-  onModelAnswer?: (d: Debate, own: DebateResponse, kept: DebateResponse[], context: RevisionContext) => void;
+  /** Called at each lookup the tier-3 model answers, with what it was asked (`fidelity` measures its answers there; `ext`: external texts shown). */
+  onModelAnswer?: (d: Debate, own: DebateResponse, kept: DebateResponse[], context: RevisionContext, ext: number[]) => void;
 }
 
 /** Debate settings checked against their schema; a problem names the setting. */
@@ -69,7 +69,8 @@ function checkRounds(cache: Cache, s: DebateSettings, team: number[]): void {
       `setting allowUnrecordedRounds applies to miss = model only (the tier-3 model draws the unrecorded rounds); miss = ${s.miss} ` +
         `${s.miss === 'record' ? 'records every round the cache lacks through its live endpoint' : 'never draws an answer'}`,
     );
-  if (s.miss === 'record') return;
+  // A live endpoint records the rounds a cache lacks; under the recorded protocol there are none to record past the log's turns.
+  if (s.miss === 'record' && s.protocol !== 'recorded') return;
   const deepest = deepestRounds(cache, team);
   const most = deepest.reduce((m, t) => Math.max(m, t), 0);
   if (s.rounds <= most || (s.miss === 'model' && s.allowUnrecordedRounds)) return;
@@ -86,11 +87,13 @@ function checkRounds(cache: Cache, s: DebateSettings, team: number[]): void {
     .map(([t, n]) => `round ${t}: ${n} question${n === 1 ? '' : 's'}`)
     .join(', ');
   const deeper =
-    s.miss === 'model'
-      ? `every answer of round ${most + 1}${s.rounds > most + 1 ? ` to ${s.rounds}` : ''} would be drawn by the tier-3 response model: ` +
-        `allow that with allowUnrecordedRounds (--allow-unrecorded-rounds), or record those rounds with a live endpoint (miss = record)`
-      : `no tier of miss = ${s.miss} answers round ${most + 1}: record it with a live endpoint (miss ` +
-        `= record), or let the tier-3 model draw it (miss = model with --allow-unrecorded-rounds)`;
+    s.protocol === 'recorded'
+      ? `the recorded protocol has no turns past the rounds the log recorded (--protocol synchronous lets the tier-3 model draw them or a live endpoint record them)`
+      : s.miss === 'model'
+        ? `every answer of round ${most + 1}${s.rounds > most + 1 ? ` to ${s.rounds}` : ''} would be drawn by the tier-3 response model: ` +
+          `allow that with allowUnrecordedRounds (--allow-unrecorded-rounds), or record those rounds with a live endpoint (miss = record)`
+        : `no tier of miss = ${s.miss} answers round ${most + 1}: record it with a live endpoint (miss ` +
+          `= record), or let the tier-3 model draw it (miss = model with --allow-unrecorded-rounds)`;
   throw new SettingsError(
     `setting rounds: ${s.rounds}, but cache ${cache.file} records debates of team ${members} of at most ${most} ` +
       `round${most === 1 ? '' : 's'} (deepest recorded round per question the team can debate: ${held}); ${deeper}`,
@@ -167,12 +170,13 @@ export function makeEnvironment(cache: Cache, settings: Partial<DebateSettings> 
 
 /**
  * The questions of a split this team can debate: those where every member has a round-1 response
- * (imported debates vary in team size), or all of them when the record tier can answer.
+ * (imported debates vary in team size), or all of them when the record tier can answer (under
+ * synchronous rounds: a member the log lacks has no turn to replay under the recorded protocol).
  */
 export function splitQuestions(env: Environment, split: Split): { questions: Question[]; skipped: number } {
   const A = env.cache.agents.length;
   const all = env.cache.questions.filter((q) => q.split === split);
-  const questions = env.settings.miss === 'record' ? all : all.filter((q) => env.team.every((a) => env.round1.has(q.index * A + a)));
+  const questions = env.settings.miss === 'record' && !env.turns ? all : all.filter((q) => env.team.every((a) => env.round1.has(q.index * A + a)));
   return { questions, skipped: all.length - questions.length };
 }
 

@@ -12,11 +12,17 @@ import type { Cache, Response } from '../cache/types.ts';
 import { SettingsError } from '../io/errors.ts';
 import { actionsPerDebate, candidateOrder } from './actions.ts';
 import type { DebateResponse } from './debate.ts';
+import type { Shown } from './endpoint.ts';
+import { recordedByReplay } from './requestKey.ts';
 import type { DebateSettings } from './settings.ts';
 
-/** Whether the cache records its debates' protocol: every response has its `turn`; else an example without. */
+/**
+ * Whether the cache records its debates' protocol: every response of the log has its `turn`; else
+ * an example without. Replies a live endpoint gave a replay (the record tier) have none: they are
+ * not the log's turns, and its exact tier reads them back.
+ */
 export function unrecordedTurn(cache: Cache): Response | undefined {
-  return cache.responses.find((r) => r.turn === undefined);
+  return cache.responses.find((r) => r.turn === undefined && !recordedByReplay(r));
 }
 
 /** The settings the recorded protocol cannot honour on this cache, as an error; nothing under synchronous rounds. */
@@ -28,21 +34,17 @@ export function checkProtocol(cache: Cache, s: DebateSettings): void {
       `setting protocol: recorded, but cache ${cache.file} does not record its debates' protocol (response '${without.id}' has no ` +
         '`turn`, docs/cache-format.md): import the log again (cache import) to record it, or replay synchronous rounds (--protocol synchronous)',
     );
-  if (s.miss === 'record')
-    throw new SettingsError(
-      'setting protocol: recorded replays the recorded prompts, and miss = record asks an endpoint for synchronous-round ones: use --protocol synchronous to record',
-    );
   if (s.allowUnrecordedRounds)
     throw new SettingsError(
       'setting allowUnrecordedRounds: the recorded protocol has no turns past the rounds the log recorded (--protocol synchronous lets the tier-3 model draw them)',
     );
 }
 
-/** Each question's recorded turns per round: `${q}|${t}` -> sample-0 responses of every agent, in speaking order. */
+/** Each question's recorded turns per round: `${q}|${t}` -> sample-0 responses of every agent, in speaking order (the log's: those with a turn). */
 export function turnIndex(cache: Cache): Map<string, number[]> {
   const out = new Map<string, number[]>();
   for (const r of cache.responses) {
-    if (r.round < 2 || r.sample !== 0) continue;
+    if (r.round < 2 || r.sample !== 0 || r.turn === undefined) continue;
     const key = `${r.q}|${r.round}`;
     const list = out.get(key);
     if (list) list.push(r.index);
@@ -55,8 +57,12 @@ export function turnIndex(cache: Cache): Map<string, number[]> {
 /** One member's turn in a recorded round (team position): what it reads as this replay stands. */
 export interface RecordedTurn {
   member: number;
+  /** The log's response of this turn (cache index). */
+  recorded: number;
   /** Shown answers, in the recorded prompt's order: members' as replayed (if kept), others' as recorded. */
   shown: DebateResponse[];
+  /** Per shown answer, its entry's position in the recorded response's `ctx`. */
+  at: number[];
   /** External entries of the recorded prompt (indices into cache.externals), always shown. */
   ext: number[];
 }
@@ -83,19 +89,31 @@ export function* recordedTurns(
     if (member < 0) continue;
     const order = candidateOrder(n, member);
     const shown: DebateResponse[] = [];
-    for (const c of r.ctx) {
+    const at: number[] = [];
+    r.ctx.forEach((c, k) => {
       const source = cache.responses[c];
       const m = team.indexOf(source.a);
-      if (m < 0) {
-        shown.push({ agent: source.a, ans: source.ans, source: c, cached: true });
-        continue;
-      }
-      if (!keep[member][order.indexOf(m)]) continue;
-      const reply = answered(m, source.round);
-      if (reply) shown.push(reply);
-    }
-    yield { member, shown, ext: r.ext };
+      const reply =
+        m < 0 ? { agent: source.a, ans: source.ans, source: c, cached: true } : keep[member][order.indexOf(m)] ? answered(m, source.round) : undefined;
+      if (!reply) return;
+      shown.push(reply);
+      at.push(k);
+    });
+    yield { member, recorded: index, shown, at, ext: r.ext };
   }
+}
+
+/** What a turn shows, in the order its recorded prompt showed it: the shown answers (their cache responses) and the external texts. */
+export function shownInLogOrder(cache: Cache, turn: RecordedTurn): Shown[] {
+  const out: Shown[] = [];
+  let k = 0; // position in the recorded response's ctx
+  let next = 0; // next shown answer
+  for (const id of cache.responses[turn.recorded].context) {
+    const e = cache.externalIndex.get(id);
+    if (e !== undefined && !cache.responseIndex.has(id)) out.push(cache.externals[e]);
+    else if (turn.at[next] === k++) out.push(cache.responses[turn.shown[next++].source]);
+  }
+  return out;
 }
 
 /**

@@ -1,7 +1,8 @@
 // The record tier (docs/method.md §3, tier 4): a live endpoint answers the contexts the cache lacks. The
-// lookups stay synchronous: before a round is stepped, the contexts no cached response answers
-// exactly are collected, asked concurrently (bounded), journaled, and added to the cache; the round
-// is then stepped and those lookups count as tier `record`.
+// lookups stay synchronous: before a round is stepped (under the recorded protocol, before each
+// wave of turns: recordTurns), the contexts no cached response answers exactly are collected, asked
+// concurrently (bounded), journaled, and added to the cache; the round is then stepped and those
+// lookups count as tier `record`.
 //
 // A request's key derives from what is asked (question, agent, round, context shown, previous
 // response, sample), and so does the id of its response (requestKey.ts, shared with `debate` and
@@ -17,9 +18,10 @@ import { appendResponse } from '../cache/load.ts';
 import { candidateOrder } from './actions.ts';
 import { callCost } from './cost.ts';
 import type { Debate } from './debate.ts';
-import { EndpointCapReached, replyFields, type Endpoint } from './endpoint.ts';
+import { EndpointCapReached, replyFields, type Endpoint, type Shown } from './endpoint.ts';
 import type { Environment } from './environment.ts';
 import { exactHits, indexResponse } from './lookupIndex.ts';
+import { shownInLogOrder, type RecordedTurn } from './protocol.ts';
 import { recordedResponseId, requestKey, type RequestIds } from './requestKey.ts';
 import { RefusedError, SettingsError, UserError } from '../io/errors.ts';
 
@@ -87,8 +89,8 @@ export interface RecordRequest {
   q: number;
   agent: number;
   round: number;
-  /** What the agent is shown, in the order shown. */
-  context: Response[];
+  /** What the agent is shown, in the order shown (external texts too under the recorded protocol). */
+  context: Shown[];
   prev: Response | null;
   sample: number;
 }
@@ -265,5 +267,30 @@ export async function recordRound(env: Environment, debates: Debate[], keeps: bo
   });
   const recorded = debates.map(() => new Array<number>(n).fill(-1));
   if (requests.length) (await recordResponses(env, requests)).forEach((index, r) => (recorded[at[r][0]][at[r][1]] = index));
+  return recorded;
+}
+
+/**
+ * The recorded protocol's counterpart of recordRound: record the replies of one turn per debate
+ * (`turns[k]`, none where debate k has no turn left) that no cached response answers exactly, each
+ * asked with what the turn shows in its recorded prompt's order (protocol.ts shownInLogOrder);
+ * returns, per debate, the recorded response (-1: the exact tier answers it, or no turn).
+ */
+export async function recordTurns(env: Environment, debates: Debate[], turns: (RecordedTurn | undefined)[]): Promise<number[]> {
+  syncIndex(env);
+  const { cache } = env;
+  const requests: RecordRequest[] = [];
+  const at: number[] = [];
+  turns.forEach((turn, k) => {
+    const d = debates[k];
+    if (!turn) return;
+    const own = d.current[turn.member];
+    const agent = env.team[turn.member];
+    if (exactHits(env, d.q, agent, d.round + 1, own, turn.shown, turn.ext)) return;
+    requests.push({ q: d.q, agent, round: d.round + 1, context: shownInLogOrder(cache, turn), prev: cache.responses[own.source], sample: 0 });
+    at.push(k);
+  });
+  const recorded = turns.map(() => -1);
+  if (requests.length) (await recordResponses(env, requests)).forEach((index, r) => (recorded[at[r]] = index));
   return recorded;
 }

@@ -7,6 +7,7 @@
 // responses in its context (sim/simulator.ts replyFields), so `serve` answers a later round as the
 // in-process simulator does only because both name the earlier rounds' replies the same way.
 import { createHash } from 'node:crypto';
+import type { ResponseRecord } from '../cache/format.ts';
 import type { EndpointRequest } from './endpoint.ts';
 
 export interface RequestIds {
@@ -37,6 +38,14 @@ export const requestKey = (r: RequestIds): string =>
 
 /** Id of the response a live endpoint gave to this request: `rec/<question>/<agent>/r<round>/<key prefix>`. */
 export const recordedResponseId = (r: RequestIds, key = requestKey(r)) => `rec/${r.question}/${r.agent}/r${r.round}/${key.slice(0, 20)}`;
+
+/**
+ * Whether a response was recorded by a live endpoint during a replay (the record tier, `debate`):
+ * its id is the one its own request names. A log's responses (import, `cache gen`) are named otherwise.
+ */
+export const recordedByReplay = (r: Pick<ResponseRecord, 'id' | 'question' | 'agent' | 'round' | 'context' | 'prev' | 'sample'>): boolean =>
+  r.id.startsWith('rec/') &&
+  r.id === recordedResponseId({ question: r.question, agent: r.agent, round: r.round, context: r.context, prev: r.prev, sample: r.sample });
 
 /**
  * What makes two requests the same request, the order of the shown responses aside (the

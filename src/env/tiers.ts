@@ -94,7 +94,7 @@ export function lookup(
   for (const e of ext) if (env.byAnswer.has(`${d.q}|${cache.externals[e].ans}`)) peers.push({ agent: A, ans: cache.externals[e].ans });
   const prevShown = kept.some((k) => k.agent === agent);
   const context = { q: d.q, agent, prev: own.cutAnswer ?? own.ans, prevShown, peers };
-  env.onModelAnswer?.(d, own, kept, context);
+  env.onModelAnswer?.(d, own, kept, context, ext);
   const { ans, source } = standIn(env, t, context, random);
   return { response: { agent, ans, source, cached: false }, tier: 'model' };
 }

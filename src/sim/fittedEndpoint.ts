@@ -5,9 +5,9 @@
 // nobody reached) gets a one-line text. The fit itself: fitted.ts; its file: fitFile.ts.
 import seedrandom from 'seedrandom';
 import { FIT_FILE } from '../cache/format.ts';
-import type { Cache, Question, Response } from '../cache/types.ts';
+import type { Cache, Question } from '../cache/types.ts';
 import { tokenCounter } from '../cache/tokens.ts';
-import type { Endpoint, EndpointRequest } from '../env/endpoint.ts';
+import { isResponse, shownEntryTokens, type Endpoint, type EndpointRequest, type Shown } from '../env/endpoint.ts';
 import { requestIds, sameRequest } from '../env/requestKey.ts';
 import { drawIndex } from '../shuffle.ts';
 import { loadFit, type FittedQuestion, type SimulatorFit } from './fitFile.ts';
@@ -47,10 +47,11 @@ export function fittedEndpoint(cache: Cache, fit: SimulatorFit = loadFit(cache))
     respond: async (request: EndpointRequest) => {
       const { question, agent, round, context, prev } = request;
       const { qf, optionOf, latent } = questionFit(question);
-      const option = (r: Response) => optionOf.get(r.ans) ?? none(qf);
+      const option = (r: Shown) => optionOf.get(r.ans) ?? none(qf);
       const random = seedrandom(`${fit.seed}|${sameRequest(requestIds(request))}`);
       const wrong = qf.wrong[agent.id] ?? qf.distractor;
-      const shown: ShownArgument[] = context.map((r) => ({ agent: profile, answer: option(r), quality: 0.5, own: r.agent === agent.id }));
+      // An external text (recorded protocol) is a peer's, as the fit reads the records' (fitted.ts).
+      const shown: ShownArgument[] = context.map((r) => ({ agent: profile, answer: option(r), quality: 0.5, own: isResponse(r) && r.agent === agent.id }));
       const p =
         round === 1 || !prev
           ? independentAnswer(fit.knobs, profile, latent, { offset: qf.offset, wrong })
@@ -62,7 +63,7 @@ export function fittedEndpoint(cache: Cache, fit: SimulatorFit = loadFit(cache))
       return {
         text,
         answer: recorded ? recorded.answer : answer,
-        inTokens: question.promptTokens + context.reduce((s, r) => s + r.outTokens, 0),
+        inTokens: question.promptTokens + context.reduce((s, r) => s + shownEntryTokens(r), 0),
         outTokens: recorded?.tokens ?? count(text),
         meta: { fittedOption: o },
       };

@@ -6,7 +6,7 @@
 import seedrandom from 'seedrandom';
 import { normalizeAnswer } from '../answer.ts';
 import type { Cache, Question, Response } from '../cache/types.ts';
-import type { Endpoint } from '../env/endpoint.ts';
+import { isResponse, type Endpoint } from '../env/endpoint.ts';
 import { drawIndex } from '../shuffle.ts';
 import {
   OPTIONS,
@@ -140,7 +140,13 @@ export function simulatorEndpoint(cache: Cache): Endpoint {
   const profile = profileLookup(world, cache.file);
   return {
     name: `simulator (world seed ${world.seed})`,
-    respond: async ({ question, agent, round, context, prev, sample }) => replyFields(world, profile, question, agent.id, round, context, prev, sample),
+    respond: async ({ question, agent, round, context, prev, sample }) => {
+      const responses = context.filter(isResponse);
+      // A simulated cache holds no external texts, and without turns the recorded protocol that shows them is refused.
+      if (responses.length < context.length)
+        throw new Error(`simulator of ${cache.file}: asked with an external text in the context of question '${question.id}'`);
+      return replyFields(world, profile, question, agent.id, round, responses, prev, sample);
+    },
   };
 }
 

@@ -6,7 +6,9 @@ import { importDu } from '../../src/cache/importDu.ts';
 import { cacheFromRecords } from '../../src/cache/load.ts';
 import type { Cache } from '../../src/cache/types.ts';
 import { keepAll, keepOwn, majority, replay, type DebateResponse, type KeepRule } from '../../src/env/debate.ts';
-import { makeEnvironment } from '../../src/env/environment.ts';
+import type { Endpoint } from '../../src/env/endpoint.ts';
+import { makeEnvironment, splitQuestions } from '../../src/env/environment.ts';
+import { newRecording } from '../../src/env/record.ts';
 import { tally } from '../../src/env/tally.ts';
 import { protocolInputs, unrebuilt } from '../../src/env/protocol.ts';
 import { handRecords } from '../fixtures/handCache.ts';
@@ -135,10 +137,19 @@ describe('the recorded protocol on the DyLAN MATH fixtures (700 debates)', () =>
     });
   });
 
-  it('refuses what the recording cannot honour: rounds past the log, an unrecorded round drawn by the model, the record tier', () => {
+  it('refuses what the recording cannot honour: rounds past the log (a live endpoint too), an unrecorded round drawn by the model', () => {
     expect(() => makeEnvironment(cache, { agents: ['a1', 'a2', 'a3'], rounds: 3, protocol: 'recorded' })).toThrow(
       'setting rounds: 3, but cache dylan-math records debates of team a1,a2,a3 of at most 2 rounds',
     );
+    // The record tier answers what the log's turns ask, and there is no turn past the log, nor for a member the log lacks.
+    const endpoint: Endpoint = { name: 'unused', respond: () => Promise.reject(new Error('not asked')) };
+    expect(() => makeEnvironment(cache, { agents: ['a1', 'a2', 'a3'], rounds: 3, protocol: 'recorded', miss: 'record' }, newRecording(endpoint))).toThrow(
+      /setting rounds: 3, but cache dylan-math records debates of team a1,a2,a3 of at most 2 rounds .*the recorded protocol has no turns past the rounds the log recorded/,
+    );
+    const live = makeEnvironment(cache, { agents: ['a1', 'a2', 'a3'], rounds: 2, protocol: 'recorded', miss: 'record' }, newRecording(endpoint));
+    const { questions, skipped } = splitQuestions(live, 'test');
+    expect(questions.every((q) => live.team.every((a) => live.round1.has(q.index * A + a)))).toBe(true);
+    expect([questions.length, skipped]).toEqual([106, 34]);
     expect(() => makeEnvironment(cache, { agents: ['a1', 'a2', 'a3'], rounds: 3, protocol: 'recorded', allowUnrecordedRounds: true })).toThrow(
       'setting allowUnrecordedRounds: the recorded protocol has no turns past the rounds the log recorded',
     );

@@ -103,6 +103,17 @@ describe('fidelity', () => {
     }
     expect(value('Full-Debate', 'visited_lookups')).toBe(0); // recorded debates: nothing for the model to answer
     expect(value('Random pruning (keep 25%)', 'runs')).toBe(2);
+    // Tier shares of both replays, and the accuracy's spread over a method's runs (none for one run).
+    for (const m of ['Random pruning (keep 25%)', 'Static learned mask']) {
+      expect(value(m, 'tier_exact_pct') + value(m, 'tier_signature_pct') + value(m, 'tier_model_pct'), m).toBeCloseTo(100, 6);
+      expect(value(m, 'record_tier_record_pct'), m).toBeGreaterThan(0);
+      expect(value(m, 'accuracy_model_sd'), m).toBeGreaterThanOrEqual(0);
+      expect(value(m, 'accuracy_record_sd'), m).toBeGreaterThanOrEqual(0);
+    }
+    expect(value('Full-Debate', 'tier_exact_pct')).toBe(100);
+    expect(value('Full-Debate', 'record_tier_record_pct')).toBe(0);
+    expect(rows.get('Full-Debate')![column('accuracy_model_sd')]).toBe('');
+    expect(r.stdout).toMatch(/\| Random pruning \(keep 25%\) +\| +2 \| \d+\.\d ± \d+\.\d +\| \d+\.\d ± \d+\.\d +\|.*\| exact \d+%, record \d+% +\|/);
     // The trained policy answers at least as well as No-communication on the same 12 test questions
     // under the record tier: measured 66.7% each (8 of 12: after one epoch the policy keeps every
     // edge, so it replays the recorded debates); margin 0 questions.

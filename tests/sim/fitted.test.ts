@@ -10,7 +10,7 @@ import { fitJob } from '../../jobs/cache.ts';
 import { importJob } from '../../jobs/import.ts';
 import { normalizeAnswer } from '../../src/answer.ts';
 import type { CacheLine } from '../../src/cache/format.ts';
-import type { Cache } from '../../src/cache/types.ts';
+import type { Cache, Response } from '../../src/cache/types.ts';
 import { loadCache } from '../../src/cache/load.ts';
 import { writeCacheRecords } from '../../src/cache/write.ts';
 import type { EndpointRequest } from '../../src/env/endpoint.ts';
@@ -94,7 +94,7 @@ describe('a simulator fitted to a recorded cache', () => {
       const stated = new Set(fit.questions[question.id].options.map((o) => normalizeAnswer(o.answer, 'mcq')));
       expect(stated.has(normalizeAnswer(a.answer, 'mcq'))).toBe(true);
       expect(a.outTokens).toBeGreaterThan(0);
-      if (!request.prev!.correct && request.context.filter((r) => r !== request.prev).every((r) => r.correct))
+      if (!request.prev!.correct && (request.context as Response[]).filter((r) => r !== request.prev).every((r) => r.correct))
         for (let sample = 0; sample < 5; sample++) {
           asked++;
           right += +(normalizeAnswer((await endpoint.respond(afterRound1(c, question.index, 0, sample))).answer, 'mcq') === question.gold);
