@@ -151,6 +151,10 @@ export async function activeJob(o: ActiveOptions): Promise<{ text: string; round
   const log = o.log ?? ((line: string) => console.error(line));
   if (o.config.miss === 'record')
     throw new SettingsError('active: the rounds train with miss = model or signature (the recording is what active does, within its limits); set --miss model');
+  if (o.config.protocol === 'recorded')
+    throw new SettingsError(
+      "active: its recording replays synchronous rounds (the requests it builds carry no log's turns or external texts), so --protocol recorded cannot be honoured here; record under the log's protocol with `record --protocol recorded`, or compare with `fidelity --protocol recorded`",
+    );
   const dir = o.config.cache;
   const started = Date.now();
   const sizes = { train: 0, validation: 0 };

@@ -1,4 +1,4 @@
-import { mkdtempSync } from 'node:fs';
+import { existsSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -39,4 +39,13 @@ describe('active recording (small simulated world whose recorded debates are Ful
     expect(text).toMatch(/\| round \| tier-3 share, train/);
     expect(loadCache(cache).journal!.responses).toBe(rounds[0].calls + rounds[1].calls);
   }, 300_000);
+
+  it('refuses --protocol recorded, which its recording cannot honour, before training anything', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'cpp-active-'));
+    const config = resolveConfig({ ...METHOD, cache: sparseWorld(20, 2), protocol: 'recorded' });
+    await expect(activeJob({ config, out: join(dir, 'active'), rounds: 1, passes: 1, recording: { concurrency: 1, limits: {} } })).rejects.toThrow(
+      'active: its recording replays synchronous rounds',
+    );
+    expect(existsSync(join(dir, 'active'))).toBe(false);
+  });
 });
