@@ -123,7 +123,7 @@ function inOneUnknown(s: string): boolean {
   return letters.size === 1 && !/^\s*[a-zA-Z]\s*$/.test(s) && !isName(s);
 }
 /** An assignment's value ("x = 5", "\frac{kn^2}{lm} = 2l"), except an equation in one unknown ("3n = 15", kept whole). */
-function valueOf(expr: string): string {
+function assignedValue(expr: string): string {
   const cuts = [...expr.matchAll(/=/g)];
   const last = cuts[cuts.length - 1];
   const left = last ? expr.slice(cuts.length > 1 ? cuts[cuts.length - 2].index + 1 : 0, last.index) : '';
@@ -225,11 +225,11 @@ export function statedValue(line: string): string | null {
   // ("Therefore $3n = 15$") is kept whole: it is no value of the unknown.
   if (/^(?:therefore|thus|hence|so),?\s+\$[^$]*(?:=|\\approx|\\equiv)[^$]*\$/i.test(line)) {
     const assignments = [...line.matchAll(/\$([^$]*(?:=|\\approx|\\equiv)[^$]*)\$/g)].filter((m) => !CONDITIONED.test(line.slice(0, m.index)));
-    if (assignments.length) return valueOf(assignments[assignments.length - 1][1]);
+    if (assignments.length) return assignedValue(assignments[assignments.length - 1][1]);
   }
   // "the exponents match: $y + 1 = 3$, giving $y = 2$": a sentence that ends on a result clause states its value.
   const result = line.match(/(?:,\s*|\s+)(?:giving|yielding|which gives|and so|and thus|and hence)\s+(?:us\s+)?\$([^$]*=[^$]*)\$$/i);
-  if (result) return valueOf(result[1]);
+  if (result) return assignedValue(result[1]);
   // A math segment after a stating word and at most three words ("... is $9$", "... as the mixed
   // number $144\frac15$"), closing the sentence or its main clause, maybe followed by two words
   // that are not a comparison, a place ("in the last division") or a condition ("at $t=2$").
