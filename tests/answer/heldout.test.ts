@@ -36,10 +36,10 @@ function table(group: HeldOutEntry[]): Record<string, string> {
 const wrongValues = (group: HeldOutEntry[]) => group.filter((e) => outcome(e) === 'wrong value').map((e) => `${e.family}: ${e.note}`);
 
 describe('the first group (held out once, now tuned on)', () => {
-  it('reads every reply as its label says: the 33 that state an answer right, no wrong value', () => {
+  it('reads 32 of the 33 that state an answer right, no wrong value', () => {
     expect(HELD_OUT.length).toBe(36);
     expect(table(HELD_OUT)).toEqual({
-      claude: '7/7 0 0 0',
+      claude: '6/7 0 0 1', // "the last option" with its text
       llama: '5/5 0 0 0',
       mistral: '6/6 0 0 0',
       gemini: '5/5 0 0 0',
@@ -51,21 +51,19 @@ describe('the first group (held out once, now tuned on)', () => {
 });
 
 describe('the second held-out group', () => {
-  it('reads as docs/import.md reports: 33 of the 45 that state an answer, 3 wrong values', () => {
+  it('reads as docs/import.md reports: 40 of the 45 that state an answer, no wrong value', () => {
     expect(HELD_OUT_2.length).toBe(49);
     expect(new Set(HELD_OUT_2.map((e) => e.type))).toEqual(new Set(['mcq', 'numeric', 'math']));
     expect(table(HELD_OUT_2)).toEqual({
-      deepseek: '5/7 0 2 0',
-      phi: '5/7 0 0 2',
+      deepseek: '7/7 0 0 0',
+      phi: '6/7 0 0 1',
       gemma: '6/7 0 1 0',
-      'command-r': '5/8 1 0 2',
-      yi: '6/8 0 1 1',
-      'gpt-4o': '6/8 0 1 1',
+      'command-r': '6/8 0 0 2',
+      yi: '8/8 0 0 0',
+      'gpt-4o': '7/8 0 0 1',
     });
-    expect(wrongValues(HELD_OUT_2)).toEqual([
-      'deepseek: "Therefore $3n = 15$" where n is asked, never solved',
-      'phi: ends on an equation in the unknown asked, never solved',
-      'command-r: a percent asked; its decimal written first',
-    ]);
+    expect(wrongValues(HELD_OUT_2)).toEqual([]);
+    // The four replies that state no answer are read as none.
+    expect(HELD_OUT_2.filter((e) => e.answer === null).map(outcome)).toEqual(['right', 'right', 'right', 'right']);
   });
 });
