@@ -110,7 +110,7 @@ export function resultOf(expr: string, checkLeft = true): string {
 const MODULUS =
   /(?:\s|\\[ ,;])*(?:\\pmod\s*(?:\{[^{}]*\}|\w+)|\\b?mod\s*(?:\{[^{}]*\}|\w+)|\(\s*(?:\\(?:text|mathrm|operatorname)\{\s*mod\s*\}|mod)\s*(?:\\[ ,;]\s*)*\w+\s*\))\s*$/;
 /** "1234 \equiv 1 \pmod{9}", "2^{10} = 1024 \equiv 2 \pmod 7": the residue a congruence of a number (no unknowns) ends on; null for anything else. */
-function congruenceValue(expr: string): string | null {
+export function congruenceValue(expr: string): string | null {
   if (!/\\equiv|≡/.test(expr) || !MODULUS.test(expr)) return null;
   const members = expr.replace(MODULUS, '').split(/\\equiv|≡/);
   const [left, right] = [members[members.length - 2], members[members.length - 1].trim()];
@@ -122,12 +122,12 @@ function inOneUnknown(s: string): boolean {
   const letters = new Set(unknowns(s).match(/[a-zA-Z]/g));
   return letters.size === 1 && !/^\s*[a-zA-Z]\s*$/.test(s) && !isName(s);
 }
-/** An assignment's value ("x = 5", "\frac{kn^2}{lm} = 2l"), except an equation in one unknown ("3n = 15", kept whole). */
+/** An assignment's value ("x = 5", "\frac{kn^2}{lm} = 2l", "\frac{k}{2} + k = \frac{3k}{2}"), except an equation in one unknown with a number on its right ("3n = 15", kept whole). */
 function assignedValue(expr: string): string {
   const cuts = [...expr.matchAll(/=/g)];
   const last = cuts[cuts.length - 1];
   const left = last ? expr.slice(cuts.length > 1 ? cuts[cuts.length - 2].index + 1 : 0, last.index) : '';
-  return last && inOneUnknown(left) ? expr.trim() : lastMember(expr);
+  return last && inOneUnknown(left) && isClosed(expr.slice(last.index + 1)) ? expr.trim() : lastMember(expr);
 }
 
 /** The last member of a chain a sentence states as its value ("... is $180^\circ - x - z = 110^\circ$"), whatever stands before it. */
@@ -224,7 +224,10 @@ export function statedValue(line: string): string | null {
   // a conclusion made of assignments states the value of the last one; an equation in one unknown
   // ("Therefore $3n = 15$") is kept whole: it is no value of the unknown.
   if (/^(?:therefore|thus|hence|so),?\s+\$[^$]*(?:=|\\approx|\\equiv)[^$]*\$/i.test(line)) {
-    const assignments = [...line.matchAll(/\$([^$]*(?:=|\\approx|\\equiv)[^$]*)\$/g)].filter((m) => !CONDITIONED.test(line.slice(0, m.index)));
+    // (a congruence counts only where it states a residue: "$31n \equiv 3 \pmod{7}$" is no value)
+    const assignments = [...line.matchAll(/\$([^$]*(?:=|\\approx|\\equiv)[^$]*)\$/g)].filter(
+      (m) => !CONDITIONED.test(line.slice(0, m.index)) && (/=|\\approx/.test(m[1]) || congruenceValue(m[1]) !== null),
+    );
     if (assignments.length) return assignedValue(assignments[assignments.length - 1][1]);
   }
   // "the exponents match: $y + 1 = 3$, giving $y = 2$": a sentence that ends on a result clause states its value.

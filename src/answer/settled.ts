@@ -14,7 +14,7 @@
 // values. src/answer.ts stores an answer only where this reading and the stated one agree (or this
 // one abstains).
 import { boxedContents, boxValue, ownBox, withoutNotes } from './statement.ts';
-import { isClosed, NUMBER, REJECTED, resultOf } from './conclusion.ts';
+import { congruenceValue, isClosed, NUMBER, REJECTED, resultOf } from './conclusion.ts';
 import { letterOf, optionByText, type McqOption } from './mcq.ts';
 
 /** Math spans, displays first: `$$...$$`, `\[...\]`, `\(...\)`, `$...$`. */
@@ -28,8 +28,9 @@ const COMPARED =
   /(?<!\b(?:comes|amounts|adds up|works out|totals) )\b(?:than|of|out of|per|times|by|from|over|between|and|or|to|at|for|with|if|when|unlike|not|in base)\s+(?:\w+\s+)?\$?$|\b(?:the|these|those|all|any|each|every)\s+\$?$/i;
 // What is no value of its own: a bare name ("$C$"), a relation ("$|x+4| < 9$"), a table or case list.
 const NOT_A_VALUE = /^[a-zA-Z]+$|^[a-zA-Z(),\s]+$|^[a-zA-Z](?:\^\{-1\})?\([a-z]\)$|<|>|\\[lg]eq?\b|\\neq\b/;
-// A span that states a relation holds no value (the reading abstains on it), but for a bound it computes.
-const RELATION = /<|>|\\[lg]eq?\b|\\neq\b/;
+// A span that states a relation holds no value (the reading abstains on it), but for a bound it
+// computes or the residue a congruence of a number states ("$31n \equiv 3 \pmod{7}$" holds none).
+const RELATION = /<|>|\\[lg]eq?\b|\\neq\b|\\equiv\b/;
 /** The number a chain of relations ends on after "=" (a bound: "\ge \frac{256}{4} = 64"); '' (the reading abstains there) for any other relation ("x < 3", "f(3) \ge 8", "\le \frac{b^2}{2}"). */
 function boundOf(body: string): string {
   const members = body.split(/(<|>|\\[lg]eq?\b|\\neq\b|=)/);
@@ -131,7 +132,7 @@ export function settle(response: string): { value: string; assigns?: string } | 
       .filter((s) => !/\\(?:boxed|fbox)\b/.test(s.body) && !NOT_A_DISPLAY.test(s.body))
       .map((s) => ({
         at: s.at,
-        value: RELATION.test(s.body) ? boundOf(s.body) : resultOf(s.body, false),
+        value: RELATION.test(s.body) ? (congruenceValue(s.body) ?? boundOf(s.body)) : resultOf(s.body, false),
         boxed: false,
         assigns: s.body.match(/^\s*([a-zA-Z])\s*=[^=]+$/)?.[1],
       }))

@@ -83,6 +83,7 @@ describe('wrong values the readings no longer store', () => {
     expect(readAnswer('Five packs make 35 pens. Therefore $5p = 35$.', 'numeric').answer).toBeNull();
     expect(math('Therefore, $2k = 18$, so $k = 9$.', 'Find $k$.').answer).toBe('9');
     expect(math('Therefore, $\\frac{ab^2}{c} = 2c - 3$.').answer).toBe('2c - 3'); // an expression of several letters is a name of the quantity
+    expect(math('So, $\\frac{m+1}{3} + 2m + \\frac{2m+2}{3} = 3m + 1$.').answer).toBe('3m + 1'); // simplified in its unknown: an identity, no equation
   });
 
   it('stores nothing where the reply closes on a value of another letter than the one asked for', () => {
@@ -103,6 +104,7 @@ describe('wrong values the readings no longer store', () => {
     expect(math('So $3^{5} = 243 \\equiv 3 \\pmod{10}$.')).toEqual({ answer: '3' });
     expect(math('Hence $578 \\equiv 2 \\ (\\text{mod } 8)$.').answer).toBe('2');
     expect(math('Therefore $n \\equiv 3 \\pmod 7$.').answer).not.toBe('3');
+    expect(math('Therefore, $n = 45$ satisfies $13n \\equiv 5 \\pmod{58}$.').answer).toBe('45'); // a congruence of an unknown states nothing
   });
 
   it('takes the value a box is said to equal, in both readings', () => {
