@@ -13,10 +13,12 @@
 //            @cortex-js/compute-engine (answer/equivalence.ts) when a cache is loaded.
 // Two readings must agree (issue 36): the stated answer above, and the value the reply settles on
 // at its end (answer/settled.ts: its closing sentence's last value or option, read by position).
-// Where both give a value and they differ, or where the stated answer is an unevaluated expression
-// (answer/unevaluated.ts) that the settled reading does not confirm as a value, no answer is stored
-// and both readings are kept (`disagreement`); arithmetic of numbers that nothing contradicts is
-// stored as its value, computed by the symbolic engine ("12 \times 7" is 84).
+// Where both give a value and they differ, where the stated answer is an unevaluated expression
+// (answer/unevaluated.ts) that the settled reading does not confirm as a value, or where the reply
+// closes on a value of another letter than the one the question asks for ("$y = 0$" where it asks
+// for x), no answer is stored and both readings are kept (`disagreement`); arithmetic of numbers that
+// nothing contradicts is stored as its value, computed by the symbolic engine ("12 \times 7" is 84).
+// A value written as a decimal and as a percentage is stored in the format the question asks for.
 // An answer that cannot be read is `null`: never guessed. A reading that does not parse under its
 // type (", which is 431" as a number) is dropped, never stored (`storedAnswer`, which `cache
 // validate` applies too). A response that states two answers that disagree (a boxed answer and a
@@ -24,9 +26,10 @@
 import { normalizeMcq, questionOptions, readMcq, type McqOption } from './answer/mcq.ts';
 import { normalizeMath, normalizeNumeric, wellFormedMath } from './answer/normalize.ts';
 import { readStatement } from './answer/statement.ts';
-import { settledOption, settledValue } from './answer/settled.ts';
-import { unevaluated } from './answer/unevaluated.ts';
+import { settle, settledOption, settledValue } from './answer/settled.ts';
+import { askedUnknowns, unevaluated } from './answer/unevaluated.ts';
 import { arithmeticValue, sameMath } from './answer/equivalence.ts';
+import { closingSentences } from './answer/closing.ts';
 
 export { questionOptions, type McqOption } from './answer/mcq.ts';
 export { lastBoxed } from './answer/statement.ts';
@@ -92,16 +95,38 @@ function sameAnswer(a: string, b: string, type: AnswerType): boolean {
  */
 function crossCheck(stated: string, text: string, type: AnswerType, options: McqOption[], question: string): AnswerRead {
   // A word answer ("odd", "Monday") is beyond a reading of values: only the stated reading has it.
-  const raw = type === 'mcq' ? settledOption(text, options) : /\d/.test(stated) ? settledValue(text) : null;
-  const settled = storedAnswer(raw, type);
+  const value = type === 'mcq' ? null : /\d/.test(stated) ? settle(text) : null;
+  const settled = storedAnswer(type === 'mcq' ? settledOption(text, options) : (value?.value ?? null), type);
   const agree = settled !== null && sameAnswer(stated, settled, type);
   if (settled !== null && !agree) return { answer: null, disagreement: [stated, settled] };
+  // A value the reply closes on as another letter's than the one the question asks for ("$y = 0$" where it asks for x) is not its answer.
+  const unknowns = value?.assigns ? askedUnknowns(question) : [];
+  if (unknowns.length && !unknowns.includes(value?.assigns ?? '')) return { answer: null, disagreement: [stated, `${value?.assigns} = ${settled}`] };
   const kind = type === 'math' ? unevaluated(stated, question) : null;
   if (kind === null) return { answer: stated };
   if (agree && unevaluated(settled, question) === null) return { answer: settled };
-  // Arithmetic of numbers that nothing contradicts stands as its value, by the engine ("12 \\times 7" is 84).
-  const value = kind === 'arithmetic' ? arithmeticValue(normalizeMath(stated) ?? stated) : null;
-  return value !== null ? { answer: value } : { answer: null, disagreement: [stated, settled] };
+  // Arithmetic of numbers that nothing contradicts stands as its value, by the engine ("12 \\times 7"
+  // is 84), or as written where the engine cannot give it exactly and both readings take it
+  // ("123456790^3 - 1").
+  const computed = kind === 'arithmetic' ? (arithmeticValue(normalizeMath(stated) ?? stated) ?? (agree ? stated : null)) : null;
+  return computed !== null ? { answer: computed } : { answer: null, disagreement: [stated, settled] };
+}
+
+const ASKS_PERCENT = /\bper ?cent|%|\bpercentage\b/i;
+const WRITTEN_NUMBER = /(?<![\w.^_{])(-?\d+(?:\.\d+)?)(\s*\\?%)?/g;
+/**
+ * A value written in two formats at the reply's end ("0.375, i.e. 37.5%", "$0.375$, which is
+ * $37.5\%$"): the one the question asks for, a percentage only where it asks for one ("what
+ * percent"), else the plain number. Unchanged where the other format is not written.
+ */
+function formatAsked(answer: string, text: string, question: string): string {
+  const percent = /%\s*$/.test(answer);
+  const value = Number(normalizeNumeric(answer));
+  if (percent === ASKS_PERCENT.test(question) || !Number.isFinite(value)) return answer;
+  const want = percent ? value / 100 : value * 100;
+  for (const m of closingSentences(text).matchAll(WRITTEN_NUMBER))
+    if (!m[2] === percent && Math.abs(Number(m[1]) - want) < 1e-9 * Math.max(1, Math.abs(want))) return m[0].trim();
+  return answer;
 }
 
 /**
@@ -114,7 +139,10 @@ export function readAnswer(text: string, type: AnswerType, options: McqOption[] 
   const read = type === 'mcq' ? readMcq(text, options) : readStatement(text);
   if (read.ambiguous) return { answer: null, ambiguous: read.ambiguous.map((r) => (r === null ? null : r.trim())) };
   const answer = storedAnswer(read.answer, type);
-  if (answer !== null) return crossCheck(answer, text, type, options, question);
+  if (answer !== null) {
+    const checked = crossCheck(answer, text, type, options, question);
+    return type === 'mcq' || checked.answer === null ? checked : { answer: formatAsked(checked.answer, text, question) };
+  }
   if (read.answer === null) return { answer };
   // A reading that does not parse under its type ("12 \\times 7" as a number) stands only where the settled value is its value.
   const settled = type === 'mcq' ? null : storedAnswer(settledValue(text), type);

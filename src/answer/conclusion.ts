@@ -53,6 +53,8 @@ const DENIALS = [
   String.raw`\bboth\s+\$?-?\d[^\s$]*\$?\s+and\s+\$?-?\d[^\s$]*\$?\s+(?:can|could|may|might|are)\b`,
 ];
 export const NO_VALUE = new RegExp(DENIALS.join('|'), 'i');
+/** A sentence that rejects the values it names ("$x = -1$ is extraneous", "the root $-5$ is rejected"): no statement of the answer, in either reading. */
+export const REJECTED = /\b(?:extraneous|(?:is|are) (?:rejected|discarded)|not an? (?:valid )?(?:solution|root)|does not satisfy)\b/i;
 
 // A place or time after a stated value: "... dollars in the last division", "... every day at the market".
 const PLACE = String.raw`(?:\s+(?:in|at|for|on|during|after|before)\s+(?:the\s+)?[a-z]+(?:\s+[a-z]+)?)?`;
@@ -80,7 +82,7 @@ const unknowns = (s: string) =>
     .replace(/_\{?\w+\}?|\\text\{[^{}]*\}/g, '') // subscripts, \text{}
     .replace(/\\[a-zA-Z]+/g, ' ') // commands
     .replace(/(?<=\d)i\b|(?<=\d\s*)x(?=\s*\d)/g, ' '); // the imaginary unit, "x" for times
-const isClosed = (s: string) => s.trim() !== '' && !/[a-zA-Z]/.test(unknowns(s));
+export const isClosed = (s: string) => s.trim() !== '' && !/[a-zA-Z]/.test(unknowns(s));
 const isName = (s: string) =>
   /^[a-zA-Z]\w*\(.*\)$/.test(s.trim()) || (/[a-zA-Z]/.test(unknowns(s)) && /^[\\a-zA-Z\s+\-{}|(),]+$/.test(s.trim().replace(/_\{?\w+\}?/g, '')));
 
@@ -92,6 +94,8 @@ const isName = (s: string) =>
  * that value is the exact one ("\frac{1}{3} \approx 0.333" is 1/3).
  */
 export function resultOf(expr: string, checkLeft = true): string {
+  const congruence = congruenceValue(expr);
+  if (congruence !== null) return congruence;
   const cuts = [...expr.matchAll(/=|\\approx|≈/g)];
   if (!cuts.length) return expr.trim();
   const [prev, last] = [cuts[cuts.length - 2], cuts[cuts.length - 1]];
@@ -100,6 +104,30 @@ export function resultOf(expr: string, checkLeft = true): string {
   if (!right) return expr.trim();
   if (last[0] !== '=') return isClosed(left) && /\d/.test(left) ? resultOf(expr.slice(0, last.index), checkLeft) : right;
   return !checkLeft || isClosed(left) || isName(left) ? right : expr.trim();
+}
+
+// A modulus closing a congruence: "\pmod{9}", "\pmod 9", "\mod 9", "(\text{mod } 9)", "(mod 9)".
+const MODULUS =
+  /(?:\s|\\[ ,;])*(?:\\pmod\s*(?:\{[^{}]*\}|\w+)|\\b?mod\s*(?:\{[^{}]*\}|\w+)|\(\s*(?:\\(?:text|mathrm|operatorname)\{\s*mod\s*\}|mod)\s*(?:\\[ ,;]\s*)*\w+\s*\))\s*$/;
+/** "1234 \equiv 1 \pmod{9}", "2^{10} = 1024 \equiv 2 \pmod 7": the residue a congruence of a number (no unknowns) ends on; null for anything else. */
+export function congruenceValue(expr: string): string | null {
+  if (!/\\equiv|≡/.test(expr) || !MODULUS.test(expr)) return null;
+  const members = expr.replace(MODULUS, '').split(/\\equiv|≡/);
+  const [left, right] = [members[members.length - 2], members[members.length - 1].trim()];
+  return new RegExp(String.raw`^${NUMBER}$`).test(right) && isClosed(left) ? right : null;
+}
+
+/** "3n", "2x + 1", "2^{y+1}": an expression in one unknown (letters of one kind, with numbers or operators), not a name of it. */
+function inOneUnknown(s: string): boolean {
+  const letters = new Set(unknowns(s).match(/[a-zA-Z]/g));
+  return letters.size === 1 && !/^\s*[a-zA-Z]\s*$/.test(s) && !isName(s);
+}
+/** An assignment's value ("x = 5", "\frac{kn^2}{lm} = 2l", "\frac{k}{2} + k = \frac{3k}{2}"), except an equation in one unknown with a number on its right ("3n = 15", kept whole). */
+function assignedValue(expr: string): string {
+  const cuts = [...expr.matchAll(/=/g)];
+  const last = cuts[cuts.length - 1];
+  const left = last ? expr.slice(cuts.length > 1 ? cuts[cuts.length - 2].index + 1 : 0, last.index) : '';
+  return last && inOneUnknown(left) && isClosed(expr.slice(last.index + 1)) ? expr.trim() : lastMember(expr);
 }
 
 /** The last member of a chain a sentence states as its value ("... is $180^\circ - x - z = 110^\circ$"), whatever stands before it. */
@@ -174,6 +202,7 @@ export function concludingValue(text: string, strong = false): string | null | u
   for (let k = sentences.length - 1; k >= 0; k--) {
     const line = sentences[k];
     if (strong ? !STRONG_CONCLUSION.test(line) : k < sentences.length - 1 && !CONCLUSION.test(line)) continue; // the closing sentence needs no conclusion word
+    if (REJECTED.test(line)) continue;
     // "Therefore, the integers are:" followed by a line that is only math, or only a value.
     const next = sentences[k + 1];
     if (line.endsWith(':') && next && RULES.valueLine.test(next)) return resultOf(unwrapMath(next));
@@ -192,11 +221,18 @@ export function concludingValue(text: string, strong = false): string | null | u
 export function statedValue(line: string): string | null {
   if (NO_VALUE.test(line)) return null;
   // "Therefore, $x = \frac{21}{31}$.", "So $2x = 90$ and $x = 45$", "hence $\cos 60^\circ = \frac{1}{2}$":
-  // a conclusion made of assignments states the value of the last one.
-  if (/^(?:therefore|thus|hence|so),?\s+\$[^$]*(?:=|\\approx)[^$]*\$/i.test(line)) {
-    const assignments = [...line.matchAll(/\$([^$]*(?:=|\\approx)[^$]*)\$/g)].filter((m) => !CONDITIONED.test(line.slice(0, m.index)));
-    if (assignments.length) return lastMember(assignments[assignments.length - 1][1]);
+  // a conclusion made of assignments states the value of the last one; an equation in one unknown
+  // ("Therefore $3n = 15$") is kept whole: it is no value of the unknown.
+  if (/^(?:therefore|thus|hence|so),?\s+\$[^$]*(?:=|\\approx|\\equiv)[^$]*\$/i.test(line)) {
+    // (a congruence counts only where it states a residue: "$31n \equiv 3 \pmod{7}$" is no value)
+    const assignments = [...line.matchAll(/\$([^$]*(?:=|\\approx|\\equiv)[^$]*)\$/g)].filter(
+      (m) => !CONDITIONED.test(line.slice(0, m.index)) && (/=|\\approx/.test(m[1]) || congruenceValue(m[1]) !== null),
+    );
+    if (assignments.length) return assignedValue(assignments[assignments.length - 1][1]);
   }
+  // "the exponents match: $y + 1 = 3$, giving $y = 2$": a sentence that ends on a result clause states its value.
+  const result = line.match(/(?:,\s*|\s+)(?:giving|yielding|which gives|and so|and thus|and hence)\s+(?:us\s+)?\$([^$]*=[^$]*)\$$/i);
+  if (result) return assignedValue(result[1]);
   // A math segment after a stating word and at most three words ("... is $9$", "... as the mixed
   // number $144\frac15$"), closing the sentence or its main clause, maybe followed by two words
   // that are not a comparison, a place ("in the last division") or a condition ("at $t=2$").

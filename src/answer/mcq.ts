@@ -9,7 +9,7 @@
 //      "my answer remains C", "the correct option is C", "the best choice would be [C]", "the answer
 //      is Paris"; not one about another agent's answer ("their answer is B", "Agent 2's answer is B");
 //   3. a choice in the first person: "I choose C", "I'll go with option (C)", "I stick with C";
-//   4. a verdict naming an option: "(C) is the correct answer", "option C is correct", "C is the correct choice";
+//   4. a verdict naming an option: "(C) is the correct answer", "option C is correct", "C is the correct choice", "(C) Canberra is correct";
 //   5. a bold option: **C**, **(C)**, **C) Paris**;
 //   6. a last line that is only an option: "C", "(C)", "C.", "[C]", "C) Paris", or an option's text;
 //   7. "(C)" or "[C]" closing the response ("... which rules out the rest (C)."), unless it follows
@@ -248,7 +248,11 @@ export function readMcq(text: string, options: McqOption[] = []): Reading {
 
   // 4. Verdicts naming an option.
   const NAMED = String.raw`\b(?:[Oo]ption|[Cc]hoice|[Aa]nswer)\s+(?:\*\*)?\(?(${L})\)?(?:\*\*)?|\((${l})\)|\*\*\(?(${L})\)?\*\*|^(${L})`;
-  const verdict = new RegExp(String.raw`(?:${NAMED})\s+is\s+(?:the\s+)?(?:most\s+|only\s+)?(?:correct|right|best|accurate|appropriate)\b`, 'gm');
+  // The option's text may follow its letter: "(B) Helicase is correct".
+  const verdict = new RegExp(
+    String.raw`(?:${NAMED})(?:\s+[A-Za-z][\w'-]*){0,3}?\s+is\s+(?:the\s+)?(?:most\s+|only\s+)?(?:correct|right|best|accurate|appropriate)\b`,
+    'gm',
+  );
   for (const m of text.matchAll(verdict)) add(m.index, m[1] ?? m[2] ?? m[3] ?? m[4], 'statement');
 
   // 5. Bold options (not the lines of a list).

@@ -1,36 +1,55 @@
 // The second reading (issue 36): the value a reply SETTLES ON, read by position, not by the phrases
 // that state an answer (statement.ts, mcq.ts). It looks only at where a reply ends: of its last four
-// sentences, the last that holds a value of the reply's own (notes, and sentences about other agents
-// alone, aside; values after a turn to a condition or to other agents, ", where $k$ ...", aside), and
-// takes the value that sentence closes on: its \boxed{} (or the value the box is said to equal),
-// else its last value (the value a math segment's chain ends on, or a number); for multiple choice
+// sentences, the last that holds a value of the reply's own (notes, checks of the answer, sentences
+// that reject the values they name, and sentences about other agents alone, aside; values after a
+// turn to a condition or to other agents, ", where $k$ ...", aside), and takes the value that
+// sentence closes on: its own \boxed{} (as the stated reading takes a box: what it ends on, or the
+// value it is said to equal), else its last value (the value a math segment's chain ends on, a bound
+// a chain of relations computes, or a number; with the letter a span assigns it to, "$y = 0$", which
+// src/answer.ts checks against the unknown the question asks for); for multiple choice
 // the one option it names (by letter, text, place or paraphrase; lines of an option list aside). It
 // abstains (null) where that sentence does not settle: two options named, an option rejected ("(A)
-// is wrong"), a value in a comparison or a description ("5 more than 50", "seat the 8 people"), a
-// number inside a plain-text expression ("sqrt(17)/12"). Names, relations and case lists are no
+// is wrong"), a value in a comparison or a description ("5 more than 50", "seat the 8 people", "the
+// 100-meter final"), a relation ("f(3) \ge 8"), a number inside a plain-text expression ("sqrt(17)/12"). Names, relations and case lists are no
 // values. src/answer.ts stores an answer only where this reading and the stated one agree (or this
 // one abstains).
-import { boxedContents, withoutNotes } from './statement.ts';
-import { NUMBER, resultOf } from './conclusion.ts';
+import { boxedContents, boxValue, ownBox, withoutNotes } from './statement.ts';
+import { congruenceValue, isClosed, NUMBER, REJECTED, resultOf } from './conclusion.ts';
 import { letterOf, optionByText, type McqOption } from './mcq.ts';
 
 /** Math spans, displays first: `$$...$$`, `\[...\]`, `\(...\)`, `$...$`. */
 const MATH = /\$\$([\s\S]+?)\$\$|\\\[([\s\S]+?)\\\]|\\\(([\s\S]+?)\\\)|\$([^$]+)\$/g;
 // A number outside math, not part of a word, a longer number, an exponent or a subscript ("cm^2").
-const PLAIN_NUMBER = new RegExp(String.raw`(?<![\w.^_{])${NUMBER}(?![\w}]|\.\d)`, 'g');
+// A number joined to a word by a hyphen ("the 100-meter final", "a 3-digit number") describes, and is no value either.
+const PLAIN_NUMBER = new RegExp(String.raw`(?<![\w.^_{])${NUMBER}(?![\w}]|\.\d|-[a-zA-Z])`, 'g');
 // Words before a value that make it part of a comparison or a condition, not what the sentence settles on.
+// ("comes to 84", "amounts to 84" state the value: their "to" leads to it).
 const COMPARED =
-  /\b(?:than|of|out of|per|times|by|from|over|between|and|or|to|at|for|with|if|when|unlike|not|in base)\s+(?:\w+\s+)?\$?$|\b(?:the|these|those|all|any|each|every)\s+\$?$/i;
+  /(?<!\b(?:comes|amounts|adds up|works out|totals) )\b(?:than|of|out of|per|times|by|from|over|between|and|or|to|at|for|with|if|when|unlike|not|in base)\s+(?:\w+\s+)?\$?$|\b(?:the|these|those|all|any|each|every)\s+\$?$/i;
 // What is no value of its own: a bare name ("$C$"), a relation ("$|x+4| < 9$"), a table or case list.
 const NOT_A_VALUE = /^[a-zA-Z]+$|^[a-zA-Z(),\s]+$|^[a-zA-Z](?:\^\{-1\})?\([a-z]\)$|<|>|\\[lg]eq?\b|\\neq\b/;
+// A span that states a relation holds no value (the reading abstains on it), but for a bound it
+// computes or the residue a congruence of a number states ("$31n \equiv 3 \pmod{7}$" holds none).
+const RELATION = /<|>|\\[lg]eq?\b|\\neq\b|\\equiv\b/;
+/** The number a chain of relations ends on after "=" (a bound: "\ge \frac{256}{4} = 64"); '' (the reading abstains there) for any other relation ("x < 3", "f(3) \ge 8", "\le \frac{b^2}{2}"). */
+function boundOf(body: string): string {
+  const members = body.split(/(<|>|\\[lg]eq?\b|\\neq\b|=)/);
+  const last = (members.pop() ?? '').trim();
+  return members.pop() === '=' && isClosed(last) ? last : '';
+}
 const NOT_A_DISPLAY = /\\begin\{(?:cases|array|align\*?|aligned)\}|\\multicolumn|\\cline/;
 /** How many sentences from the end are searched: a reply settles on a value at its end, or not at all. */
 const CLOSING = 4;
 // A sentence about other agents' answers (and not the reply's own).
 const ABOUT_OTHERS =
   /\b(?:agents?'?s?|(?:other|another|their|previous|first|second|third|fourth|each) (?:solutions?|answers?)|solutions? \d|they|their|he|she|others)\b/i;
-// A note ("Note that ...") is an aside, never what the reply settles on.
-const NOTE = /^\s*\(?(?:note|n\.b\.)\b/i;
+// A note ("Note that ...", "*Note: ...*", "I should note that ...") or a check of the answer ("Check:
+// $84 / 7 = 12$", "To verify, ...", a line ticked ✓) is an aside, never what the reply settles on:
+// its values are the question's or a step's. So is a sentence that rejects the values it names ("$x
+// = -1$ is extraneous", "the root $-5$ is rejected"). A sentence that boxes a value is none of these.
+const NOTE = /^\s*[(*_]*\s*(?:note|n\.b\.)\b|^\s*(?:I|we) should note\b|^\s*it(?: is|'s) worth noting\b/i;
+const CHECK =
+  /^\s*[(*_#\s]*(?:(?:check(?:ing)?|verification|double-check(?:ing)?)\s*\**:|to (?:check|verify|confirm)\b|as a check\b|we can (?:check|verify|confirm)\b)|✓|✔/i;
 // Where a sentence turns to a condition or a reason: values after it ("..., where $k$ is an integer") are not what it settles on.
 const TAIL = /,?\s+(?:where|for|if|when|since|because|given|provided|that)\b/gi;
 const OWN = /\b(?:I|my|we|our)\b/;
@@ -41,6 +60,8 @@ interface Candidate {
   at: number;
   value: string;
   boxed: boolean;
+  /** The letter a math span assigns its value to ("$y = 0$"). */
+  assigns?: string;
 }
 
 /** A text with its math spans masked, so that no sentence ends inside one; a span keeps a closing period ("$\boxed{2}.$ The ..."), which ends its sentence. */
@@ -71,7 +92,7 @@ function lastSentence<T extends { at: number }>(
     const found = candidates.filter((c) => c.at >= a && c.at < b);
     if (!found.length) continue;
     const sentence = text.slice(a, b);
-    if (NOTE.test(sentence)) continue;
+    if (NOTE.test(sentence) || ((CHECK.test(sentence) || REJECTED.test(sentence)) && !found.some((c) => 'boxed' in c && c.boxed))) continue;
     // Values after a turn to other agents or to a condition are not what the sentence settles on,
     // when any come before it ("$a=3$, as shown in the first agent's solution"); a sentence about
     // others alone is not the reply's own, unless it boxes a value.
@@ -91,20 +112,30 @@ function lastSentence<T extends { at: number }>(
 const cleaned = (text: string) => withoutNotes(text).replace(/\*\*|\\\$/g, (m) => ' '.repeat(m.length));
 
 /** The value a numeric or MATH reply settles on (see the header), raw; null when it does not settle on one. */
-export function settledValue(response: string): string | null {
+export const settledValue = (response: string): string | null => settle(response)?.value ?? null;
+
+/** The value a numeric or MATH reply settles on, with the letter its closing span assigns it to ("$y = 0$": y), if any. */
+export function settle(response: string): { value: string; assigns?: string } | null {
   const text = cleaned(response);
   const ranges = sentenceRanges(text, maskMath(text));
   const from = ranges[Math.max(0, ranges.length - CLOSING)]?.[0] ?? 0; // only the closing sentences are read
   const spans = [...text.matchAll(MATH)]
     .filter((m) => m.index >= from)
     .map((m) => ({ at: m.index, end: m.index + m[0].length, body: m[1] ?? m[2] ?? m[3] ?? m[4] }));
-  const boxes = boxedContents(text).filter((b) => b.at >= from);
+  // A box in a sentence reporting another agent's result is not the reply's own (the rule of the stated reading).
+  const boxes = boxedContents(text).filter((b) => b.at >= from && ownBox(text, b));
   const inBox = (at: number) => boxes.some((b) => at >= b.at && at < b.end);
   const candidates: Candidate[] = [
-    ...boxes.map((b) => ({ at: b.at, value: resultOf(b.content), boxed: true })),
+    // A box's value as the stated reading takes it: what it ends on, or the value it is said to equal ("$\boxed{12}=144$").
+    ...boxes.map((b) => ({ at: b.at, value: boxValue(text, b), boxed: true })),
     ...spans
       .filter((s) => !/\\(?:boxed|fbox)\b/.test(s.body) && !NOT_A_DISPLAY.test(s.body))
-      .map((s) => ({ at: s.at, value: resultOf(s.body, false), boxed: false }))
+      .map((s) => ({
+        at: s.at,
+        value: RELATION.test(s.body) ? (congruenceValue(s.body) ?? boundOf(s.body)) : resultOf(s.body, false),
+        boxed: false,
+        assigns: s.body.match(/^\s*([a-zA-Z])\s*=[^=]+$/)?.[1],
+      }))
       .filter((c) => !NOT_A_VALUE.test(c.value.trim().replace(/[_^]\{?\w+\}?/g, ''))),
   ];
   const outside = text.replace(MATH, (m) => ' '.repeat(m.length));
@@ -119,16 +150,14 @@ export function settledValue(response: string): string | null {
   }
   const last = lastSentence(text, ranges, candidates);
   if (!last) return null;
-  // A box is what its sentence settles on, unless the sentence says the box equals a value ("$\boxed{12}$ is equal to 144": the problem's own box notation).
+  // A box is what its sentence settles on.
   const boxed = last.found.filter((c) => c.boxed).pop();
-  const after = boxed && last.found.filter((c) => c.at > boxed.at).pop();
-  if (boxed) {
-    const equals = after && /^[^.]*?\}\$?\s*(?:is equal to|equals|=)\s*\$?$/.test(text.slice(boxed.at, after.at).replace(/^\\(?:boxed|fbox)\s*\{/, ''));
-    return (equals ? after : boxed).value.trim() || null;
-  }
+  if (boxed) return boxed.value.trim() ? { value: boxed.value.trim() } : null;
   const closing = last.found.reduce((a, b) => (b.at > a.at ? b : a));
-  if (COMPARED.test(text.slice(last.from, closing.at))) return null;
-  return closing.value.trim() || null;
+  if (COMPARED.test(text.slice(last.from, closing.at)) || !closing.value.trim()) return null;
+  // What an answer statement names is the reply's answer whatever letter it is given ("the answer is $k = 7$").
+  const assigns = /\banswer\b/i.test(last.sentence) ? undefined : closing.assigns;
+  return { value: closing.value.trim(), ...(assigns && { assigns }) };
 }
 
 // Option tokens (an option's text, place or paraphrase is matched per sentence): "(C)", "[C]", "**C**", "option C", "C)" opening a line, \boxed{C}.

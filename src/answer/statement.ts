@@ -7,7 +7,7 @@
 //      144": the problem's own box notation). A later answer statement or conclusion that opens with "Therefore", "Thus", "So",
 //      "Hence" (rules 2 and 3 on what follows the boxed sentence) and states another value, or denies
 //      any, makes the read ambiguous: no answer, both readings kept;
-//   2. else the last answer statement: "The answer is X", "Answer: X", "my answer remains the same:
+//   2. else the last answer statement: "The answer is X", "Answer: X", "#### X", "my answer remains the same:
 //      X", "the answer would be X", "the same answer of $X$", "I agree with their answer of $X$", "the
 //      correct answer of $X$"; not one about another agent's answer ("their answer is 12") nor a verdict
 //      ("the answer is correct"). A concluding sentence after it (rule 3) wins over it. Its value is a
@@ -88,6 +88,8 @@ function answerStatements(text: string): Statement[] {
   const statements = [...text.matchAll(ANSWER_IS)]
     .filter((m) => !VERDICT.test(m[1].replace(/\*\*/g, '').trim()) && !REPORTED.test(text.slice(Math.max(0, m.index - 80), m.index)))
     .map((m) => ({ at: m.index, end: m.index + m[0].length, phrase: m[1] }));
+  // "#### 150": the answer line of GSM8K-style replies.
+  for (const m of text.matchAll(/^[ \t]*####[ \t]*([^\n#]+)$/gm)) statements.push({ at: m.index, end: m.index + m[0].length, phrase: m[1] });
   for (const m of text.matchAll(ANSWER_OF)) {
     const before = text.slice(Math.max(0, m.index - 60), m.index + 'answer of '.length);
     const after = text.slice(m.index + m[0].length).split(/[.\n]/)[0];
@@ -115,7 +117,7 @@ const SAID_AFTER_BOX = new RegExp(String.raw`^\$*\s*(?:is equal to|equals|=)\s*\
 const REFERS_BACK = Symbol('refers back');
 const REFERRING = /^(?:as|same|unchanged|the same|not|no|in|on|at|to|from|of|for|with|by|also|still|this|that|these|those|it|what|which|because|since|if)\b/i;
 // Words that lead to the value in a phrase: ", which is 431", "at 431", "as before, 431", "namely 12".
-const LEAD_IN = /^(?:[,;:]\s*)?(?:(?:which|that) (?:is|equals|gives(?: us)?)|as before,?|at|of|namely|i\.e\.,?)\s+/i;
+const LEAD_IN = /^(?:[,;:]\s*)?(?:(?:which|that) (?:is|equals|gives(?: us)?|comes to|amounts to)|as before,?|at|of|namely|i\.e\.,?)\s+/i;
 
 /**
  * The value in what follows "The answer is": a leading math segment or number ("$12$, as agent 1
@@ -135,7 +137,7 @@ function answerPhrase(phrase: string): string | null | typeof REFERS_BACK {
   const exact = p.match(PHRASES.exact);
   if (exact) return exact[1].trim();
   // "$201_3+122_3$, which is 36 in base 10", "12+40*79+50-35*28, which equals ... = 2242": the value it is.
-  const which = p.match(/^(.+?),?\s+which (?:is|equals|gives)\s+(.+)$/i);
+  const which = p.match(/^(.+?),?\s+which (?:is|equals|gives|comes to|amounts to)\s+(.+)$/i);
   if (which) {
     const value = answerPhrase(which[2]);
     if (typeof value === 'string') return value;
@@ -156,6 +158,9 @@ function answerPhrase(phrase: string): string | null | typeof REFERS_BACK {
   if (after) return after[1];
   if (/^\(?[A-J]\)/.test(p)) return p;
   if (NO_VALUE.test(p)) return null; // "either 0 or 1 real roots"
+  // "**Final Answer:** The $y$-intercept is $-1$.": a sentence that states a value.
+  const sentenceValue = /\$/.test(p) ? statedValue(p.replace(/[.!]+$/, '')) : null;
+  if (sentenceValue !== null) return sentenceValue;
   // A short phrase is a text answer ("Monday", "\text{odd}"), unless it only refers to something ("the same", "as before").
   if (!/[a-z]{2,}\s+[a-z]{2,}\s+[a-z]{2,}/i.test(p)) return /^(?:the same|unchanged|same)\b/i.test(p) ? REFERS_BACK : REFERRING.test(p) ? null : unwrapMath(p);
   const sentence = p.replace(/^that\s+/i, '').replace(/[.!]+$/, '');
@@ -193,16 +198,21 @@ function sameReading(a: string, b: string): boolean {
   return x === y || (x !== null && y !== null && sameMath(x, y));
 }
 
-/** The value a box states (rule 1): what it ends on, or the value said right after it. */
-function boxValue(text: string, box: { end: number; content: string }): string {
+/** The value a box states (rule 1): what it ends on, or the value said right after it (the settled reading takes a box's value so too). */
+export function boxValue(text: string, box: { end: number; content: string }): string {
   const said = text.slice(box.end).match(SAID_AFTER_BOX);
   return said ? said[1] : resultOf(box.content).trim();
 }
 
 // A box in a sentence about another agent's result ("One agent arrived at $\boxed{7}$ as the answer") is not the response's own.
 const RESULT_VERBS = String.raw`arrived at|got|obtained|found|gave|computed|concluded|notes?|noted`;
-const REPORTED_BOX = new RegExp(String.raw`\b(?:agents?|solutions?|they|he|she)\b[^.!?\n]*\b(?:${RESULT_VERBS}|${REPORTING_VERBS})\b[^.!?\n]*$`, 'i');
-const ownBox = (text: string, box: { at: number }) => {
+// Nor is one named as another agent's ("Note: Agent 2's answer $\boxed{141_{13}}$ is ...", "the other agents' $\boxed{7}$").
+const REPORTED_BOX = new RegExp(
+  String.raw`\b(?:agents?|solutions?|they|he|she)\b[^.!?\n]*\b(?:${RESULT_VERBS}|${REPORTING_VERBS})\b[^.!?\n]*$|` +
+    String.raw`\b(?:agents?\s*\d*'s?|agents'|their|his|her)\s+(?:\w+\s+)?(?:answers?|solutions?|results?|boxes)?\s*(?:of\s+|is\s+|was\s+|:\s*)?\$*$`,
+  'i',
+);
+export const ownBox = (text: string, box: { at: number }) => {
   const sentence =
     text
       .slice(0, box.at)
