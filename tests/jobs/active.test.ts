@@ -43,9 +43,9 @@ describe('active recording (small simulated world whose recorded debates are Ful
   it('refuses --protocol recorded, which its recording cannot honour, before training anything', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'cpp-active-'));
     const config = resolveConfig({ ...METHOD, cache: sparseWorld(20, 2), protocol: 'recorded' });
-    await expect(activeJob({ config, out: join(dir, 'active'), rounds: 1, passes: 1, recording: { concurrency: 1, limits: {} } })).rejects.toThrow(
-      'active: its recording replays synchronous rounds',
-    );
+    await expect(
+      activeJob({ config, out: join(dir, 'active'), rounds: 1, passes: 1, recording: { concurrency: 1, limits: {} }, evalRecord: false }),
+    ).rejects.toThrow('active: its recording replays synchronous rounds');
     expect(existsSync(join(dir, 'active'))).toBe(false);
   });
 });
