@@ -110,3 +110,27 @@ export function readTextFile(file: string): string {
   const text = decode(bytes, file, 1);
   return text.startsWith(BOM) ? text.slice(1) : text;
 }
+
+/** The number of lines `fileLines` yields for `file`, counted without decoding it (a quick pass, for progress: "read 1,024 of 55,227 lines"). */
+export function countLines(file: string): number {
+  checkReadable(file);
+  let fd: number;
+  try {
+    fd = openSync(file, 'r');
+  } catch (e) {
+    throw named(file, e);
+  }
+  try {
+    const buffer = Buffer.allocUnsafe(1 << 24);
+    let lines = 0;
+    let last = 0x0a;
+    for (let n: number; (n = read(fd, buffer, 0, file)) > 0; ) {
+      const bytes = buffer.subarray(0, n);
+      for (let at = bytes.indexOf(0x0a); at !== -1; at = bytes.indexOf(0x0a, at + 1)) lines++;
+      last = bytes[n - 1];
+    }
+    return lines + (last === 0x0a ? 0 : 1);
+  } finally {
+    closeSync(fd);
+  }
+}
