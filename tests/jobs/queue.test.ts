@@ -22,7 +22,7 @@ import { startWorker } from '../../jobs/queue/worker.ts';
 import { runFiles, readLog } from '../../train/runFolder.ts';
 import { train } from '../../train/trainer.ts';
 import { writeTinyCache } from '../fixtures/tinyWorld.ts';
-import { trainingProcessesOf, trainingProcessOf } from '../fixtures/trainingProcess.ts';
+import { processState, trainingProcessesOf, trainingProcessOf } from '../fixtures/trainingProcess.ts';
 import { METHOD } from '../fixtures/method.ts';
 
 const ROOT = resolve(import.meta.dirname, '../..');
@@ -476,13 +476,6 @@ describe('a grid on a queue', () => {
     return { file, cells: expandGrid(GridFile.parse(grid), join(dir, 'results')) };
   }
   const escaped = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-  const state = (pid: number) => {
-    try {
-      return readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1][0];
-    } catch {
-      return undefined; // gone
-    }
-  };
 
   it('a worker killed alone (SIGKILL to its pid, not its group): its training process stops its run and its train.log says why', async () => {
     const dir = tempDir();
@@ -500,7 +493,7 @@ describe('a grid on a queue', () => {
     process.kill(worker.proc.pid!, 'SIGKILL');
     await worker.exited;
     // Gone, or a zombie of init's about to be reaped: not training on for nobody.
-    await until(() => state(child!) === undefined || state(child!) === 'Z', 'the training process to stop', 120);
+    await until(() => processState(child!) === undefined || processState(child!) === 'Z', 'the training process to stop', 120);
     expect(readFileSync(join(run(), 'train.log'), 'utf8')).toMatch(
       new RegExp(`the job that started this training process \\(pid ${worker.proc.pid}\\) is gone: stopping; .*: saved`),
     );
