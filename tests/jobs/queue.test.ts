@@ -545,7 +545,10 @@ describe('a grid on a queue', () => {
         .filter((l) => l.includes(`took ${broken.id}`)),
     ).toHaveLength(2);
     third.proc.kill('SIGKILL');
+    // The worker killed alone: its training process (the long cell) stops; the test's folder goes once it has.
+    const children = trainingProcessesOf(worker.proc.pid!);
     worker.proc.kill('SIGKILL');
+    await until(() => children.every((c) => processState(c) === undefined || processState(c) === 'Z'), 'the training process to stop', 120);
   }, 300_000);
 
   it('a cell folder holding a run of other settings is refused naming what differs, never overwritten', async () => {
