@@ -175,7 +175,8 @@ export function* parseCacheSteps(
   }
   if (!cache.header) problem(0, 'type', 'no cache header line ({"type":"cache",...}) found');
   for (const { rec, line } of deferred) addResponse(rec, line, true);
-  for (const { rec, line } of pendingExternals) {
+  for (const [k, { rec, line }] of pendingExternals.entries()) {
+    if (k > 0 && k % LINES_A_STEP === 0) yield line; // (answers of externals are compared as answers of responses are: a step as long)
     if (isDuplicate(rec.type, cache.externalIndex, externalLine, rec.id, line)) continue;
     const q = cache.questionIndex.get(rec.question);
     if (q === undefined) {

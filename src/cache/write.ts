@@ -7,10 +7,11 @@ import { COLUMNS_MIN_BYTES, writeColumns } from './columns.ts';
 import { AgentRecord, FIT_FILE, ExternalRecord, QuestionRecord, ResponseRecord, SummaryRecord, type CacheLine } from './format.ts';
 import { journalPath } from './journal.ts';
 import { CacheError, type Cache } from './types.ts';
-import { cacheFilePath, loadCache, parseCache } from './load.ts';
+import { cacheFilePath, loadCache, parseCacheSteps } from './load.ts';
 import { writeFileAtomic, writeFileAtomicYielding } from '../io/atomic.ts';
 import { fileLines } from '../io/textFile.ts';
 import { withLockSync } from '../io/lock.ts';
+import { runSteps } from '../io/interrupt.ts';
 
 /** Copy only the fields a schema declares, dropping the loader's index fields. */
 function pick<T extends object>(shape: object, value: object): T {
@@ -60,16 +61,20 @@ export function writeCacheRecords(dir: string, records: Iterable<CacheLine>): Ca
   return written!;
 }
 
-/** `writeCacheRecords` letting signals in between chunks (about 1 MB), so that a stop (SIGINT) takes effect within a long write, before the rename. */
+/** `writeCacheRecords` letting signals in between chunks (about 1 MB) and steps of its check, so that a stop (SIGINT) takes effect within a long write, before the rename. */
 export async function writeCacheRecordsYielding(dir: string, records: Iterable<CacheLine>): Promise<Cache> {
   let written: Cache | undefined;
-  await writeFileAtomicYielding(cacheFilePath(dir), chunked(serializeRecords(records)), (tmp) => void (written = checkCache(dir, tmp)));
+  await writeFileAtomicYielding(cacheFilePath(dir), chunked(serializeRecords(records)), function* (tmp) {
+    written = yield* checkCacheSteps(dir, tmp);
+  });
   return written!;
 }
 
 /** The check of a cache written to `tmp` for the folder `dir`: every line parses; the cache it holds. */
-function checkCache(dir: string, tmp: string): Cache {
-  const { cache, problems } = parseCache(fileLines(tmp), cacheFilePath(dir));
+const checkCache = (dir: string, tmp: string): Cache => runSteps(checkCacheSteps(dir, tmp));
+
+function* checkCacheSteps(dir: string, tmp: string): Generator<unknown, Cache> {
+  const { cache, problems } = yield* parseCacheSteps(fileLines(tmp), cacheFilePath(dir));
   if (!cache) throw new CacheError(problems);
   columnsOf(dir, cache, tmp);
   return cache;

@@ -9,7 +9,7 @@
 import { closeSync, existsSync, fstatSync, fsyncSync, ftruncateSync, mkdirSync, openSync, renameSync, rmSync, writeSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { isSystemError, UserError } from './errors.ts';
-import { letSignalsIn } from './interrupt.ts';
+import { letSignalsIn, stoppableSteps } from './interrupt.ts';
 
 /** Temporary files and folders this process is writing: removed if it exits before renaming them. */
 const writing = new Set<string>();
@@ -64,10 +64,14 @@ function openTemp(tmp: string): number {
 
 /**
  * `writeFileAtomic` for a long write (generating or importing a cache): signals are let in between
- * chunks (src/io/interrupt.ts), so that a stop (SIGINT, SIGTERM) takes effect within it; the
- * temporary file goes at exit and nothing is renamed into place.
+ * chunks and between the steps of its check (src/io/interrupt.ts), so that a stop (SIGINT, SIGTERM)
+ * takes effect within it; the temporary file goes at exit and nothing is renamed into place.
  */
-export async function writeFileAtomicYielding(path: string, chunks: Iterable<string | Uint8Array>, check?: (tmp: string) => void): Promise<void> {
+export async function writeFileAtomicYielding(
+  path: string,
+  chunks: Iterable<string | Uint8Array>,
+  check?: (tmp: string) => Generator<unknown, void>,
+): Promise<void> {
   const tmp = tempOf(path);
   const forget = removeOnExit(tmp);
   try {
@@ -81,7 +85,7 @@ export async function writeFileAtomicYielding(path: string, chunks: Iterable<str
     } finally {
       closeSync(fd);
     }
-    check?.(tmp);
+    if (check) await stoppableSteps(check(tmp));
     renameSync(tmp, path);
   } catch (e) {
     rmSync(tmp, { force: true });

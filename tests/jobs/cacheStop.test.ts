@@ -18,9 +18,10 @@ import { tinyRecords } from '../fixtures/tinyWorld.ts';
 
 const stopAtFirstTurn = new URL('../fixtures/sigintAtFirstTurn.mjs', import.meta.url).href;
 
-/** The command line, stopped by a SIGINT at its first turn: its exit code and what it printed. */
-async function stopped(...args: string[]): Promise<{ code: number | null; out: string; err: string }> {
-  const child = spawn(process.execPath, ['--import', stopAtFirstTurn, ...CLI, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+/** The command line, stopped by a SIGINT at its first turn (`within` those functions: the fixture's SIGINT_WITHIN): its exit code and what it printed. */
+async function stopped(args: string[], within?: string): Promise<{ code: number | null; out: string; err: string }> {
+  const env = { ...process.env, ...(within && { SIGINT_WITHIN: within }) };
+  const child = spawn(process.execPath, ['--import', stopAtFirstTurn, ...CLI, ...args], { stdio: ['ignore', 'pipe', 'pipe'], env });
   let out = '';
   let err = '';
   child.stdout.on('data', (d: Buffer) => {
@@ -44,7 +45,7 @@ it('cache validate stopped while reading the file says how many of its lines it 
   await generateCache(dir, { questions: 100 }, 'w');
   const lines = readFileSync(cacheFilePath(dir), 'utf8').trimEnd().split('\n').length;
   const before = listing(dir);
-  const r = await stopped('cache', 'validate', dir);
+  const r = await stopped(['cache', 'validate', dir]);
   expect(r.err).toMatch(/interrupted \(SIGINT\): stopping/);
   const read = Number(
     new RegExp(
@@ -63,7 +64,7 @@ it('cache validate stopped while checking the records says how many it checked',
   const records = tinyRecords(4); // fewer lines than a step of reading: the first stop point is in the checks
   writeCacheRecords(dir, records);
   const before = listing(dir);
-  const r = await stopped('cache', 'validate', dir);
+  const r = await stopped(['cache', 'validate', dir]);
   expect(r.err).toContain(
     `${cacheFilePath(dir)}: cache validate stopped after checking 0 of its ${records.length} records (answers, tokens; all ${records.length} lines read); nothing was written`,
   );
@@ -92,7 +93,7 @@ const importArgs = (out: string, ...more: string[]) => [
 it('cache import stopped while reading the files writes nothing (a new folder is not left behind; a cache it would replace is unchanged)', async () => {
   const root = mkdtempSync(join(tmpdir(), 'cpp-import-stop-'));
   const out = join(root, 'out');
-  const fresh = await stopped(...importArgs(out));
+  const fresh = await stopped(importArgs(out));
   expect(fresh.err).toMatch(/interrupted \(SIGINT\): stopping/);
   expect(fresh.err).toContain(
     `cache import stopped after reading 1 problem (0 of 2 files whole); nothing was written: ${out} holds no cache; a rerun imports every file from the start`,
@@ -102,8 +103,20 @@ it('cache import stopped while reading the files writes nothing (a new folder is
   // Over a cache with --force: the cache and its import report stay as they were.
   writeCacheRecords(out, tinyRecords(4));
   const before = listing(out);
-  const replacing = await stopped(...importArgs(out, '--force'));
+  const replacing = await stopped(importArgs(out, '--force'));
   expect(replacing.err).toContain(`nothing was written: the cache in ${out} is unchanged`);
   expect(replacing.code).toBe(130);
   expect(listing(out)).toEqual(before);
+}, 120_000);
+
+it('cache import stopped while it checks the cache it wrote (before the rename) writes nothing either', async () => {
+  const root = mkdtempSync(join(tmpdir(), 'cpp-import-stop-'));
+  const out = join(root, 'out');
+  // The first turn of the written cache's check (its steps are run by stoppableSteps within writeFileAtomicYielding).
+  const r = await stopped(importArgs(out), 'writeFileAtomicYielding,stoppableSteps');
+  expect(r.err).toContain(
+    `cache import stopped while writing the cache, after reading 200 problems (2 of 2 files whole); nothing was written: ${out} holds no cache`,
+  );
+  expect(r.code).toBe(130);
+  expect(readdirSync(root)).toEqual([]);
 }, 120_000);
