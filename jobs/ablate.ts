@@ -86,12 +86,14 @@ async function ablateLocked(o: AblateOptions, grid: GridFile, results: string): 
   // Cells that failed in an earlier run of this grid are not trained again unless asked (train/failedCells.ts).
   const { train, skipped } = skipFailed(cells, results, o.retryFailed ?? false);
   for (const x of skipped) (o.log ?? console.error)(`cell not trained: ${x.cell.id}: ${x.error}`);
+  // Each failure is remembered as it happens (a job killed afterwards leaves it known), the rest once the grid is done.
+  const remember = (x: CellOutcome) => rememberFailed(results, [x], []);
   const ran =
     train.length === 0
       ? []
       : queue
-        ? await (await import('./queue/coordinator.ts')).runQueuedGrid(train, { queue, retryFailed: o.retryFailed })
-        : await runGrid(train, o.workers, undefined, o.force);
+        ? await (await import('./queue/coordinator.ts')).runQueuedGrid(train, { queue, retryFailed: o.retryFailed, failed: remember })
+        : await runGrid(train, o.workers, undefined, o.force, remember);
   const outcomes = cells.map((c) => ran.find((x) => x.cell === c) ?? skipped.find((x) => x.cell === c)!);
   rememberFailed(results, outcomes, skipped);
   const evaluated = outcomes.filter((x) => x.status !== 'failed');

@@ -5,7 +5,8 @@ import { cacheFilePath, loadCache } from '../src/cache/load.ts';
 import { cacheStats } from '../src/cache/stats.ts';
 import { auditReport, type AuditOptions } from '../src/cache/audit.ts';
 import { compactCache } from '../src/cache/write.ts';
-import { formatIssue, validateCache } from '../src/cache/validate.ts';
+import { formatIssue, validateSteps, type ValidateProgress } from '../src/cache/validate.ts';
+import { onInterrupt, stoppableSteps } from '../src/io/interrupt.ts';
 import { fidelityTable } from '../src/env/modelFidelity.ts';
 import { makeEncoder, type EncoderName } from '../src/encoders/index.ts';
 import { readJsonFile } from '../src/io/jsonFile.ts';
@@ -51,9 +52,14 @@ export async function genJob(o: GenOptions): Promise<string> {
   return `wrote ${cacheFilePath(o.out)}${derived ? `: ${replacementLine(derived.replaced, derived.newcomer, o.replace!.ability)}` : ''}`;
 }
 
-/** Every error and warning of a cache and its journal (`file:line: field: problem`), and a one-line summary. */
-export function validateJob(dir: string): { text: string; valid: boolean } {
-  const { cache, issues } = validateCache(dir);
+/**
+ * Every error and warning of a cache and its journal (`file:line: field: problem`), and a one-line
+ * summary. Stopped (Ctrl-C), it says how far it got: it only reads, so nothing was written.
+ */
+export async function validateJob(dir: string): Promise<{ text: string; valid: boolean }> {
+  const progress: ValidateProgress = { lines: 0, read: 0, records: 0, checked: 0 };
+  const unregister = onInterrupt({ say: () => [validateStopped(cacheFilePath(dir), progress)] });
+  const { cache, issues } = await stoppableSteps(validateSteps(dir, progress)).finally(unregister);
   const lines = issues.map(formatIssue);
   const errors = issues.filter((i) => i.severity === 'error').length;
   const warnings = issues.length - errors;
@@ -72,6 +78,14 @@ export function validateJob(dir: string): { text: string; valid: boolean } {
       `${cache!.responses.length} responses${journaled})${warnings ? `, ${plural(warnings, 'warning')}` : ''}`,
   );
   return { text: lines.join('\n'), valid: true };
+}
+
+function validateStopped(file: string, p: ValidateProgress): string {
+  const done =
+    p.records === 0
+      ? `after reading ${p.read} of its ${p.lines} lines (loading's checks); the answer and token checks had not begun`
+      : `after checking ${p.checked} of its ${p.records} records (answers, tokens; all ${p.lines} lines read)`;
+  return `${file}: cache validate stopped ${done}; nothing was written (it only reads), and the cache is neither found valid nor invalid: a rerun checks it from the start`;
 }
 
 /** What a cache holds (src/cache/stats.ts), then the tier-3 response model's fidelity on it. */

@@ -2,14 +2,16 @@
 // (eval/importReport.ts), printed and saved beside the cache.
 import { existsSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { formatImportProblem, importDu, ModelPrice, peerSummary, PriceFile, type DuImportOptions } from '../src/cache/importDu.ts';
+import { formatImportProblem, importDuSteps, ModelPrice, PriceFile, type DuImportOptions, type ImportProgress } from '../src/cache/importDu.ts';
+import { peerSummary } from '../src/cache/peerMarkers.ts';
+import { onInterrupt, stoppableSteps } from '../src/io/interrupt.ts';
 import { parseSettings } from '../src/io/problems.ts';
 import { readJsonFile } from '../src/io/jsonFile.ts';
 import { cacheFilePath, loadCache } from '../src/cache/load.ts';
 import { writeFileAtomic } from '../src/io/atomic.ts';
 import { journalPath } from '../src/cache/journal.ts';
-import { replacedWithCache, writeCacheRecords } from '../src/cache/write.ts';
-import { withLockSync } from '../src/io/lock.ts';
+import { replacedWithCache, writeCacheRecordsYielding } from '../src/cache/write.ts';
+import { withLock } from '../src/io/lock.ts';
 import { droppedReport, importReport } from '../eval/importReport.ts';
 import { InputError, RefusedError } from '../src/io/errors.ts';
 
@@ -32,19 +34,39 @@ export function pricesOf(models: string[], file?: string, priceIn?: number, pric
 /**
  * Import into `o.out`, locked meanwhile. The new cache.jsonl is checked (loaded back) before it is
  * renamed into place, so a refused import leaves the folder as it was (a folder made for it is
- * removed again); a cache already there is replaced only with `force`.
+ * removed again); a cache already there is replaced only with `force`. Stopped (Ctrl-C) while it
+ * reads the files or writes the cache, it writes nothing (the rename never happens) and says how
+ * far it got; a rerun starts over.
  */
-export function importJob(o: ImportOptions): string {
-  return withLockSync(o.out, 'a cache (cache import)', () => importLocked(o));
+export function importJob(o: ImportOptions): Promise<string> {
+  return withLock(o.out, 'a cache (cache import)', () => importLocked(o));
 }
 
-function importLocked(o: ImportOptions): string {
-  if (existsSync(cacheFilePath(o.out)) && !o.force)
-    throw new RefusedError(`${o.out} already holds a cache (${cacheFilePath(o.out)}): pass --force to replace it, or choose another --out`);
-  const result = importDu(o.files, o);
+async function importLocked(o: ImportOptions): Promise<string> {
+  const had = existsSync(cacheFilePath(o.out));
+  if (had && !o.force) throw new RefusedError(`${o.out} already holds a cache (${cacheFilePath(o.out)}): pass --force to replace it, or choose another --out`);
+  const progress: ImportProgress = { files: 0, problems: 0 };
+  let writing = false;
+  const unregister = onInterrupt({
+    say: () => [
+      `cache import stopped ${writing ? 'while writing the cache, ' : ''}after reading ${progress.problems} problem${progress.problems === 1 ? '' : 's'} (${progress.files} of ${o.files.length} files whole); ` +
+        `nothing was written: ${had ? `the cache in ${o.out} is unchanged` : `${o.out} holds no cache`}; a rerun imports every file from the start`,
+    ],
+  });
+  try {
+    return await importStoppable(o, progress, () => (writing = true));
+  } finally {
+    unregister();
+  }
+}
+
+async function importStoppable(o: ImportOptions, progress: ImportProgress, writing: () => void): Promise<string> {
+  const result = await stoppableSteps(importDuSteps(o.files, o, progress));
   const problems = result.problems.map(formatImportProblem);
   if (result.imported === 0) throw new InputError(`nothing imported from ${o.files.join(', ')}:\n  ${problems.join('\n  ')}`);
-  const written = writeCacheRecords(o.out, letGo(result.records));
+  writing();
+  const written = await writeCacheRecordsYielding(o.out, letGo(result.records));
+  // From the rename on, the rest runs without a turn of the event loop: a signal now is said as arriving once the import is done.
   // The journal and report of the cache replaced went with it (they describe its records).
   if (o.force) for (const f of replacedWithCache(o.out)) rmSync(f, { force: true });
   // The report reads the cache as it was checked when written (a journal left there without --force is read with it).

@@ -105,9 +105,16 @@ export interface CellOutcome {
 /**
  * Train every cell not finished yet, `workers` at a time. A cell folder holding a run of other
  * settings or another cache is refused, every such cell named, before anything trains; with
- * `force` those cells are trained anew.
+ * `force` those cells are trained anew. `failed` is told of each cell as it fails (as the
+ * coordinator of a queue tells it: `ablate` remembers it at once).
  */
-export async function runGrid(cells: Cell[], workers: number, log: (line: string) => void = console.error, force = false): Promise<CellOutcome[]> {
+export async function runGrid(
+  cells: Cell[],
+  workers: number,
+  log: (line: string) => void = console.error,
+  force = false,
+  failed?: (outcome: CellOutcome) => void,
+): Promise<CellOutcome[]> {
   for (const cache of new Set(cells.map((c) => c.cache))) ensureDefaultCache(cache);
   const contentOf = runContentHashes();
   const hashes = await Promise.all(cells.map((c) => contentOf(c.settings)));
@@ -133,30 +140,35 @@ export async function runGrid(cells: Cell[], workers: number, log: (line: string
     cells.map((cell, i) => ({ cell, hash: hashes[i] })),
     workers,
     async ({ cell, hash }) => {
-      // A finished cell is reused by runTraining, which completes its end-of-run files.
-      if (checkRun(cell.settings, hash, force).action === 'reuse') return runTraining(cell.settings, hash, () => {});
-      running++;
-      bar.update(epochs, undefined, said());
       try {
-        const outcome = await runTraining(cell.settings, hash, () => bar.update(++epochs, undefined, said()), { processes });
-        if (outcome.status === 'trained') log(`${cell.id}: ${cellTime(outcome.trained)}`);
-        return outcome;
-      } finally {
-        running--;
-        done++;
+        // A finished cell is reused by runTraining, which completes its end-of-run files.
+        if (checkRun(cell.settings, hash, force).action === 'reuse') return await runTraining(cell.settings, hash, () => {});
+        running++;
         bar.update(epochs, undefined, said());
+        try {
+          const outcome = await runTraining(cell.settings, hash, () => bar.update(++epochs, undefined, said()), { processes });
+          if (outcome.status === 'trained') log(`${cell.id}: ${cellTime(outcome.trained)}`);
+          return outcome;
+        } finally {
+          running--;
+          done++;
+          bar.update(epochs, undefined, said());
+        }
+      } catch (e) {
+        // Said and told as it happens (as a queue's coordinator does), not once the grid is done.
+        const outcome = failedOutcome(cell, e);
+        log(`cell failed: ${cell.id}: ${outcome.error}`);
+        failed?.(outcome);
+        throw e;
       }
     },
   );
   processes.close();
   bar.stop();
-  return results.map((r, i) => {
-    const outcome: CellOutcome =
-      r.status === 'fulfilled' ? { cell: cells[i], ...r.value } : { cell: cells[i], status: 'failed', error: (r.reason as Error).message, reason: r.reason };
-    if (outcome.status === 'failed') log(`cell failed: ${outcome.cell.id}: ${outcome.error}`);
-    return outcome;
-  });
+  return results.map((r, i) => (r.status === 'fulfilled' ? { cell: cells[i], ...r.value } : failedOutcome(cells[i], r.reason)));
 }
+
+const failedOutcome = (cell: Cell, reason: unknown): CellOutcome => ({ cell, status: 'failed', error: (reason as Error).message, reason });
 
 /** A trained cell's wall time, its training steps' share, and what it spent beyond them (its overhead: process, setup, validation, checkpoints, end). */
 export const cellTime = (t: Trained) =>

@@ -47,8 +47,12 @@ process.on('disconnect', () => {
   process.exit(running === undefined ? 0 : STOP_EXIT.SIGTERM);
 });
 
+// A line written after the parent died, before the disconnect is noticed, fails to send: with no
+// callback that failure would be an uncaught error, ending the process before the disconnect
+// handler stops the run and says why. It is dropped: the parent is not there to read it.
+const dropped = () => {};
 process.stderr.write = ((chunk: string | Uint8Array, ...rest: unknown[]) => {
-  process.send!({ log: typeof chunk === 'string' ? chunk : Buffer.from(chunk).toString('utf8') } satisfies RunReply);
+  if (process.connected) process.send!({ log: typeof chunk === 'string' ? chunk : Buffer.from(chunk).toString('utf8') } satisfies RunReply, dropped);
   const done = rest.find((r) => typeof r === 'function') as (() => void) | undefined;
   done?.();
   return true;

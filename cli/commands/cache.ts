@@ -62,7 +62,7 @@ const validate = <T>(y: Argv<T>) =>
     (y) => y.positional('dir', { type: 'string', demandOption: true, describe: 'cache directory' }),
     async (a) => {
       const { validateJob } = await import('../../jobs/cache.ts');
-      const { text, valid } = validateJob(a.dir);
+      const { text, valid } = await validateJob(a.dir);
       console.log(text);
       if (!valid) process.exitCode = 1;
     },
@@ -181,7 +181,7 @@ const importCommand = <T>(y: Argv<T>) =>
       ]);
       const { importJob, pricesOf } = await import('../../jobs/import.ts');
       console.log(
-        importJob({
+        await importJob({
           files: a.files,
           out: a.out,
           name: a.name ?? basename(a.out),

@@ -35,6 +35,8 @@ export interface QueuedGridOptions {
   queue: QueueUrl;
   /** Cells whose jobs failed on the queue are queued again (ablate --retry-failed); else their failure stands. */
   retryFailed?: boolean;
+  /** Told of each cell as it fails, before its job is removed (`ablate` remembers it in failed.json: a coordinator killed afterwards leaves it known). */
+  failed?: (outcome: CellOutcome) => void;
   log?: (line: string) => void;
 }
 /** Seconds between looks at the queue, and between status lines when nothing changes. */
@@ -204,8 +206,9 @@ async function coordinate(cells: Cell[], o: QueuedGridOptions): Promise<CellOutc
     }
     if (state === 'failed') {
       t.error = job.failedReason;
+      // Remembered before it is said and its job goes: a restarted coordinator knows it, and queues it again only when asked.
+      o.failed?.({ cell: t.cell, status: 'failed', error: t.error });
       say(`failed ${t.cell.id}: ${job.failedReason}`);
-      // Reported in this run's table; a rerun of the grid tries it again.
       await job.remove();
       return setState(t, 'failed');
     }

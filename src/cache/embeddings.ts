@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { z } from 'zod';
 import type { Encoder } from '../encoders/index.ts';
 import { lockFolderWaiting } from '../io/lock.ts';
-import { interrupted, letSignalsIn, onInterrupt, untilStopped } from '../io/interrupt.ts';
+import { onInterrupt, stopPoint } from '../io/interrupt.ts';
 import { progress } from '../progress.ts';
 import { fileLines } from '../io/textFile.ts';
 import { EMBEDDINGS_DIR } from './format.ts';
@@ -166,8 +166,7 @@ export async function ensureEmbeddings(dir: string, cache: Cache, encoder: Encod
         const computed = await encoder.encode(chunk.map((k) => texts.get(k)!));
         chunk.forEach((k, j) => vectors.set(k, computed[j]));
         bar.update(Math.min(missing.length, i + batch));
-        await letSignalsIn();
-        if (interrupted()) await untilStopped();
+        await stopPoint();
       }
     } finally {
       unregister();

@@ -30,6 +30,8 @@ import { assignSplits } from './splits.ts';
 import { assignTurns } from './turns.ts';
 import { chatPrefixCounter, tokenCounter, type Encoding } from './tokens.ts';
 import { InputError, SettingsError } from '../io/errors.ts';
+import { runSteps } from '../io/interrupt.ts';
+import { PEER_MARKERS, peerMarker, shownSolutions, type PeerStats } from './peerMarkers.ts';
 
 /** Price per million tokens of one model (at most a million: the cache's bound of 1 per token). */
 const perMillion = z
@@ -59,22 +61,6 @@ export interface DuImportOptions {
   allowNoPeers?: boolean;
 }
 
-/** How the peer answers shown in revision prompts were recognised. */
-export interface PeerStats {
-  /** User messages before a round-2+ response. */
-  revisionPrompts: number;
-  /** Of those, the ones where no marker found a peer answer. */
-  withoutPeers: number;
-  /** Peer answers found. */
-  shown: number;
-  /** The markers tried, as text. */
-  markers: string[];
-}
-
-export const peerSummary = (p: PeerStats) =>
-  `Peer answers recognised in revision prompts: ${p.shown} in ${p.revisionPrompts - p.withoutPeers} of ${p.revisionPrompts} prompts; ` +
-  `${p.withoutPeers} held no recognised peer answer (markers: ${p.markers.join(' | ')})`;
-
 /** A problem found while importing: which file, which problem (1-based, 0 = the file), which field. */
 export interface ImportProblem {
   file: string;
@@ -89,42 +75,6 @@ const Message = z.looseObject({ role: z.enum(['system', 'user', 'assistant']), c
 const DuProblem = z
   .tuple([z.array(z.array(Message)).min(1, 'no agent transcripts'), z.union([z.string(), z.number()], { error: 'gold answer missing' })])
   .rest(z.unknown());
-
-/**
- * How the known debate code bases mark each peer answer in a revision prompt; an answer runs from
- * its marker to the next marker, less the closing ``` fence and what follows it.
- */
-export const PEER_MARKERS: { source: string; marker: RegExp }[] = [
-  { source: "Du et al. (MATH, GSM8K, MMLU), DyLAN's recorded MATH debates", marker: /One agent solution: ```/g },
-  { source: 'Du et al. (arithmetic, biographies)', marker: /One agent response: ```/g },
-  { source: 'DyLAN (code)', marker: /Agent solution \d+: ```/g },
-];
-
-/**
- * A user's peer marker (`--peer-marker REGEX`): a regex matching the start of each peer answer, as
- * the built-in ones do; or, with a capture group, matching a whole peer answer (the group is its text).
- */
-export function peerMarker(source: string): RegExp {
-  try {
-    return new RegExp(source, 'g');
-  } catch (e) {
-    throw new SettingsError(`--peer-marker: '${source}' is not a valid regular expression: ${(e as Error).message}`);
-  }
-}
-
-/** The peer answers a revision prompt shows, in order, found by the given markers. */
-export function shownSolutions(message: string, markers: RegExp[] = PEER_MARKERS.map((p) => p.marker)): string[] {
-  const found = markers
-    .flatMap((marker) => [...message.matchAll(new RegExp(marker.source, marker.flags.includes('g') ? marker.flags : `${marker.flags}g`))])
-    .filter((m) => m[0].length > 0)
-    .sort((a, b) => a.index - b.index);
-  return found.map((m, i) => {
-    if (m[1] !== undefined) return m[1].trim();
-    const part = message.slice(m.index + m[0].length, i + 1 < found.length ? found[i + 1].index : message.length);
-    const end = part.lastIndexOf('```');
-    return (end >= 0 ? part.slice(0, end) : part).trim();
-  });
-}
 
 /** The problem statement inside a few-shot prompt ("...Problem: X\nAnswer:"), else the whole prompt. */
 function problemText(prompt: string): string {
@@ -185,7 +135,16 @@ export function answerFields(text: string, r: Reading, drop: (reading: string) =
 }
 
 /** Read Du-layout files into cache records; problems are collected, never thrown (except a missing price). */
-export function importDu(files: string[], o: DuImportOptions): DuImport {
+export const importDu = (files: string[], o: DuImportOptions): DuImport => runSteps(importDuSteps(files, o));
+
+/** How far an import got: files read whole (the one being read is not counted), and problems read. */
+export interface ImportProgress {
+  files: number;
+  problems: number;
+}
+
+/** importDu as steps, one a problem (src/io/interrupt.ts: `cache import` stops between them), counting in `progress` how far it got. */
+export function* importDuSteps(files: string[], o: DuImportOptions, progress: ImportProgress = { files: 0, problems: 0 }): Generator<unknown, DuImport> {
   if (!(o.trainFraction >= 0 && o.validationFraction >= 0 && o.trainFraction + o.validationFraction <= 1))
     throw new SettingsError(`train fraction ${o.trainFraction} and validation fraction ${o.validationFraction} must be >= 0 and add up to at most 1`);
   // Texts recur within a problem (the prompt every agent is given, a reply in its agent's next
@@ -209,7 +168,8 @@ export function importDu(files: string[], o: DuImportOptions): DuImport {
   let read = 0;
   let positions = 0;
 
-  for (const file of files) {
+  for (const [done, file] of files.entries()) {
+    progress.files = done;
     const stem = basename(file, extname(file));
     let json: unknown;
     try {
@@ -240,7 +200,7 @@ export function importDu(files: string[], o: DuImportOptions): DuImport {
       problems.push({ file, problem: 0, field: '', message: 'expected one JSON object mapping each prompt to [agent transcripts, gold answer, ...]' });
       continue;
     }
-    Object.entries(json).forEach(([prompt, value], k) => {
+    const importProblem = (prompt: string, value: unknown, k: number) => {
       read++;
       counted = new Map();
       const problem = k + 1;
@@ -356,8 +316,13 @@ export function importDu(files: string[], o: DuImportOptions): DuImport {
         meta: { file: basename(file), problem, ...(level !== undefined && { level }), ...(subject !== undefined && { subject }) },
       });
       responses.push(...recorded.map((r) => r.record));
-    });
+    };
+    for (const [k, [prompt, value]] of Object.entries(json).entries()) {
+      importProblem(prompt, value, k);
+      yield (progress.problems = read);
+    }
   }
+  progress.files = files.length;
 
   if (peers.revisionPrompts > 0 && peers.shown === 0 && !o.allowNoPeers)
     throw new InputError(

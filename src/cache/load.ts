@@ -11,6 +11,7 @@ import { checkedLines, zodProblems, type Problem } from '../io/problems.ts';
 import { fileLines } from '../io/textFile.ts';
 import { CacheError, type Cache, type External, type JournalSummary, type Question, type Response } from './types.ts';
 import { InputError } from '../io/errors.ts';
+import { runSteps } from '../io/interrupt.ts';
 
 /**
  * The key of a normalized answer to question `q`. Equal strings share a key; so do equivalent MATH
@@ -53,7 +54,18 @@ function internString(cache: Cache, normalized: string): number {
  * sees each line's JSON (with its line number) as parsed, before it is checked: `cache validate`
  * checks more of the same records without parsing the file again.
  */
-export function parseCache(lines: Iterable<string>, file: string, parsed?: (json: unknown, line: number) => void): { cache?: Cache; problems: Problem[] } {
+export const parseCache = (lines: Iterable<string>, file: string, parsed?: (json: unknown, line: number) => void): { cache?: Cache; problems: Problem[] } =>
+  runSteps(parseCacheSteps(lines, file, parsed));
+
+/** Lines a step of parseCacheSteps reads. */
+const LINES_A_STEP = 256;
+
+/** parseCache as steps (src/io/interrupt.ts runSteps): it yields the number of lines read every LINES_A_STEP lines, so that `cache validate` can be stopped. */
+export function* parseCacheSteps(
+  lines: Iterable<string>,
+  file: string,
+  parsed?: (json: unknown, line: number) => void,
+): Generator<number, { cache?: Cache; problems: Problem[] }> {
   const problems: Problem[] = [];
   const problem = (line: number, field: string, message: string) => problems.push({ file, line, field, message });
   const cache: Cache = {
@@ -114,6 +126,7 @@ export function parseCache(lines: Iterable<string>, file: string, parsed?: (json
   let line = 0;
   let records = 0;
   for (const text of lines) {
+    if (line > 0 && line % LINES_A_STEP === 0) yield line; // the lines read so far
     line++;
     const raw = text.trim();
     if (raw === '') continue;
@@ -162,7 +175,8 @@ export function parseCache(lines: Iterable<string>, file: string, parsed?: (json
   }
   if (!cache.header) problem(0, 'type', 'no cache header line ({"type":"cache",...}) found');
   for (const { rec, line } of deferred) addResponse(rec, line, true);
-  for (const { rec, line } of pendingExternals) {
+  for (const [k, { rec, line }] of pendingExternals.entries()) {
+    if (k > 0 && k % LINES_A_STEP === 0) yield line; // (answers of externals are compared as answers of responses are: a step as long)
     if (isDuplicate(rec.type, cache.externalIndex, externalLine, rec.id, line)) continue;
     const q = cache.questionIndex.get(rec.question);
     if (q === undefined) {

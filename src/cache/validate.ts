@@ -23,8 +23,9 @@ import { checkEmbeddings } from './embeddings.ts';
 import { journalPath } from './journal.ts';
 import { formatProblem, type Problem } from '../io/problems.ts';
 import type { Cache } from './types.ts';
-import { applyJournal, cacheFilePath, parseCache } from './load.ts';
-import { fileLines } from '../io/textFile.ts';
+import { applyJournal, cacheFilePath, parseCacheSteps } from './load.ts';
+import { countLines, fileLines } from '../io/textFile.ts';
+import { runSteps } from '../io/interrupt.ts';
 import { leftoverTemp } from '../io/lock.ts';
 import { tokenCounter } from './tokens.ts';
 
@@ -79,17 +80,36 @@ interface QuestionFacts {
   reads: Map<string, AnswerRead>;
 }
 
+/** How far a validation got, said when it is stopped: lines of cache.jsonl read (loading's checks), then records checked (answers, tokens). */
+export interface ValidateProgress {
+  lines: number;
+  read: number;
+  records: number;
+  checked: number;
+}
+
+export type Validation = { cache?: Cache; issues: Issue[] };
+
 /** Every error and warning of a cache directory (see the header), in line order, with the cache when it loads. */
-export function validateCache(dir: string): { cache?: Cache; issues: Issue[] } {
+export const validateCache = (dir: string): Validation => runSteps(validateSteps(dir));
+
+/** validateCache as steps (src/io/interrupt.ts: `cache validate` stops between them), counting in `progress` how far it got. */
+export function* validateSteps(dir: string, progress: ValidateProgress = { lines: 0, read: 0, records: 0, checked: 0 }): Generator<unknown, Validation> {
   const file = cacheFilePath(dir);
   if (!existsSync(file)) return { issues: [{ file, line: 0, field: '', message: 'file not found', severity: 'error' }] };
+  progress.lines = countLines(file);
   // One parse of the file: loading's checks, and the records (with their line numbers: the loaded
   // cache keeps none) for the checks below. First the header and questions (answer types, options,
   // prompt tokens), then every other record.
   const records: { line: number; rec: CacheLine }[] = [];
-  const { cache, problems } = parseCache(fileLines(file), file, (json, line) => {
+  const parse = parseCacheSteps(fileLines(file), file, (json, line) => {
     if (json && typeof json === 'object') records.push({ line, rec: json as CacheLine });
   });
+  let step = parse.next();
+  for (; !step.done; step = parse.next()) yield (progress.read = step.value);
+  const { cache, problems } = step.value;
+  progress.read = progress.lines;
+  progress.records = records.length;
   // The record tier's journal (journal.ts) is part of the cache: its lines are checked as loading reads them.
   const journal = cache ? applyJournal(cache, dir) : { problems: [], warnings: [] };
   const issues: Issue[] = [...problems, ...journal.problems].map((p) => ({ ...p, severity: 'error' }));
@@ -147,7 +167,8 @@ export function validateCache(dir: string): { cache?: Cache; issues: Issue[] } {
     say('warning', line, 'answer', `${answer === null ? 'null' : `'${answer}'`}, but the text states '${stated}'`);
   };
 
-  for (const { line, rec } of records) {
+  for (const [checked, { line, rec }] of records.entries()) {
+    yield (progress.checked = checked); // the records before this one are checked
     if (rec.type === 'agent') {
       for (const field of ['priceIn', 'priceOut'] as const)
         if (typeof rec[field] === 'number' && rec[field] > MAX_PRICE_PER_TOKEN)
@@ -176,6 +197,7 @@ export function validateCache(dir: string): { cache?: Cache; issues: Issue[] } {
       }
     }
   }
+  progress.checked = records.length;
   issues.sort((a, b) => a.line - b.line);
   // An interrupted write (a killed cache gen, import or embed) leaves its temporary file: named, so that it is not taken for the cache.
   for (const path of leftoverTemp(dir))

@@ -2,15 +2,16 @@
 // where a check is given, and only then renamed into place (and the rename flushed), so an
 // interrupted write, a power loss or a failed check never leaves a half-written or invalid file.
 import { existsSync, rmSync, statSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { COLUMNS_MIN_BYTES, writeColumns } from './columns.ts';
 import { AgentRecord, FIT_FILE, ExternalRecord, QuestionRecord, ResponseRecord, SummaryRecord, type CacheLine } from './format.ts';
 import { journalPath } from './journal.ts';
 import { CacheError, type Cache } from './types.ts';
-import { cacheFilePath, loadCache, parseCache } from './load.ts';
+import { cacheFilePath, loadCache, parseCacheSteps } from './load.ts';
 import { writeFileAtomic, writeFileAtomicYielding } from '../io/atomic.ts';
 import { fileLines } from '../io/textFile.ts';
 import { withLockSync } from '../io/lock.ts';
+import { runSteps } from '../io/interrupt.ts';
 
 /** Copy only the fields a schema declares, dropping the loader's index fields. */
 function pick<T extends object>(shape: object, value: object): T {
@@ -55,27 +56,29 @@ export function* serializeRecords(records: Iterable<CacheLine>): Generator<strin
  * the file (without a record journal).
  */
 export function writeCacheRecords(dir: string, records: Iterable<CacheLine>): Cache {
-  const file = cacheFilePath(dir);
   let written: Cache | undefined;
-  writeFileAtomic(file, chunked(serializeRecords(records)), (tmp) => {
-    const { cache, problems } = parseCache(fileLines(tmp), file);
-    if (!cache) throw new CacheError(problems);
-    columnsOf(dir, cache, tmp);
-    written = cache;
+  writeFileAtomic(cacheFilePath(dir), chunked(serializeRecords(records)), (tmp) => void (written = checkCache(dir, tmp)));
+  return written!;
+}
+
+/** `writeCacheRecords` letting signals in between chunks (about 1 MB) and steps of its check, so that a stop (SIGINT) takes effect within a long write, before the rename. */
+export async function writeCacheRecordsYielding(dir: string, records: Iterable<CacheLine>): Promise<Cache> {
+  let written: Cache | undefined;
+  await writeFileAtomicYielding(cacheFilePath(dir), chunked(serializeRecords(records)), function* (tmp) {
+    written = yield* checkCacheSteps(dir, tmp);
   });
   return written!;
 }
 
-/** `writeCacheRecords` giving the event loop a turn after every chunk (about 1 MB), so that a stop (SIGINT) takes effect within a long write. */
-export const writeCacheRecordsYielding = (dir: string, records: Iterable<CacheLine>): Promise<void> =>
-  writeFileAtomicYielding(cacheFilePath(dir), chunked(serializeRecords(records)), checkCache(cacheFilePath(dir)));
+/** The check of a cache written to `tmp` for the folder `dir`: every line parses; the cache it holds. */
+const checkCache = (dir: string, tmp: string): Cache => runSteps(checkCacheSteps(dir, tmp));
 
-/** The check of a cache written to `tmp` for `file`: every line parses. */
-const checkCache = (file: string) => (tmp: string) => {
-  const { cache, problems } = parseCache(fileLines(tmp), file);
+function* checkCacheSteps(dir: string, tmp: string): Generator<unknown, Cache> {
+  const { cache, problems } = yield* parseCacheSteps(fileLines(tmp), cacheFilePath(dir));
   if (!cache) throw new CacheError(problems);
-  columnsOf(dirname(file), cache, tmp);
-};
+  columnsOf(dir, cache, tmp);
+  return cache;
+}
 
 /**
  * The columns of a large cache, from the parse that checked it (so its first load need not parse

@@ -25,7 +25,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import seedrandom from 'seedrandom';
 import { z } from 'zod';
-import { shownSolutions } from '../cache/importDu.ts';
+import { shownSolutions } from '../cache/peerMarkers.ts';
 import type { Cache, Question, Response } from '../cache/types.ts';
 import { InputError } from '../io/errors.ts';
 import { profileLookup, replyFields, simulatorEndpoint } from '../sim/simulator.ts';

@@ -9,6 +9,7 @@
 import { closeSync, existsSync, fstatSync, fsyncSync, ftruncateSync, mkdirSync, openSync, renameSync, rmSync, writeSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { isSystemError, UserError } from './errors.ts';
+import { letSignalsIn, stoppableSteps } from './interrupt.ts';
 
 /** Temporary files and folders this process is writing: removed if it exits before renaming them. */
 const writing = new Set<string>();
@@ -61,15 +62,16 @@ function openTemp(tmp: string): number {
   return openSync(tmp, 'w');
 }
 
-/** A turn of the event loop: a signal (src/io/interrupt.ts) is handled between turns, never inside synchronous work. */
-const turn = () => new Promise<void>((resolve) => setImmediate(resolve));
-
 /**
- * `writeFileAtomic` for a long write (generating a cache): the event loop has a turn after every
- * chunk, so that a stop (SIGINT, SIGTERM) takes effect within it; the temporary file goes at exit
- * and nothing is renamed into place.
+ * `writeFileAtomic` for a long write (generating or importing a cache): signals are let in between
+ * chunks and between the steps of its check (src/io/interrupt.ts), so that a stop (SIGINT, SIGTERM)
+ * takes effect within it; the temporary file goes at exit and nothing is renamed into place.
  */
-export async function writeFileAtomicYielding(path: string, chunks: Iterable<string | Uint8Array>, check?: (tmp: string) => void): Promise<void> {
+export async function writeFileAtomicYielding(
+  path: string,
+  chunks: Iterable<string | Uint8Array>,
+  check?: (tmp: string) => Generator<unknown, void>,
+): Promise<void> {
   const tmp = tempOf(path);
   const forget = removeOnExit(tmp);
   try {
@@ -77,13 +79,13 @@ export async function writeFileAtomicYielding(path: string, chunks: Iterable<str
     try {
       for (const chunk of chunks) {
         writeAll(fd, bytesOf(chunk));
-        await turn();
+        await letSignalsIn();
       }
       fsyncSync(fd);
     } finally {
       closeSync(fd);
     }
-    check?.(tmp);
+    if (check) await stoppableSteps(check(tmp));
     renameSync(tmp, path);
   } catch (e) {
     rmSync(tmp, { force: true });

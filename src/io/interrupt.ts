@@ -5,9 +5,11 @@
 // killed by the signal. Locks are released and this process's temporary files removed at exit
 // (lock.ts, atomic.ts). A second signal exits at once. Every file is written atomically or appended
 // whole, so stopping at any turn of the event loop leaves nothing half-written; long work that awaits
-// only promises (training steps, embedding batches) lets signals in every 50 ms (letSignalsIn); a
-// synchronous write in progress (generating or importing a cache) ends first, since a signal is handled between turns;
-// one that arrives in a command's last such stretch is said once the command is done (exit 0).
+// only promises (training steps, embedding batches) lets signals in every 50 ms (letSignalsIn), and
+// long synchronous work (validating a cache, importing files) is a generator of steps run with stop
+// points between them (stoppableSteps); a synchronous stretch in progress ends first, since a signal
+// is handled between turns; one that arrives in a command's last such stretch (a cache's check
+// before its rename) is said once the command is done (exit 0).
 
 export type StopSignal = 'SIGINT' | 'SIGTERM';
 
@@ -71,6 +73,33 @@ export async function letSignalsIn(): Promise<void> {
 
 /** Never settles: a command that ended (or failed) because it was interrupted waits here for the stop to exit. */
 export const untilStopped = (): Promise<never> => new Promise(() => {});
+
+/** A point where long work may stop: signals are let in (letSignalsIn), and once the process is stopping it never returns. */
+export async function stopPoint(): Promise<void> {
+  await letSignalsIn();
+  if (interrupted()) await untilStopped();
+}
+
+/**
+ * Long synchronous work (validating a cache, importing files) is written as a generator that yields
+ * between its steps (a line, a problem). `runSteps` runs it through at once (a library call);
+ * `stoppableSteps` makes a stop point of every step, so that Ctrl-C stops it within the step in
+ * progress, and what the command registered (onInterrupt) says how far it got.
+ */
+export function runSteps<T>(steps: Generator<unknown, T>): T {
+  for (;;) {
+    const step = steps.next();
+    if (step.done) return step.value;
+  }
+}
+
+export async function stoppableSteps<T>(steps: Generator<unknown, T>): Promise<T> {
+  for (;;) {
+    const step = steps.next();
+    if (step.done) return step.value;
+    await stopPoint();
+  }
+}
 
 /**
  * Stop on SIGINT and SIGTERM as the header says, printing with `print`; `again`: the line saying how

@@ -48,13 +48,7 @@ function decode(bytes: Uint8Array, file: string, firstLine: number): string {
  * 16 MB buffers cost more to allocate and fault in than to fill.
  */
 export function* fileLines(file: string): Generator<string> {
-  checkReadable(file);
-  let fd: number;
-  try {
-    fd = openSync(file, 'r');
-  } catch (e) {
-    throw named(file, e);
-  }
+  const fd = openToRead(file);
   try {
     // Only the bytes each read returns are used: the buffer needs no zero fill.
     let buffer = Buffer.allocUnsafe(1 << 16);
@@ -90,6 +84,16 @@ export function* fileLines(file: string): Generator<string> {
   }
 }
 
+/** The file opened for reading, checked as `checkReadable` checks it; an error names the path. */
+function openToRead(file: string): number {
+  checkReadable(file);
+  try {
+    return openSync(file, 'r');
+  } catch (e) {
+    throw named(file, e);
+  }
+}
+
 function read(fd: number, buffer: Buffer, offset: number, file: string): number {
   try {
     return readSync(fd, buffer, offset, buffer.length - offset, null);
@@ -109,4 +113,22 @@ export function readTextFile(file: string): string {
   }
   const text = decode(bytes, file, 1);
   return text.startsWith(BOM) ? text.slice(1) : text;
+}
+
+/** The number of lines `fileLines` yields for `file`, counted without decoding it (a quick pass, for progress: "read 1,024 of 55,227 lines"). */
+export function countLines(file: string): number {
+  const fd = openToRead(file);
+  try {
+    const buffer = Buffer.allocUnsafe(1 << 24);
+    let lines = 0;
+    let last = 0x0a;
+    for (let n: number; (n = read(fd, buffer, 0, file)) > 0; ) {
+      const bytes = buffer.subarray(0, n);
+      for (let at = bytes.indexOf(0x0a); at !== -1; at = bytes.indexOf(0x0a, at + 1)) lines++;
+      last = bytes[n - 1];
+    }
+    return lines + (last === 0x0a ? 0 : 1);
+  } finally {
+    closeSync(fd);
+  }
 }

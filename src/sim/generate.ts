@@ -134,7 +134,7 @@ export async function generateCache(dir: string, world: Partial<WorldConfig>, na
     if (existsSync(cacheFilePath(dir)) && !force)
       throw new RefusedError(`${dir} already holds a cache (${cacheFilePath(dir)}): pass --force to replace it, or choose another --out`);
     const replaced = existsSync(cacheFilePath(dir)) ? replacedWithCache(dir) : [];
-    await writeWorld(dir, world, name, writeCacheRecordsYielding);
+    await writeWorld(dir, world, name, async (d, lines) => void (await writeCacheRecordsYielding(d, lines)));
     for (const f of replaced) rmSync(f, { force: true });
   });
 }

@@ -126,9 +126,9 @@ describe('transfer between two imports of the same questions whose teams differ 
 
   it('finds the member whose model changed (same id) and compares the five ways on the second import', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'cpp-transfer-import-'));
-    importJob(importOf(join(dir, 'before'), ['gpt-3.5-turbo']));
+    await importJob(importOf(join(dir, 'before'), ['gpt-3.5-turbo']));
     // The second import: position a2 answered by another model (here relabelled; with real data, another recording).
-    importJob(importOf(join(dir, 'after'), ['gpt-3.5-turbo', 'gpt-4o-mini', 'gpt-3.5-turbo']));
+    await importJob(importOf(join(dir, 'after'), ['gpt-3.5-turbo', 'gpt-4o-mini', 'gpt-3.5-turbo']));
     const policy = await oldPolicy({ ...SMALL, cache: join(dir, 'before'), agents: ['a1', 'a2', 'a3'], rounds: 2, out: join(dir, 'old') });
     const out = join(dir, 'job');
     const printed = await transferJob(options(policy, join(dir, 'after'), out));

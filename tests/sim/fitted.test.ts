@@ -139,7 +139,7 @@ describe('active recording on imported DyLAN MATH records, the fitted simulator 
   it("the share of the policy's lookups the tier-3 model answers falls round by round", async () => {
     const root = mkdtempSync(join(tmpdir(), 'cpp-fit-dylan-'));
     const dir = join(root, 'dylan');
-    importJob({ ...mathImport, files: ['algebra_1_248_4_3.json', 'prealgebra_7_631_4_3.json'].map((f) => join(DATA, f)), out: dir, name: 'dylan-two' });
+    await importJob({ ...mathImport, files: ['algebra_1_248_4_3.json', 'prealgebra_7_631_4_3.json'].map((f) => join(DATA, f)), out: dir, name: 'dylan-two' });
     const report = fitJob(dir, { seed: 0 });
     expect(report).toMatch(/a simulator fitted to the \d+ round-1 answers and \d+ revisions/);
     // The team a1,a2,a3 recorded 2 rounds (the 2-agent debates alone reach round 3): it replays 2.

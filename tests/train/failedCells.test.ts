@@ -1,6 +1,7 @@
 // The queue remembers, and so does a local grid: a cell that failed is remembered with its reason
 // beside the grid's results (failed.json); a rerun reports it failed, untrained, unless asked to
 // retry (--retry-failed); a cell of changed settings is another cell.
+import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -8,6 +9,7 @@ import { expect, it } from 'vitest';
 import { ablateJob } from '../../jobs/ablate.ts';
 import { defaultCompute } from '../../src/policy/backends.ts';
 import { failedFile } from '../../train/failedCells.ts';
+import { CLI } from '../fixtures/cli.ts';
 import { writeTinyGrid } from '../fixtures/tinyGrid.ts';
 import { writeTinyCache } from '../fixtures/tinyWorld.ts';
 
@@ -54,4 +56,36 @@ it('a failed cell is remembered with its reason and not trained again unless --r
   expect(fixed.failed).toBe(0);
   expect(remembered()).toEqual([]);
   expect(existsSync(join(out, 'bad', 'cache', 'seed-0', 'best.json'))).toBe(true);
+}, 300_000);
+
+it('a failure is remembered as it happens: ablate killed (SIGKILL) while its other cells train, the rerun knows it', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'cpp-failed-cells-'));
+  writeTinyCache(join(dir, 'cache'));
+  // One cell refused when it starts training, one that trains on for as long as the test needs.
+  const grid = writeTinyGrid(dir, join(dir, 'cache'), [
+    { name: 'bad', settings: { targetCost: 0.1 } },
+    { name: 'long', settings: { epochs: 100_000 } },
+  ]);
+  const out = join(dir, 'results');
+  /** `ablate` as a process, until its output shows `line`; then killed (SIGKILL, alone: its training processes stop themselves). */
+  const ablateUntil = async (line: string) => {
+    const job = spawn(process.execPath, [...CLI, 'ablate', '--grid', grid, '--out', out, '--workers', '2', '--split', 'validation'], {
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
+    let err = '';
+    await new Promise<void>((seen, fail) => {
+      job.stderr.on('data', (d: Buffer) => {
+        err += d.toString();
+        if (err.includes(line)) seen();
+      });
+      job.on('exit', (code) => fail(new Error(`ablate exited (${code}) before printing ${line}:\n${err}`)));
+    });
+    job.kill('SIGKILL');
+    return err;
+  };
+  const id = `bad | ${join(dir, 'cache')} | seed 0`;
+  await ablateUntil(`cell failed: ${id}: `);
+  const [failure] = JSON.parse(readFileSync(failedFile(out), 'utf8')).cells;
+  expect(failure).toMatchObject({ id, reason: expect.stringMatching(/targetCost: 0\.1 is below/) });
+  await ablateUntil(`cell not trained: ${id}: failed in an earlier run (${failure.at}): ${failure.reason}; not trained again (--retry-failed trains it again)`);
 }, 300_000);

@@ -11,18 +11,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect, it } from 'vitest';
 import { CLI } from '../fixtures/cli.ts';
-import { trainingProcessesOf } from '../fixtures/trainingProcess.ts';
+import { processState, trainingProcessesOf } from '../fixtures/trainingProcess.ts';
 import { writeTinyCache } from '../fixtures/tinyWorld.ts';
 
 const until = async (what: () => boolean) => {
   while (!what()) await new Promise((r) => setTimeout(r, 200));
-};
-const state = (pid: number) => {
-  try {
-    return readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1][0];
-  } catch {
-    return undefined; // gone
-  }
 };
 
 it('ablate killed alone (SIGKILL, left a zombie): its training processes stop their runs; the rerun takes over its lock', async () => {
@@ -49,15 +42,15 @@ it('ablate killed alone (SIGKILL, left a zombie): its training processes stop th
     await until(() => trainingProcessesOf(job).length === 2 && existsSync(checkpoint(0)) && existsSync(checkpoint(1)));
     const children = trainingProcessesOf(job);
     process.kill(job, 'SIGKILL');
-    await until(() => state(job) === 'Z');
+    await until(() => processState(job) === 'Z');
     // Each stops its run: gone (or a zombie of init's, about to be reaped), having said why in its train.log.
-    await until(() => children.every((c) => state(c) === undefined || state(c) === 'Z'));
+    await until(() => children.every((c) => processState(c) === undefined || processState(c) === 'Z'));
     for (const seed of [0, 1])
       expect(readFileSync(join(dir, 'out', 'long', 'cache', `seed-${seed}`, 'train.log'), 'utf8')).toMatch(
         new RegExp(`the job that started this training process \\(pid ${job}\\) is gone: stopping; .*seed-${seed}: saved`),
       );
     // The job is still a zombie (its pid answers kill -0): its lock is taken over, and a line says so.
-    expect(state(job)).toBe('Z');
+    expect(processState(job)).toBe('Z');
     const rerun = spawnSync(process.execPath, [...CLI, ...ablate(grid('short', 1))], { encoding: 'utf8' });
     expect(rerun.stderr).toContain(
       `${join(dir, 'out')}: taking over its lock (an ablation grid (long)), left by pid ${job}, which has died (a zombie its parent has not reaped)`,

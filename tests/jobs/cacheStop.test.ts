@@ -1,0 +1,122 @@
+// Ctrl-C during `cache validate` and `cache import`, long synchronous work written as steps with stop
+// points between them (src/io/interrupt.ts stoppableSteps): each stops at once instead of finishing
+// first, says how far it got, writes nothing and exits 130. The SIGINT is real, sent by the command
+// to itself at the first turn its work gives the event loop (the preloaded fixture
+// sigintAtFirstTurn.mjs, as tests/cache/embedStop.test.ts), so where it lands does not depend on the
+// machine's speed.
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { expect, it } from 'vitest';
+import { cacheFilePath } from '../../src/cache/load.ts';
+import { writeCacheRecords } from '../../src/cache/write.ts';
+import { generateCache } from '../../src/sim/generate.ts';
+import { CLI } from '../fixtures/cli.ts';
+import { dylanMathFile } from '../fixtures/dylanMath.ts';
+import { tinyRecords } from '../fixtures/tinyWorld.ts';
+
+const stopAtFirstTurn = new URL('../fixtures/sigintAtFirstTurn.mjs', import.meta.url).href;
+
+/** The command line, stopped by a SIGINT at its first turn (`within` those functions: the fixture's SIGINT_WITHIN): its exit code and what it printed. */
+async function stopped(args: string[], within?: string): Promise<{ code: number | null; out: string; err: string }> {
+  const env = { ...process.env, ...(within && { SIGINT_WITHIN: within }) };
+  const child = spawn(process.execPath, ['--import', stopAtFirstTurn, ...CLI, ...args], { stdio: ['ignore', 'pipe', 'pipe'], env });
+  let out = '';
+  let err = '';
+  child.stdout.on('data', (d: Buffer) => {
+    out += d.toString();
+  });
+  child.stderr.on('data', (d: Buffer) => {
+    err += d.toString();
+  });
+  const code = await new Promise<number | null>((done) => child.on('close', done));
+  return { code, out, err };
+}
+
+/** Every file of a folder with its size and modification time: what a command that writes nothing leaves as it was. */
+const listing = (dir: string) =>
+  readdirSync(dir, { recursive: true, encoding: 'utf8' })
+    .sort()
+    .map((f) => `${f} ${statSync(join(dir, f)).size} ${statSync(join(dir, f)).mtimeMs}`);
+
+it('cache validate stopped while reading the file says how many of its lines it read, writes nothing, exits 130', async () => {
+  const dir = join(mkdtempSync(join(tmpdir(), 'cpp-validate-stop-')), 'cache');
+  await generateCache(dir, { questions: 100 }, 'w');
+  const lines = readFileSync(cacheFilePath(dir), 'utf8').trimEnd().split('\n').length;
+  const before = listing(dir);
+  const r = await stopped(['cache', 'validate', dir]);
+  expect(r.err).toMatch(/interrupted \(SIGINT\): stopping/);
+  const read = Number(
+    new RegExp(
+      `cache validate stopped after reading (\\d+) of its ${lines} lines \\(loading's checks\\); the answer and token checks had not begun; nothing was written`,
+    ).exec(r.err)?.[1],
+  );
+  expect(read).toBeGreaterThan(0);
+  expect(read).toBeLessThan(lines);
+  expect(r.out).toBe(''); // no verdict on a cache it did not read whole
+  expect(r.code).toBe(130);
+  expect(listing(dir)).toEqual(before);
+}, 120_000);
+
+it('cache validate stopped while checking the records says how many it checked', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'cpp-validate-stop-'));
+  const records = tinyRecords(4); // fewer lines than a step of reading: the first stop point is in the checks
+  writeCacheRecords(dir, records);
+  const before = listing(dir);
+  const r = await stopped(['cache', 'validate', dir]);
+  expect(r.err).toContain(
+    `${cacheFilePath(dir)}: cache validate stopped after checking 0 of its ${records.length} records (answers, tokens; all ${records.length} lines read); nothing was written`,
+  );
+  expect(r.code).toBe(130);
+  expect(listing(dir)).toEqual(before);
+}, 120_000);
+
+const importArgs = (out: string, ...more: string[]) => [
+  'cache',
+  'import',
+  dylanMathFile('algebra_1_248_4_3'),
+  dylanMathFile('geometry_0_199_4_3'),
+  '--out',
+  out,
+  '--format',
+  'du',
+  '--model',
+  'gpt-3.5-turbo',
+  '--price-in',
+  '0.5',
+  '--price-out',
+  '1.5',
+  ...more,
+];
+
+it('cache import stopped while reading the files writes nothing (a new folder is not left behind; a cache it would replace is unchanged)', async () => {
+  const root = mkdtempSync(join(tmpdir(), 'cpp-import-stop-'));
+  const out = join(root, 'out');
+  const fresh = await stopped(importArgs(out));
+  expect(fresh.err).toMatch(/interrupted \(SIGINT\): stopping/);
+  expect(fresh.err).toContain(
+    `cache import stopped after reading 1 problem (0 of 2 files whole); nothing was written: ${out} holds no cache; a rerun imports every file from the start`,
+  );
+  expect(fresh.code).toBe(130);
+  expect(readdirSync(root)).toEqual([]);
+  // Over a cache with --force: the cache and its import report stay as they were.
+  writeCacheRecords(out, tinyRecords(4));
+  const before = listing(out);
+  const replacing = await stopped(importArgs(out, '--force'));
+  expect(replacing.err).toContain(`nothing was written: the cache in ${out} is unchanged`);
+  expect(replacing.code).toBe(130);
+  expect(listing(out)).toEqual(before);
+}, 120_000);
+
+it('cache import stopped while it checks the cache it wrote (before the rename) writes nothing either', async () => {
+  const root = mkdtempSync(join(tmpdir(), 'cpp-import-stop-'));
+  const out = join(root, 'out');
+  // The first turn of the written cache's check (its steps are run by stoppableSteps within writeFileAtomicYielding).
+  const r = await stopped(importArgs(out), 'writeFileAtomicYielding,stoppableSteps');
+  expect(r.err).toContain(
+    `cache import stopped while writing the cache, after reading 200 problems (2 of 2 files whole); nothing was written: ${out} holds no cache`,
+  );
+  expect(r.code).toBe(130);
+  expect(readdirSync(root)).toEqual([]);
+}, 120_000);
