@@ -22,7 +22,7 @@ import { BIN, timed } from './jobs.ts';
 export const SCALE_SIZES = [1000, 10000, 100000];
 /** The bench's 10,000-question cache is the load section's. */
 const dirOf = (questions: number) => (questions === 10000 ? 'cache/bench-10k' : `cache/bench-${questions}`);
-/** Generating and first loading 100,000 questions holds all its records at once: more than Node's default heap. */
+/** Generating, first loading and embedding 100,000 questions holds all its records at once: more than Node's default heap. */
 const BIG_HEAP = '--max-old-space-size=16000';
 
 const LOAD = (dir: string) => `
@@ -88,10 +88,19 @@ function measure(questions: number, dir: string, withEpoch: boolean): Row {
   const load = timed(`load of ${dir}`, [process.execPath, '--import', 'tsx', '-e', LOAD(dir)], true);
   const figures = JSON.parse(load.stdout.trim().split('\n').at(-1)!);
   const baselines = timed(`baselines on ${dir}`, [process.execPath, BIN, 'baselines', '--cache', dir, '--split', 'test'], true);
+  // Each figure said as it comes, so that a run stopped in a long epoch keeps what it measured.
+  console.error(
+    `  ${dir}: load ${(figures.loadMs / 1000).toFixed(2)} s (CPU ${(figures.loadCpuMs / 1000).toFixed(2)} s, peak ${load.peakMB.toFixed(0)} MB), ` +
+      `replay ${Math.round(figures.perSecond)} debates/s, baselines ${baselines.seconds.toFixed(1)} s (CPU ${baselines.cpuSeconds.toFixed(1)} s, peak ${baselines.peakMB.toFixed(0)} MB)`,
+  );
   const out = mkdtempSync(join(tmpdir(), 'bench-scale-'));
   try {
-    const train = [process.execPath, BIN, 'train', '--config', 'train/configs/main.json', '--cache', dir, '--epochs', '1', '--out', join(out, 'run')];
-    const epoch = withEpoch ? timed(`one epoch on ${dir}`, train, true) : { seconds: Number.NaN, cpuSeconds: Number.NaN };
+    // Embedding 100,000 questions' texts holds them all and their vectors: more than Node's default heap, as generating does.
+    const heap = questions >= 100000 ? [BIG_HEAP] : [];
+    const train = [process.execPath, ...heap, BIN, 'train', '--config', 'train/configs/main.json', '--cache', dir, '--epochs', '1', '--out', join(out, 'run')];
+    const epoch = withEpoch ? timed(`one epoch on ${dir}`, train, true) : { seconds: Number.NaN, cpuSeconds: Number.NaN, peakMB: Number.NaN };
+    if (withEpoch)
+      console.error(`  ${dir}: one epoch ${epoch.seconds.toFixed(1)} s (CPU ${epoch.cpuSeconds.toFixed(1)} s, peak ${epoch.peakMB.toFixed(0)} MB)`);
     return {
       questions,
       responses: figures.responses,

@@ -336,6 +336,7 @@ async function trainLocked(config: TrainConfig, o: TrainOptions): Promise<{ chec
       bar.step(epoch, `loss ${line.loss} keep ${line.keepRate} acc ${line.accuracy} cost ${line.costPct}%`);
     }
     state.epoch = epoch;
+    let isBest = false;
     if (validates(epoch) || runDone(config, state)) {
       clock.enter('validation');
       bar.validating(epoch);
@@ -344,7 +345,7 @@ async function trainLocked(config: TrainConfig, o: TrainOptions): Promise<{ chec
       if (v.skipped.length) throw unreplayable('a validation debate', v.skipped[0], v.missed!);
       const accuracy = v.correct / v.questions;
       const costPct = (100 * v.cost) / validation.reduce((a, q) => a + fullCost.get(q.index)!, 0);
-      const isBest = !state.best || accuracy > state.best.accuracy || (accuracy === state.best.accuracy && costPct < state.best.costPct);
+      isBest = !state.best || accuracy > state.best.accuracy || (accuracy === state.best.accuracy && costPct < state.best.costPct);
       if (isBest) state.best = { epoch, accuracy, costPct };
       log.write({
         type: 'eval',
@@ -360,13 +361,10 @@ async function trainLocked(config: TrainConfig, o: TrainOptions): Promise<{ chec
         `epoch ${epoch}: validation accuracy ${(100 * accuracy).toFixed(1)}%, cost ${costPct.toFixed(1)}% of ` +
           `Full-Debate, kept ${((100 * v.keptEdges) / v.maxEdges).toFixed(1)}% of edges${isBest ? ' (best)' : ''}`,
       );
-      if (isBest) {
-        clock.enter('checkpoints');
-        saveCheckpoint(files.best, await checkpointOf());
-      }
     }
+    // At a best epoch best.json is this epoch's checkpoint: encoded once, both files written together.
     clock.enter('checkpoints');
-    saveCheckpoint(files.checkpoint, await checkpointOf());
+    saveCheckpoint(isBest ? [files.checkpoint, files.best] : files.checkpoint, await checkpointOf());
     provenance.epoch(epoch, (Date.now() - started) / 1000);
     if (o.stopAfterEpochs !== undefined && ++epochsThisCall >= o.stopAfterEpochs) break;
   }

@@ -7,7 +7,7 @@
 import { z } from 'zod';
 import { InputError } from '../io/errors.ts';
 import { formatProblem, zodProblems } from '../io/problems.ts';
-import { writeFileAtomic } from '../io/atomic.ts';
+import { writeFileAtomic, writeFilesAtomic } from '../io/atomic.ts';
 import { float32FromBase64 } from '../io/float32.ts';
 import { readTextFile } from '../io/textFile.ts';
 import type { EngineState } from './engine.ts';
@@ -172,10 +172,15 @@ export interface Checkpoint extends TrainingState {
   engine: EngineState;
 }
 
-export function saveCheckpoint(path: string, c: Checkpoint): void {
+/**
+ * Write the checkpoint to `path`, or to each of several paths (a run's checkpoint.json and, at its
+ * best epoch, best.json): encoded once, and the files replaced together (a failure leaves them all as they were).
+ */
+export function saveCheckpoint(path: string | readonly string[], c: Checkpoint): void {
   const { engine, ...rest } = c;
   const out = { ...rest, engine: { step: engine.step, weights: encodeWeights(engine.weights), m: encodeWeights(engine.m), v: encodeWeights(engine.v) } };
-  writeFileAtomic(path, [JSON.stringify(out)]);
+  const text = JSON.stringify(out);
+  writeFilesAtomic((typeof path === 'string' ? [path] : path).map((p): [string, string[]] => [p, [text]]));
 }
 
 /**

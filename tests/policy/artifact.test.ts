@@ -38,6 +38,20 @@ describe('reading checkpoints and policies', () => {
     expect(loadAnyPolicy(join(dir, 'p.json')).format).toBe('cpp-policy');
   });
 
+  it('a checkpoint saved to two files (a best epoch: checkpoint.json and best.json) is the same in both, and they are replaced together', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'cpp-artifact-'));
+    const [latest, best] = [join(dir, 'checkpoint.json'), join(dir, 'best.json')];
+    const c = checkpoint();
+    saveCheckpoint([latest, best], c);
+    expect(readFileSync(best, 'utf8')).toBe(readFileSync(latest, 'utf8'));
+    expect(loadCheckpoint(best).engine.weights).toEqual(c.engine.weights);
+    // A second file that cannot be written (its folder is a file) leaves the first as it was.
+    const before = readFileSync(latest, 'utf8');
+    writeFileSync(join(dir, 'blocked'), '');
+    expect(() => saveCheckpoint([latest, join(dir, 'blocked', 'best.json')], { ...c, epoch: c.epoch + 1 })).toThrow(/blocked/);
+    expect(readFileSync(latest, 'utf8')).toBe(before);
+  });
+
   it('every malformed checkpoint is an error naming the file and the field', () => {
     const dir = mkdtempSync(join(tmpdir(), 'cpp-artifact-'));
     const D = shape.dim;

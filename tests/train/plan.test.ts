@@ -1,14 +1,18 @@
 // --print-config and --dry-run: what they print, and that they write nothing (run as a user runs
 // them: the `cpp-workbench` bin, from an empty folder where the default cache does not exist yet).
+// Their cache is large enough (COLUMNS_MIN_BYTES) that loading it would write its derived
+// cache.columns, so that a plan which loaded the cache would be caught writing.
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { mkdtempSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { COLUMNS_MIN_BYTES, columnsPath } from '../../src/cache/columns.ts';
+import { writeCacheRecords } from '../../src/cache/write.ts';
 import { resolveConfig } from '../../train/config.ts';
 import { train } from '../../train/trainer.ts';
-import { writeTinyCache } from '../fixtures/tinyWorld.ts';
+import { tinyRecords, writeTinyCache } from '../fixtures/tinyWorld.ts';
 import { CLI } from '../fixtures/cli.ts';
 import { METHOD } from '../fixtures/method.ts';
 
@@ -32,6 +36,7 @@ describe('--print-config and --dry-run', () => {
   const dir = mkdtempSync(join(tmpdir(), 'cpp-plan-'));
   const cache = join(dir, 'tiny');
   const run = join(dir, 'run');
+  const large = join(dir, 'large');
   const cli = (...args: string[]) => execFileSync(process.execPath, [...CLI, ...args], { cwd: dir, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
   let before: Record<string, string>;
   beforeAll(async () => {
@@ -41,6 +46,13 @@ describe('--print-config and --dry-run', () => {
       log: () => {},
       stopAfterEpochs: 1,
     });
+    // The tiny world with one response padded past COLUMNS_MIN_BYTES, and without the columns its writing made.
+    const pad = 'x'.repeat(COLUMNS_MIN_BYTES);
+    writeCacheRecords(
+      large,
+      tinyRecords().map((r) => (r.type === 'response' && r.id === 'q0.a1.1' ? { ...r, text: `${pad} ${r.text}` } : r)),
+    );
+    rmSync(columnsPath(large));
     before = snapshot(dir);
   }, 120_000);
 
@@ -61,11 +73,11 @@ describe('--print-config and --dry-run', () => {
     expect(fresh).toMatch(/engine: (onnx|tfjs) \(auto\)/);
   }, 60_000);
 
-  it('main, ablate, eval and baselines plan without writing', () => {
+  it("main, ablate, eval, baselines and train plan without writing, not even a large cache's columns", () => {
     const config = join(repo, 'train/configs/main.json');
     const epochs = resolveConfig(JSON.parse(readFileSync(config, 'utf8'))).epochs;
-    const main = cli('main', '--cache', cache, '--config', config, '--out', 'job', '--seeds', '2', '--dry-run');
-    expect(main).toContain(`cache: read ${join(cache, 'cache.jsonl')}`);
+    const main = cli('main', '--cache', large, '--config', config, '--out', 'job', '--seeds', '2', '--dry-run');
+    expect(main).toContain(`cache: read ${join(large, 'cache.jsonl')}`);
     expect(main).toContain(`start job/seed-0: ${epochs} epochs`);
     expect(main).toContain('writes in job/report: comparison.md');
     const settings = JSON.parse(cli('main', '--config', config, '--seeds', '2', '--print-config'));
@@ -80,7 +92,7 @@ describe('--print-config and --dry-run', () => {
     const evalPlan = cli(
       'eval',
       '--cache',
-      cache,
+      large,
       '--policy',
       join(run, 'best.json'),
       '--policy',
@@ -94,7 +106,10 @@ describe('--print-config and --dry-run', () => {
     expect(evalPlan).toContain("row: Random pruning at the policies' mean keep rate, 3 seeds");
     expect(evalPlan).toContain('missing.json (missing: the command would stop there)');
     expect(evalPlan).toContain('replay: split test, team a1, a2, a3, 2 rounds');
-    expect(JSON.parse(cli('baselines', '--cache', cache, '--print-config')).methods).toEqual(['full', 'none', 'single']);
-    expect(snapshot(dir)).toEqual(before); // nothing written, not even the default cache
+    expect(JSON.parse(cli('baselines', '--cache', large, '--print-config')).methods).toEqual(['full', 'none', 'single']);
+    expect(cli('baselines', '--cache', large, '--dry-run')).toContain('row: Full-Debate');
+    expect(cli('train', '--cache', large, '--out', join(dir, 'new'), '--dry-run')).toContain(`cache: read ${join(large, 'cache.jsonl')}`);
+    expect(existsSync(columnsPath(large))).toBe(false);
+    expect(snapshot(dir)).toEqual(before); // nothing written, not even the default cache or the large one's columns
   }, 120_000);
 });

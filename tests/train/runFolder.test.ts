@@ -103,6 +103,8 @@ describe('a run folder', () => {
     const again = resume();
     expect(again.status).toBe(0);
     const best = loadCheckpoint(files.best).best!;
+    // best.json is the checkpoint of its best epoch (written together with that epoch's checkpoint.json).
+    expect(loadCheckpoint(files.best).epoch).toBe(best.epoch);
     expect(again.stdout.trim()).toBe(
       `${config.out} is finished: 2 of 2 epochs trained; best validation epoch ${best.epoch}: accuracy ${(100 * best.accuracy).toFixed(1)}%, ` +
         `cost ${best.costPct.toFixed(1)}% (${files.best}). Nothing to resume. To train longer, start a new run from its settings: ` +
