@@ -155,10 +155,11 @@ export async function runGrid(
           bar.update(epochs, undefined, said());
         }
       } catch (e) {
-        // Said and told as it happens (as a queue's coordinator does), not once the grid is done.
+        // Told (remembered in failed.json) and then said, as it happens, as a queue's coordinator
+        // does: a grid killed right after the line has already remembered the failure.
         const outcome = failedOutcome(cell, e);
-        log(`cell failed: ${cell.id}: ${outcome.error}`);
         failed?.(outcome);
+        log(`cell failed: ${cell.id}: ${outcome.error}`);
         throw e;
       }
     },
