@@ -53,8 +53,14 @@ export function continueWith(line: () => string | undefined): void {
  */
 export async function commandFinished(): Promise<void> {
   finished = true;
-  // Two turns: the first may run in the check phase of the turn in progress, before any poll for
-  // the signal; the second runs after the next turn's poll, where a pending signal is handled.
+  await pollTwice();
+}
+
+/**
+ * Two turns of the event loop: the first may run in the check phase of the turn in progress, before
+ * any poll for a signal; the second runs after the next turn's poll, where a pending signal is handled.
+ */
+async function pollTwice(): Promise<void> {
   for (let turn = 0; turn < 2; turn++) await new Promise((next) => setImmediate(next));
 }
 
@@ -62,12 +68,12 @@ let lastTurn = 0;
 /**
  * Let a signal (or a parent's death, an IPC disconnect) in during long work: work that awaits only
  * promises (TF.js's CPU math, a loop over a cache's records) never reaches the event loop's poll,
- * where they are noticed. Every 50 ms of such work, two turns of the loop (the first may run before
- * the turn's poll). Call it once per step of the work.
+ * where they are noticed. Every 50 ms of such work, two turns of the loop (pollTwice). Call it once
+ * per step of the work.
  */
 export async function letSignalsIn(): Promise<void> {
   if (performance.now() - lastTurn < 50) return;
-  for (let turn = 0; turn < 2; turn++) await new Promise((next) => setImmediate(next));
+  await pollTwice();
   lastTurn = performance.now();
 }
 
