@@ -8,9 +8,9 @@
 // does, not what a GPU does. The device check (bench/device/check.ts) runs it with `--json`.
 import { writeFileSync } from 'node:fs';
 import { createEngine } from '../src/policy/createEngine.ts';
-import { zeroMoments } from '../src/policy/engine.ts';
+import { type PolicyEngine, zeroMoments } from '../src/policy/engine.ts';
 import { initWeights } from '../src/policy/model.ts';
-import { type CallBytes, onnxEngine, onnxLoadError } from '../src/policy/onnxEngine.ts';
+import { type CallBytes, type LastBytes, onnxEngine, onnxLoadError } from '../src/policy/onnxEngine.ts';
 import { adapterName, webgpuAdapter } from '../src/policy/webgpu.ts';
 import { defaultCompute } from '../src/policy/backends.ts';
 import { OPT as BENCH_OPT, SHAPE as BENCH_SHAPE, stepFlops } from './engines.ts';
@@ -21,6 +21,8 @@ import { interleaved, rateOf, type Contender, type Spread } from './trials.ts';
 
 export const GPU_BATCHES = [256, 1024, 4096, 16384, 65536];
 const SOFTWARE_MAX = 4096;
+/** Decisions of one forward pass of an evaluation on the GPU engine: 4,096 debates (its evalBatch) of 3 agents, one round. */
+const EVAL_DECISIONS = 4096 * 9;
 const GOAL_BATCH = 16384;
 /** Shorter than the engines bench: a large batch's step is seconds on a software adapter. */
 const TRIALS = { warmup: 1, seconds: 1, trials: 3 };
@@ -36,12 +38,20 @@ export interface GpuRow {
   bytes: { train?: CallBytes; forward?: CallBytes };
 }
 
+/** An evaluation's forward pass (keepLogits) of `decisions` rows: decisions/s per engine, and the bytes the GPU engine's call moved. */
+export interface ForwardRow {
+  decisions: number;
+  rates: Record<string, Spread>;
+  bytes?: CallBytes;
+}
+
 export interface GpuBench {
   adapter?: string;
   software?: boolean;
   /** PyTorch CUDA: its version and device, or why it did not run. */
   torch: { version: string; device: string } | { missing: string };
   rows: GpuRow[];
+  forward?: ForwardRow;
   /** Why nothing was measured (no onnxruntime-node, no adapter). */
   missing?: string;
 }
@@ -131,13 +141,31 @@ async function measure(asked?: number[]): Promise<GpuBench> {
   console.log(
     `  crossover: the GPU engine ${crossover ? `passes the 2-thread CPU engine from batch ${int(crossover)}` : 'passes the 2-thread CPU engine at no batch measured'}`,
   );
-  for (const { engine } of engines) engine.dispose();
   if (!('missing' in torch)) torch.close();
+  const forward = await forwardPass(engines, Math.min(EVAL_DECISIONS, Math.max(...batches)));
+  for (const { engine } of engines) engine.dispose();
   console.log('  A GPU step moves its batch up and its loss and entropy down; the parameters and Adam moments stay in GPU buffers.');
   return {
     adapter: adapterName(adapter),
     software: adapter.software,
     torch: 'missing' in torch ? { missing: torch.missing } : { version: torch.version, device: torch.device },
     rows,
+    forward,
   };
+}
+
+/** An evaluation's forward pass on each engine as the steps left it (the GPU engine's parameters in GPU buffers: a call moves its batch and logits). */
+async function forwardPass(engines: { name: string; engine: PolicyEngine & { lastBytes?: LastBytes } }[], n: number): Promise<ForwardRow> {
+  const { batch } = randomBatch(BENCH_SHAPE, n, `gpu-bench-forward-${n}`);
+  const r = await interleaved(
+    engines.map(({ name, engine }) => ({ name, run: (seconds) => rateOf(() => engine.keepLogits(batch), n, seconds) })),
+    TRIALS,
+  );
+  const rates = Object.fromEntries(engines.map(({ name }) => [name, r.get(name)!]));
+  const bytes = engines[0].engine.lastBytes?.forward;
+  console.log(
+    `  an evaluation's forward pass, ${int(n)} decisions (decisions/s): ${engines.map(({ name }) => `${name} ${int(rates[name].median)}`).join(', ')}` +
+      `; a GPU call moves ${bytes ? `${int(bytes.up)} / ${int(bytes.down)}` : '-'} bytes up / down`,
+  );
+  return { decisions: n, rates, bytes };
 }

@@ -30,7 +30,7 @@ async function start(python: string, threads: number, dim: number, hidden: numbe
   failed.catch(() => {}); // only the awaited reads report it
   const read = async () => {
     const next = await Promise.race([lines.next(), failed]);
-    if (next.done) throw new Error(`${python} bench/torch_step.py closed its output: ${stderr.trim()}`);
+    if (next.done) throw new Error(`${python} bench/torch_step.py closed its output: ${stderr.trim().split('\n').at(-1) ?? ''}`);
     return JSON.parse(next.value) as Record<string, unknown>;
   };
   const ask = async (request: object) => {
