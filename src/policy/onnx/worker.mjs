@@ -45,7 +45,7 @@ const bytesOf = (tensors) =>
 /**
  * The parameters a graph of `session` takes: views of the flat vector (per parameter on the CPU,
  * per Adam group on webgpu), or GPU buffers on webgpu: the last step's, or before any step the
- * parameters uploaded once (`bytes.up` counts that upload).
+ * parameters uploaded once (`bytes.up` counts that upload, and whatever else the parameters move).
  */
 async function paramsFor(graphSession, bytes) {
   if (device === 'webgpu' && !onGpu && !uploaded) {
@@ -55,7 +55,9 @@ async function paramsFor(graphSession, bytes) {
     uploaded = Object.fromEntries(layout.groups.map((g) => [`param:${g.name}`, out[`param_gpu:${g.name}`]]));
   }
   const all = device !== 'webgpu' ? paramViews(state.params) : (onGpu ?? uploaded);
-  return Object.fromEntries(graphSession.inputNames.filter((n) => n.startsWith('param:')).map((n) => [n, all[n]]));
+  const params = Object.fromEntries(graphSession.inputNames.filter((n) => n.startsWith('param:')).map((n) => [n, all[n]]));
+  bytes.up += bytesOf(params); // none from GPU buffers or, on the CPU, views; all of them to CUDA
+  return params;
 }
 /** A graph's run with its parameters, and the bytes it moved each way (the upload of the parameters included). */
 async function runWithParams(graphSession, feeds) {
