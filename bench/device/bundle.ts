@@ -90,7 +90,8 @@ try {
       `device:bundle: apt-get download ${DEBS.join(' ')} failed (a Debian or Ubuntu machine with its package lists is needed): ${(e as Error).message}`,
     );
   }
-  const dirty = git('status', '--porcelain', '--untracked-files=no') !== '';
+  // Dirty: a change to what the bundle is built from, not yet committed (tests and docs aside).
+  const dirty = git('status', '--porcelain', '--', 'src', 'train', 'eval', 'jobs', 'cli', 'bench', 'package.json', 'package-lock.json') !== '';
   const buildInfo = {
     commit: git('rev-parse', '--short', 'HEAD'),
     dirty,
