@@ -2,12 +2,14 @@
 // ("Held out") reports them. The first group (corpus-heldout.ts, written after the rules of 6717308
 // froze) was held out once and has since been tuned on (issue 36's second round): it is now a tuning
 // group, checked like the corpus. The second (corpus-heldout-2.ts, written before that round's rules
-// changed) is held out and never tuned on. Fails when a group reads differently from that report: a
+// changed) is held out and never tuned on; so is the third (corpus-heldout-3.ts, written before the
+// rules that read the question's own quantities). Fails when a group reads differently from that report: a
 // new wrong value, or a changed figure (say so in docs/import.md).
 import { describe, expect, it } from 'vitest';
 import { normalizeAnswer, questionOptions, readAnswer, sameMath } from '../../src/answer.ts';
 import { HELD_OUT, type HeldOutEntry } from '../fixtures/answers/corpus-heldout.ts';
 import { HELD_OUT_2 } from '../fixtures/answers/corpus-heldout-2.ts';
+import { HELD_OUT_3 } from '../fixtures/answers/corpus-heldout-3.ts';
 
 type Outcome = 'right' | 'wrong value' | 'not read' | 'refused';
 
@@ -65,5 +67,30 @@ describe('the second held-out group', () => {
     expect(wrongValues(HELD_OUT_2)).toEqual([]);
     // The four replies that state no answer are read as none.
     expect(HELD_OUT_2.filter((e) => e.answer === null).map(outcome)).toEqual(['right', 'right', 'right', 'right']);
+  });
+});
+
+describe('the third held-out group', () => {
+  it('reads as docs/import.md reports: 44 of the 62 that state an answer, 4 wrong values', () => {
+    expect(HELD_OUT_3.length).toBe(68);
+    expect(new Set(HELD_OUT_3.map((e) => e.type))).toEqual(new Set(['mcq', 'numeric', 'math']));
+    expect(table(HELD_OUT_3)).toEqual({
+      'gpt-4o': '5/9 2 0 2',
+      llama: '7/8 0 1 0',
+      mistral: '2/7 1 2 2',
+      qwen: '6/9 0 0 3',
+      gemma: '6/7 0 1 0',
+      deepseek: '6/8 1 0 1',
+      phi: '7/7 0 0 0',
+      claude: '5/7 0 1 1',
+    });
+    expect(wrongValues(HELD_OUT_3)).toEqual([
+      'gpt-4o: solved, then a closing sentence that ends on the value the question gives',
+      'gpt-4o: a bold option with its text, then a remark on another option',
+      'mistral: the value, then a check ending on the given',
+      "deepseek: solved, then a closing sentence that ends on the question's fraction",
+    ]);
+    // The six replies that state no answer are read as none.
+    expect(HELD_OUT_3.filter((e) => e.answer === null).map(outcome)).toEqual(Array(6).fill('right'));
   });
 });
