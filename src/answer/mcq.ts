@@ -288,7 +288,7 @@ export function readMcq(text: string, options: McqOption[] = []): Reading {
 
   if (!found.length) return { answer: null };
   const last = found.reduce((a, b) => (b.at >= a.at ? b : a));
-  return ambiguity(text, found, last, hedges) ?? { answer: last.letter };
+  return ambiguity(text, found, last, hedges) ?? { answer: last.letter, ...(last.rule !== 'closing' && { at: last.at }) };
 }
 
 /**

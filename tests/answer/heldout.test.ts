@@ -53,13 +53,13 @@ describe('the first group (held out once, now tuned on)', () => {
 });
 
 describe('the second held-out group', () => {
-  it('reads as docs/import.md reports: 40 of the 45 that state an answer, no wrong value', () => {
+  it('reads as docs/import.md reports: 41 of the 45 that state an answer, no wrong value', () => {
     expect(HELD_OUT_2.length).toBe(49);
     expect(new Set(HELD_OUT_2.map((e) => e.type))).toEqual(new Set(['mcq', 'numeric', 'math']));
     expect(table(HELD_OUT_2)).toEqual({
       deepseek: '7/7 0 0 0',
       phi: '6/7 0 0 1',
-      gemma: '6/7 0 1 0',
+      gemma: '7/7 0 0 0', // 6/7 and 1 refused before the question's own quantities were read
       'command-r': '6/8 0 0 2',
       yi: '8/8 0 0 0',
       'gpt-4o': '7/8 0 0 1',
@@ -71,24 +71,25 @@ describe('the second held-out group', () => {
 });
 
 describe('the third held-out group', () => {
-  it('reads as docs/import.md reports: 44 of the 62 that state an answer, 4 wrong values', () => {
+  // Before the rules that read the question's own quantities (54490b5, on c7092b5's rules): 44 of
+  // the 62 that state an answer, 4 wrong values; per family gpt-4o 5/9 (2 wrong), llama 7/8,
+  // mistral 2/7 (1 wrong), qwen 6/9, gemma 6/7, deepseek 6/8 (1 wrong), phi 7/7, claude 5/7.
+  it('reads as docs/import.md reports: 55 of the 62 that state an answer, 2 wrong values', () => {
     expect(HELD_OUT_3.length).toBe(68);
     expect(new Set(HELD_OUT_3.map((e) => e.type))).toEqual(new Set(['mcq', 'numeric', 'math']));
     expect(table(HELD_OUT_3)).toEqual({
-      'gpt-4o': '5/9 2 0 2',
-      llama: '7/8 0 1 0',
-      mistral: '2/7 1 2 2',
-      qwen: '6/9 0 0 3',
-      gemma: '6/7 0 1 0',
-      deepseek: '6/8 1 0 1',
-      phi: '7/7 0 0 0',
-      claude: '5/7 0 1 1',
+      'gpt-4o': '8/9 1 0 0',
+      llama: '8/8 0 0 0',
+      mistral: '6/7 1 0 0',
+      qwen: '8/9 0 0 1',
+      gemma: '7/7 0 0 0',
+      deepseek: '6/8 0 1 1',
+      phi: '6/7 0 1 0', // 7/7 before: the follow-up "if he ran 6 days a week, he would run 72 miles" is no longer taken for other agents'
+      claude: '6/7 0 1 0',
     });
     expect(wrongValues(HELD_OUT_3)).toEqual([
-      'gpt-4o: solved, then a closing sentence that ends on the value the question gives',
       'gpt-4o: a bold option with its text, then a remark on another option',
       'mistral: the value, then a check ending on the given',
-      "deepseek: solved, then a closing sentence that ends on the question's fraction",
     ]);
     // The six replies that state no answer are read as none.
     expect(HELD_OUT_3.filter((e) => e.answer === null).map(outcome)).toEqual(Array(6).fill('right'));
