@@ -273,7 +273,13 @@ export function readMcq(text: string, options: McqOption[] = []): Reading {
       (options.length || /^\(|^.\)/.test(lastLine))
     )
       add(lastAt, labelled[1] ?? labelled[2], 'last line');
-    else if (options.length && lastLine.length <= 80) add(lastAt, optionByText(lastLine, options), 'last line');
+    // After a statement of an option, a last line is the option only when it is the option's text:
+    // a sentence of explanation that names another ("Venus, by contrast, is ...") is no second answer.
+    else if (options.length && lastLine.length <= 80) {
+      const letter = optionByText(lastLine, options);
+      const exact = options.some((o) => o.letter === letter && simplify(o.text) === simplify(lastLine));
+      if (exact || !found.length) add(lastAt, letter, 'last line');
+    }
   }
 
   // 7. "(C)" closing the response.

@@ -74,11 +74,14 @@ describe('the third held-out group', () => {
   // Before the rules that read the question's own quantities (54490b5, on c7092b5's rules): 44 of
   // the 62 that state an answer, 4 wrong values; per family gpt-4o 5/9 (2 wrong), llama 7/8,
   // mistral 2/7 (1 wrong), qwen 6/9, gemma 6/7, deepseek 6/8 (1 wrong), phi 7/7, claude 5/7.
-  it('reads as docs/import.md reports: 55 of the 62 that state an answer, 2 wrong values', () => {
+  // Untouched after those rules (0c22f87): 55 of 62, 2 wrong values. The rule that a last line naming
+  // another option after a statement is explanation was written after that measurement, on an
+  // invented example (readings.test.ts), and changes one entry of this group (gpt-4o, below).
+  it('reads as docs/import.md reports: 56 of the 62 that state an answer, 1 wrong value', () => {
     expect(HELD_OUT_3.length).toBe(68);
     expect(new Set(HELD_OUT_3.map((e) => e.type))).toEqual(new Set(['mcq', 'numeric', 'math']));
     expect(table(HELD_OUT_3)).toEqual({
-      'gpt-4o': '8/9 1 0 0',
+      'gpt-4o': '9/9 0 0 0', // 8/9 and 1 wrong at 0c22f87: "**B) Mars**" then "Venus, by contrast, ..." read as A
       llama: '8/8 0 0 0',
       mistral: '6/7 1 0 0',
       qwen: '8/9 0 0 1',
@@ -87,10 +90,7 @@ describe('the third held-out group', () => {
       phi: '6/7 0 1 0', // 7/7 before: the follow-up "if he ran 6 days a week, he would run 72 miles" is no longer taken for other agents'
       claude: '6/7 0 1 0',
     });
-    expect(wrongValues(HELD_OUT_3)).toEqual([
-      'gpt-4o: a bold option with its text, then a remark on another option',
-      'mistral: the value, then a check ending on the given',
-    ]);
+    expect(wrongValues(HELD_OUT_3)).toEqual(['mistral: the value, then a check ending on the given']);
     // The six replies that state no answer are read as none.
     expect(HELD_OUT_3.filter((e) => e.answer === null).map(outcome)).toEqual(Array(6).fill('right'));
   });

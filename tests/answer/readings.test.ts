@@ -254,6 +254,8 @@ describe('a plain statement wins', () => {
       'B',
     );
     expect(mcq('Answer: C) Canberra\n\nSydney is the largest city, and Melbourne was the seat of government until 1927.').answer).toBe('C');
+    expect(mcq('**C) Canberra**\n\nSydney, by contrast, is the largest city.').answer).toBe('C'); // a last line naming another option is explanation
+    expect(mcq('The answer is (C).\n\nSydney').answer).toBeNull(); // a last line that is only an option's text still counts
   });
 
   it('still refuses where a later sentence states another option as the answer, or turns back on it', () => {
