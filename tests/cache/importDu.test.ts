@@ -145,11 +145,11 @@ describe('importing real DyLAN MATH debates', () => {
     expect(cpp.accuracy).toBeGreaterThan(none.accuracy);
   }, 120_000);
 
-  // Measured 94.9% (1998 of 2105; 2033 before the rules that read the question's own quantities,
-  // which refuse an expression in an unknown, or a relation, where the question asks for a value:
-  // each of the 36 final answers they no longer store (and 1 more read) is an expression such as "9+4(b-a)(c-a)" or
-  // "f(3) \geq 8" where the gold answer is a number; 2045 before the two readings, which refuse final
-  // answers where the stated answer and the value the reply settles on disagree). The rest state no single answer ("either 12 or 28", "there is no
+  // Measured 94.9% (1998 of 2105). The two readings refuse final answers where the stated answer and
+  // the value the reply settles on disagree; reading the question's own quantities refuses an
+  // expression in an unknown, or a relation, where the question asks for a value (36 final answers
+  // such as "9+4(b-a)(c-a)" or "f(3) \geq 8", each where the gold answer is a number: 2033 read
+  // without that rule). The rest state no single answer ("either 12 or 28", "there is no
   // solution", comments on the other agents) and stay unparsed rather than guessed (docs/import.md,
   // "How answers are read"). Every stored answer parses under its type, and every dropped reading is reported.
   it('parses at least 94.9% of the final answers of all 700 recorded debates, stores only what parses, and records each disagreement', {
@@ -321,7 +321,7 @@ describe('Du et al.\'s arithmetic debates (3 agents, 2 rounds, "One agent respon
   });
 
   it('stores only what parses, marks what is ambiguous, and its import passes cache validate (was: exit 1)', () => {
-    // The styles that stored ", which is 431" and "." (issue 26), and a boxed result contradicted later.
+    // The styles that stored ", which is 431" and ".", and a boxed result contradicted later.
     const q4 = ask('7*8-68');
     const q5 = ask('431*1');
     const styles = join(dir, 'styles.json');
