@@ -19,6 +19,11 @@
 // for x), no answer is stored and both readings are kept (`disagreement`); arithmetic of numbers that
 // nothing contradicts is stored as its value, computed by the symbolic engine ("12 \times 7" is 84).
 // A value written as a decimal and as a percentage is stored in the format the question asks for.
+// With the question's text, its own quantities are read (answer/given.ts): a given the closing
+// sentence attributes to the question's data, or an expression in an unknown where it asks for a
+// value, is passed over by the settled reading, and not stored where the stated reading took it. A
+// plain statement of an option is read past an explanation that names no option as the answer; a
+// plain answer the stated reading has no words for is read where the settled value is confirmed.
 // An answer that cannot be read is `null`: never guessed. A reading that does not parse under its
 // type (", which is 431" as a number) is dropped, never stored (`storedAnswer`, which `cache
 // validate` applies too). A response that states two answers that disagree (a boxed answer and a

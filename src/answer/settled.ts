@@ -11,8 +11,11 @@
 // abstains (null) where that sentence does not settle: two options named, an option rejected ("(A)
 // is wrong"), a value in a comparison or a description ("5 more than 50", "seat the 8 people", "the
 // 100-meter final"), a relation ("f(3) \ge 8"), a number inside a plain-text expression ("sqrt(17)/12"). Names, relations and case lists are no
-// values. src/answer.ts stores an answer only where this reading and the stated one agree (or this
-// one abstains).
+// values. With the question's text, a closing value that is a given the sentence attributes to the
+// question's data, or an expression in an unknown where a value is asked (given.ts), is passed over
+// for the sentence's own value before it, else the reply's last solved assignment (`passOver`).
+// src/answer.ts stores an answer only where this reading and the stated one agree (or this one
+// abstains).
 import { boxedContents, boxValue, ownBox, withoutNotes } from './statement.ts';
 import { congruenceValue, isClosed, NO_VALUE, NUMBER, REJECTED, resultOf } from './conclusion.ts';
 import { normalizeMath } from './normalize.ts';
