@@ -198,8 +198,8 @@ describe('the documentation', () => {
       'audit',
       'embed',
       'import',
-      'import-parquet',
-      'export',
+      'from-parquet',
+      'to-parquet',
       'compact',
       'fit',
     ]);

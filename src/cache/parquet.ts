@@ -9,7 +9,7 @@
 // A problem of a table is named where it is, in one line: the .parquet file, the row (1 is the
 // first) and the column (tableProblem).
 import { readFileSync } from 'node:fs';
-import { parquetMetadata, parquetReadObjects, parquetSchema } from 'hyparquet';
+import { parquetMetadata, parquetReadObjects, parquetSchema, type SchemaElement } from 'hyparquet';
 import { parquetWriteBuffer } from 'hyparquet-writer';
 import { z } from 'zod';
 import { questionOptions } from '../answer.ts';
@@ -57,7 +57,8 @@ function fromSchema(): { fields: Map<string, Field[]>; columns: Map<string, Basi
       const { inner, optional, nullable } = unwrap(schema);
       const type = parquetType(inner);
       const held = columns.get(name);
-      if (held && held !== type) throw new Error(`format.ts: field ${name} is ${held} in one record type and ${type} in another: one Parquet column cannot hold both`);
+      if (held && held !== type)
+        throw new Error(`format.ts: field ${name} is ${held} in one record type and ${type} in another: one Parquet column cannot hold both`);
       columns.set(name, type);
       list.push({ name, optional, nullable });
     }
@@ -118,8 +119,22 @@ const PHYSICAL: Record<BasicType, string[] | undefined> = {
   JSON: undefined, // JSON text or a nested column: what it holds is checked row by row
 };
 
+/** A column's physical Parquet type, and its type as a user names it. */
+interface ColumnType {
+  physical: string;
+  name: string;
+}
+
+/** A column's type as a user names it: STRING and JSON for annotated byte arrays, else the physical type. */
+function typeName(e: SchemaElement, nested: boolean): string {
+  if (nested) return 'a nested column';
+  if (e.converted_type === 'UTF8' || e.logical_type?.type === 'STRING') return 'STRING';
+  if (e.converted_type === 'JSON' || e.logical_type?.type === 'JSON') return 'JSON';
+  return String(e.type);
+}
+
 /** The table's rows and the Parquet type of each of its columns; a file that is no Parquet table is named as such. */
-async function readTable(file: string): Promise<{ rows: Record<string, unknown>[]; types: Map<string, string> }> {
+async function readTable(file: string): Promise<{ rows: Record<string, unknown>[]; types: Map<string, ColumnType> }> {
   const bytes = readFileSync(file);
   const buffer = bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer;
   const marker = (at: number) => bytes.length >= 8 && bytes.toString('latin1', at, at + 4) === 'PAR1';
@@ -128,7 +143,12 @@ async function readTable(file: string): Promise<{ rows: Record<string, unknown>[
   if (!marker(bytes.length - 4)) throw new InputError(`${file}: cut short (${bytes.length} bytes without the PAR1 that ends a Parquet file)`);
   try {
     const metadata = parquetMetadata(buffer);
-    const types = new Map(parquetSchema(metadata).children.map((c) => [c.element.name, c.children.length ? 'a nested column' : String(c.element.type)]));
+    const types = new Map(
+      parquetSchema(metadata).children.map((c): [string, ColumnType] => [
+        c.element.name,
+        { physical: c.children.length ? 'nested' : String(c.element.type), name: typeName(c.element, c.children.length > 0) },
+      ]),
+    );
     return { rows: await parquetReadObjects({ file: buffer, metadata }), types };
   } catch (e) {
     throw new InputError(`${file}: not a Parquet table this workbench reads (${(e as Error).message})`);
@@ -136,22 +156,31 @@ async function readTable(file: string): Promise<{ rows: Record<string, unknown>[
 }
 
 /** Problems of the table's columns: one whose type cannot hold its field, one a record type needs and the table lacks. */
-function columnProblems(rows: Record<string, unknown>[], types: Map<string, string>, typeOf: (row: Record<string, unknown>) => string): RowProblem[] {
+function columnProblems(rows: Record<string, unknown>[], types: Map<string, ColumnType>, typeOf: (row: Record<string, unknown>) => string): RowProblem[] {
   const problems: RowProblem[] = [];
   for (const [column, type] of types) {
     const expected = COLUMNS.get(column);
     const allowed = expected && PHYSICAL[expected];
-    if (!allowed || allowed.includes(type)) continue;
+    if (!allowed || allowed.includes(type.physical)) continue;
     const row = rows.findIndex((r) => r[column] !== null && r[column] !== undefined);
-    if (row >= 0) problems.push({ row: row + 1, column, message: `holds ${type} values; the cache format's ${column} is ${expected === 'INT64' ? 'a whole number (INT64)' : expected}` });
+    if (row >= 0)
+      problems.push({
+        row: row + 1,
+        column,
+        message: `holds ${type.name} values; the cache format's ${column} is ${expected === 'INT64' ? 'a whole number (INT64)' : expected}`,
+      });
   }
-  const firstOfType = new Map<string, number>();
-  rows.forEach((r, i) => firstOfType.has(typeOf(r)) || firstOfType.set(typeOf(r), i));
-  for (const [type, row] of firstOfType)
+  // A column the table lacks is named once, at the first row whose record type needs it.
+  const missing = new Set<string>();
+  rows.forEach((r, i) => {
+    const type = typeOf(r);
     for (const f of FIELDS.get(type) ?? [])
-      if (!f.optional && !types.has(f.name) && f.name !== 'type' && f.name !== 'answer')
-        problems.push({ row: row + 1, column: f.name, message: `the table has no ${f.name} column, which every ${type} row needs (this row is the first ${type})` });
-  return problems;
+      if (!f.optional && !types.has(f.name) && f.name !== 'type' && f.name !== 'answer' && !missing.has(f.name)) {
+        missing.add(f.name);
+        problems.push({ row: i + 1, column: f.name, message: `the table has no ${f.name} column, which every ${type} row needs (this row is the first)` });
+      }
+  });
+  return problems.sort((a, b) => a.row - b.row);
 }
 
 /**

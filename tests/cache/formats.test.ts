@@ -27,7 +27,9 @@ const temp = () => mkdtempSync(join(tmpdir(), 'cpp-formats-'));
 function handWithEveryField(): CacheLine[] {
   const meta = { note: 'é', n: 1 };
   return [
-    ...handRecords().map((r) => (r.type === 'cache' ? { ...r, simulator: { seed: 7 }, meta } : r.type === 'agent' || r.type === 'question' ? { ...r, meta } : r)),
+    ...handRecords().map((r) =>
+      r.type === 'cache' ? { ...r, simulator: { seed: 7 }, meta } : r.type === 'agent' || r.type === 'question' ? { ...r, meta } : r,
+    ),
     { type: 'summary', id: 'q1sum', question: 'q1', text: 'Two agents answered B or A.', of: ['q1a2'], answer: null, ambiguous: ['B', 'A'], tokens: 8, meta },
     { type: 'summary', id: 'q1sum2', question: 'q1', text: 'B, it settles on C.', answer: null, disagreement: ['B', 'C'], tokens: 5 },
     { type: 'external', id: 'q1ext', question: 'q1', text: 'Shown: A or B.', answer: null, ambiguous: ['A', null], tokens: 4, meta },
@@ -79,13 +81,17 @@ describe('every form of a cache carries every field of the cache format', () => 
     expect([...PARQUET_COLUMNS.keys()].sort()).toEqual([...new Set(schema.map((f) => f.split('.')[1]))].sort());
   });
 
-  it.each(Object.keys(fixtures) as (keyof typeof fixtures)[])('%s: cache.jsonl -> columns -> Parquet -> cache.jsonl gives back every record, field for field', async (name) => {
-    const records = fixtures[name];
-    const { start, columns, back } = await roundTrip(records);
-    expect(byId(cacheRecords(start))).toEqual(byId(records));
-    expect(byId(cacheRecords(columns))).toEqual(byId(records));
-    expect(byId(cacheRecords(back))).toEqual(byId(records));
-  }, 60_000);
+  it.each(Object.keys(fixtures) as (keyof typeof fixtures)[])(
+    '%s: cache.jsonl -> columns -> Parquet -> cache.jsonl gives back every record, field for field',
+    async (name) => {
+      const records = fixtures[name];
+      const { start, columns, back } = await roundTrip(records);
+      expect(byId(cacheRecords(start))).toEqual(byId(records));
+      expect(byId(cacheRecords(columns))).toEqual(byId(records));
+      expect(byId(cacheRecords(back))).toEqual(byId(records));
+    },
+    60_000,
+  );
 
   it('a re-imported DyLAN cache keeps the recorded protocol: every response its turn', async () => {
     const { back } = await roundTrip(fixtures.dylan);
