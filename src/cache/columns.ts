@@ -21,6 +21,7 @@ import {
   NUMBER_COLUMNS,
   OLDER_MAGIC,
   pad8,
+  SECTIONS,
   type Section,
   type Source,
   VERSION,
@@ -121,14 +122,12 @@ export function writeColumns(dir: string, cache: Cache, source: Source): void {
   }
   ints.ctxStart[n] = refs.length;
   ints.ctxRefs = Int32Array.from(refs);
-  const sections: [string, Uint8Array[]][] = [
-    ...INT_COLUMNS.map((c): [string, Uint8Array[]] => [c, [new Uint8Array(ints[c].buffer)]]),
-    ...NUMBER_COLUMNS.map((c): [string, Uint8Array[]] => [c, [new Uint8Array(nums[c].buffer)]]),
-    ...LAZY_COLUMNS.flatMap((c): [string, Uint8Array[]][] => [
-      [`${c}Offsets`, [new Uint8Array(lazy[c].offsets.buffer)]],
-      [c, lazy[c].chunks],
-    ]),
-  ];
+  const bytesOf = (name: string): Uint8Array[] => {
+    if (name in ints) return [new Uint8Array(ints[name as (typeof INT_COLUMNS)[number]].buffer)];
+    if (name in nums) return [new Uint8Array(nums[name as (typeof NUMBER_COLUMNS)[number]].buffer)];
+    return name.endsWith('Offsets') ? [new Uint8Array(lazy[name.slice(0, -'Offsets'.length)].offsets.buffer)] : lazy[name].chunks;
+  };
+  const sections = SECTIONS.map((name): [string, Uint8Array[]] => [name, bytesOf(name)]);
   const places: Record<string, Section> = {};
   const body: Uint8Array[] = [];
   let offset = 0;

@@ -16,6 +16,26 @@ export const INT_COLUMNS = ['q', 'a', 'round', 'sample', 'ans', 'prevIndex', 'an
 export const NUMBER_COLUMNS = ['inTokens', 'outTokens'] as const;
 export const LAZY_COLUMNS = ['id', 'text', 'meta'] as const;
 export type Lazy = (typeof LAZY_COLUMNS)[number];
+/** The sections, in file order: the int columns, the number columns, then each lazy column's offsets and bytes. */
+export const SECTIONS = [...INT_COLUMNS, ...NUMBER_COLUMNS, ...LAZY_COLUMNS.flatMap((c) => [`${c}Offsets`, c])];
+/** The fields of the head, in file order (the regions a damage is looked for in). */
+export const HEAD_FIELDS = [
+  'version',
+  'source',
+  'readings',
+  'responses',
+  'sections',
+  'header',
+  'agents',
+  'questions',
+  'externals',
+  'answerKeys',
+  'mathKeys',
+  'symbolic',
+  'answers',
+  'ambiguous',
+  'disagreements',
+] as const satisfies readonly (keyof Head)[];
 
 /**
  * Where each field of a response record (format.ts) is kept: a field the schema gains is a type

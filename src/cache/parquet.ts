@@ -10,7 +10,7 @@
 // first) and the column (tableProblem).
 import { readFileSync } from 'node:fs';
 import { parquetMetadata, parquetReadObjects, parquetSchema, type SchemaElement } from 'hyparquet';
-import { parquetWriteBuffer } from 'hyparquet-writer';
+import { type ColumnSource, parquetWriteBuffer } from 'hyparquet-writer';
 import { z } from 'zod';
 import { questionOptions } from '../answer.ts';
 import { answerFields, type DroppedReading, type Reading } from './importDu.ts';
@@ -71,10 +71,16 @@ const { fields: FIELDS, columns: COLUMNS } = fromSchema();
 /** The columns of a cache's Parquet table and their types, from the cache format's schema. */
 export const PARQUET_COLUMNS: ReadonlyMap<string, BasicType> = COLUMNS;
 
+/** A Parquet column as hyparquet-writer takes it. */
+export type ColumnData = ColumnSource;
+
 /** The Parquet bytes of a cache's records (cacheRecords of write.ts): one row each, in their order. */
-export function recordsToParquet(records: CacheLine[]): ArrayBuffer {
+export const recordsToParquet = (records: CacheLine[]): ArrayBuffer => parquetWriteBuffer({ columnData: parquetColumns(records), createdBy: 'cpp-workbench' });
+
+/** The columns of a cache's records, every field of the format one column, before they are written (the reliability corpus damages them). */
+export function parquetColumns(records: CacheLine[]): ColumnData[] {
   const rows = records as unknown as Record<string, unknown>[];
-  const columnData = [...COLUMNS].map(([name, type]) => ({
+  return [...COLUMNS].map(([name, type]) => ({
     name,
     type,
     data: rows.map((r) => {
@@ -84,7 +90,6 @@ export function recordsToParquet(records: CacheLine[]): ArrayBuffer {
       return type === 'INT64' ? BigInt(v as number) : v;
     }),
   }));
-  return parquetWriteBuffer({ columnData, createdBy: 'cpp-workbench' });
 }
 
 /** A problem of a table's row, said in one line: the file, the row (1 is the first), the column, and, when it has one, the record's id. */

@@ -4,13 +4,12 @@
 // head, and an in-place edit of cache.jsonl's first or last block that keeps its size, mtime and
 // inode. The hand-built cache plus a summary, a response shown it, an ambiguous read, a
 // disagreement, a turn and meta.
-import { createHash } from 'node:crypto';
-import { closeSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync, writeSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { COLUMNS_MIN_BYTES, columnsHead, columnsPath, readColumns, sourceState, writeColumns } from '../../src/cache/columns.ts';
-import { DIGEST_BYTES, type Head } from '../../src/cache/columnsLayout.ts';
+import { COLUMNS_MIN_BYTES, columnsPath, readColumns, sourceState, writeColumns } from '../../src/cache/columns.ts';
+import { columnsDamages, DAMAGES, editInPlace, withHead } from '../../reliability/corpus/columns.ts';
 import type { CacheLine } from '../../src/cache/format.ts';
 import { cacheFilePath, loadCache, parseCache } from '../../src/cache/load.ts';
 import type { Cache } from '../../src/cache/types.ts';
@@ -122,27 +121,8 @@ describe('the columnar form of a cache', () => {
     const { dir, jsonl } = withColumns();
     const file = columnsPath(dir);
     const good = readFileSync(file);
-    const { head, base } = columnsHead(good);
-    const headLength = good.readUInt32LE(8);
-    const regions: [string, number, number][] = [
-      ['magic', 0, 8],
-      ['head length', 8, 12],
-      ['head', 12, 12 + headLength],
-      ['head padding', 12 + headLength, base],
-      ...Object.entries(head.sections).map(([name, s]): [string, number, number] => [`section ${name}`, base + s.offset, base + s.offset + s.bytes]),
-      ['SHA-256', good.length - DIGEST_BYTES, good.length],
-    ];
-    // One change in the middle of each region, and one same-length change of each field of the head (the goldKey of a question among them).
-    const changes: [string, Buffer][] = regions
-      .filter(([, from, to]) => to > from)
-      .map(([name, from, to]) => {
-        const bytes = Buffer.from(good);
-        bytes[(from + to) >> 1] ^= 0x01;
-        return [name, bytes];
-      });
-    for (const key of Object.keys(head)) changes.push([`head field ${key}`, changedField(good, key)]);
-    const goldKey = Buffer.from(good.toString('latin1').replace('"goldKey":0', '"goldKey":1'), 'latin1');
-    changes.push(["a question's goldKey", goldKey]);
+    const changes = columnsDamages(good);
+    expect([...changes.keys()]).toEqual(DAMAGES); // the reliability corpus's cases: every region, every head field
     const silent: string[] = [];
     for (const [name, bytes] of changes) {
       writeFileSync(file, bytes);
@@ -151,31 +131,23 @@ describe('the columnar form of a cache', () => {
       const said = warnings.length === 1 && warnings[0].startsWith(`${file}: damaged: `) && warnings[0].endsWith(`rebuilt from ${cacheFilePath(dir)}`);
       if (!said || !readFileSync(file).equals(good) || contents(loaded) !== contents(jsonl)) silent.push(name);
     }
-    expect(changes.length).toBeGreaterThan(25);
     expect(silent).toEqual([]);
   });
 
   it("is rebuilt after an in-place edit of cache.jsonl's first or last block that keeps its size, mtime and inode", () => {
-    for (const where of ['first', 'last'] as const) {
+    for (const end of ['first', 'last'] as const) {
       const { dir } = withColumns();
       const jsonl = cacheFilePath(dir);
-      const built = sourceState(jsonl);
-      const bytes = readFileSync(jsonl);
-      const at = where === 'first' ? bytes.indexOf('"hand"') + 1 : bytes.lastIndexOf('says');
-      const fd = openSync(jsonl, 'r+');
-      writeSync(fd, where === 'first' ? 'H' : 'S', at);
-      closeSync(fd);
-      // The columns as built before the edit by a clock that the edit's tool then reset: the stat they record is the edited file's.
-      const edited = sourceState(jsonl);
-      expect(edited.size).toBe(built.size);
+      const good = readFileSync(columnsPath(dir));
+      // The columns as built before the edit, the stat they record the edited file's (a tool that resets the mtime).
       writeFileSync(
         columnsPath(dir),
-        withHead(readFileSync(columnsPath(dir)), (h) => ({ ...h, source: { ...edited, ends: built.ends } })),
+        withHead(good, (h) => ({ ...h, source: editInPlace(jsonl, end) })),
       );
       const warnings: string[] = [];
       const loaded = loadCache(dir, (w) => warnings.push(w));
       expect(warnings).toEqual([`${columnsPath(dir)}: cache.jsonl changed since it was built; rebuilt from ${jsonl}`]);
-      expect(where === 'first' ? loaded.header.name : loaded.responses.at(-1)!.text).toMatch(where === 'first' ? /^Hand$/ : /Says/);
+      expect(end === 'first' ? loaded.header.name : loaded.responses.at(-1)!.text).toMatch(end === 'first' ? /^Hand$/ : /^A2 says/);
     }
   });
 
@@ -195,37 +167,6 @@ function refusal(dir: string, bytes: Buffer) {
   writeFileSync(columnsPath(dir), bytes);
   const read = readColumns(dir, sourceState(cacheFilePath(dir)), cacheFilePath(dir));
   return read && 'refused' in read ? read.refused : read && 'cache' in read ? undefined : read;
-}
-
-/** A sound columns file (its SHA-256 recomputed) whose head is `edit(head)`. */
-function withHead(good: Buffer, edit: (head: Head) => Head): Buffer {
-  const { head, base } = columnsHead(good);
-  const json = Buffer.from(JSON.stringify(edit(head)));
-  const prefix = Buffer.alloc(12);
-  prefix.write('CPPCOLS2', 0, 'latin1');
-  prefix.writeUInt32LE(json.length, 8);
-  const body = Buffer.concat([prefix, json, Buffer.alloc((8 - ((12 + json.length) % 8)) % 8), good.subarray(base, good.length - DIGEST_BYTES)]);
-  return Buffer.concat([body, createHash('sha256').update(body).digest()]);
-}
-
-/** The columns file with one character of the head's field `key` changed, the length kept: a digit or letter of its value (else its first character). */
-function changedField(good: Buffer, key: string): Buffer {
-  const { head } = columnsHead(good);
-  let at = 12 + 1; // after '{'
-  for (const [k, v] of Object.entries(head)) {
-    const name = `${JSON.stringify(k)}:`;
-    const value = JSON.stringify(v);
-    if (k === key) {
-      const i = value.search(/[0-9A-Za-z]/);
-      const pos = at + name.length + Math.max(0, i);
-      const bytes = Buffer.from(good);
-      const c = String.fromCharCode(bytes[pos]);
-      bytes[pos] = (/[0-9]/.test(c) ? String((Number(c) + 1) % 10) : /[a-z]/.test(c) ? c.toUpperCase() : /[A-Z]/.test(c) ? c.toLowerCase() : ' ').charCodeAt(0);
-      return bytes;
-    }
-    at += name.length + value.length + 1;
-  }
-  throw new Error(`no head field ${key}`);
 }
 
 describe('a large cache', () => {

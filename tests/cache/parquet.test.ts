@@ -11,7 +11,7 @@ import { describe, expect, it } from 'vitest';
 import type { CacheLine } from '../../src/cache/format.ts';
 import { loadCache } from '../../src/cache/load.ts';
 import { cacheRecords, writeCacheRecords } from '../../src/cache/write.ts';
-import { PARQUET_COLUMNS } from '../../src/cache/parquet.ts';
+import { type ColumnData, parquetColumns } from '../../src/cache/parquet.ts';
 import { exportParquetJob, importParquetJob } from '../../jobs/parquet.ts';
 import { commandTable, unknownCommand } from '../../cli/usage.ts';
 import { commands } from '../../cli/commands/index.ts';
@@ -108,25 +108,15 @@ describe('a cache as a Parquet table', () => {
   });
 });
 
-type Column = { name: string; type: string; data: unknown[] };
-
-/** A table of `rows` with every column of the cache format (as cache to-parquet writes it), then `edit` applied to the columns. */
-function table(rows: CacheLine[], edit: (columns: Column[]) => Column[] = (c) => c): string {
-  const columns = [...PARQUET_COLUMNS].map(([name, type]) => ({
-    name,
-    type,
-    data: rows.map((r) => {
-      const v = (r as Record<string, unknown>)[name];
-      return v === undefined || v === null ? null : type === 'INT64' ? BigInt(v as number) : v;
-    }),
-  }));
+/** A table of `rows` as cache to-parquet writes it, `edit` applied to its columns. */
+function table(rows: CacheLine[], edit: (columns: ColumnData[]) => ColumnData[] = (c) => c): string {
   const file = join(temp(), 'table.parquet');
-  writeFileSync(file, new Uint8Array(parquetWriteBuffer({ columnData: edit(columns) as never })));
+  writeFileSync(file, new Uint8Array(parquetWriteBuffer({ columnData: edit(parquetColumns(rows)) })));
   return file;
 }
-const retyped = (name: string, type: string, value: (v: unknown) => unknown) => (columns: Column[]) =>
-  columns.map((c) => (c.name === name ? { name, type, data: c.data.map((v) => (v === null ? null : value(v))) } : c));
-const dropped = (name: string) => (columns: Column[]) => columns.filter((c) => c.name !== name);
+const retyped = (name: string, type: ColumnData['type'], value: (v: unknown) => unknown) => (columns: ColumnData[]) =>
+  columns.map((c) => (c.name === name ? { name, type, data: Array.from(c.data as unknown[], (v) => (v === null ? null : value(v))) } : c));
+const dropped = (name: string) => (columns: ColumnData[]) => columns.filter((c) => c.name !== name);
 
 /** What importing `file` says, as the command line prints it, and whether a cache was written. */
 async function refused(file: string): Promise<{ said: string; written: boolean }> {
