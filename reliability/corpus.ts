@@ -64,7 +64,7 @@ const rawSchema = (kind: CorpusCase['kind'], out: string) =>
 /** Run one case in a fresh copy of the inputs. */
 export async function runCase(c: CorpusCase, inputs: string): Promise<CorpusResult> {
   const ws = freshDir('corpus', slug(c.id));
-  copyTree(inputs, ws, [INPUT.plain, INPUT.sparse]); // (no case reads them)
+  copyTree(inputs, ws, [INPUT.plain, INPUT.sparse, INPUT.table]); // (no case reads them)
   const vars = c.setup?.(ws) ?? {};
   const before = snapshot(ws, c.writes);
   const run = await cli(c.args, { cwd: ws, timeoutMs: 180_000 });
