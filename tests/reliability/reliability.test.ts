@@ -103,7 +103,9 @@ describe('malformed-input corpus', () => {
   it('has at least 120 cases refusing bad input, of every kind, with unique folders', () => {
     const refusing = CORPUS.filter((c) => c.code !== 0);
     expect(refusing.length).toBeGreaterThanOrEqual(120);
-    expect(new Set(CORPUS.map((c) => c.kind))).toEqual(new Set(['cache', 'embeddings', 'config', 'grid', 'checkpoint', 'flags', 'import', 'parquet', 'columns']));
+    expect(new Set(CORPUS.map((c) => c.kind))).toEqual(
+      new Set(['cache', 'embeddings', 'config', 'grid', 'checkpoint', 'flags', 'import', 'parquet', 'columns']),
+    );
     expect(new Set(CORPUS.map((c) => slug(c.id))).size).toBe(CORPUS.length);
   });
 
