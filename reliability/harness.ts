@@ -310,8 +310,8 @@ export const NORMALISATION: { files: RegExp; why: string; apply: ((text: string)
     files: /(^|\/)cache\.columns$/,
     apply: columnsWithoutSource,
     why:
-      "the columnar form's head records the stat of the cache.jsonl it was built from (size, mtime, inode: how a load knows it " +
-      'is fresh), which a rerun writes anew; the rest of the head and every section are compared',
+      "the columnar form's head records the cache.jsonl it was built from (size, mtime, inode, the hash of its end blocks: how a " +
+      'load knows it is fresh), which a rerun writes anew, and its closing SHA-256 covers that record; the rest of the head and every section are compared',
   },
 ];
 
