@@ -14,6 +14,8 @@ import { CacheLine } from '../../src/cache/format.ts';
 import { importDu } from '../../src/cache/importDu.ts';
 import { cacheFilePath, cacheFromRecords, loadCache } from '../../src/cache/load.ts';
 import { PARQUET_COLUMNS } from '../../src/cache/parquet.ts';
+import { checkProtocol, unrecordedTurn } from '../../src/env/protocol.ts';
+import { DebateSettings } from '../../src/env/settings.ts';
 import type { Cache } from '../../src/cache/types.ts';
 import { cacheRecords, writeCacheRecords } from '../../src/cache/write.ts';
 import { exportParquetJob, importParquetJob } from '../../jobs/parquet.ts';
@@ -93,10 +95,11 @@ describe('every form of a cache carries every field of the cache format', () => 
     60_000,
   );
 
-  it('a re-imported DyLAN cache keeps the recorded protocol: every response its turn', async () => {
+  it('a re-imported DyLAN cache keeps the recorded protocol: every response its turn, and --protocol recorded is taken', async () => {
     const { back } = await roundTrip(fixtures.dylan);
     expect(back.responses.length).toBeGreaterThan(0);
-    expect(back.responses.filter((r) => r.turn === undefined).map((r) => r.id)).toEqual([]);
+    expect(unrecordedTurn(back)).toBeUndefined();
+    expect(() => checkProtocol(back, DebateSettings.parse({ protocol: 'recorded' }))).not.toThrow();
     expect(cacheFromRecords(fixtures.dylan).responses.map((r) => [r.id, r.turn])).toEqual(back.responses.map((r) => [r.id, r.turn]));
   }, 60_000);
 });
