@@ -115,7 +115,9 @@ export function tableProblem(file: string, problems: RowProblem[]): InputError {
  * table did not hold.
  */
 export const rowProblems = (problems: Problem[], headerMade: boolean): RowProblem[] =>
-  problems.map((p) => ({ row: p.line === 0 ? 0 : p.line - (headerMade ? 1 : 0), column: p.field.split('.')[0], message: p.message }));
+  problems
+    .map((p) => ({ row: p.line === 0 ? 0 : p.line - (headerMade ? 1 : 0), column: p.field.split('.')[0], message: p.message }))
+    .sort((a, b) => a.row - b.row);
 
 const PHYSICAL: Record<BasicType, string[] | undefined> = {
   INT64: ['INT32', 'INT64'],
