@@ -234,8 +234,8 @@ describe('the documentation', () => {
       'audit',
       'embed',
       'import',
-      'import-parquet',
-      'export',
+      'from-parquet',
+      'to-parquet',
       'compact',
       'fit',
     ]);
