@@ -262,6 +262,15 @@ describe('the documentation', () => {
     expect(SOURCES).toEqual(expect.arrayContaining(['src/cache/load.ts', 'bench/bench.ts', 'tests/train/presets.test.ts', 'package.json']));
   });
 
+  it("the README's commands table has a row for every command and cache subcommand, and for nothing else", () => {
+    const text = read('README.md');
+    const table = text.slice(text.indexOf('## Commands'), text.indexOf('\n## ', text.indexOf('## Commands') + 1));
+    const rows = [...table.matchAll(/^\| `([^`]+)` +\|/gm)].map((m) => m[1]);
+    const declared = [...CLI].flatMap(([name, spec]) => (spec.subcommands.size ? [...spec.subcommands.keys()].map((sub) => `${name} ${sub}`) : [name]));
+    expect(rows.length).toBeGreaterThan(20);
+    expect([...rows].sort()).toEqual([...declared].sort());
+  });
+
   it.each(DOCS)('%s: cites no issue and speaks of no work session (a reference page)', (file) => {
     expect(processWords(file, read(file))).toEqual([]);
   });
