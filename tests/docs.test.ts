@@ -279,6 +279,19 @@ describe('the documentation', () => {
     expect(SOURCES.flatMap((file) => processWords(file, read(file)))).toEqual([]);
   });
 
+  it('the code cites sections of the docs by headings that exist (docs/X.md, "Heading")', () => {
+    const headings = (doc: string) => parse(read(doc)).prose.flatMap(({ text }) => /^#{1,6}\s+(.*?)\s*$/.exec(text)?.[1] ?? []);
+    const problems = SOURCES.flatMap((file) =>
+      [...read(file).matchAll(/docs\/([\w-]+\.md),? "([^"\n]+)/g)].flatMap(([, doc, cited]) => {
+        // A citation may break across a line or a string: its text up to there starts a heading.
+        const start = cited.replace(/[`'\s+]+$/, '');
+        if (!existsSync(join(ROOT, 'docs', doc))) return [`${file}: docs/${doc}: no such page`];
+        return headings(`docs/${doc}`).some((h) => h.startsWith(start)) ? [] : [`${file}: docs/${doc} has no heading "${start}"`];
+      }),
+    );
+    expect(problems).toEqual([]);
+  });
+
   it.each(DOCS)('%s: every relative link resolves', (file) => {
     const broken: string[] = [];
     for (const { line, target } of links(read(file))) {
