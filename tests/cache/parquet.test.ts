@@ -9,6 +9,7 @@ import { describe, expect, it } from 'vitest';
 import type { CacheLine } from '../../src/cache/format.ts';
 import { loadCache } from '../../src/cache/load.ts';
 import { cacheRecords, writeCacheRecords } from '../../src/cache/write.ts';
+import { validateCache } from '../../src/cache/validate.ts';
 import { exportParquetJob, importParquetJob } from '../../jobs/parquet.ts';
 import { handRecords, response } from '../fixtures/handCache.ts';
 
@@ -77,6 +78,19 @@ describe('a cache as a Parquet table', () => {
         outTokens: 12,
       },
       { type: 'response', id: 'r3', question: 'q1', agent: 'a1', round: 1, sample: 2, context: [], text: 'I cannot tell which.', inTokens: 10, outTokens: 5 },
+      // A plain statement, then an explanation that names another option but not as the answer.
+      {
+        type: 'response',
+        id: 'r4',
+        question: 'q1',
+        agent: 'a1',
+        round: 1,
+        sample: 3,
+        context: [],
+        text: 'The answer is (B).\n\nCounting up from one, that is the next number.',
+        inTokens: 10,
+        outTokens: 14,
+      },
     ];
     const column = (name: string, type: 'STRING' | 'DOUBLE' | 'INT64' | 'JSON') => ({
       name,
@@ -92,13 +106,16 @@ describe('a cache as a Parquet table', () => {
     writeFileSync(file, new Uint8Array(parquetWriteBuffer({ columnData })));
     const out = join(temp(), 'calls');
     const report = await importParquetJob({ file, out, name: 'calls' });
-    expect(report).toMatch(/answers read from the texts \(the table has no answer column\): 3/);
+    expect(report).toMatch(/answers read from the texts \(the table has no answer column\): 4/);
     const cache = loadCache(out);
     expect(cache.header).toMatchObject({ name: 'calls', source: 'imported', meta: { format: 'parquet', file: 'calls.parquet' } });
     expect(cache.responses.map((r) => [r.id, r.answer, r.ambiguous ?? null, r.correct])).toEqual([
       ['r1', 'B', null, true],
       ['r2', 'C', null, false],
       ['r3', null, null, false],
+      ['r4', 'B', null, true],
     ]);
+    // cache validate reads the texts as the import did: no stored answer differs from its reading.
+    expect(validateCache(out).issues.filter((i) => i.field === 'answer')).toEqual([]);
   });
 });
