@@ -233,8 +233,8 @@ describe('the documentation', () => {
       'audit',
       'embed',
       'import',
-      'import-parquet',
-      'export',
+      'from-parquet',
+      'to-parquet',
       'compact',
       'fit',
     ]);
