@@ -82,9 +82,10 @@ export function startWorker(o: WorkerOptions): { name: string; close: () => Prom
         `worker ${name} refuses the cell: its cache ${resolve(cache)} has content ` +
           `${hash.slice(0, 12)}, the grid's ${cell.cache} has ${cell.cacheHash.slice(0, 12)}`,
       );
-    const settings = { ...o.compute, ...cell.settings, cache, out: join(work, cell.identity.slice(0, 16)) };
-    if (cellIdentity(settings, hash) !== cell.identity)
+    // The cell's identity is of the compute settings the grid gave it; this worker's fill the rest.
+    if (cellIdentity(cell.settings, hash) !== cell.identity)
       throw new UnrecoverableError(`worker ${name}: these settings resolve differently here than on the coordinator (another workbench version?)`);
+    const settings = { ...o.compute, ...cell.settings, cache, out: join(work, cell.identity.slice(0, 16)) };
     rmSync(settings.out, { recursive: true, force: true });
     const started = Date.now();
     try {
