@@ -366,6 +366,33 @@ describe('a grid on a queue', () => {
     }
   }, 300_000);
 
+  it('a worker killed with kill -9 leaves its work folder; the next worker removes it, and only folders of workers that are gone', async () => {
+    const dir = tempDir();
+    const tmp = join(dir, 'tmp'); // the workers' tmpdir (TMPDIR), where their default work folders go
+    mkdirSync(tmp);
+    const url = `redis://127.0.0.1:${await startRedis(dir)}/0`;
+    const env = { ...process.env, TMPDIR: tmp };
+    const log = join(dir, 'processes.log');
+    const worker = () => cli(['worker', '--queue', url, '--workers', '1'], env, log);
+    const workFolders = () => readdirSync(tmp).filter((f) => f.startsWith('cpp-worker-')).sort(); // (tsx keeps its cache there too)
+    const ended = spawnSync(process.execPath, ['-e', '']).pid!; // a pid that no longer runs
+    mkdirSync(join(tmp, `cpp-worker-${ended}`, 'run'), { recursive: true });
+    mkdirSync(join(tmp, `cpp-worker-${process.pid}`)); // this test runs: not a stale folder
+    const first = worker();
+    await first.waitFor(/on queue/);
+    expect(first.stderr()).toContain(`removed ${join(tmp, `cpp-worker-${ended}`)}, left by worker pid ${ended}, which no longer runs`);
+    expect(workFolders()).toEqual([`cpp-worker-${first.proc.pid}`, `cpp-worker-${process.pid}`].sort());
+    first.proc.kill('SIGKILL');
+    await first.exited;
+    expect(existsSync(join(tmp, `cpp-worker-${first.proc.pid}`))).toBe(true);
+    const second = worker();
+    await second.waitFor(/on queue/);
+    expect(workFolders()).toEqual([`cpp-worker-${second.proc.pid}`, `cpp-worker-${process.pid}`].sort());
+    second.proc.kill('SIGTERM');
+    expect(await second.exited).toBe(143);
+    expect(workFolders()).toEqual([`cpp-worker-${process.pid}`]); // a worker that stops removes its own
+  }, 120_000);
+
   it('a training process that crashes is retried, and the retry finishes the cell', async () => {
     const dir = tempDir();
     const { grid } = tinyGrid(dir);
