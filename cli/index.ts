@@ -41,8 +41,9 @@ function refuseEmptyNumbers(_argv: unknown, y: { getOptions(): { number: string[
   const numbers = y.getOptions().number;
   (end < 0 ? args : args.slice(0, end)).forEach((a, i) => {
     const m = /^--([^=]+)(?:=(.*))?$/.exec(a);
-    const value = m && (m[2] ?? args[i + 1]);
-    if (m && value !== undefined && value.trim() === '' && numbers.some((o) => o === m[1] || o === camel(m[1])))
+    if (!m) return;
+    const value = m[2] ?? args[i + 1];
+    if (value !== undefined && value.trim() === '' && numbers.some((o) => o === m[1] || o === camel(m[1])))
       throw new SettingsError(`--${m[1]}: expected a number, found an empty value`);
   });
 }

@@ -78,7 +78,7 @@ const stats = <T>(y: Argv<T>) =>
         default: DebateSettings.shape.priorSmoothing.parse(undefined),
         describe: 'pseudo-count of the tier-3 prior',
       }),
-    async (a) => console.log((await import('../../jobs/cache.ts')).statsJob(a.dir, a.priorSmoothing)),
+    async (a) => console.log(await (await import('../../jobs/cache.ts')).statsJob(a.dir, a.priorSmoothing)),
   );
 
 const audit = <T>(y: Argv<T>) =>
@@ -92,7 +92,7 @@ const audit = <T>(y: Argv<T>) =>
         .option('limit', { type: 'number', default: 10, describe: 'responses listed per agent (all are counted)' }),
     async (a) => {
       if (!Number.isInteger(a.limit) || a.limit < 0) throw new SettingsError(`--limit: expected a whole number >= 0, found ${a.limit}`);
-      console.log((await import('../../jobs/cache.ts')).auditJob(a.dir, { agent: a.agent, limit: a.limit }));
+      console.log(await (await import('../../jobs/cache.ts')).auditJob(a.dir, { agent: a.agent, limit: a.limit }));
     },
   );
 

@@ -61,11 +61,20 @@ export function writeCacheRecords(dir: string, records: Iterable<CacheLine>): Ca
   return written!;
 }
 
-/** `writeCacheRecords` letting signals in between chunks (about 1 MB) and steps of its check, so that a stop (SIGINT) takes effect within a long write, before the rename. */
-export async function writeCacheRecordsYielding(dir: string, records: Iterable<CacheLine>): Promise<Cache> {
+/**
+ * `writeCacheRecords` letting signals in between chunks (about 1 MB) and steps of its check, so that
+ * a stop (SIGINT) takes effect within a long write, before the rename. `beforeRename`: steps run on
+ * the checked cache before the rename (an import's report), stoppable alike.
+ */
+export async function writeCacheRecordsYielding(
+  dir: string,
+  records: Iterable<CacheLine>,
+  beforeRename?: (cache: Cache) => Generator<unknown, void>,
+): Promise<Cache> {
   let written: Cache | undefined;
   await writeFileAtomicYielding(cacheFilePath(dir), chunked(serializeRecords(records)), function* (tmp) {
     written = yield* checkCacheSteps(dir, tmp);
+    if (beforeRename) yield* beforeRename(written);
   });
   return written!;
 }

@@ -1,6 +1,6 @@
-// Ctrl-C during `cache validate` and `cache import`, long synchronous work written as steps with stop
-// points between them (src/io/interrupt.ts stoppableSteps): each stops at once instead of finishing
-// first, says how far it got, writes nothing and exits 130. The SIGINT is real, sent by the command
+// Ctrl-C during `cache validate`, `cache import`, `cache stats` and `cache audit`, long synchronous
+// work written as steps with stop points between them (src/io/interrupt.ts stoppableSteps): each
+// stops at once instead of finishing first, says how far it got, writes nothing and exits 130. The SIGINT is real, sent by the command
 // to itself at the first turn its work gives the event loop (the preloaded fixture
 // sigintAtFirstTurn.mjs, as tests/cache/embedStop.test.ts), so where it lands does not depend on the
 // machine's speed.
@@ -120,3 +120,17 @@ it('cache import stopped while it checks the cache it wrote (before the rename) 
   expect(r.code).toBe(130);
   expect(readdirSync(root)).toEqual([]);
 }, 120_000);
+
+for (const command of ['stats', 'audit'])
+  it(`cache ${command} stopped while it loads the cache or makes its report prints nothing, writes nothing, exits 130`, async () => {
+    const dir = join(mkdtempSync(join(tmpdir(), `cpp-${command}-stop-`)), 'cache');
+    await generateCache(dir, { questions: 100 }, 'w');
+    const before = listing(dir);
+    const r = await stopped(['cache', command, dir]);
+    expect(r.err).toMatch(/interrupted \(SIGINT\): stopping/);
+    expect(r.err).toContain(`cache ${command} ${dir} stopped before it printed anything; nothing was written (it only reads): a rerun starts over`);
+    expect(r.err).toContain(`to continue: npx cpp-workbench cache ${command} ${dir}`);
+    expect(r.out).toBe('');
+    expect(r.code).toBe(130);
+    expect(listing(dir)).toEqual(before);
+  }, 120_000);
