@@ -4,13 +4,15 @@ import { existsSync, rmSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { ANSWER_TYPES } from '../src/answer.ts';
 import { CACHE_FORMAT, CACHE_VERSION, type CacheLine } from '../src/cache/format.ts';
-import { cacheFilePath, loadCache } from '../src/cache/load.ts';
+import { cacheFilePath, loadCacheSteps } from '../src/cache/load.ts';
 import { parquetRecords, recordsToParquet } from '../src/cache/parquet.ts';
-import { cacheRecords, replacedWithCache, writeCacheRecords } from '../src/cache/write.ts';
+import { cacheRecords, replacedWithCache, writeCacheRecordsYielding } from '../src/cache/write.ts';
 import { writeFileAtomic } from '../src/io/atomic.ts';
 import { RefusedError } from '../src/io/errors.ts';
 import { withLock } from '../src/io/lock.ts';
-import { droppedReport, importReport } from '../eval/importReport.ts';
+import { droppedReport, importReportSteps } from '../eval/importReport.ts';
+import { onInterrupt } from '../src/io/interrupt.ts';
+import { readingSteps } from './cache.ts';
 
 export interface ParquetImportOptions {
   file: string;
@@ -20,24 +22,43 @@ export interface ParquetImportOptions {
   force?: boolean;
 }
 
-/** Import a Parquet table into the cache `o.out` (locked meanwhile; checked before it is renamed into place) and write its report. */
+/**
+ * Import a Parquet table into the cache `o.out` (locked meanwhile; checked before it is renamed into
+ * place) and write its report. Stopped (Ctrl-C) before the rename, it writes nothing.
+ */
 export function importParquetJob(o: ParquetImportOptions): Promise<string> {
   return withLock(o.out, 'a cache (cache import-parquet)', async () => {
-    if (existsSync(cacheFilePath(o.out)) && !o.force)
+    const had = existsSync(cacheFilePath(o.out));
+    if (had && !o.force)
       throw new RefusedError(`${o.out} already holds a cache (${cacheFilePath(o.out)}): pass --force to replace it, or choose another --out`);
-    const { records, answersRead, dropped } = await parquetRecords(o.file);
-    const header: CacheLine = {
-      type: 'cache',
-      format: CACHE_FORMAT,
-      version: CACHE_VERSION,
-      name: o.name ?? basename(o.out),
-      source: 'imported',
-      meta: { format: 'parquet', file: basename(o.file) },
-    };
-    const cache = writeCacheRecords(o.out, records.some((r) => r.type === 'cache') ? records : [header, ...records]);
-    if (o.force) for (const f of replacedWithCache(o.out)) rmSync(f, { force: true });
+    const unregister = onInterrupt({
+      say: () => [
+        `cache import-parquet stopped; nothing was written: ${had ? `the cache in ${o.out} is unchanged` : `${o.out} holds no cache`}; a rerun imports from the start`,
+      ],
+    });
+    try {
+      return await importParquetStoppable(o);
+    } finally {
+      unregister();
+    }
+  });
+}
+
+async function importParquetStoppable(o: ParquetImportOptions): Promise<string> {
+  const { records, answersRead, dropped } = await parquetRecords(o.file);
+  const header: CacheLine = {
+    type: 'cache',
+    format: CACHE_FORMAT,
+    version: CACHE_VERSION,
+    name: o.name ?? basename(o.out),
+    source: 'imported',
+    meta: { format: 'parquet', file: basename(o.file) },
+  };
+  let report = '';
+  // The report is made as steps before the rename (a stop meanwhile writes nothing); after it, only short writes remain.
+  await writeCacheRecordsYielding(o.out, records.some((r) => r.type === 'cache') ? records : [header, ...records], function* (cache) {
     const types = ANSWER_TYPES.filter((t) => cache.questions.some((q) => q.answerType === t));
-    const report = [
+    report = [
       `imported ${cache.questions.length} questions, ${cache.responses.length} responses and ${cache.externals.length} external or summary entries from ${o.file} into ${cacheFilePath(o.out)}`,
       answersRead ? `answers read from the texts (the table has no answer column): ${answersRead}` : 'answers as stored in the table',
       ...types.map((t) =>
@@ -47,16 +68,17 @@ export function importParquetJob(o: ParquetImportOptions): Promise<string> {
         ),
       ),
       '',
-      importReport(cache),
+      yield* importReportSteps(cache),
     ].join('\n');
-    writeFileAtomic(join(o.out, 'import-report.md'), [`${report}\n`]);
-    return report;
   });
+  if (o.force) for (const f of replacedWithCache(o.out)) rmSync(f, { force: true });
+  writeFileAtomic(join(o.out, 'import-report.md'), [`${report}\n`]);
+  return report;
 }
 
-/** Write the cache in `dir` (its journal included) as a Parquet table, one row per record. */
-export function exportParquetJob(dir: string, out: string): string {
-  const cache = loadCache(dir);
+/** Write the cache in `dir` (its journal included) as a Parquet table, one row per record; stopped while it loads the cache, it writes nothing. */
+export async function exportParquetJob(dir: string, out: string): Promise<string> {
+  const cache = await readingSteps(`cache export ${dir}`, loadCacheSteps(dir));
   const records = cacheRecords(cache);
   writeFileAtomic(out, [new Uint8Array(recordsToParquet(records))]);
   return `wrote ${records.length} records of ${cacheFilePath(dir)}${cache.journal ? ` and its journal` : ''} to ${out} (Parquet, one row per record)`;

@@ -232,7 +232,7 @@ const exportParquet = <T>(y: Argv<T>) =>
       y
         .positional('dir', { type: 'string', demandOption: true, describe: 'cache directory' })
         .option('out', { type: 'string', demandOption: true, describe: 'Parquet file to write' }),
-    async (a) => console.log((await import('../../jobs/parquet.ts')).exportParquetJob(a.dir, a.out)),
+    async (a) => console.log(await (await import('../../jobs/parquet.ts')).exportParquetJob(a.dir, a.out)),
   );
 
 // Each cache command is a subcommand of its own (gen, validate, ...): all of them load with `cache`.

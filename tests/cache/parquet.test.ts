@@ -26,7 +26,7 @@ describe('a cache as a Parquet table', () => {
     const dir = temp();
     const original = writeCacheRecords(dir, records());
     const file = join(temp(), 'cache.parquet');
-    expect(exportParquetJob(dir, file)).toMatch(new RegExp(`^wrote ${records().length} records of .* to .*cache\\.parquet`));
+    expect(await exportParquetJob(dir, file)).toMatch(new RegExp(`^wrote ${records().length} records of .* to .*cache\\.parquet`));
     expect(readFileSync(file).subarray(0, 4).toString()).toBe('PAR1');
     const out = join(temp(), 'back');
     const report = await importParquetJob({ file, out });
