@@ -1,7 +1,7 @@
-// `npm run bench [-- SECTION...]`: speed figures (goals from the issues, printed beside each figure,
+// `npm run bench [-- SECTION...]`: speed figures (each printed beside its goal,
 // and at the end all of them in one Markdown table with the load each was taken under).
-// Sections (all by default; `issue25` names the group of issue 25's figures: load, loop, startup,
-// grid, main, import and table6, about 10 minutes on 2 quiet cores):
+// Sections (all by default; `waits` names the group of the times a user waits for: load, loop,
+// startup, grid, main, import and table6, about 10 minutes on 2 quiet cores):
 //   replay   replayed Full-Debate debates per second, one thread (goal >= 20,000/s)
 //   load     load time of a 10,000-question cache (goal <= 2.5 s)
 //   engines  policy-engine train steps per engine, batch and thread count, beside PyTorch's steady
@@ -33,7 +33,7 @@ import { UsageError } from '../src/io/errors.ts';
 import { benchScale, SCALE_SIZES } from './scale.ts';
 
 const SECTIONS = ['replay', 'load', 'engines', 'loop', 'startup', 'grid', 'main', 'import', 'table6', 'gpu', 'scale'];
-const GROUPS: Record<string, string[]> = { issue25: ['load', 'loop', 'startup', 'grid', 'main', 'import', 'table6'] };
+const GROUPS: Record<string, string[]> = { waits: ['load', 'loop', 'startup', 'grid', 'main', 'import', 'table6'] };
 const args = process.argv.slice(2).filter((a) => a !== 'no-epoch');
 const noEpoch = process.argv.includes('no-epoch');
 const sizes = args.filter((a) => /^\d+$/.test(a)).map(Number);

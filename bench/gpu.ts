@@ -1,7 +1,7 @@
 // `npm run bench -- gpu`: the GPU engine (--engine webgpu) beside the CPU engine at 1 and 2
 // threads, decisions/s of one REINFORCE step per batch size, at the engines bench's shape (width
 // 512, hidden 256: 7.87 MFLOP of matmuls a decision, bench/engines.ts); the adapter, and the bytes
-// a GPU step moves each way. One script that a GPU machine runs as it is. Goal (issue 33): >= 25x
+// a GPU step moves each way. One script that a GPU machine runs as it is. Goal: >= 25x
 // the 2-thread CPU engine at batch 16,384 on a real GPU. On a software adapter (lavapipe) the
 // batches stop at 4,096: a step of 16,384 takes minutes there on a loaded machine, and the figures
 // say what lavapipe does, not what a GPU does.

@@ -1,4 +1,4 @@
-// The malformed-input corpus (issue 16, "Done when"): each case damages one input (a cache line, an
+// The malformed-input corpus: each case damages one input (a cache line, an
 // embeddings file, a config, a grid, a checkpoint, an import file) or passes one bad flag, runs the
 // command that reads it, and expects: its exit code, an error naming the file (and line and field)
 // or the flag, no stack trace, and no file created or changed anywhere in the case's folder. A few
@@ -31,7 +31,7 @@ export interface CorpusResult {
   /** The output says what `error` asks (file, line, field, or flag). */
   named: boolean;
   stackTrace: boolean;
-  /** zod's issue list, or for a setting zod's own wording, instead of a sentence (issue 16, point 9). */
+  /** zod's issue list, or for a setting zod's own wording, instead of a sentence. */
   rawSchema: boolean;
   /** Files created, changed or removed in the case's folder (+, ~, -). */
   changed: string[];

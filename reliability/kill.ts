@@ -6,7 +6,7 @@
 // harness.ts NORMALISATION names. Each trial also checks that nothing outside what the command
 // writes changed, that every file it left parses (after the kill and after the rerun), and that no
 // `*.tmp` file of the killed write is left after the rerun. Half the `train` trials resume a copy
-// of the killed run folder (issue 16, point 1): the original must not change. A command stopped by
+// of the killed run folder: the original must not change. A command stopped by
 // SIGINT or SIGTERM must also exit 130 or 143, say the command that continues, and leave no lock and
 // no temporary file. Each trial says which phase of the run the kill landed in (start-up, training,
 // evaluation, checkpoint, finishing; `writing` for commands without training).

@@ -11,7 +11,7 @@
 //            degree signs, thousands separators, \frac and decimals of the same rational, lists as
 //            sets), then, where the strings still differ, compared as mathematics by
 //            @cortex-js/compute-engine (answer/equivalence.ts) when a cache is loaded.
-// Two readings must agree (issue 36): the stated answer above, and the value the reply settles on
+// Two readings must agree: the stated answer above, and the value the reply settles on
 // at its end (answer/settled.ts: its closing sentence's last value or option, read by position).
 // Where both give a value and they differ, where the stated answer is an unevaluated expression
 // (answer/unevaluated.ts) that the settled reading does not confirm as a value, or where the reply

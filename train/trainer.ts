@@ -89,7 +89,7 @@ export interface TrainOptions {
   log?: (line: string) => void;
   /** Engine, threads, backend for a resumed run (new runs take them from the config). */
   compute?: Partial<ComputeSettings>;
-  /** The command this session's provenance names (default: this process's; a warm training process names the run it was asked for). */
+  /** The command this process's provenance entry names (default: this process's; a warm training process names the run it was asked for). */
   command?: string[];
 }
 

@@ -1,4 +1,4 @@
-// The second reading (issue 36): the value a reply SETTLES ON, read by position, not by the phrases
+// The second reading: the value a reply SETTLES ON, read by position, not by the phrases
 // that state an answer (statement.ts, mcq.ts). It looks only at where a reply ends: of its last four
 // sentences, the last that holds a value of the reply's own (notes, checks of the answer, sentences
 // that reject the values they name, and sentences about other agents alone, aside; values after a

@@ -1,4 +1,4 @@
-// A MATH reading that is a step of the working rather than a value (issue 36): stored only where the
+// A MATH reading that is a step of the working rather than a value: stored only where the
 // settled reading confirms it as a value, or, for arithmetic of numbers, as the value the symbolic
 // engine computes when the settled reading does not contradict it (src/answer.ts). Three kinds:
 //   arithmetic  numbers joined by operators, "12\times 7", "5+3", "3\cdot 4" (a fraction "3/4" or

@@ -1,6 +1,6 @@
 // Reading a cache: parse every line, check it against the format, resolve ids, and build the
 // in-memory index the environment replays from. Every problem is reported with file, line and
-// field; nothing here ever writes.
+// field. Its one write: cache.columns (columns.ts), built beside a large cache.jsonl when missing or stale.
 import { closeSync, existsSync, openSync, statSync } from 'node:fs';
 import { COLUMNS_MIN_BYTES, columnsPath, readColumns, sameSource, sourceOf, writeColumns } from './columns.ts';
 import { join } from 'node:path';

@@ -1,6 +1,6 @@
 // The written replies kept apart from the corpus: how they read, per model family, as docs/import.md
 // ("Held out") reports them. The first group (corpus-heldout.ts, written after the rules of 6717308
-// froze) was held out once and has since been tuned on (issue 36's second round): it is now a tuning
+// froze) was held out once and has since been tuned on: it is now a tuning
 // group, checked like the corpus. The second (corpus-heldout-2.ts, written before that round's rules
 // changed) is held out and never tuned on. Fails when a group reads differently from that report: a
 // new wrong value, or a changed figure (say so in docs/import.md).

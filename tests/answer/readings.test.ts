@@ -1,6 +1,6 @@
-// Two readings that must agree (issue 36): the stated answer, checked against the value the reply
+// Two readings that must agree: the stated answer, checked against the value the reply
 // settles on at its end; an unevaluated expression stored only where confirmed. The invented styles
-// of the issue, each once: without the check, each would store the expression or the earlier value.
+// that were misread, each once: without the check, each would store the expression or the earlier value.
 import { describe, expect, it } from 'vitest';
 import { questionOptions, readAnswer } from '../../src/answer.ts';
 import { settledOption, settledValue } from '../../src/answer/settled.ts';
@@ -73,7 +73,7 @@ describe('two readings that must agree', () => {
   });
 });
 
-// The classes the first held-out group and dylan-math's tuned files showed (issue 36, second round):
+// The classes the first held-out group and dylan-math's tuned files showed:
 // each rule with invented examples; without it, each would store a wrong value or refuse a right one.
 describe('wrong values the readings no longer store', () => {
   const math = (text: string, question = '') => readAnswer(text, 'math', [], question);

@@ -18,7 +18,7 @@ const records = (): CacheLine[] => [
   { type: 'summary', id: 'q1sum', question: 'q1', text: 'Two agents answered B.', of: ['q1a2'], answer: 'B', tokens: 8 },
   { ...response('q1s1', 'q1', 'a1', 2, 'B', 6, ['q1a1', 'q1sum'], 'q1a1'), inTokens: 23, meta: { quality: 0.5, note: 'é' } },
   { ...response('q1amb', 'q1', 'a2', 1, null, 6), sample: 1, ambiguous: ['A', null] },
-  // The two readings' disagreement (issue 36) and the recorded protocol's speaking position (issue 35).
+  // The two readings' disagreement and the recorded protocol's speaking position.
   { ...response('q1dis', 'q1', 'a2', 1, null, 6), sample: 2, disagreement: ['B', 'C'], turn: 1 },
 ];
 

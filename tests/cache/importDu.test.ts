@@ -145,10 +145,9 @@ describe('importing real DyLAN MATH debates', () => {
     expect(cpp.accuracy).toBeGreaterThan(none.accuracy);
   }, 120_000);
 
-  // Measured 96.6% (2033 of 2105; 2045 before issue 36, whose two readings refuse final answers where
+  // Measured 96.6% (2033 of 2105; the two readings refuse final answers where
   // the stated answer and the value the reply settles on disagree, e.g. a boxed answer then a remark
-  // that ends on another value; its second round passes over checks, notes and relations and read 4
-  // more than its first). The rest state no single answer ("either 12 or 28", "there is no
+  // that ends on another value, and pass over checks, notes and relations). The rest state no single answer ("either 12 or 28", "there is no
   // solution", comments on the other agents) and stay unparsed rather than guessed (docs/import.md,
   // "How answers are read"). Every stored answer parses under its type, and every dropped reading is reported.
   it('parses at least 96.5% of the final answers of all 700 recorded debates, stores only what parses, and records each disagreement', {
@@ -320,7 +319,7 @@ describe('Du et al.\'s arithmetic debates (3 agents, 2 rounds, "One agent respon
   });
 
   it('stores only what parses, marks what is ambiguous, and its import passes cache validate (was: exit 1)', () => {
-    // The styles that stored ", which is 431" and "." (issue 26), and a boxed result contradicted later.
+    // The styles that stored ", which is 431" and ".", and a boxed result contradicted later.
     const q4 = ask('7*8-68');
     const q5 = ask('431*1');
     const styles = join(dir, 'styles.json');

@@ -1,4 +1,4 @@
-// The reliability suite of issues 16 and 29, shortened for `npm test` (the whole suite: `npm run
+// The reliability suite, shortened for `npm test` (the whole suite: `npm run
 // reliability`, reliability/run.ts): 2 kill -9 trials each of `train` and `cache gen`, a SIGINT and a
 // SIGTERM trial of `train`, a disk-full trial of `train` (where a tmpfs can be mounted), every twelfth
 // case of the malformed-input corpus (16, of every kind) and the 5 inputs that must be accepted, and
