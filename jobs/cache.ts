@@ -125,8 +125,11 @@ export async function embedJob(dir: string, encoder: EncoderName): Promise<strin
 }
 
 /** Fold the record tier's journal into cache.jsonl (src/cache/write.ts compactCache). */
-export function compactJob(dir: string): string {
-  const r = compactCache(dir);
+export async function compactJob(dir: string): Promise<string> {
+  const unregister = onInterrupt({
+    say: () => [`cache compact stopped before it renamed the new cache.jsonl into place: nothing was written; the cache and its journal are as they were`],
+  });
+  const r = await compactCache(dir).finally(unregister);
   return r.journalKept
     ? `${dir}: folded ${r.responses} journaled responses into cache.jsonl; the journal grew meanwhile (a run is recording) and was left whole`
     : `${dir}: folded ${r.responses} journaled responses into ` +

@@ -207,7 +207,7 @@ const compact = <T>(y: Argv<T>) =>
     'compact <dir>',
     "fold the record tier's journal (journal.jsonl) into cache.jsonl, atomically; run it when nothing records into the cache",
     (y) => y.positional('dir', { type: 'string', demandOption: true, describe: 'cache directory' }),
-    async (a) => console.log((await import('../../jobs/cache.ts')).compactJob(a.dir)),
+    async (a) => console.log(await (await import('../../jobs/cache.ts')).compactJob(a.dir)),
   );
 
 const importParquet = <T>(y: Argv<T>) =>

@@ -7,11 +7,11 @@ import { COLUMNS_MIN_BYTES, writeColumns } from './columns.ts';
 import { AgentRecord, FIT_FILE, ExternalRecord, QuestionRecord, ResponseRecord, SummaryRecord, type CacheLine } from './format.ts';
 import { journalPath } from './journal.ts';
 import { CacheError, type Cache } from './types.ts';
-import { cacheFilePath, loadCache, parseCacheSteps } from './load.ts';
+import { cacheFilePath, loadCacheSteps, parseCacheSteps } from './load.ts';
 import { writeFileAtomic, writeFileAtomicYielding } from '../io/atomic.ts';
 import { fileLines } from '../io/textFile.ts';
-import { withLockSync } from '../io/lock.ts';
-import { runSteps } from '../io/interrupt.ts';
+import { withLock } from '../io/lock.ts';
+import { runSteps, stoppableSteps } from '../io/interrupt.ts';
 
 /** Copy only the fields a schema declares, dropping the loader's index fields. */
 function pick<T extends object>(shape: object, value: object): T {
@@ -112,15 +112,16 @@ export function saveCache(dir: string, cache: Cache): void {
  * between the two steps leaves journal responses that equal cache.jsonl's, which loading skips.
  * Run it when no process is recording into the cache: a journal that grew meanwhile is left whole.
  */
-export function compactCache(dir: string): { responses: number; unanswered: number; journalKept: boolean } {
-  return withLockSync(dir, 'a cache (cache compact)', () => compactLocked(dir));
+export function compactCache(dir: string): Promise<{ responses: number; unanswered: number; journalKept: boolean }> {
+  return withLock(dir, 'a cache (cache compact)', () => compactLocked(dir));
 }
 
-function compactLocked(dir: string): { responses: number; unanswered: number; journalKept: boolean } {
-  const cache = loadCache(dir);
+/** Loaded and rewritten with stop points (src/io/interrupt.ts): stopped before the rename, the cache and its journal are as they were. */
+async function compactLocked(dir: string): Promise<{ responses: number; unanswered: number; journalKept: boolean }> {
+  const cache = await stoppableSteps(loadCacheSteps(dir));
   const journal = cache.journal;
   if (!journal) return { responses: 0, unanswered: 0, journalKept: false };
-  saveCache(dir, cache);
+  await writeCacheRecordsYielding(dir, cacheRecords(cache));
   const file = journalPath(dir);
   const journalKept = existsSync(file) && statSync(file).size !== journal.bytes;
   if (!journalKept) {

@@ -1,15 +1,16 @@
-// Ctrl-C during `cache validate`, `cache import`, `cache import-parquet`, `cache export`, `cache stats` and `cache audit`, long synchronous
+// Ctrl-C during `cache validate`, `cache import`, `cache import-parquet`, `cache export`, `cache compact`, `cache stats` and `cache audit`, long synchronous
 // work written as steps with stop points between them (src/io/interrupt.ts stoppableSteps): each
 // stops at once instead of finishing first, says how far it got, writes nothing and exits 130. The SIGINT is real, sent by the command
 // to itself at the first turn its work gives the event loop (the preloaded fixture
 // sigintAtFirstTurn.mjs, as tests/cache/embedStop.test.ts), so where it lands does not depend on the
 // machine's speed.
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect, it } from 'vitest';
 import { exportParquetJob } from '../../jobs/parquet.ts';
+import { journalPath } from '../../src/cache/journal.ts';
 import { cacheFilePath } from '../../src/cache/load.ts';
 import { writeCacheRecords } from '../../src/cache/write.ts';
 import { generateCache } from '../../src/sim/generate.ts';
@@ -152,4 +153,21 @@ it('cache import-parquet stopped while it writes the cache or its report writes 
   expect(imported.err).toContain(`cache import-parquet stopped; nothing was written: ${out} holds no cache; a rerun imports from the start`);
   expect(imported.code).toBe(130);
   expect(readdirSync(root).sort()).toEqual(['cache', 'cache.parquet']);
+}, 120_000);
+
+it('cache compact stopped while it loads or rewrites the cache leaves the cache and its journal as they were', async () => {
+  const dir = join(mkdtempSync(join(tmpdir(), 'cpp-compact-stop-')), 'cache');
+  await generateCache(dir, { questions: 100 }, 'w');
+  // The last responses, as if the record tier had journaled them (the journal holds response lines).
+  const lines = readFileSync(cacheFilePath(dir), 'utf8').trimEnd().split('\n');
+  writeFileSync(cacheFilePath(dir), `${lines.slice(0, -10).join('\n')}\n`);
+  writeFileSync(journalPath(dir), `${lines.slice(-10).join('\n')}\n`);
+  const before = listing(dir);
+  const r = await stopped(['cache', 'compact', dir]);
+  expect(r.err).toMatch(/interrupted \(SIGINT\): stopping/);
+  expect(r.err).toContain(
+    'cache compact stopped before it renamed the new cache.jsonl into place: nothing was written; the cache and its journal are as they were',
+  );
+  expect(r.code).toBe(130);
+  expect(listing(dir)).toEqual(before);
 }, 120_000);
