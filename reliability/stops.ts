@@ -26,8 +26,8 @@ export const STOP_COMMANDS: StopCommand[] = [
   { name: 'cache validate', args: ['cache', 'validate', BIG], writes: [] },
   { name: 'cache stats', args: ['cache', 'stats', BIG], writes: [] },
   { name: 'cache audit', args: ['cache', 'audit', BIG], writes: [] },
-  { name: 'cache export', args: ['cache', 'export', BIG, '--out', 'exported.parquet'], writes: ['exported.parquet'] },
-  { name: 'cache import-parquet', args: ['cache', 'import-parquet', BIG_PARQUET, '--out', 'from-parquet'], writes: ['from-parquet'] },
+  { name: 'cache to-parquet', args: ['cache', 'to-parquet', BIG, '--out', 'exported.parquet'], writes: ['exported.parquet'] },
+  { name: 'cache from-parquet', args: ['cache', 'from-parquet', BIG_PARQUET, '--out', 'from-parquet'], writes: ['from-parquet'] },
   {
     name: 'cache import',
     args: ['cache', 'import', '--format', 'du', INPUT.dylan, '--out', 'imported', '--model', 'gpt-3.5-turbo', '--prices', INPUT.prices],
@@ -69,7 +69,7 @@ function listing(dir: string): string[] {
 export async function makeBig(inputs: string, log: (line: string) => void): Promise<void> {
   for (const args of [
     ['cache', 'gen', '--out', BIG, '--questions', '2000', '--seed', '21', '--name', 'big'],
-    ['cache', 'export', BIG, '--out', BIG_PARQUET],
+    ['cache', 'to-parquet', BIG, '--out', BIG_PARQUET],
   ]) {
     if (args[1] === 'gen' && existsSync(join(inputs, BIG))) continue;
     const run = await cli(args, { cwd: inputs });

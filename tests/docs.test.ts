@@ -234,8 +234,8 @@ describe('the documentation', () => {
       'audit',
       'embed',
       'import',
-      'import-parquet',
-      'export',
+      'from-parquet',
+      'to-parquet',
       'compact',
       'fit',
     ]);
@@ -262,12 +262,34 @@ describe('the documentation', () => {
     expect(SOURCES).toEqual(expect.arrayContaining(['src/cache/load.ts', 'bench/bench.ts', 'tests/train/presets.test.ts', 'package.json']));
   });
 
+  it("the README's commands table has a row for every command and cache subcommand, and for nothing else", () => {
+    const text = read('README.md');
+    const table = text.slice(text.indexOf('## Commands'), text.indexOf('\n## ', text.indexOf('## Commands') + 1));
+    const rows = [...table.matchAll(/^\| `([^`]+)` +\|/gm)].map((m) => m[1]);
+    const declared = [...CLI].flatMap(([name, spec]) => (spec.subcommands.size ? [...spec.subcommands.keys()].map((sub) => `${name} ${sub}`) : [name]));
+    expect(rows.length).toBeGreaterThan(20);
+    expect([...rows].sort()).toEqual([...declared].sort());
+  });
+
   it.each(DOCS)('%s: cites no issue and speaks of no work session (a reference page)', (file) => {
     expect(processWords(file, read(file))).toEqual([]);
   });
 
   it('the code: no comment, test title, command or script name cites an issue or a work session', () => {
     expect(SOURCES.flatMap((file) => processWords(file, read(file)))).toEqual([]);
+  });
+
+  it('the code cites sections of the docs by headings that exist (docs/X.md, "Heading")', () => {
+    const headings = (doc: string) => parse(read(doc)).prose.flatMap(({ text }) => /^#{1,6}\s+(.*?)\s*$/.exec(text)?.[1] ?? []);
+    const problems = SOURCES.flatMap((file) =>
+      [...read(file).matchAll(/docs\/([\w-]+\.md),? "([^"\n]+)/g)].flatMap(([, doc, cited]) => {
+        // A citation may break across a line or a string: its text up to there starts a heading.
+        const start = cited.replace(/[`'\s+]+$/, '');
+        if (!existsSync(join(ROOT, 'docs', doc))) return [`${file}: docs/${doc}: no such page`];
+        return headings(`docs/${doc}`).some((h) => h.startsWith(start)) ? [] : [`${file}: docs/${doc} has no heading "${start}"`];
+      }),
+    );
+    expect(problems).toEqual([]);
   });
 
   it.each(DOCS)('%s: every relative link resolves', (file) => {

@@ -45,7 +45,7 @@ import { clearRun, openRunLog, round4, runFiles, tierShares, truncateLog } from 
 import { checkTrainingData } from './smallData.ts';
 import { architectureOf, debateSettingsOf, rewardSettingsOf, runDone, type TrainConfig } from './config.ts';
 import { startingWeights } from './startFrom.ts';
-import { openTeams, teamDraw, teamWith } from './teams.ts';
+import { openTeams, teamDraw, teamsNote, teamWith } from './teams.ts';
 import { testTracer } from './trace.ts';
 import { RefusedError } from '../src/io/errors.ts';
 import { phaseClock, splitLine, type TimeSplit } from './timeSplit.ts';
@@ -228,7 +228,7 @@ async function trainLocked(config: TrainConfig, o: TrainOptions): Promise<{ chec
 
   const W = influenceWeights(A, shape.rounds, config.beta, config.gamma);
   const credit = teams[0].credit;
-  if (teams.length > 1) say(`training across ${teams.length} teams: ${teams.map((t) => teamIds(t.env).join('+')).join(', ')}`);
+  if (teams.length > 1) say(teamsNote(config, teams));
   const creditNote = credit.note();
   if (creditNote) say(creditNote);
 

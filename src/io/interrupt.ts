@@ -119,7 +119,9 @@ export function handleInterrupts(o: { print?: (line: string) => void; again?: ()
   const ignore = o.ignore ?? [];
   if (o.again) again = o.again;
   setInterval(() => {
-    lastTick = performance.now();
+    const now = performance.now();
+    lastLate = now - lastTick - TICK_MS;
+    lastTick = now;
   }, TICK_MS).unref();
   for (const signal of ['SIGINT', 'SIGTERM'] as const)
     process.on(signal, () => {
@@ -134,13 +136,16 @@ export function handleInterrupts(o: { print?: (line: string) => void; again?: ()
 /** Every TICK_MS the event loop is free, the time: a signal handled later than that waited for the work that held the loop. */
 const TICK_MS = 100;
 let lastTick = performance.now();
+/** How much later than due the last tick came: the event loop was held that long before it (a timer fires before a signal is handled in the same turn). */
+let lastLate = 0;
 
 /** A stop handled this long after it could have been is late (the goal: within half a second). */
 const LATE_MS = 500;
 
 /** What a signal handled after the command's work says: done, or done because nothing let it in. */
 function finishedLine(signal: StopSignal): string {
-  const held = performance.now() - lastTick - TICK_MS;
+  const sinceTick = performance.now() - lastTick;
+  const held = Math.max(sinceTick - TICK_MS, sinceTick < TICK_MS ? lastLate : 0);
   return held > LATE_MS
     ? `${signal} arrived while the command ran up to ${(held / 1000).toFixed(1)} s without a stop point, and it finished meanwhile: its work is done and ` +
         'saved; nothing was stopped, nothing to continue (work that long should let a stop in: src/io/interrupt.ts)'

@@ -1,4 +1,4 @@
-// Ctrl-C during `cache validate`, `cache import`, `cache import-parquet`, `cache export`, `cache compact`, `cache stats` and `cache audit`, long synchronous
+// Ctrl-C during `cache validate`, `cache import`, `cache from-parquet`, `cache to-parquet`, `cache compact`, `cache stats` and `cache audit`, long synchronous
 // work written as steps with stop points between them (src/io/interrupt.ts stoppableSteps): each
 // stops at once instead of finishing first, says how far it got, writes nothing and exits 130. The SIGINT is real, sent by the command
 // to itself at the first turn its work gives the event loop (the preloaded fixture
@@ -137,20 +137,20 @@ for (const command of ['stats', 'audit'])
     expect(listing(dir)).toEqual(before);
   }, 120_000);
 
-it('cache import-parquet stopped while it writes the cache or its report writes nothing; cache export stopped while it loads writes no file', async () => {
+it('cache from-parquet stopped while it writes the cache or its report writes nothing; cache to-parquet stopped while it loads writes no file', async () => {
   const root = mkdtempSync(join(tmpdir(), 'cpp-parquet-stop-'));
   const dir = join(root, 'cache');
   await generateCache(dir, { questions: 100 }, 'w');
-  const exported = await stopped(['cache', 'export', dir, '--out', join(root, 'stopped.parquet')]);
-  expect(exported.err).toContain(`cache export ${dir} stopped before it printed anything; nothing was written (it only reads): a rerun starts over`);
+  const exported = await stopped(['cache', 'to-parquet', dir, '--out', join(root, 'stopped.parquet')]);
+  expect(exported.err).toContain(`cache to-parquet ${dir} stopped before it printed anything; nothing was written (it only reads): a rerun starts over`);
   expect(exported.code).toBe(130);
   expect(existsSync(join(root, 'stopped.parquet'))).toBe(false);
   const file = join(root, 'cache.parquet');
   await exportParquetJob(dir, file);
   const out = join(root, 'imported');
-  const imported = await stopped(['cache', 'import-parquet', file, '--out', out]);
+  const imported = await stopped(['cache', 'from-parquet', file, '--out', out]);
   expect(imported.err).toMatch(/interrupted \(SIGINT\): stopping/);
-  expect(imported.err).toContain(`cache import-parquet stopped; nothing was written: ${out} holds no cache; a rerun imports from the start`);
+  expect(imported.err).toContain(`cache from-parquet stopped; nothing was written: ${out} holds no cache; a rerun imports from the start`);
   expect(imported.code).toBe(130);
   expect(readdirSync(root).sort()).toEqual(['cache', 'cache.parquet']);
 }, 120_000);
