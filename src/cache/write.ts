@@ -3,12 +3,12 @@
 // interrupted write, a power loss or a failed check never leaves a half-written or invalid file.
 import { existsSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { COLUMNS_MIN_BYTES, sourceState, writeColumns } from './columns.ts';
+import { COLUMNS_MIN_BYTES, columnsPath, sourceState, writeColumns } from './columns.ts';
 import { AgentRecord, FIT_FILE, ExternalRecord, QuestionRecord, ResponseRecord, SummaryRecord, type CacheLine } from './format.ts';
 import { journalPath } from './journal.ts';
 import { CacheError, type Cache } from './types.ts';
 import { cacheFilePath, loadCacheSteps, parseCacheSteps } from './load.ts';
-import { writeFileAtomic, writeFileAtomicYielding } from '../io/atomic.ts';
+import { removeOnExit, writeFileAtomic, writeFileAtomicYielding } from '../io/atomic.ts';
 import { fileLines } from '../io/textFile.ts';
 import { withLock } from '../io/lock.ts';
 import { runSteps, stoppableSteps } from '../io/interrupt.ts';
@@ -77,10 +77,16 @@ export async function writeCacheRecordsYielding(
   beforeRename?: (cache: Cache) => Generator<unknown, void>,
 ): Promise<Cache> {
   let written: Cache | undefined;
-  await writeFileAtomicYielding(cacheFilePath(dir), chunked(serializeRecords(records)), function* (tmp) {
-    written = yield* checkCacheSteps(dir, tmp);
-    if (beforeRename) yield* beforeRename(written);
-  });
+  // The columns its check writes for a new cache go with the process if it stops before the rename (no cache, no columns).
+  const forget = existsSync(columnsPath(dir)) ? () => true : removeOnExit(columnsPath(dir));
+  try {
+    await writeFileAtomicYielding(cacheFilePath(dir), chunked(serializeRecords(records)), function* (tmp) {
+      written = yield* checkCacheSteps(dir, tmp);
+      if (beforeRename) yield* beforeRename(written);
+    });
+  } finally {
+    forget();
+  }
   return written!;
 }
 
