@@ -22,7 +22,6 @@ function refuseRepeated(_argv: unknown, y: { getOptions(): { array: string[] } }
   const args = hideBin(process.argv);
   const end = args.indexOf('--');
   const seen = new Set<string>();
-  const camel = (s: string) => s.replace(/-([a-z])/g, (_, c: string) => c.toUpperCase());
   for (const a of end < 0 ? args : args.slice(0, end)) {
     const m = /^--(?:no-)?([^=]+)/.exec(a);
     if (!m) continue;
@@ -32,6 +31,25 @@ function refuseRepeated(_argv: unknown, y: { getOptions(): { array: string[] } }
   }
 }
 
+/**
+ * A number flag given an empty or blank value (`--behavior-rows ""`): yargs reads it as 0, which a
+ * setting may accept, so the run would go on with a value nobody gave; this names the flag.
+ */
+function refuseEmptyNumbers(_argv: unknown, y: { getOptions(): { number: string[] } }): void {
+  const args = hideBin(process.argv);
+  const end = args.indexOf('--');
+  const numbers = y.getOptions().number;
+  (end < 0 ? args : args.slice(0, end)).forEach((a, i) => {
+    const m = /^--([^=]+)(?:=(.*))?$/.exec(a);
+    if (!m) return;
+    const value = m[2] ?? args[i + 1];
+    if (value !== undefined && value.trim() === '' && numbers.some((o) => o === m[1] || o === camel(m[1])))
+      throw new SettingsError(`--${m[1]}: expected a number, found an empty value`);
+  });
+}
+
+const camel = (s: string) => s.replace(/-([a-z])/g, (_, c: string) => c.toUpperCase());
+
 // The command table of usage.ts: every command's name, and the builder of the one this line names.
 const table = await commandTable(commands, namedCommand(hideBin(process.argv)));
 
@@ -39,6 +57,7 @@ const cli = addCommands(yargs(hideBin(process.argv)), commands)
   .scriptName(BIN)
   .usage('$0 <command> [options]\n\nWorkbench for learned communication pruning in multi-agent debate (CPP), replayed offline from cached responses.')
   .middleware(refuseRepeated as never, true)
+  .middleware(refuseEmptyNumbers as never, true)
   // options.ts (and the settings schemas it reads) loads with the command that runs, not for --help.
   .middleware(async (argv: object, ...rest: unknown[]) => (await import('./options.ts')).rememberDefaults(argv, ...rest))
   .demandCommand(1, 'name a command')

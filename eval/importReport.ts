@@ -9,7 +9,8 @@ import type { DroppedReading } from '../src/cache/importDu.ts';
 import type { Cache, Response } from '../src/cache/types.ts';
 import { parseReport, ratio } from '../src/cache/parseReport.ts';
 import { questionsPerSplit } from '../src/cache/stats.ts';
-import { fidelityTable } from '../src/env/modelFidelity.ts';
+import { fidelityTableSteps } from '../src/env/modelFidelity.ts';
+import { runSteps } from '../src/io/interrupt.ts';
 import { deepestRounds } from '../src/env/environment.ts';
 import { SPLITS } from '../src/cache/format.ts';
 import { emptyTiers } from '../src/env/tiers.ts';
@@ -62,7 +63,10 @@ export function droppedReport(dropped: DroppedReading[], type: AnswerType, sampl
   ].join('\n');
 }
 
-export function importReport(cache: Cache, priorSmoothing = 0.5): string {
+export const importReport = (cache: Cache, priorSmoothing = 0.5): string => runSteps(importReportSteps(cache, priorSmoothing));
+
+/** `importReport` as steps (src/io/interrupt.ts): an import can be stopped while it makes its report, before its cache is renamed into place. */
+export function* importReportSteps(cache: Cache, priorSmoothing = 0.5): Generator<unknown, string> {
   const out: string[] = [];
   const recorded = debates(cache);
   const rounds = Math.max(1, ...cache.responses.map((r) => r.round));
@@ -88,8 +92,10 @@ export function importReport(cache: Cache, priorSmoothing = 0.5): string {
     ),
   );
 
+  yield;
   out.push('', parseReport(cache));
 
+  yield;
   // Accuracy per round, and the majority of each recorded debate per round (a debate that
   // stopped early keeps its last answers; an agent whose transcript was cut keeps its last answer).
   const majorities: number[][] = [];
@@ -130,6 +136,7 @@ export function importReport(cache: Cache, priorSmoothing = 0.5): string {
     ),
   );
 
+  yield;
   const ledger = summarize(
     results.map((d) => ledgerEntry(d, cache.questions[d.q].goldKey, 'lowest-agent', () => 0)),
     rounds,
@@ -143,6 +150,7 @@ export function importReport(cache: Cache, priorSmoothing = 0.5): string {
     ),
   );
 
+  yield;
   // Shown solutions: a context is the own previous response plus what the agent was shown.
   const revisions = cache.responses.filter((r) => r.round > 1);
   const shownOf = (r: Response) => r.ctx.filter((c) => c !== r.prevIndex);
@@ -156,8 +164,10 @@ export function importReport(cache: Cache, priorSmoothing = 0.5): string {
       `${ext} kept as external entries (${cache.externals.length} distinct texts)`,
   );
 
+  yield;
   out.push('', rebuildReport(cache, revisions.length));
 
+  yield;
   // Which teams can be replayed: a question needs a round-1 response from every member; the rounds a
   // team replays from records are those its own debates reach (the check --rounds is held to).
   const teams = cache.agents.map((_, k) => cache.agents.slice(0, k + 1));
@@ -175,7 +185,8 @@ export function importReport(cache: Cache, priorSmoothing = 0.5): string {
     ),
   );
 
-  out.push('', fidelityTable(cache, priorSmoothing));
+  yield;
+  out.push('', yield* fidelityTableSteps(cache, priorSmoothing));
   return out.join('\n');
 }
 

@@ -1,13 +1,13 @@
 // The jobs of `cache gen | validate | stats | audit | embed | compact | fit` (`cache import` is import.ts): each
 // takes plain options and returns the text the command prints.
 import { ensureEmbeddings } from '../src/cache/embeddings.ts';
-import { cacheFilePath, loadCache } from '../src/cache/load.ts';
-import { cacheStats } from '../src/cache/stats.ts';
-import { auditReport, type AuditOptions } from '../src/cache/audit.ts';
+import { cacheFilePath, loadCache, loadCacheSteps } from '../src/cache/load.ts';
+import { cacheStatsSteps } from '../src/cache/stats.ts';
+import { auditReportSteps, type AuditOptions } from '../src/cache/audit.ts';
 import { compactCache } from '../src/cache/write.ts';
 import { formatIssue, validateSteps, type ValidateProgress } from '../src/cache/validate.ts';
 import { onInterrupt, stoppableSteps } from '../src/io/interrupt.ts';
-import { fidelityTable } from '../src/env/modelFidelity.ts';
+import { fidelityTableSteps } from '../src/env/modelFidelity.ts';
 import { makeEncoder, type EncoderName } from '../src/encoders/index.ts';
 import { readJsonFile } from '../src/io/jsonFile.ts';
 import { parseSettings } from '../src/io/problems.ts';
@@ -88,15 +88,34 @@ function validateStopped(file: string, p: ValidateProgress): string {
   return `${file}: cache validate stopped ${done}; nothing was written (it only reads), and the cache is neither found valid nor invalid: a rerun checks it from the start`;
 }
 
+/**
+ * Work that only reads (loading a cache, computing a report), run as steps with stop points between
+ * them (src/io/interrupt.ts stoppableSteps): stopped (Ctrl-C), it says that nothing was written.
+ */
+export function readingSteps<T>(what: string, steps: Generator<unknown, T>): Promise<T> {
+  const unregister = onInterrupt({ say: () => [`${what} stopped before it printed anything; nothing was written (it only reads): a rerun starts over`] });
+  return stoppableSteps(steps).finally(unregister);
+}
+
 /** What a cache holds (src/cache/stats.ts), then the tier-3 response model's fidelity on it. */
-export function statsJob(dir: string, priorSmoothing: number): string {
-  const cache = loadCache(dir);
-  return `${cacheStats(cache)}\n\n${fidelityTable(cache, priorSmoothing)}`;
+export function statsJob(dir: string, priorSmoothing: number): Promise<string> {
+  return readingSteps(
+    `cache stats ${dir}`,
+    (function* () {
+      const cache = yield* loadCacheSteps(dir);
+      return `${yield* cacheStatsSteps(cache)}\n\n${yield* fidelityTableSteps(cache, priorSmoothing)}`;
+    })(),
+  );
 }
 
 /** The misread audit (src/cache/audit.ts): per agent, the responses whose stored answer is not in their closing sentences. */
-export function auditJob(dir: string, o: AuditOptions): string {
-  return auditReport(loadCache(dir), o);
+export function auditJob(dir: string, o: AuditOptions): Promise<string> {
+  return readingSteps(
+    `cache audit ${dir}`,
+    (function* () {
+      return yield* auditReportSteps(yield* loadCacheSteps(dir), o);
+    })(),
+  );
 }
 
 /** Embed every text of the cache not embedded yet, with the cache locked throughout (a second writer is refused, naming this one). */
@@ -106,8 +125,11 @@ export async function embedJob(dir: string, encoder: EncoderName): Promise<strin
 }
 
 /** Fold the record tier's journal into cache.jsonl (src/cache/write.ts compactCache). */
-export function compactJob(dir: string): string {
-  const r = compactCache(dir);
+export async function compactJob(dir: string): Promise<string> {
+  const unregister = onInterrupt({
+    say: () => [`cache compact stopped before it renamed the new cache.jsonl into place: nothing was written; the cache and its journal are as they were`],
+  });
+  const r = await compactCache(dir).finally(unregister);
   return r.journalKept
     ? `${dir}: folded ${r.responses} journaled responses into cache.jsonl; the journal grew meanwhile (a run is recording) and was left whole`
     : `${dir}: folded ${r.responses} journaled responses into ` +

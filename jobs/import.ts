@@ -7,13 +7,14 @@ import { peerSummary } from '../src/cache/peerMarkers.ts';
 import { onInterrupt, stoppableSteps } from '../src/io/interrupt.ts';
 import { parseSettings } from '../src/io/problems.ts';
 import { readJsonFile } from '../src/io/jsonFile.ts';
-import { cacheFilePath, loadCache } from '../src/cache/load.ts';
+import { applyJournal, cacheFilePath } from '../src/cache/load.ts';
 import { writeFileAtomic } from '../src/io/atomic.ts';
 import { journalPath } from '../src/cache/journal.ts';
 import { replacedWithCache, writeCacheRecordsYielding } from '../src/cache/write.ts';
 import { withLock } from '../src/io/lock.ts';
-import { droppedReport, importReport } from '../eval/importReport.ts';
+import { droppedReport, importReportSteps } from '../eval/importReport.ts';
 import { InputError, RefusedError } from '../src/io/errors.ts';
+import { CacheError } from '../src/cache/types.ts';
 
 export interface ImportOptions extends DuImportOptions {
   files: string[];
@@ -65,21 +66,28 @@ async function importStoppable(o: ImportOptions, progress: ImportProgress, writi
   const problems = result.problems.map(formatImportProblem);
   if (result.imported === 0) throw new InputError(`nothing imported from ${o.files.join(', ')}:\n  ${problems.join('\n  ')}`);
   writing();
-  const written = await writeCacheRecordsYielding(o.out, letGo(result.records));
-  // From the rename on, the rest runs without a turn of the event loop: a signal now is said as arriving once the import is done.
+  let report = '';
+  // The report is made from the cache as checked, before the rename (a stop meanwhile writes nothing);
+  // from the rename on, only short writes remain.
+  await writeCacheRecordsYielding(o.out, letGo(result.records), function* (written) {
+    // A journal left in the folder without --force is read with the cache; with --force it goes with the cache replaced.
+    if (!o.force && existsSync(journalPath(o.out))) {
+      const journal = applyJournal(written, o.out);
+      if (journal.problems.length) throw new CacheError(journal.problems);
+      journal.warnings.forEach((w) => console.error(w));
+    }
+    report = [
+      `imported ${result.imported} of ${result.read} problems from ${o.files.length} file${o.files.length === 1 ? '' : 's'} into ${cacheFilePath(o.out)}`,
+      `${problems.length} problem${problems.length === 1 ? '' : 's'} reported${problems.length ? ':' : ''}`,
+      ...problems.map((p) => `  ${p}`),
+      peerSummary(result.peers),
+      droppedReport(result.dropped, o.answerType),
+      '',
+      yield* importReportSteps(written),
+    ].join('\n');
+  });
   // The journal and report of the cache replaced went with it (they describe its records).
   if (o.force) for (const f of replacedWithCache(o.out)) rmSync(f, { force: true });
-  // The report reads the cache as it was checked when written (a journal left there without --force is read with it).
-  const cache = existsSync(journalPath(o.out)) ? loadCache(o.out) : written;
-  const report = [
-    `imported ${result.imported} of ${result.read} problems from ${o.files.length} file${o.files.length === 1 ? '' : 's'} into ${cacheFilePath(o.out)}`,
-    `${problems.length} problem${problems.length === 1 ? '' : 's'} reported${problems.length ? ':' : ''}`,
-    ...problems.map((p) => `  ${p}`),
-    peerSummary(result.peers),
-    droppedReport(result.dropped, o.answerType),
-    '',
-    importReport(cache),
-  ].join('\n');
   writeFileAtomic(join(o.out, 'import-report.md'), [report + '\n']);
   return report;
 }

@@ -4,15 +4,17 @@ import { existsSync, rmSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { ANSWER_TYPES } from '../src/answer.ts';
 import { CACHE_FORMAT, CACHE_VERSION, type CacheLine } from '../src/cache/format.ts';
-import { cacheFilePath, loadCache } from '../src/cache/load.ts';
+import { cacheFilePath, loadCacheSteps } from '../src/cache/load.ts';
 import type { DroppedReading } from '../src/cache/importDu.ts';
 import { parquetRecords, recordsToParquet, rowProblems, tableProblem } from '../src/cache/parquet.ts';
 import { CacheError, type Cache } from '../src/cache/types.ts';
-import { cacheRecords, replacedWithCache, writeCacheRecords } from '../src/cache/write.ts';
+import { cacheRecords, replacedWithCache, writeCacheRecordsYielding } from '../src/cache/write.ts';
 import { writeFileAtomic } from '../src/io/atomic.ts';
 import { RefusedError } from '../src/io/errors.ts';
 import { withLock } from '../src/io/lock.ts';
-import { droppedReport, importReport } from '../eval/importReport.ts';
+import { droppedReport, importReportSteps } from '../eval/importReport.ts';
+import { onInterrupt } from '../src/io/interrupt.ts';
+import { readingSteps } from './cache.ts';
 
 export interface ParquetImportOptions {
   file: string;
@@ -25,38 +27,55 @@ export interface ParquetImportOptions {
 /**
  * Import a Parquet table into the cache `o.out` (locked meanwhile; checked before it is renamed into
  * place) with its report, written before the cache is renamed into place: a kill leaves either the
- * cache with its report or no new cache (a report alone, which the rerun replaces).
+ * cache with its report or no new cache (a report alone, which the rerun replaces). Stopped (Ctrl-C)
+ * before the rename, it writes nothing: the cache is written with stop points and its report made
+ * as steps.
  */
 export function importParquetJob(o: ParquetImportOptions): Promise<string> {
   return withLock(o.out, 'a cache (cache from-parquet)', async () => {
-    if (existsSync(cacheFilePath(o.out)) && !o.force)
+    const had = existsSync(cacheFilePath(o.out));
+    if (had && !o.force)
       throw new RefusedError(`${o.out} already holds a cache (${cacheFilePath(o.out)}): pass --force to replace it, or choose another --out`);
-    const { records, answersRead, dropped } = await parquetRecords(o.file);
-    const header: CacheLine = {
-      type: 'cache',
-      format: CACHE_FORMAT,
-      version: CACHE_VERSION,
-      name: o.name ?? basename(o.out),
-      source: 'imported',
-      meta: { format: 'parquet', file: basename(o.file) },
-    };
-    const headerMade = !records.some((r) => r.type === 'cache');
-    let report = '';
+    const unregister = onInterrupt({
+      say: () => [
+        `cache from-parquet stopped; nothing was written: ${had ? `the cache in ${o.out} is unchanged` : `${o.out} holds no cache`}; a rerun imports from the start`,
+      ],
+    });
     try {
-      writeCacheRecords(o.out, headerMade ? [header, ...records] : records, (cache) => {
-        report = importedReport(o.file, cacheFilePath(o.out), cache, answersRead, dropped);
-        if (o.force) for (const f of replacedWithCache(o.out)) rmSync(f, { force: true });
-        writeFileAtomic(join(o.out, 'import-report.md'), [`${report}\n`]);
-      });
-    } catch (e) {
-      // The rows were checked one by one; what only the whole cache shows (a reference to an unknown id) is named at its row too.
-      throw e instanceof CacheError ? tableProblem(o.file, rowProblems(e.problems, headerMade)) : e;
+      return await importParquetStoppable(o);
+    } finally {
+      unregister();
     }
-    return report;
   });
 }
 
-function importedReport(file: string, cacheFile: string, cache: Cache, answersRead: number, dropped: DroppedReading[]): string {
+async function importParquetStoppable(o: ParquetImportOptions): Promise<string> {
+  const { records, answersRead, dropped } = await parquetRecords(o.file);
+  const header: CacheLine = {
+    type: 'cache',
+    format: CACHE_FORMAT,
+    version: CACHE_VERSION,
+    name: o.name ?? basename(o.out),
+    source: 'imported',
+    meta: { format: 'parquet', file: basename(o.file) },
+  };
+  const headerMade = !records.some((r) => r.type === 'cache');
+  let report = '';
+  try {
+    await writeCacheRecordsYielding(o.out, headerMade ? [header, ...records] : records, function* (cache) {
+      report = yield* importedReportSteps(o.file, cacheFilePath(o.out), cache, answersRead, dropped);
+      // From here to the rename, no stop point: a stop writes either both or neither.
+      if (o.force) for (const f of replacedWithCache(o.out)) rmSync(f, { force: true });
+      writeFileAtomic(join(o.out, 'import-report.md'), [`${report}\n`]);
+    });
+  } catch (e) {
+    // The rows were checked one by one; what only the whole cache shows (a reference to an unknown id) is named at its row too.
+    throw e instanceof CacheError ? tableProblem(o.file, rowProblems(e.problems, headerMade)) : e;
+  }
+  return report;
+}
+
+function* importedReportSteps(file: string, cacheFile: string, cache: Cache, answersRead: number, dropped: DroppedReading[]): Generator<unknown, string> {
   const types = ANSWER_TYPES.filter((t) => cache.questions.some((q) => q.answerType === t));
   return [
     `imported ${cache.questions.length} questions, ${cache.responses.length} responses and ${cache.externals.length} external or summary entries from ${file} into ${cacheFile}`,
@@ -68,13 +87,13 @@ function importedReport(file: string, cacheFile: string, cache: Cache, answersRe
       ),
     ),
     '',
-    importReport(cache),
+    yield* importReportSteps(cache),
   ].join('\n');
 }
 
-/** Write the cache in `dir` (its journal included) as a Parquet table, one row per record. */
-export function exportParquetJob(dir: string, out: string): string {
-  const cache = loadCache(dir);
+/** Write the cache in `dir` (its journal included) as a Parquet table, one row per record; stopped while it loads the cache, it writes nothing. */
+export async function exportParquetJob(dir: string, out: string): Promise<string> {
+  const cache = await readingSteps(`cache to-parquet ${dir}`, loadCacheSteps(dir));
   const records = cacheRecords(cache);
   writeFileAtomic(out, [new Uint8Array(recordsToParquet(records))]);
   return `wrote ${records.length} records of ${cacheFilePath(dir)}${cache.journal ? ` and its journal` : ''} to ${out} (Parquet, one row per record)`;

@@ -30,6 +30,8 @@ export interface CliRun {
   ms: number;
   /** Killed or stopped by us (`stop`) before it ended by itself. */
   killed: boolean;
+  /** When the stop's signal was sent, ms after the spawn. */
+  stoppedMs?: number;
   /** When start-up ended (`startup` of the options), ms after the spawn; undefined: not seen. */
   startupMs?: number;
   /** Killed by us because it ran past `timeoutMs`: a hang. */
@@ -87,6 +89,7 @@ export function cli(args: string[], o: CliOptions): Promise<CliRun> {
   child.stdout.on('data', (d) => (out += d));
   child.stderr.on('data', (d) => (out += d));
   let killed = false;
+  let stoppedMs: number | undefined;
   let ended = false;
   let hung = false;
   let startupMs: number | undefined;
@@ -96,6 +99,7 @@ export function cli(args: string[], o: CliOptions): Promise<CliRun> {
     if (ended || !stop) return;
     stop.before?.(out);
     killed = true;
+    stoppedMs = performance.now() - start;
     if (stop.signal === 'SIGKILL') killGroup(child.pid!);
     else signalTo(stop.signal === 'SIGINT' ? -child.pid! : child.pid!, stop.signal);
   };
@@ -125,7 +129,7 @@ export function cli(args: string[], o: CliOptions): Promise<CliRun> {
       // The group's other members (training children) go with the kill; make sure of it when the
       // command ended by itself too (an orphan would write on).
       killGroup(child.pid!);
-      done({ args, code, signal, out, ms: performance.now() - start, killed, startupMs, hung, pid: child.pid! });
+      done({ args, code, signal, out, ms: performance.now() - start, killed, stoppedMs, startupMs, hung, pid: child.pid! });
     }),
   );
 }

@@ -1,6 +1,7 @@
-// `npm run reliability [-- --trials 20 --parts kill,corpus,concurrency --commands train,main --signals SIGKILL,SIGINT --seed S --control]`:
+// `npm run reliability [-- --trials 20 --parts kill,corpus,concurrency,stops --commands train,main --signals SIGKILL,SIGINT --seed S --control]`:
 // the reliability suite. Kill -9, SIGINT and SIGTERM trials of every writing command (kill.ts), the
-// malformed-input corpus (corpus.ts), the concurrency cases (concurrency.ts); prints the figures as
+// malformed-input corpus (corpus.ts), the concurrency cases (concurrency.ts), Ctrl-C trials of every
+// long command on a cache of 2,000 questions (stops.ts; --commands names kill and stop commands alike); prints the figures as
 // tables and writes them to results/reliability/report.{json,md} (report-<parts>.* for some parts). Exits 1 when any trial or case fails.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
@@ -22,6 +23,7 @@ import { NORMALISATION, REPO } from './harness.ts';
 import { makeInputs } from './inputs.ts';
 import { KILL_COMMANDS, killTrials, PHASES, stopPassed, trialPassed, type KillTrial } from './kill.ts';
 import { SIGNALS, type StopSignal } from './harness.ts';
+import { makeBig, STOP_COMMANDS, stopTrialPassed, stopTrials, type StopTrial } from './stops.ts';
 import { UsageError } from '../src/io/errors.ts';
 
 /** Columns of the kill trials' table. */
@@ -55,13 +57,13 @@ const { values: o } = parseArgs({
   },
 });
 const parts = o.parts.split(',');
-const PARTS = ['kill', 'disk', 'corpus', 'concurrency'];
+const PARTS = ['kill', 'disk', 'corpus', 'concurrency', 'stops'];
 for (const p of parts) if (!PARTS.includes(p)) throw new UsageError(`--parts: unknown part '${p}' (${PARTS.join(', ')})`);
 const trials = Number(o.trials);
 if (!Number.isInteger(trials) || trials < 1) throw new UsageError(`--trials: a whole number of at least 1 (found ${o.trials})`);
-const commands = o.commands ? o.commands.split(',') : KILL_COMMANDS.map((c) => c.name);
-for (const c of commands)
-  if (!KILL_COMMANDS.some((k) => k.name === c)) throw new UsageError(`--commands: unknown command '${c}' (${KILL_COMMANDS.map((k) => k.name).join(', ')})`);
+const commands = o.commands ? o.commands.split(',') : [...KILL_COMMANDS, ...STOP_COMMANDS].map((c) => c.name);
+const commandNames = [...new Set([...KILL_COMMANDS, ...STOP_COMMANDS].map((k) => k.name))];
+for (const c of commands) if (!commandNames.includes(c)) throw new UsageError(`--commands: unknown command '${c}' (${commandNames.join(', ')})`);
 
 const signals = o.signals.split(',') as StopSignal[];
 for (const s of signals) if (!SIGNALS.includes(s)) throw new UsageError(`--signals: unknown signal '${s}' (${SIGNALS.join(', ')})`);
@@ -112,6 +114,20 @@ else if (parts.includes('disk'))
     );
     disk.push({ command: command.name, growth, trials: results, ms: performance.now() - start });
   }
+
+const stops: StopTrial[] = [];
+if (parts.includes('stops')) {
+  await makeBig(inputs, log);
+  for (const command of STOP_COMMANDS.filter((c) => commands.includes(c.name) && (c.available?.() ?? true)))
+    stops.push(
+      ...(await stopTrials(command, inputs, trials, o.seed, (t) =>
+        log(
+          `${t.command} SIGINT #${t.trial}: at ${seconds(t.atMs)} of ${seconds(t.runMs)}: ${t.outcome}, ended ${t.latencyMs} ms after the signal; ` +
+            (stopTrialPassed(t) ? 'ok' : `FAILED: ${JSON.stringify(t)}`),
+        ),
+      )),
+    );
+}
 
 const corpus: CorpusResult[] = [];
 if (parts.includes('corpus'))
@@ -224,6 +240,48 @@ if (disk.length) {
     );
 }
 if (noDisk) sections.push(`Disk-full trials skipped: ${noDisk}.`);
+if (stops.length) {
+  const quantile = (xs: number[], q: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(q * xs.length))];
+  const rows = [...new Set(stops.map((t) => t.command))].map((command) => {
+    const ts = stops.filter((t) => t.command === command);
+    const stoppedMs = ts.filter((t) => t.outcome !== 'finished').map((t) => t.latencyMs);
+    return [
+      command,
+      seconds(ts[0].runMs),
+      ts.length,
+      count(ts, (t) => t.outcome === 'stopped'),
+      count(ts, (t) => t.outcome === 'start-up'),
+      count(ts, (t) => t.outcome === 'finished'),
+      count(ts, (t) => t.outcome === 'other'),
+      stoppedMs.length ? `${quantile(stoppedMs, 0.5)} / ${Math.max(...stoppedMs)}` : '-',
+      count(ts, (t) => t.outcome !== 'finished' && t.latencyMs > 500),
+      count(ts, (t) => t.late),
+      count(ts, (t) => t.left.length > 0),
+      count(ts, stopTrialPassed),
+    ];
+  });
+  sections.push(
+    `### Ctrl-C on a cache of 2,000 questions\n\n${markdownTable(
+      [
+        'command',
+        'uninterrupted run',
+        'trials',
+        'exit 130, said it stopped',
+        'killed in start-up',
+        'finished first',
+        'other exits',
+        'ms to the end after the signal (median / max)',
+        'over 500 ms',
+        'held without a stop point',
+        'output or inputs changed',
+        'passed',
+      ],
+      rows,
+    )}`,
+  );
+  const failed = stops.filter((t) => !stopTrialPassed(t));
+  if (failed.length) sections.push(`Failed Ctrl-C trials:\n\n${failed.map((t) => `- ${t.command} #${t.trial}: ${JSON.stringify(t)}`).join('\n')}`);
+}
 if (corpus.length) {
   const kinds = [...new Set(corpus.map((r) => r.kind))];
   const row = (kind: string, rs: CorpusResult[]) => [
@@ -335,7 +393,18 @@ writeFileSync(join(dir, `${name}.md`), markdown);
 writeFileSync(
   join(dir, `${name}.json`),
   JSON.stringify(
-    { started: started.toISOString(), args: process.argv.slice(2), wallSeconds: wall / 1000, load: loadavg(), kill, disk, corpus, concurrency, takeover },
+    {
+      started: started.toISOString(),
+      args: process.argv.slice(2),
+      wallSeconds: wall / 1000,
+      load: loadavg(),
+      kill,
+      disk,
+      corpus,
+      concurrency,
+      takeover,
+      stops,
+    },
     null,
     2,
   ) + '\n',
@@ -343,6 +412,7 @@ writeFileSync(
 const passed =
   kill.every((k) => k.trials.every(trialPassed)) &&
   disk.every((d) => d.trials.every(diskPassed)) &&
+  stops.every(stopTrialPassed) &&
   corpus.every(casePassed) &&
   concurrency.every(concurrencyPassed) &&
   (!takeover || takeoverPassed(takeover));

@@ -13,7 +13,7 @@ import { checkRun, otherRunError, pool, runStatus, runTraining } from './runs.ts
 import { splitLine } from './timeSplit.ts';
 import { trainingProcesses, type Trained } from './trainingProcesses.ts';
 import { ensureDefaultCache } from '../src/sim/generate.ts';
-import { RefusedError } from '../src/io/errors.ts';
+import { RefusedError, SettingsError } from '../src/io/errors.ts';
 
 // Setting overrides, checked against TrainConfig but kept as written: a variant must override only
 // what it names (a parsed partial schema would fill in every default).
@@ -57,6 +57,17 @@ export const GridFile = z
           message: `two variants named '${other}' and '${v.name}' (one folder, ${slug(v.name)}): name them apart`,
         });
       names.set(slug(v.name), v.name);
+    });
+    // Settings that contradict each other only once merged (rloo with rollouts: 1 from the base):
+    // named by the variant, in the grid file, before any cell is made.
+    grid.variants.forEach((v, i) => {
+      if (!checked.safeParse(grid.base).success || !checked.safeParse(v.settings).success) return; // named field by field above
+      try {
+        resolveConfig(grid.base, v.settings);
+      } catch (e) {
+        if (!(e instanceof SettingsError)) throw e;
+        ctx.addIssue({ code: 'custom', path: ['variants', i, 'settings'], message: `variant '${v.name}' (its settings over base): ${e.message}` });
+      }
     });
     if (grid.reference !== undefined && !grid.variants.some((v) => v.name === grid.reference))
       ctx.addIssue({

@@ -1,7 +1,7 @@
 // What a training run is: the hash of what its result depends on, its resolved settings and the
 // content of its cache (src/cache/hash.ts cacheHash). Jobs reuse or resume a run folder only when
 // both match what they ask for, and otherwise name each difference; a grid on a queue names its
-// cells by the same hash.
+// cells by the same hash and by the compute settings the grid gives a cell (where it trains).
 import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { cacheHash, sha256File } from '../src/cache/hash.ts';
@@ -19,10 +19,17 @@ const NOT_IDENTITY: readonly string[] = ['out', 'cache', ...COMPUTE_SETTINGS];
 
 const learned = (settings: Partial<TrainConfig>) => Object.fromEntries(Object.entries(resolveConfig(settings)).filter(([k]) => !NOT_IDENTITY.includes(k)));
 
-/** A run's (and a grid cell's) identity: sha256 of its resolved settings but NOT_IDENTITY, and of its cache's content hash. */
+/**
+ * A grid cell's identity on a queue: sha256 of its resolved settings but NOT_IDENTITY, of its
+ * cache's content hash, and of the compute settings `settings` gives (engine, threads, backend: a
+ * variant `{engine: onnx-cuda}` trains elsewhere than one that leaves its engine to the worker, so
+ * two such cells are two jobs). Compute settings absent from `settings` are not part of it: a
+ * worker fills them with its own.
+ */
 export function cellIdentity(settings: Partial<TrainConfig>, cacheContent: string): string {
+  const compute = Object.fromEntries(COMPUTE_SETTINGS.filter((k) => settings[k] !== undefined).map((k) => [k, settings[k]]));
   // Keys sorted at every level, so that the order a file wrote them in does not matter.
-  const canonical = JSON.stringify({ settings: learned(settings), cache: cacheContent }, (_, v: unknown) =>
+  const canonical = JSON.stringify({ settings: learned(settings), ...(Object.keys(compute).length && { compute }), cache: cacheContent }, (_, v: unknown) =>
     v && typeof v === 'object' && !Array.isArray(v) ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => (a < b ? -1 : 1))) : v,
   );
   return createHash('sha256').update(canonical).digest('hex');

@@ -168,12 +168,10 @@ async function trainLocked(config: TrainConfig, o: TrainOptions): Promise<{ chec
       baselineSize(config.baseline, A, shape.rounds),
     );
 
+  const fullCost = new Map(full.map((d) => [d.q, d.cost]));
+  const teams = await openTeams(config, teamWith(config, trainEnv, emb, fullCost), await makeEncoder(config.encoder)); // train/teams.ts: each team cache checked
+  const trace = await testTracer(config.traceEvery, evalEnv, emb);
   const start = resumed ? undefined : initialWeights(s); // a policy to fine-tune is checked here
-  // Checked: the run folder is written from here on. A new run starts from an empty folder (a run
-  // killed before its first checkpoint, or --force) and writes its epoch-0 checkpoint before its
-  // first log line, so a kill at any later point leaves a checkpoint to resume from.
-  if (!resumed) clearRun(config.out);
-  writeFileAtomic(files.config, [JSON.stringify(config, null, 2) + '\n']);
   const weights = resumed?.engine.weights ?? start!;
   const engine = await createEngine(
     computeOf(config),
@@ -182,6 +180,12 @@ async function trainLocked(config: TrainConfig, o: TrainOptions): Promise<{ chec
     config,
     config.batchSize * config.rollouts * A * A * (shape.rounds - 1), // decisions a step at most (auto's choice of the GPU)
   );
+  // Checked (settings, caches, team caches, engine): the run folder is written from here on, so a
+  // refused run leaves nothing that blocks its corrected rerun. A new run starts from an empty folder
+  // (a run killed before its first checkpoint, or --force) and writes its epoch-0 checkpoint before
+  // its first log line, so a kill at any later point leaves a checkpoint to resume from.
+  if (!resumed) clearRun(config.out);
+  writeFileAtomic(files.config, [JSON.stringify(config, null, 2) + '\n']);
   const state: TrainingState & { costMultiplier: number } = resumed
     ? { epoch: resumed.epoch, step: resumed.step, baseline: resumed.baseline, costMultiplier: resumed.costMultiplier ?? config.costWeight, best: resumed.best }
     : { epoch: 0, step: 0, baseline: new Array(baselineSize(config.baseline, A, shape.rounds)).fill(0), costMultiplier: config.costWeight, best: null };
@@ -222,16 +226,13 @@ async function trainLocked(config: TrainConfig, o: TrainOptions): Promise<{ chec
       `${config.epochs} epochs from epoch ${state.epoch + 1}; run ${config.out} (TensorBoard: tensorboard --logdir ${config.out})`,
   );
 
-  const fullCost = new Map(full.map((d) => [d.q, d.cost]));
   const W = influenceWeights(A, shape.rounds, config.beta, config.gamma);
-  const teams = await openTeams(config, teamWith(config, trainEnv, emb, fullCost), await makeEncoder(config.encoder)); // train/teams.ts
   const credit = teams[0].credit;
   if (teams.length > 1) say(teamsNote(config, teams));
   const creditNote = credit.note();
   if (creditNote) say(creditNote);
 
   const pinned = keepRateWatch(config, say); // warns once when the policy collapses to keep all or none
-  const trace = await testTracer(config.traceEvery, evalEnv, emb);
   if (state.step === 0) await trace?.at(engine, 0, 1, log);
   let epochsThisCall = 0;
   const validates = (epoch: number) => epoch % config.evalEvery === 0 || epoch === config.epochs;

@@ -78,7 +78,7 @@ const stats = <T>(y: Argv<T>) =>
         default: DebateSettings.shape.priorSmoothing.parse(undefined),
         describe: 'pseudo-count of the tier-3 prior',
       }),
-    async (a) => console.log((await import('../../jobs/cache.ts')).statsJob(a.dir, a.priorSmoothing)),
+    async (a) => console.log(await (await import('../../jobs/cache.ts')).statsJob(a.dir, a.priorSmoothing)),
   );
 
 const audit = <T>(y: Argv<T>) =>
@@ -92,7 +92,7 @@ const audit = <T>(y: Argv<T>) =>
         .option('limit', { type: 'number', default: 10, describe: 'responses listed per agent (all are counted)' }),
     async (a) => {
       if (!Number.isInteger(a.limit) || a.limit < 0) throw new SettingsError(`--limit: expected a whole number >= 0, found ${a.limit}`);
-      console.log((await import('../../jobs/cache.ts')).auditJob(a.dir, { agent: a.agent, limit: a.limit }));
+      console.log(await (await import('../../jobs/cache.ts')).auditJob(a.dir, { agent: a.agent, limit: a.limit }));
     },
   );
 
@@ -207,7 +207,7 @@ const compact = <T>(y: Argv<T>) =>
     'compact <dir>',
     "fold the record tier's journal (journal.jsonl) into cache.jsonl, atomically; run it when nothing records into the cache",
     (y) => y.positional('dir', { type: 'string', demandOption: true, describe: 'cache directory' }),
-    async (a) => console.log((await import('../../jobs/cache.ts')).compactJob(a.dir)),
+    async (a) => console.log(await (await import('../../jobs/cache.ts')).compactJob(a.dir)),
   );
 
 const importParquet = <T>(y: Argv<T>) =>
@@ -232,7 +232,7 @@ const exportParquet = <T>(y: Argv<T>) =>
       y
         .positional('dir', { type: 'string', demandOption: true, describe: 'cache directory' })
         .option('out', { type: 'string', demandOption: true, describe: 'Parquet file to write' }),
-    async (a) => console.log((await import('../../jobs/parquet.ts')).exportParquetJob(a.dir, a.out)),
+    async (a) => console.log(await (await import('../../jobs/parquet.ts')).exportParquetJob(a.dir, a.out)),
   );
 
 // Each cache command is a subcommand of its own (gen, validate, ...): all of them load with `cache`.

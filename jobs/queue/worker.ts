@@ -5,7 +5,7 @@
 // (the same settings would fail again; a bug's stack is said in this worker's output, as the run
 // folder goes); a crash (the training child killed, or this worker: its lock runs out and BullMQ
 // hands the cell to another worker) is retried.
-import { existsSync, mkdirSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { UnrecoverableError, Worker, type Job } from 'bullmq';
@@ -13,6 +13,7 @@ import { cacheHash } from '../../src/cache/hash.ts';
 import { cacheFilePath } from '../../src/cache/load.ts';
 import { SettingsError, stackOf, UserError } from '../../src/io/errors.ts';
 import type { ComputeSettings } from '../../src/policy/backends.ts';
+import { processGone } from '../../src/io/lock.ts';
 import { ensureDefaultCache } from '../../src/sim/generate.ts';
 import { cellIdentity } from '../../train/identity.ts';
 import { runTraining } from '../../train/runs.ts';
@@ -54,10 +55,28 @@ const mapPath = (path: string, map: [string, string][]) => {
   return m ? m[1] + path.slice(m[0].length) : path;
 };
 
+/** A worker's folder of runs in progress, by default: `<tmp>/cpp-worker-<pid>`. */
+const WORK_PREFIX = 'cpp-worker-';
+
+/**
+ * Remove the default work folders of workers that are gone (a worker killed with kill -9 cannot
+ * remove its own): each is named by its pid, and one whose process no longer runs holds only runs
+ * that its cells' retries train again elsewhere.
+ */
+function removeStaleWork(say: (line: string) => void): void {
+  for (const name of readdirSync(tmpdir())) {
+    const pid = Number(name.slice(WORK_PREFIX.length));
+    if (!name.startsWith(WORK_PREFIX) || !Number.isInteger(pid) || pid <= 0 || pid === process.pid || !processGone(pid)) continue;
+    rmSync(join(tmpdir(), name), { recursive: true, force: true });
+    say(`removed ${join(tmpdir(), name)}, left by worker pid ${pid}, which no longer runs`);
+  }
+}
+
 export function startWorker(o: WorkerOptions): { name: string; close: () => Promise<void> } {
   const name = `${hostname()}:${process.pid}`;
   const say = (line: string) => (o.log ?? console.error)(o.queue.redact(`worker ${name}: ${line}`));
-  const work = o.work ?? join(tmpdir(), `cpp-worker-${process.pid}`);
+  if (!o.work) removeStaleWork(say);
+  const work = o.work ?? join(tmpdir(), `${WORK_PREFIX}${process.pid}`);
   const redis = connect(o.queue, say);
   const processes = trainingProcesses();
 
@@ -82,9 +101,10 @@ export function startWorker(o: WorkerOptions): { name: string; close: () => Prom
         `worker ${name} refuses the cell: its cache ${resolve(cache)} has content ` +
           `${hash.slice(0, 12)}, the grid's ${cell.cache} has ${cell.cacheHash.slice(0, 12)}`,
       );
-    const settings = { ...o.compute, ...cell.settings, cache, out: join(work, cell.identity.slice(0, 16)) };
-    if (cellIdentity(settings, hash) !== cell.identity)
+    // The cell's identity is of the compute settings the grid gave it; this worker's fill the rest.
+    if (cellIdentity(cell.settings, hash) !== cell.identity)
       throw new UnrecoverableError(`worker ${name}: these settings resolve differently here than on the coordinator (another workbench version?)`);
+    const settings = { ...o.compute, ...cell.settings, cache, out: join(work, cell.identity.slice(0, 16)) };
     rmSync(settings.out, { recursive: true, force: true });
     const started = Date.now();
     try {

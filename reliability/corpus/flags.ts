@@ -16,6 +16,8 @@ const FLAG_CASES: { args: string[]; flag: string; code?: number }[] = [
   { args: [...trainArgs, '--threads', '0'], flag: 'threads' },
   { args: [...trainArgs, '--seed', '1.5'], flag: 'seed' },
   { args: [...trainArgs, '--epochs', 'many'], flag: 'epochs' },
+  { args: [...trainArgs, '--behavior-rows', ''], flag: 'behavior-rows' },
+  { args: ['cache', 'gen', '--out', 'generated', '--questions='], flag: 'questions' },
   { args: [...trainArgs, '--epochz', '3'], flag: 'epochz', code: 2 },
   { args: ['ablate', '--grid', INPUT.grid, '--out', 'grid-out', '--workers', '0'], flag: 'workers' },
   { args: ['ablate', '--grid', INPUT.grid, '--out', 'grid-out', '--rounds', '1'], flag: 'rounds' },

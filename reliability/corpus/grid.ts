@@ -28,6 +28,11 @@ const GRID_DAMAGES: { id: string; setup: (ws: string) => void; field: string }[]
     field: 'variants|name',
   },
   { id: 'a variant with an unknown setting', setup: grid((g) => ({ ...g, variants: [{ name: 'full', settings: { kk: 1 } }] })), field: 'kk' },
+  {
+    id: 'rloo over a base of one rollout',
+    setup: grid((g) => ({ ...g, base: { ...(g.base as object), rollouts: 1 }, variants: [{ name: 'leave one out', settings: { baseline: 'rloo' } }] })),
+    field: 'leave one out',
+  },
   { id: 'base epochs 0', setup: grid((g) => ({ ...g, base: { epochs: 0 } })), field: 'epochs' },
   { id: 'no caches', setup: grid((g) => ({ ...g, caches: [] })), field: 'caches' },
   { id: 'a cache that does not exist', setup: grid((g) => ({ ...g, caches: ['no-such-cache'] })), field: 'no-such-cache' },

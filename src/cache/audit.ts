@@ -11,6 +11,7 @@ import { ending, shownReading } from './parseReport.ts';
 import { pct } from '../table.ts';
 import type { Cache, Response } from './types.ts';
 import { SettingsError } from '../io/errors.ts';
+import { runSteps } from '../io/interrupt.ts';
 
 export interface AuditOptions {
   /** Only this agent's responses (an agent id of the cache). */
@@ -29,7 +30,13 @@ export interface AgentAudit {
 }
 
 /** The suspects of each agent (or of `agent` alone), in cache order. */
-export function auditCache(cache: Cache, agent?: string): AgentAudit[] {
+export const auditCache = (cache: Cache, agent?: string): AgentAudit[] => runSteps(auditSteps(cache, agent));
+
+/** Responses a step of auditSteps reads. */
+const RESPONSES_A_STEP = 256;
+
+/** `auditCache` as steps (src/io/interrupt.ts): it yields every RESPONSES_A_STEP responses it reads. */
+function* auditSteps(cache: Cache, agent?: string): Generator<unknown, AgentAudit[]> {
   const agents = agent === undefined ? cache.agents : cache.agents.filter((a) => a.id === agent);
   if (!agents.length) throw new SettingsError(`--agent: unknown agent '${agent}' (cache ${cache.file} has ${cache.agents.map((a) => a.id).join(', ')})`);
   const options = new Map<number, McqOption[]>();
@@ -38,17 +45,26 @@ export function auditCache(cache: Cache, agent?: string): AgentAudit[] {
     if (!o) options.set(q, (o = cache.questions[q].answerType === 'mcq' ? questionOptions(cache.questions[q].text) : []));
     return o;
   };
-  return agents.map((a) => {
+  const audits: AgentAudit[] = [];
+  for (const a of agents) {
     const answered = cache.responses.filter((r) => r.a === a.index && r.answer !== null);
-    const suspects = answered.filter((r) => !statedInClosing(r.text, r.answer!, cache.questions[r.q].answerType, optionsOf(r.q)));
+    const suspects: Response[] = [];
+    for (const [i, r] of answered.entries()) {
+      if (i % RESPONSES_A_STEP === RESPONSES_A_STEP - 1) yield;
+      if (!statedInClosing(r.text, r.answer!, cache.questions[r.q].answerType, optionsOf(r.q))) suspects.push(r);
+    }
     const disagreed = cache.responses.filter((r) => r.a === a.index && r.disagreement);
-    return { agent: a.id, answered: answered.length, suspects, disagreed };
-  });
+    audits.push({ agent: a.id, answered: answered.length, suspects, disagreed });
+  }
+  return audits;
 }
 
 /** The audit as the command prints it: per agent, the count and the first `limit` suspects with their endings. */
-export function auditReport(cache: Cache, o: AuditOptions): string {
-  const audits = auditCache(cache, o.agent);
+export const auditReport = (cache: Cache, o: AuditOptions): string => runSteps(auditReportSteps(cache, o));
+
+/** `auditReport` as steps (src/io/interrupt.ts). */
+export function* auditReportSteps(cache: Cache, o: AuditOptions): Generator<unknown, string> {
+  const audits = yield* auditSteps(cache, o.agent);
   const out = [
     `Misread audit of ${cache.file}: per agent, the responses whose stored answer is not in the reply's last ` +
       `${CLOSING_SENTENCES} sentences; read them by eye (docs/import.md, "Checking the reads")`,

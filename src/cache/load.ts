@@ -298,10 +298,14 @@ export function cacheFilePath(dir: string): string {
 }
 
 /** Load `<dir>/cache.jsonl`, then the record tier's journal; throws a CacheError naming file, line and field of every problem. */
-export function loadCache(dir: string, warn: (message: string) => void = console.error): Cache {
+export const loadCache = (dir: string, warn: (message: string) => void = console.error): Cache => runSteps(loadCacheSteps(dir, warn));
+
+/** loadCache as steps (src/io/interrupt.ts): a command run by stoppableSteps can be stopped while it loads a cache. */
+export function* loadCacheSteps(dir: string, warn: (message: string) => void = console.error): Generator<unknown, Cache> {
   const file = cacheFilePath(dir);
   if (!existsSync(file)) throw new CacheError([{ file, line: 0, field: '', message: 'file not found' }]);
-  const cache = columnsOrParse(dir, file, warn);
+  const cache = yield* columnsOrParse(dir, file, warn);
+  yield;
   const journal = applyJournal(cache, dir);
   if (journal.problems.length) throw new CacheError(journal.problems);
   journal.warnings.forEach(warn);
@@ -312,11 +316,12 @@ export function loadCache(dir: string, warn: (message: string) => void = console
  * The cache from its columns file (columns.ts) when that is fresh and sound; else parsed from
  * cache.jsonl, and the columns (re)built from it when the file is large enough to gain from them.
  */
-function columnsOrParse(dir: string, file: string, warn: (message: string) => void): Cache {
+function* columnsOrParse(dir: string, file: string, warn: (message: string) => void): Generator<unknown, Cache> {
   const source = sourceState(file);
   const columns = readColumns(dir, source, file);
   if (columns && 'cache' in columns) return columns.cache;
-  const { cache, problems } = parseCache(fileLines(file), file);
+  yield;
+  const { cache, problems } = yield* parseCacheSteps(fileLines(file), file);
   if (!cache) throw new CacheError(problems);
   const readWhole = sameSource(sourceState(file), source);
   if (readWhole && (columns || source.size >= COLUMNS_MIN_BYTES)) {

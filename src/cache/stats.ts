@@ -3,10 +3,14 @@
 import { markdownTable, pct } from '../table.ts';
 import { debateStatsTables } from './debateStats.ts';
 import { SPLITS } from './format.ts';
-import type { Cache } from './types.ts';
+import type { Cache, Response } from './types.ts';
 import { parseReport } from './parseReport.ts';
+import { runSteps } from '../io/interrupt.ts';
 
-export function cacheStats(cache: Cache): string {
+export const cacheStats = (cache: Cache): string => runSteps(cacheStatsSteps(cache));
+
+/** `cacheStats` as steps (src/io/interrupt.ts): it yields between its tables, each a pass or a few over the responses. */
+export function* cacheStatsSteps(cache: Cache): Generator<unknown, string> {
   const out: string[] = [
     `cache ${cache.file}: ${cache.header.name} (${cache.header.source}), ${cache.questions.length} ` +
       `questions, ${cache.agents.length} agents, ${cache.responses.length} responses`,
@@ -28,33 +32,46 @@ export function cacheStats(cache: Cache): string {
     ),
   );
 
-  const rounds = Math.max(0, ...cache.responses.map((r) => r.round));
+  yield;
+  // The responses of each round, grouped in one pass (a filter per table cell would pass over every response).
+  const perRound: Response[][] = [[]];
+  for (const r of cache.responses) (perRound[r.round] ??= []).push(r);
+  const rounds = perRound.length - 1;
   const roundCols = Array.from({ length: rounds }, (_, t) => `round ${t + 1}`);
-  const byRound = (t: number, keep: (r: (typeof cache.responses)[number]) => boolean = () => true) => cache.responses.filter((r) => r.round === t && keep(r));
+  const byRound = (t: number, keep: (r: Response) => boolean = () => true) => (perRound[t] ?? []).filter(keep);
+  const contextKey = (r: Response) => `${r.q}|${r.a}|${[...r.ctx].sort().join(',')}`;
+  const contexts: number[] = [];
+  for (let t = 1; t <= rounds; t++) {
+    yield;
+    contexts.push(new Set(byRound(t).map(contextKey)).size);
+  }
   out.push(
     '\nResponses per round',
     markdownTable(
       ['', ...roundCols],
       [
         ['responses', ...roundCols.map((_, t) => byRound(t + 1).length)],
-        ['distinct contexts', ...roundCols.map((_, t) => new Set(byRound(t + 1).map((r) => `${r.q}|${r.a}|${[...r.ctx].sort().join(',')}`)).size)],
+        ['distinct contexts', ...contexts],
         ['unparsed answers', ...roundCols.map((_, t) => byRound(t + 1, (r) => r.ans < 0).length)],
       ],
     ),
   );
+  yield;
   out.push('', parseReport(cache));
 
+  yield;
   // Round-2 coverage: of the 2^A subsets of each question's sample-0 round-1 responses that a
   // recipient may keep, how many have a recorded response (exact tier hits).
   const A = cache.agents.length;
   const first = new Map<number, number>();
   for (const r of cache.responses) if (r.round === 1 && r.sample === 0) first.set(r.index, r.q);
-  const covered = new Set(byRound(2, (r) => r.ctx.every((c) => first.has(c))).map((r) => `${r.q}|${r.a}|${[...r.ctx].sort().join(',')}`));
+  const covered = new Set(byRound(2, (r) => r.ctx.every((c) => first.has(c))).map(contextKey));
   out.push(
     `\nRound-2 contexts covered exactly: ${covered.size} of ${cache.questions.length * A * 2 ** A} ` +
       `(${pct(covered.size / Math.max(1, cache.questions.length * A * 2 ** A))}) question x recipient x kept-subset cells`,
   );
 
+  yield;
   out.push(
     '\nAccuracy per agent and round (all cached responses)',
     markdownTable(
@@ -69,6 +86,7 @@ export function cacheStats(cache: Cache): string {
     ),
   );
 
+  yield;
   out.push('', debateStatsTables(cache));
   return out.join('\n');
 }

@@ -3,15 +3,15 @@
 // interrupted write, a power loss or a failed check never leaves a half-written or invalid file.
 import { existsSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { COLUMNS_MIN_BYTES, sourceState, writeColumns } from './columns.ts';
+import { COLUMNS_MIN_BYTES, columnsPath, sourceState, writeColumns } from './columns.ts';
 import { AgentRecord, FIT_FILE, ExternalRecord, QuestionRecord, ResponseRecord, SummaryRecord, type CacheLine } from './format.ts';
 import { journalPath } from './journal.ts';
 import { CacheError, type Cache } from './types.ts';
-import { cacheFilePath, loadCache, parseCacheSteps } from './load.ts';
-import { writeFileAtomic, writeFileAtomicYielding } from '../io/atomic.ts';
+import { cacheFilePath, loadCacheSteps, parseCacheSteps } from './load.ts';
+import { removeOnExit, writeFileAtomic, writeFileAtomicYielding } from '../io/atomic.ts';
 import { fileLines } from '../io/textFile.ts';
-import { withLockSync } from '../io/lock.ts';
-import { runSteps } from '../io/interrupt.ts';
+import { withLock } from '../io/lock.ts';
+import { runSteps, stoppableSteps } from '../io/interrupt.ts';
 
 /** Copy only the fields a schema declares, dropping the loader's index fields. */
 function pick<T extends object>(shape: object, value: object): T {
@@ -66,12 +66,27 @@ export function writeCacheRecords(dir: string, records: Iterable<CacheLine>, bef
   return written!;
 }
 
-/** `writeCacheRecords` letting signals in between chunks (about 1 MB) and steps of its check, so that a stop (SIGINT) takes effect within a long write, before the rename. */
-export async function writeCacheRecordsYielding(dir: string, records: Iterable<CacheLine>): Promise<Cache> {
+/**
+ * `writeCacheRecords` letting signals in between chunks (about 1 MB) and steps of its check, so that
+ * a stop (SIGINT) takes effect within a long write, before the rename. `beforeRename`: steps run on
+ * the checked cache before the rename (an import's report), stoppable alike.
+ */
+export async function writeCacheRecordsYielding(
+  dir: string,
+  records: Iterable<CacheLine>,
+  beforeRename?: (cache: Cache) => Generator<unknown, void>,
+): Promise<Cache> {
   let written: Cache | undefined;
-  await writeFileAtomicYielding(cacheFilePath(dir), chunked(serializeRecords(records)), function* (tmp) {
-    written = yield* checkCacheSteps(dir, tmp);
-  });
+  // The columns its check writes for a new cache go with the process if it stops before the rename (no cache, no columns).
+  const forget = existsSync(columnsPath(dir)) ? () => true : removeOnExit(columnsPath(dir));
+  try {
+    await writeFileAtomicYielding(cacheFilePath(dir), chunked(serializeRecords(records)), function* (tmp) {
+      written = yield* checkCacheSteps(dir, tmp);
+      if (beforeRename) yield* beforeRename(written);
+    });
+  } finally {
+    forget();
+  }
   return written!;
 }
 
@@ -107,15 +122,16 @@ export function saveCache(dir: string, cache: Cache): void {
  * between the two steps leaves journal responses that equal cache.jsonl's, which loading skips.
  * Run it when no process is recording into the cache: a journal that grew meanwhile is left whole.
  */
-export function compactCache(dir: string): { responses: number; unanswered: number; journalKept: boolean } {
-  return withLockSync(dir, 'a cache (cache compact)', () => compactLocked(dir));
+export function compactCache(dir: string): Promise<{ responses: number; unanswered: number; journalKept: boolean }> {
+  return withLock(dir, 'a cache (cache compact)', () => compactLocked(dir));
 }
 
-function compactLocked(dir: string): { responses: number; unanswered: number; journalKept: boolean } {
-  const cache = loadCache(dir);
+/** Loaded and rewritten with stop points (src/io/interrupt.ts): stopped before the rename, the cache and its journal are as they were. */
+async function compactLocked(dir: string): Promise<{ responses: number; unanswered: number; journalKept: boolean }> {
+  const cache = await stoppableSteps(loadCacheSteps(dir));
   const journal = cache.journal;
   if (!journal) return { responses: 0, unanswered: 0, journalKept: false };
-  saveCache(dir, cache);
+  await writeCacheRecordsYielding(dir, cacheRecords(cache));
   const file = journalPath(dir);
   const journalKept = existsSync(file) && statSync(file).size !== journal.bytes;
   if (!journalKept) {

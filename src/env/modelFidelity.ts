@@ -4,7 +4,8 @@
 import type { Cache, Response } from '../cache/types.ts';
 import { markdownTable, pct } from '../table.ts';
 import { FORM_FEATURES, formFeatures, modelInputs, probabilities, type AgentFit, type ResponseModelForm } from './responseModel.ts';
-import { fitWeights, revisions, type Revision } from './responseModelFit.ts';
+import { fitWeightsSteps, revisionsSteps, type Revision } from './responseModelFit.ts';
+import { runSteps } from '../io/interrupt.ts';
 
 /** Mean log-likelihood per revision, and the share whose most likely outcome is the observed one. */
 export function score(fit: AgentFit, form: ResponseModelForm, data: Revision[]): { logLik: number; accuracy: number } {
@@ -34,15 +35,19 @@ export interface FidelityRow {
  * other splits' revisions, beside the trivial "keep your previous answer" model (P(previous) = the
  * train rate of keeping it, the rest spread evenly over the other outcomes).
  */
-export function responseModelFidelity(cache: Cache, smoothing: number): FidelityRow[] {
+export const responseModelFidelity = (cache: Cache, smoothing: number): FidelityRow[] => runSteps(responseModelFidelitySteps(cache, smoothing));
+
+/** `responseModelFidelity` as steps (src/io/interrupt.ts), through the fits' iterations. */
+export function* responseModelFidelitySteps(cache: Cache, smoothing: number): Generator<unknown, FidelityRow[]> {
   const inputs = modelInputs(cache, smoothing);
   const isTrain = (r: Response) => cache.questions[r.q].split === 'train';
-  const train = revisions(cache, inputs, isTrain);
-  const held = revisions(cache, inputs, (r) => !isTrain(r));
-  return cache.agents.map((agent, a) => {
+  const train = yield* revisionsSteps(cache, inputs, isTrain);
+  const held = yield* revisionsSteps(cache, inputs, (r) => !isTrain(r));
+  const rows: FidelityRow[] = [];
+  for (const [a, agent] of cache.agents.entries()) {
     const tr = train.filter((d) => d.agent === a);
     const te = held.filter((d) => d.agent === a);
-    const fits = { base: fitWeights(tr, 'base'), full: fitWeights(tr, 'full') };
+    const fits = { base: yield* fitWeightsSteps(tr, 'base'), full: yield* fitWeightsSteps(tr, 'full') };
     const keepRate = Math.min(1 - 1e-3, Math.max(1e-3, tr.filter((d) => d.observed === 0).length / Math.max(1, tr.length)));
     let llPrev = 0,
       accPrev = 0;
@@ -51,20 +56,25 @@ export function responseModelFidelity(cache: Cache, smoothing: number): Fidelity
       if (d.observed === 0) accPrev++;
     }
     const n = Math.max(1, te.length);
-    return {
+    yield;
+    rows.push({
       agent: agent.id,
       train: tr.length,
       heldOut: te.length,
       fits,
       model: { base: score(fits.base, 'base', te), full: score(fits.full, 'full', te) },
       keepPrevious: { logLik: llPrev / n, accuracy: accPrev / n },
-    };
-  });
+    });
+  }
+  return rows;
 }
 
 /** The tier-3 response model's fidelity (both forms beside "keep the previous answer"), and the default form's weights, as titled tables. */
-export function fidelityTable(cache: Cache, priorSmoothing: number): string {
-  const rows = responseModelFidelity(cache, priorSmoothing);
+export const fidelityTable = (cache: Cache, priorSmoothing: number): string => runSteps(fidelityTableSteps(cache, priorSmoothing));
+
+/** `fidelityTable` as steps (src/io/interrupt.ts): `cache stats` and the import reports can be stopped while it fits. */
+export function* fidelityTableSteps(cache: Cache, priorSmoothing: number): Generator<unknown, string> {
+  const rows = yield* responseModelFidelitySteps(cache, priorSmoothing);
   const scored = (s: { logLik: number; accuracy: number }) => [s.logLik.toFixed(3), pct(s.accuracy)];
   return [
     'Tier-3 response model fidelity (fitted on train-split revisions, scored on the other splits: ' +

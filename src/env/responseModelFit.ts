@@ -19,6 +19,7 @@ import {
   type ResponseModelForm,
 } from './responseModel.ts';
 import type { DebateSettings } from './settings.ts';
+import { runSteps } from '../io/interrupt.ts';
 
 /** Weights before fitting (no revisions to fit on): the round-1 frequency alone. */
 const unfitted = (form: ResponseModelForm): number[] => FORM_FEATURES[form].map((k) => (FEATURES[k] === 'prior' ? 1 : 0));
@@ -30,9 +31,16 @@ export interface Revision {
 }
 
 /** Every cached revision with a known previous response that `keep` accepts, as a fitting example. */
-export function revisions(cache: Cache, inputs: ModelInputs, keep: (r: Response) => boolean): Revision[] {
+export const revisions = (cache: Cache, inputs: ModelInputs, keep: (r: Response) => boolean): Revision[] => runSteps(revisionsSteps(cache, inputs, keep));
+
+/** Responses a step of revisionsSteps reads. */
+const RESPONSES_A_STEP = 1024;
+
+/** `revisions` as steps (src/io/interrupt.ts): it yields every RESPONSES_A_STEP responses. */
+export function* revisionsSteps(cache: Cache, inputs: ModelInputs, keep: (r: Response) => boolean): Generator<unknown, Revision[]> {
   const out: Revision[] = [];
-  for (const r of cache.responses) {
+  for (const [i, r] of cache.responses.entries()) {
+    if (i % RESPONSES_A_STEP === RESPONSES_A_STEP - 1) yield;
     if (r.round < 2 || r.prevIndex < 0 || !keep(r)) continue;
     const o = outcomes(inputs, revisionContext(cache, r));
     let observed = o.answers.indexOf(r.ans);
@@ -52,12 +60,13 @@ interface Example {
  * Newton's method on Σ_d ω_d · log softmax(w · f_d)[observed] − l2/2 |w|², from `w`, with a
  * halving line search (small L2 keeps the Hessian invertible on degenerate data).
  */
-function newton(data: Example[], omega: number[], w: number[], l2: number, iterations: number): number[] {
+function* newton(data: Example[], omega: number[], w: number[], l2: number, iterations: number): Generator<unknown, number[]> {
   const d = w.length;
   const objective = (v: number[]) =>
     data.reduce((s, x, i) => s + omega[i] * Math.log(softmax(v, x.f)[x.observed]), 0) - (l2 / 2) * v.reduce((s, y) => s + y * y, 0);
   let current = objective(w);
   for (let it = 0; it < iterations; it++) {
+    yield; // an iteration passes over every example
     const g = w.map((x) => -l2 * x);
     const H = w.map((_, i) => w.map((_, j) => (i === j ? -l2 : 0)));
     data.forEach((x, n) => {
@@ -94,14 +103,18 @@ function newton(data: Example[], omega: number[], w: number[], l2: number, itera
  * (Newton). The full form's mixture is fitted by EM: each revision's responsibility of the fresh
  * answer (E), then slip = their mean and the logit weights by Newton weighted by 1 − responsibility (M).
  */
-export function fitWeights(data: Revision[], form: ResponseModelForm, l2 = 1e-3, iterations = 50): AgentFit {
+export const fitWeights = (data: Revision[], form: ResponseModelForm, l2 = 1e-3, iterations = 50): AgentFit =>
+  runSteps(fitWeightsSteps(data, form, l2, iterations));
+
+/** `fitWeights` as steps (src/io/interrupt.ts): it yields at every iteration of Newton's method and of EM. */
+export function* fitWeightsSteps(data: Revision[], form: ResponseModelForm, l2 = 1e-3, iterations = 50): Generator<unknown, AgentFit> {
   const use = FORM_FEATURES[form];
   const fit: AgentFit = { weights: unfitted(form), slip: 0 };
   if (data.length === 0) return fit;
   const examples = data.map((x) => ({ f: x.outcomes.features.map((row) => use.map((k) => row[k])), observed: x.observed }));
   if (form === 'base')
     return {
-      weights: newton(
+      weights: yield* newton(
         examples,
         examples.map(() => 1),
         fit.weights,
@@ -114,6 +127,7 @@ export function fitWeights(data: Revision[], form: ResponseModelForm, l2 = 1e-3,
   fit.slip = 0.05;
   let logLik = -Infinity;
   for (let it = 0; it < iterations; it++) {
+    yield;
     const inContext = examples.map((x) => softmax(fit.weights, x.f)[x.observed]);
     const mixed = inContext.map((p, n) => (1 - fit.slip) * p + fit.slip * fresh[n]);
     const next = mixed.reduce((s, p) => s + Math.log(p), 0);
@@ -121,7 +135,7 @@ export function fitWeights(data: Revision[], form: ResponseModelForm, l2 = 1e-3,
     logLik = next;
     const responsibility = mixed.map((p, n) => (fit.slip * fresh[n]) / p);
     fit.slip = Math.min(0.5, responsibility.reduce((a, b) => a + b, 0) / data.length);
-    fit.weights = newton(
+    fit.weights = yield* newton(
       examples,
       responsibility.map((r) => 1 - r),
       fit.weights,

@@ -8,8 +8,9 @@
 // only promises (training steps, embedding batches) lets signals in every 50 ms (letSignalsIn), and
 // long synchronous work (validating a cache, importing files) is a generator of steps run with stop
 // points between them (stoppableSteps); a synchronous stretch in progress ends first, since a signal
-// is handled between turns; one that arrives in a command's last such stretch (a cache's check
-// before its rename) is said once the command is done (exit 0).
+// is handled between turns; one that arrives in a command's last such stretch (the few writes after
+// a cache's rename) is said once the command is done (exit 0), with how long the event loop had
+// been held when it was handled: a long stretch there is a missing stop point, and it says so.
 
 export type StopSignal = 'SIGINT' | 'SIGTERM';
 
@@ -117,14 +118,38 @@ export function handleInterrupts(o: { print?: (line: string) => void; again?: ()
   const print = o.print ?? console.error;
   const ignore = o.ignore ?? [];
   if (o.again) again = o.again;
+  setInterval(() => {
+    const now = performance.now();
+    lastLate = now - lastTick - TICK_MS;
+    lastTick = now;
+  }, TICK_MS).unref();
   for (const signal of ['SIGINT', 'SIGTERM'] as const)
     process.on(signal, () => {
       if (ignore.includes(signal)) return;
       if (stopping) process.exit(STOP_EXIT[stopping]); // the second signal: at once
-      if (finished) return print(`${signal} arrived as the command finished: its work is done and saved; nothing was stopped, nothing to continue`);
+      if (finished) return print(finishedLine(signal));
       stopping = signal;
       void stop(signal, print);
     });
+}
+
+/** Every TICK_MS the event loop is free, the time: a signal handled later than that waited for the work that held the loop. */
+const TICK_MS = 100;
+let lastTick = performance.now();
+/** How much later than due the last tick came: the event loop was held that long before it (a timer fires before a signal is handled in the same turn). */
+let lastLate = 0;
+
+/** A stop handled this long after it could have been is late (the goal: within half a second). */
+const LATE_MS = 500;
+
+/** What a signal handled after the command's work says: done, or done because nothing let it in. */
+function finishedLine(signal: StopSignal): string {
+  const sinceTick = performance.now() - lastTick;
+  const held = Math.max(sinceTick - TICK_MS, sinceTick < TICK_MS ? lastLate : 0);
+  return held > LATE_MS
+    ? `${signal} arrived while the command ran up to ${(held / 1000).toFixed(1)} s without a stop point, and it finished meanwhile: its work is done and ` +
+        'saved; nothing was stopped, nothing to continue (work that long should let a stop in: src/io/interrupt.ts)'
+    : `${signal} arrived as the command finished: its work is done and saved; nothing was stopped, nothing to continue`;
 }
 
 async function stop(signal: StopSignal, print: (line: string) => void): Promise<void> {

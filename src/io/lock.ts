@@ -72,6 +72,9 @@ function isRunning(pid: number): boolean {
   }
 }
 
+/** Whether process `pid` (on this host) is gone: it does not run, or it died and waits to be reaped. */
+export const processGone = (pid: number): boolean => !isRunning(pid) || isZombie(pid);
+
 const me = (): Omit<Holder, 'dir' | 'what'> => ({
   pid: process.pid,
   host: hostname(),

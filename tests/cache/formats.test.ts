@@ -58,7 +58,7 @@ async function roundTrip(records: CacheLine[]): Promise<{ start: Cache; columns:
   const columns = loadCache(dir, (w) => expect.fail(w));
   expect(Object.getOwnPropertyDescriptor(columns.responses[0], 'text'), 'loaded from cache.columns').toBeUndefined();
   const table = join(temp(), 'cache.parquet');
-  exportParquetJob(dir, table);
+  await exportParquetJob(dir, table);
   const out = join(temp(), 'back');
   await importParquetJob({ file: table, out });
   return { start, columns, back: loadCache(out) };

@@ -146,7 +146,7 @@ describe('the record journal', () => {
     const before = loadCache(dir, quiet);
     const saved = join(dir, 'journal.copy');
     copyFileSync(journalPath(dir), saved);
-    expect(compactCache(dir)).toEqual({ responses: rec.recorded.length, unanswered: 1, journalKept: false });
+    expect(await compactCache(dir)).toEqual({ responses: rec.recorded.length, unanswered: 1, journalKept: false });
     expect(readFileSync(journalPath(dir), 'utf8')).toBe(line({ type: 'intent', id: 'rec/lost', key: 'k-lost' }));
     const after = loadCache(dir, quiet);
     expect(after.responses.map((r) => r.id)).toEqual(before.responses.map((r) => r.id));
@@ -158,7 +158,7 @@ describe('the record journal', () => {
     expect(warnings).toEqual([]);
     // Without unanswered intents, compaction removes the journal.
     writeFileSync(journalPath(dir), '');
-    compactCache(dir);
+    await compactCache(dir);
     expect(existsSync(journalPath(dir))).toBe(false);
   }, 60_000);
 

@@ -32,7 +32,7 @@ describe('a cache as a Parquet table', () => {
     const dir = temp();
     const original = writeCacheRecords(dir, records());
     const file = join(temp(), 'cache.parquet');
-    expect(exportParquetJob(dir, file)).toMatch(new RegExp(`^wrote ${records().length} records of .* to .*cache\\.parquet`));
+    expect(await exportParquetJob(dir, file)).toMatch(new RegExp(`^wrote ${records().length} records of .* to .*cache\\.parquet`));
     expect(readFileSync(file).subarray(0, 4).toString()).toBe('PAR1');
     const out = join(temp(), 'back');
     const report = await importParquetJob({ file, out });
@@ -206,7 +206,7 @@ describe('the cache and its import report, written as a unit', () => {
     const dir = temp();
     writeCacheRecords(dir, records());
     const file = join(temp(), 'cache.parquet');
-    exportParquetJob(dir, file);
+    await exportParquetJob(dir, file);
     const out = join(temp(), 'back');
     mkdirSync(join(out, 'import-report.md'), { recursive: true }); // a folder where the report goes: its write fails
     await expect(importParquetJob({ file, out })).rejects.toThrow(/import-report\.md: not written/);

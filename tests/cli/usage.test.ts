@@ -67,6 +67,18 @@ describe('cpp-workbench', () => {
     expect(cli('eval', '--policy', 'a', '--policy', 'b', '--cache', '/nonexistent/c').stderr).not.toContain('given twice');
   }, 60_000);
 
+  it('a number flag given an empty or blank value is one line naming it, not 0', () => {
+    for (const args of [
+      ['train', '--behavior-rows', '', '--dry-run'],
+      ['train', '--epochs=', '--dry-run'],
+      ['cache', 'gen', '--questions', ' ', '--out', join(mkdtempSync(join(tmpdir(), 'cpp-cli-')), 'c')],
+    ]) {
+      const r = cli(...args);
+      const flag = /^--[a-z-]+/.exec(args.find((a) => a.startsWith('--') && a !== '--dry-run' && a !== '--out') ?? '')![0];
+      expect([r.status, r.stderr.trim()], args.join(' ')).toEqual([1, `${flag}: expected a number, found an empty value`]);
+    }
+  }, 120_000);
+
   it('a missing --cache other than the default path is an error naming it, and nothing is created', () => {
     const dir = join(mkdtempSync(join(tmpdir(), 'cpp-cli-')), 'cahce', 'mine');
     const r = cli('baselines', '--cache', dir);

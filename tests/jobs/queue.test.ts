@@ -17,6 +17,7 @@ import { resolveConfig } from '../../train/config.ts';
 import { expandGrid, GridFile, runGrid } from '../../train/grid.ts';
 import { cellIdentity } from '../../train/identity.ts';
 import { runQueuedGrid } from '../../jobs/queue/coordinator.ts';
+import { cellJob, jobIdOf } from '../../jobs/queue/cellJob.ts';
 import { parseQueueUrl } from '../../jobs/queue/redis.ts';
 import { startWorker } from '../../jobs/queue/worker.ts';
 import { runFiles, readLog } from '../../train/runFolder.ts';
@@ -210,7 +211,7 @@ describe('redis URLs', () => {
 });
 
 describe('cell identity', () => {
-  it('is the cache content hash (sha256 of cache.jsonl) and the resolved settings, less where and how a run computes', async () => {
+  it('is the cache content hash (sha256 of cache.jsonl), the resolved settings and the compute settings the grid gives, not the paths', async () => {
     const dir = tempDir();
     const { cache, grid } = tinyGrid(dir);
     const hash = await cacheHash(cache);
@@ -221,8 +222,11 @@ describe('cell identity', () => {
     );
     const [a, b] = expandGrid(grid, join(dir, 'results'));
     const id = cellIdentity(a.settings, hash);
-    // Another out folder, cache path, engine, threads or backend: the same cell.
-    expect(cellIdentity({ ...a.settings, out: '/elsewhere', cache: '/copy/of/tiny', engine: 'tfjs', threads: 2, backend: 'wasm' }, hash)).toBe(id);
+    // Another out folder or cache path: the same cell.
+    expect(cellIdentity({ ...a.settings, out: '/elsewhere', cache: '/copy/of/tiny' }, hash)).toBe(id);
+    // An engine, threads or backend the grid gives: another cell (it trains elsewhere, or otherwise).
+    for (const compute of [{ engine: 'onnx-cuda' }, { threads: 2 }, { backend: 'wasm' }] as const)
+      expect(cellIdentity({ ...a.settings, ...compute }, hash)).not.toBe(id);
     // A default written out, or keys in another order: the same settings.
     expect(cellIdentity(Object.fromEntries(Object.entries({ ...a.settings, dualLr: 20 }).reverse()), hash)).toBe(id);
     // Another seed, setting or cache content: another cell.
@@ -234,6 +238,28 @@ describe('cell identity', () => {
     const alteredHash = await cacheHash(altered);
     expect(alteredHash).not.toBe(hash);
     expect(cellIdentity(a.settings, alteredHash)).not.toBe(id);
+  });
+
+  it('grid variants that differ only in their engine are two jobs, each carrying its engine (the other left to the worker)', async () => {
+    const dir = tempDir();
+    const { cache, grid } = tinyGrid(dir);
+    const hash = await cacheHash(cache);
+    const cells = expandGrid(
+      GridFile.parse({
+        ...grid,
+        seeds: [0],
+        variants: [
+          { name: 'cpu', settings: {} },
+          { name: 'gpu', settings: { engine: 'onnx-cuda' } },
+        ],
+      }),
+      join(dir, 'results'),
+    );
+    const jobs = cells.map((c) => cellJob(c, hash, cellIdentity(c.settings, hash)));
+    expect(new Set(jobs.map((j) => jobIdOf(j.identity))).size).toBe(2);
+    expect(jobs.map((j) => j.settings.engine)).toEqual([undefined, 'onnx-cuda']);
+    // What a worker checks a job by: its identity from the job's own settings.
+    for (const j of jobs) expect(cellIdentity(j.settings, hash)).toBe(j.identity);
   });
 
   it('a results folder holding a run the queue did not make is an error, before anything is queued', async () => {
@@ -340,6 +366,33 @@ describe('a grid on a queue', () => {
     }
   }, 300_000);
 
+  it('a worker killed with kill -9 leaves its work folder; the next worker removes it, and only folders of workers that are gone', async () => {
+    const dir = tempDir();
+    const tmp = join(dir, 'tmp'); // the workers' tmpdir (TMPDIR), where their default work folders go
+    mkdirSync(tmp);
+    const url = `redis://127.0.0.1:${await startRedis(dir)}/0`;
+    const env = { ...process.env, TMPDIR: tmp };
+    const log = join(dir, 'processes.log');
+    const worker = () => cli(['worker', '--queue', url, '--workers', '1'], env, log);
+    const workFolders = () => readdirSync(tmp).filter((f) => f.startsWith('cpp-worker-')).sort(); // (tsx keeps its cache there too)
+    const ended = spawnSync(process.execPath, ['-e', '']).pid!; // a pid that no longer runs
+    mkdirSync(join(tmp, `cpp-worker-${ended}`, 'run'), { recursive: true });
+    mkdirSync(join(tmp, `cpp-worker-${process.pid}`)); // this test runs: not a stale folder
+    const first = worker();
+    await first.waitFor(/on queue/);
+    expect(first.stderr()).toContain(`removed ${join(tmp, `cpp-worker-${ended}`)}, left by worker pid ${ended}, which no longer runs`);
+    expect(workFolders()).toEqual([`cpp-worker-${first.proc.pid}`, `cpp-worker-${process.pid}`].sort());
+    first.proc.kill('SIGKILL');
+    await first.exited;
+    expect(existsSync(join(tmp, `cpp-worker-${first.proc.pid}`))).toBe(true);
+    const second = worker();
+    await second.waitFor(/on queue/);
+    expect(workFolders()).toEqual([`cpp-worker-${second.proc.pid}`, `cpp-worker-${process.pid}`].sort());
+    second.proc.kill('SIGTERM');
+    expect(await second.exited).toBe(143);
+    expect(workFolders()).toEqual([`cpp-worker-${process.pid}`]); // a worker that stops removes its own
+  }, 120_000);
+
   it('a training process that crashes is retried, and the retry finishes the cell', async () => {
     const dir = tempDir();
     const { grid } = tinyGrid(dir);
@@ -393,15 +446,19 @@ describe('a grid on a queue', () => {
     a.proc.kill('SIGKILL');
     const b = worker('b', '--cache-map', `${cache}=${copy}`);
     const [, nameB] = await b.waitFor(/worker (\S+): on queue/);
-    // The coordinator collects one cell, then is killed; a new one picks up the rest.
+    // The coordinator collects one cell and sees both broken cells fail (remembered in failed.json),
+    // then is killed; a new one picks up the rest.
     await first.waitFor(/^done /m);
+    const failedFile = join(results, 'failed.json');
+    const failedCells = (): number => (existsSync(failedFile) ? JSON.parse(readFileSync(failedFile, 'utf8')).cells.length : 0);
+    await until(() => failedCells() === 2, 'both broken cells in failed.json');
     first.proc.kill('SIGKILL');
     await first.exited;
     const collected = cells.filter((c) => existsSync(join(c.settings.out, 'cell.json')));
     expect(collected.length).toBeGreaterThanOrEqual(1);
     const mtimes = collected.map((c) => statSync(runFiles(c.settings.out).best).mtimeMs);
     // The failures the first coordinator saw are kept (failed.json): the second one does not queue them again.
-    const known = existsSync(join(results, 'failed.json')) ? JSON.parse(readFileSync(join(results, 'failed.json'), 'utf8')).cells.length : 0;
+    expect(failedCells()).toBe(2);
     const second = ablate();
     expect(await second.exited).toBe(1); // the broken cells failed
     b.proc.kill('SIGTERM');
@@ -409,7 +466,7 @@ describe('a grid on a queue', () => {
     expect(b.stderr()).toMatch(/worker \S+: stopped; its running cells finished and were returned\nto work again: npx cpp-workbench worker /);
 
     // The restarted coordinator reused what the first one collected, untouched.
-    expect(second.stderr()).toContain(`${4 - known} cells, ${collected.length} in the results folder already`);
+    expect(second.stderr()).toContain(`2 cells, ${collected.length} in the results folder already`);
     expect(second.stdout()).toMatch(new RegExp(`\\(\\d trained, ${collected.length} reused, 2 failed\\)`));
     expect(collected.map((c) => statSync(runFiles(c.settings.out).best).mtimeMs)).toEqual(mtimes);
     // The killed worker's cell went back to the queue and worker B finished it.
@@ -425,8 +482,8 @@ describe('a grid on a queue', () => {
           .split('\n')
           .filter((l) => l.startsWith(`- failed: ${id}: `) && l.includes('has no live endpoint for miss = record')),
       ).toHaveLength(1);
-      // Taken once: a failure the first coordinator saw is remembered before its job is removed, one it
-      // did not see stays on the queue for the next; a worker never retries a cell's own error.
+      // Taken once: a failure the first coordinator saw is remembered before its job is removed; a
+      // worker never retries a cell's own error.
       const took = b
         .stderr()
         .split('\n')

@@ -1,7 +1,7 @@
 // Behavior rows: read from the cache's validation questions alone, they tell an adversary from the
 // agent it replaced; a policy that reads them carries them through its checkpoint, its export, the
 // deploy contract and the golden vectors; training across teams refuses what it cannot honour.
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as ort from 'onnxruntime-node';
@@ -160,14 +160,18 @@ describe('a policy that reads behavior rows', () => {
 });
 
 describe('training across teams', () => {
-  it('refuses a per-seat behavior embedding, and a team cache of other questions', async () => {
+  it('refuses a per-seat behavior embedding, and a team cache of other questions, before it writes the run folder: the corrected run goes there', async () => {
     const base = { ...METHOD, cache: join(dir, 'world'), epochs: 1, hidden: 8, batchSize: 16, behaviorRows: 1, sourceFeature: false };
     expect(() => resolveConfig({ ...base, out: join(dir, 'r1'), teams: [join(dir, 'adversarial')] })).toThrow(
       'setting teams: training across teams reads agents by their behavior rows, and behavior describes a seat, not the agent in it',
     );
+    expect(existsSync(join(dir, 'r1'))).toBe(false);
     await generateCache(join(dir, 'other'), { questions: 60, seed: 8 }, 'other');
-    await expect(train(resolveConfig({ ...base, behavior: 'none', out: join(dir, 'r2'), teams: [join(dir, 'other')] }), { log: () => {} })).rejects.toThrow(
-      /setting teams: .*other does not hold the run's train question/,
-    );
+    const refused = resolveConfig({ ...base, behavior: 'none', out: join(dir, 'r2'), teams: [join(dir, 'other')] });
+    await expect(train(refused, { log: () => {} })).rejects.toThrow(/setting teams: .*other does not hold the run's train question/);
+    expect(existsSync(join(dir, 'r2'))).toBe(false);
+    // The corrected run, into the same folder, without --force or --resume.
+    const { checkpoint } = await train({ ...refused, teams: [join(dir, 'adversarial')] }, { log: () => {} });
+    expect(checkpoint.epoch).toBe(1);
   }, 120_000);
 });

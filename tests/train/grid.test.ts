@@ -74,6 +74,25 @@ describe('ablation grids', () => {
     expect(statSync(done).mtimeMs).toBe(before);
   }, 180_000);
 
+  it('settings that contradict each other once a variant is merged over the base are an error naming the file and the variant', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'cpp-grid-'));
+    const file = join(dir, 'grid.json');
+    writeFileSync(
+      file,
+      JSON.stringify({
+        name: 'g',
+        base: { rollouts: 1 },
+        variants: [
+          { name: 'full', settings: { baseline: 'running' } },
+          { name: 'leave one out', settings: { baseline: 'rloo' } },
+        ],
+      }),
+    );
+    expect(() => readGrid(file)).toThrow(
+      `${file}: variants.1.settings: variant 'leave one out' (its settings over base): setting baseline: rloo needs rollouts >= 2 (found 1)`,
+    );
+  });
+
   it('a grid with no seeds is an error naming the file and field (was: an empty table, exit 0)', () => {
     const dir = mkdtempSync(join(tmpdir(), 'cpp-grid-'));
     const file = join(dir, 'grid.json');
