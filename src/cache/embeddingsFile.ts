@@ -108,7 +108,7 @@ export function scanFile(file: string, problems: Problem[], onLine: (l: StoredLi
   out.torn = tail.torn ? tail.size - tail.cleanEnd : 0;
   let lines = 0;
   for (const { rec, line } of checkedLines<EmbeddingsHeader | EmbeddingLine | OldLine>(
-    fileLines(file),
+    fileLines(file, 1 << 20),
     file,
     (line) => (line === 1 ? EmbeddingsHeader : out.header?.version === 1 ? OldLine : EmbeddingLine),
     problems,
@@ -181,7 +181,7 @@ export function appendLines(file: string, lines: string[]): number {
 export function keepOnly(file: string, keep: (binary: string) => boolean): void {
   function* kept(): Generator<string> {
     let first = true;
-    for (const text of fileLines(file)) {
+    for (const text of fileLines(file, 1 << 20)) {
       if (first) {
         first = false;
         yield text;
