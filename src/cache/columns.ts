@@ -412,3 +412,19 @@ class ColumnResponse implements Response {
     return out;
   }
 }
+
+/**
+ * The texts of responses `from` to `to - 1` of a cache loaded from columns, in one read (a reader
+ * of every text, as embedding's keys are, would otherwise read each alone); undefined for any
+ * other cache, or a range past the columns (responses a journal added).
+ */
+export function columnTexts(cache: Cache, from: number, to: number): string[] | undefined {
+  const first = cache.responses[from];
+  if (!(first instanceof ColumnResponse)) return undefined;
+  const store = (first as unknown as { store: Store }).store;
+  if (to > store.head.responses) return undefined;
+  const o = store.offsets.text;
+  const bytes = Buffer.allocUnsafe(o[to] - o[from]);
+  readSync(store.fd, bytes, 0, bytes.length, store.base + store.head.sections.text.offset + o[from]);
+  return Array.from({ length: to - from }, (_, k) => bytes.toString('utf8', o[from + k] - o[from], o[from + k + 1] - o[from]));
+}

@@ -10,6 +10,7 @@ import { z } from 'zod';
 import { appendWhole, writeFileAtomic } from '../io/atomic.ts';
 import { checkedLines, type Problem } from '../io/problems.ts';
 import { fileLines } from '../io/textFile.ts';
+import { columnTexts } from './columns.ts';
 import { journalTail } from './journal.ts';
 import type { Cache } from './types.ts';
 import { chunked } from './write.ts';
@@ -24,6 +25,19 @@ export const EmbeddingsHeader = z.strictObject({
 });
 // `v` is checked where it is decoded (src/io/float32.ts).
 const EmbeddingLine = z.strictObject({ sha256, v: z.string() });
+const HEX64 = /^[0-9a-f]{64}$/;
+/**
+ * EmbeddingLine's check, with a quick path for the line every file is made of (a sha256 and a
+ * string `v`, nothing else): zod's checks of millions of such lines took most of a warm read.
+ * Anything else goes to zod, whose problems name the field.
+ */
+const QuickLine = {
+  safeParse(json: unknown) {
+    const r = (json ?? {}) as Record<string, unknown>;
+    if (typeof r.v === 'string' && typeof r.sha256 === 'string' && HEX64.test(r.sha256) && Object.keys(r).length === 2) return { success: true, data: r };
+    return EmbeddingLine.safeParse(json);
+  },
+} as unknown as typeof EmbeddingLine;
 /** A line of a version-1 file (keyed by record id): read only to be replaced. */
 const OldLine = z.strictObject({ kind: z.enum(['question', 'response']), id: z.string().min(1), v: z.string() });
 export type EmbeddingsHeader = z.infer<typeof EmbeddingsHeader>;
@@ -50,6 +64,9 @@ export interface TextIndex {
   size: number;
 }
 
+/** Response texts read from the columns at once while keys are made. */
+const TEXTS_A_READ = 4096;
+
 export function textIndex(cache: Cache): TextIndex {
   const slots = new Map<string, number>();
   // A slot's first holder: a question q as -(q + 1), a response as its index.
@@ -71,7 +88,11 @@ export function textIndex(cache: Cache): TextIndex {
   };
   const questions = Int32Array.from(cache.questions, (q, i) => slotOf(q.text, -(i + 1)));
   const responses = new Int32Array(cache.responses.length);
-  for (let i = 0; i < responses.length; i++) responses[i] = slotOf(cache.responses[i].text, i);
+  for (let from = 0; from < responses.length; from += TEXTS_A_READ) {
+    const to = Math.min(responses.length, from + TEXTS_A_READ);
+    const texts = columnTexts(cache, from, to);
+    for (let i = from; i < to; i++) responses[i] = slotOf(texts ? texts[i - from] : cache.responses[i].text, i);
+  }
   const textOf = (slot: number) => (holder[slot] < 0 ? cache.questions[-holder[slot] - 1].text : cache.responses[holder[slot]].text);
   return { slots, questions, responses, textOf, size: slots.size };
 }
@@ -110,7 +131,7 @@ export function scanFile(file: string, problems: Problem[], onLine: (l: StoredLi
   for (const { rec, line } of checkedLines<EmbeddingsHeader | EmbeddingLine | OldLine>(
     fileLines(file, 1 << 20),
     file,
-    (line) => (line === 1 ? EmbeddingsHeader : out.header?.version === 1 ? OldLine : EmbeddingLine),
+    (line) => (line === 1 ? EmbeddingsHeader : out.header?.version === 1 ? OldLine : QuickLine),
     problems,
     (text) => tail.torn && text === tail.tail,
   )) {
