@@ -96,8 +96,12 @@ export async function embedCache(
   if (h && h.version !== VERSION) console.error(`${file}: embeddings of format version 1 (matched by record id, not by text): recomputing them`);
   let fresh = !h || h.version !== VERSION; // the file is started anew (its header) at the first append
   let end = scan.end;
-  const missing: number[] = [];
-  for (let slot = 0; slot < index.size; slot++) if (!have[slot]) missing.push(slot);
+  // Two processes embedding one cache at once (a job's cold training processes) start at different
+  // texts (by process id), so that each takes up the other's appended vectors instead of repeating them.
+  const unmade: number[] = [];
+  for (let slot = 0; slot < index.size; slot++) if (!have[slot]) unmade.push(slot);
+  const first = unmade.length ? process.pid % unmade.length : 0;
+  const missing = unmade.slice(first).concat(unmade.slice(0, first));
 
   /** Under the cache's lock: what another process appended since `end` is taken, then `pending` that is still missing is appended. */
   const locked = async (work: () => void) => {
