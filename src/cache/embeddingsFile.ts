@@ -64,9 +64,6 @@ export interface TextIndex {
   size: number;
 }
 
-/** Response texts read from the columns at once while keys are made. */
-const TEXTS_A_READ = 4096;
-
 export function textIndex(cache: Cache): TextIndex {
   const slots = new Map<string, number>();
   // A slot's first holder: a question q as -(q + 1), a response as its index.
@@ -88,10 +85,9 @@ export function textIndex(cache: Cache): TextIndex {
   };
   const questions = Int32Array.from(cache.questions, (q, i) => slotOf(q.text, -(i + 1)));
   const responses = new Int32Array(cache.responses.length);
-  for (let from = 0; from < responses.length; from += TEXTS_A_READ) {
-    const to = Math.min(responses.length, from + TEXTS_A_READ);
-    const texts = columnTexts(cache, from, to);
-    for (let i = from; i < to; i++) responses[i] = slotOf(texts ? texts[i - from] : cache.responses[i].text, i);
+  for (let from = 0; from < responses.length; ) {
+    const texts = columnTexts(cache, from, responses.length) ?? [cache.responses[from].text];
+    for (const text of texts) responses[from] = slotOf(text, from++);
   }
   const textOf = (slot: number) => (holder[slot] < 0 ? cache.questions[-holder[slot] - 1].text : cache.responses[holder[slot]].text);
   return { slots, questions, responses, textOf, size: slots.size };
