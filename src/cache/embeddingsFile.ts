@@ -10,7 +10,7 @@ import { z } from 'zod';
 import { appendWhole, writeFileAtomic } from '../io/atomic.ts';
 import { checkedLines, type Problem } from '../io/problems.ts';
 import { fileLines } from '../io/textFile.ts';
-import { columnTexts } from './columns.ts';
+import { columnTexts } from './columnsCache.ts';
 import { journalTail } from './journal.ts';
 import type { Cache } from './types.ts';
 import { chunked } from './write.ts';

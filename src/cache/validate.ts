@@ -16,14 +16,14 @@
 //   Embeddings files (embeddings.ts checkEmbeddings): errors for a vector of the wrong dimension, a
 //     value that is not finite, two vectors for one text; warnings for texts without a vector and
 //     vectors of no text (computed or dropped at the next use).
-import { existsSync, statSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { normalizeAnswer, questionOptions, readAnswer, sameMath, storedAnswer, type AnswerRead, type AnswerType, type McqOption } from '../answer.ts';
 import type { CacheLine } from './format.ts';
 import { checkEmbeddings } from './embeddings.ts';
 import { journalPath } from './journal.ts';
 import { formatProblem, type Problem } from '../io/problems.ts';
 import type { Cache, Response } from './types.ts';
-import { readColumns } from './columns.ts';
+import { readColumns, sourceState } from './columns.ts';
 import { applyJournal, cacheFilePath, parseCacheSteps } from './load.ts';
 import { countLines, fileLines } from '../io/textFile.ts';
 import { runSteps } from '../io/interrupt.ts';
@@ -100,7 +100,7 @@ export function* validateSteps(dir: string, progress: ValidateProgress = { lines
   const file = cacheFilePath(dir);
   if (!existsSync(file)) return { issues: [{ file, line: 0, field: '', message: 'file not found', severity: 'error' }] };
   progress.lines = countLines(file);
-  const columns = readColumns(dir, statSync(file), file);
+  const columns = readColumns(dir, sourceState(file), file);
   let loaded: { cache?: Cache; problems: Problem[] };
   if (columns && 'cache' in columns) loaded = { cache: columns.cache, problems: [] };
   else {
