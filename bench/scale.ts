@@ -1,13 +1,18 @@
-// Scale: how load, memory, baselines, replay and a training epoch grow with the cache,
-// on generated worlds of 1,000, 10,000 and 100,000 questions (`npm run bench -- scale`, or
-// `npm run bench -- scale 1000 10000` for some sizes: 100,000 takes minutes and about 10 GB to
+// Scale: how load, memory, baselines, replay, validation, embedding and a training epoch grow with
+// the cache, on generated worlds of 1,000, 10,000 and 100,000 questions (`npm run bench -- scale`,
+// or `npm run bench -- scale 1000 10000` for some sizes: 100,000 takes minutes and about 10 GB to
 // generate, once, and its first load builds the columns). Each figure is a fresh process:
 //   load      loadCache from the columns file (cache.columns), its time and the process's peak memory
 //   replay    Full-Debate replays of every question, one thread, debates/s (in the load's process)
 //   baselines `cpp-workbench baselines --split test`, the built bin, time and peak memory
-//   epoch     one training epoch of train/configs/main.json (`train --epochs 1`), time
-// Each with its CPU time (the process, its threads and ended children): under load the steadier figure.
-// Goals at 100,000 questions: load <= 10 s, baselines <= 60 s, peak memory <= 3 GB; growth per 10x
+//   validate  `cpp-workbench cache validate`, time and peak memory
+//   embed     `cpp-workbench cache embed` of every text (the embeddings removed first), time and peak memory
+//   epoch     one training epoch of train/configs/main.json (`train --epochs 1`) on the embedded
+//             cache, time, peak memory and its setup's share (its `time:` line)
+// Each with its CPU time (the process, its threads and ended children): under load the steadier
+// figure. Every command but generation runs with Node's default heap.
+// Goals at 100,000 questions: load <= 10 s, baselines <= 60 s, peak memory <= 3 GB, one epoch
+// <= 10 minutes with setup under 10% of it, embedding and the epoch <= 20 minutes; growth per 10x
 // no worse than linear (<= 10x).
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -22,7 +27,7 @@ import { BIN, timed } from './jobs.ts';
 export const SCALE_SIZES = [1000, 10000, 100000];
 /** The bench's 10,000-question cache is the load section's. */
 const dirOf = (questions: number) => (questions === 10000 ? 'cache/bench-10k' : `cache/bench-${questions}`);
-/** Generating, first loading and embedding 100,000 questions holds all its records at once: more than Node's default heap. */
+/** Generating and first loading 100,000 questions holds all its records at once: more than Node's default heap. */
 const BIG_HEAP = '--max-old-space-size=16000';
 
 const LOAD = (dir: string) => `
@@ -51,8 +56,15 @@ interface Row {
   baselinesS: number;
   baselinesCpuS: number;
   baselinesMB: number;
+  validateCpuS: number;
+  validateMB: number;
+  embedCpuS: number;
+  embedMB: number;
   epochS: number;
   epochCpuS: number;
+  epochMB: number;
+  /** The epoch's setup, seconds of wall time (its `time:` line). */
+  setupS: number;
 }
 
 async function ensureScaleCache(questions: number): Promise<string> {
@@ -93,14 +105,25 @@ function measure(questions: number, dir: string, withEpoch: boolean): Row {
     `  ${dir}: load ${(figures.loadMs / 1000).toFixed(2)} s (CPU ${(figures.loadCpuMs / 1000).toFixed(2)} s, peak ${load.peakMB.toFixed(0)} MB), ` +
       `replay ${Math.round(figures.perSecond)} debates/s, baselines ${baselines.seconds.toFixed(1)} s (CPU ${baselines.cpuSeconds.toFixed(1)} s, peak ${baselines.peakMB.toFixed(0)} MB)`,
   );
+  const validate = timed(`cache validate of ${dir}`, [process.execPath, BIN, 'cache', 'validate', dir], true);
+  // Embedding from nothing: the bench's cache keeps its vectors for the epoch after.
+  rmSync(join(dir, 'embeddings'), { recursive: true, force: true });
+  const embed = timed(`cache embed of ${dir}`, [process.execPath, BIN, 'cache', 'embed', dir], true);
+  console.error(
+    `  ${dir}: validate CPU ${validate.cpuSeconds.toFixed(1)} s, peak ${validate.peakMB.toFixed(0)} MB; ` +
+      `embed ${embed.seconds.toFixed(1)} s (CPU ${embed.cpuSeconds.toFixed(1)} s, peak ${embed.peakMB.toFixed(0)} MB)`,
+  );
   const out = mkdtempSync(join(tmpdir(), 'bench-scale-'));
   try {
-    // Embedding 100,000 questions' texts holds them all and their vectors: more than Node's default heap, as generating does.
-    const heap = questions >= 100000 ? [BIG_HEAP] : [];
-    const train = [process.execPath, ...heap, BIN, 'train', '--config', 'train/configs/main.json', '--cache', dir, '--epochs', '1', '--out', join(out, 'run')];
-    const epoch = withEpoch ? timed(`one epoch on ${dir}`, train, true) : { seconds: Number.NaN, cpuSeconds: Number.NaN, peakMB: Number.NaN };
+    const train = [process.execPath, BIN, 'train', '--config', 'train/configs/main.json', '--cache', dir, '--epochs', '1', '--out', join(out, 'run')];
+    const none = { seconds: Number.NaN, cpuSeconds: Number.NaN, peakMB: Number.NaN, stderr: '' };
+    const epoch = withEpoch ? timed(`one epoch on ${dir}`, train, true) : none;
+    const setupS = Number(/^time: setup ([\d.]+) s/m.exec(epoch.stderr)?.[1] ?? Number.NaN);
     if (withEpoch)
-      console.error(`  ${dir}: one epoch ${epoch.seconds.toFixed(1)} s (CPU ${epoch.cpuSeconds.toFixed(1)} s, peak ${epoch.peakMB.toFixed(0)} MB)`);
+      console.error(
+        `  ${dir}: one epoch ${epoch.seconds.toFixed(1)} s (CPU ${epoch.cpuSeconds.toFixed(1)} s, peak ${epoch.peakMB.toFixed(0)} MB); ` +
+          `${/^time: .*$/m.exec(epoch.stderr)?.[0] ?? ''}`,
+      );
     return {
       questions,
       responses: figures.responses,
@@ -111,8 +134,14 @@ function measure(questions: number, dir: string, withEpoch: boolean): Row {
       baselinesS: baselines.seconds,
       baselinesCpuS: baselines.cpuSeconds,
       baselinesMB: baselines.peakMB,
+      validateCpuS: validate.cpuSeconds,
+      validateMB: validate.peakMB,
+      embedCpuS: embed.cpuSeconds,
+      embedMB: embed.peakMB,
       epochS: epoch.seconds,
       epochCpuS: epoch.cpuSeconds,
+      epochMB: epoch.peakMB,
+      setupS,
     };
   } finally {
     rmSync(out, { recursive: true, force: true });
@@ -127,8 +156,14 @@ const COLUMNS: [string, (r: Row) => number, (x: number) => string][] = [
   ['baselines s', (r) => r.baselinesS, (x) => x.toFixed(1)],
   ['baselines CPU s', (r) => r.baselinesCpuS, (x) => x.toFixed(1)],
   ['baselines peak MB', (r) => r.baselinesMB, (x) => x.toFixed(0)],
+  ['validate CPU s', (r) => r.validateCpuS, (x) => x.toFixed(1)],
+  ['validate peak MB', (r) => r.validateMB, (x) => x.toFixed(0)],
+  ['embed CPU s', (r) => r.embedCpuS, (x) => x.toFixed(1)],
+  ['embed peak MB', (r) => r.embedMB, (x) => x.toFixed(0)],
   ['one epoch s', (r) => r.epochS, (x) => (Number.isNaN(x) ? '-' : x.toFixed(1))],
   ['one epoch CPU s', (r) => r.epochCpuS, (x) => (Number.isNaN(x) ? '-' : x.toFixed(1))],
+  ['one epoch peak MB', (r) => r.epochMB, (x) => (Number.isNaN(x) ? '-' : x.toFixed(0))],
+  ['epoch setup s', (r) => r.setupS, (x) => (Number.isNaN(x) ? '-' : x.toFixed(1))],
 ];
 
 export async function benchScale(sizes: number[], withEpoch = true): Promise<void> {
@@ -158,7 +193,7 @@ export async function benchScale(sizes: number[], withEpoch = true): Promise<voi
   if (top) {
     console.log(`  100,000 questions: load ${beside('scale: load of 100,000 questions', top.loadS, 's', { limit: 10, atMost: true })}`);
     console.log(`  baselines ${beside('scale: baselines on 100,000 questions', top.baselinesS, 's', { limit: 60, atMost: true })}`);
-    const peak = Math.max(top.loadMB, top.baselinesMB);
+    const peak = Math.max(top.loadMB, top.baselinesMB, top.validateMB, top.embedMB, Number.isNaN(top.epochMB) ? 0 : top.epochMB);
     console.log(`  peak memory ${beside('scale: peak memory at 100,000 questions', peak, 'MB', { limit: 3072, atMost: true })}`);
   }
 }

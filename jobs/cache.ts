@@ -1,6 +1,6 @@
 // The jobs of `cache gen | validate | stats | audit | embed | compact | fit` (`cache import` is import.ts): each
 // takes plain options and returns the text the command prints.
-import { ensureEmbeddings } from '../src/cache/embeddings.ts';
+import { embedCache } from '../src/cache/embeddings.ts';
 import { cacheFilePath, loadCache, loadCacheSteps } from '../src/cache/load.ts';
 import { cacheStatsSteps } from '../src/cache/stats.ts';
 import { auditReportSteps, type AuditOptions } from '../src/cache/audit.ts';
@@ -118,10 +118,20 @@ export function auditJob(dir: string, o: AuditOptions): Promise<string> {
   );
 }
 
-/** Embed every text of the cache not embedded yet, with the cache locked throughout (a second writer is refused, naming this one). */
+/**
+ * Embed every text of the cache not embedded yet, with the cache locked throughout (a second writer
+ * is refused, naming this one); vectors are written as they are made and not kept (embedCache).
+ */
 export async function embedJob(dir: string, encoder: EncoderName): Promise<string> {
-  const e = await withLock(dir, 'a cache (cache embed)', async () => ensureEmbeddings(dir, loadCache(dir), await makeEncoder(encoder), { locked: true }));
-  return `${dir}: ${e.questions.length} question and ${e.responses.length} response embeddings under ${e.encoder} (dim ${e.dim})`;
+  return withLock(dir, 'a cache (cache embed)', async () => {
+    const cache = loadCache(dir);
+    const e = await makeEncoder(encoder);
+    const { index, embedded } = await embedCache(dir, cache, e, { locked: true });
+    return (
+      `${dir}: ${cache.questions.length} question and ${cache.responses.length} response embeddings under ${e.id} (dim ${e.dim}): ` +
+      `${index.size} distinct texts, ${embedded} embedded now`
+    );
+  });
 }
 
 /** Fold the record tier's journal into cache.jsonl (src/cache/write.ts compactCache). */

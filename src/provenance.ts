@@ -70,6 +70,10 @@ const Session = z.strictObject({
     .record(z.string(), z.strictObject({ seconds: z.number().nonnegative(), count: z.number().int().nonnegative() }))
     .optional()
     .describe("a training session's wall time by phase (setup, steps, validation, checkpoints, end: train/timeSplit.ts), once it ended"),
+  setupParts: z
+    .record(z.string(), z.number().nonnegative())
+    .optional()
+    .describe("a training session's setup in seconds by part (hash, load, environments, embeddings, replays, engine, other: train/timeSplit.ts)"),
   inputs: z.array(FileHash).describe('policies and checkpoints a report evaluated, or a run started from'),
 });
 export type Session = z.infer<typeof Session>;
@@ -164,10 +168,11 @@ export function recordRun(file: string, session: Session, resume: boolean) {
       session.epochs.push({ epoch, seconds: Math.round(seconds * 1000) / 1000 });
       save(file, p);
     },
-    /** The session ended; `time`: how its wall time split (a training run's phases). */
-    end(time?: Session['time']) {
+    /** The session ended; `time`: how its wall time split (a training run's phases), `setupParts`: its setup's. */
+    end(time?: Session['time'], setupParts?: Session['setupParts']) {
       session.ended = new Date().toISOString();
       if (time) session.time = time;
+      if (setupParts) session.setupParts = setupParts;
       save(file, p);
     },
   };

@@ -10,23 +10,20 @@
 import { shuffle } from '../src/shuffle.ts';
 import { existsSync } from 'node:fs';
 import seedrandom from 'seedrandom';
-import { embeddingsPath, type Embeddings } from '../src/cache/embeddings.ts';
-import { keptCache, keptEmbeddings } from '../src/cache/kept.ts';
+import { embeddingsPath } from '../src/cache/embeddings.ts';
 import type { Cache } from '../src/cache/types.ts';
-import { cacheFilePath, loadCache } from '../src/cache/load.ts';
+import { cacheFilePath } from '../src/cache/load.ts';
 import { writeFileAtomic } from '../src/io/atomic.ts';
 import { makeEncoder } from '../src/encoders/index.ts';
 import { addTiers, emptyTiers } from '../src/env/tiers.ts';
 import { keepAll, playDebates, type DebateResult } from '../src/env/debate.ts';
-import { splitQuestions, teamIds, type Environment } from '../src/env/environment.ts';
+import { splitQuestions, teamIds } from '../src/env/environment.ts';
 import { saveCheckpoint, type Checkpoint, type TrainingState } from '../src/policy/artifact.ts';
 import { checkResumed, readCheckpoint } from './checkpoint.ts';
 import { checkTarget } from './budget.ts';
 import { lockFolder } from '../src/io/lock.ts';
 import { letSignalsIn } from '../src/io/interrupt.ts';
 import { zeroMoments } from '../src/policy/engine.ts';
-import { initWeights, type PolicyShape, type Weights } from '../src/policy/model.ts';
-import { behaviorInit } from '../src/policy/behavior.ts';
 import { rowsByAgent, teamRows } from '../src/policy/behaviorRows.ts';
 import { evaluatePolicy } from '../src/policy/evaluate.ts';
 import { rollout } from '../src/policy/rollout.ts';
@@ -36,49 +33,18 @@ import { runProgress } from './runProgress.ts';
 import { keepRateWatch } from './pinned.ts';
 import { recordRun, startSession } from '../src/provenance.ts';
 import { ensureDefaultCache } from '../src/sim/generate.ts';
-import { closeRecording, openEnvironment, recordingSummary } from '../src/recording.ts';
+import { closeRecording, recordingSummary } from '../src/recording.ts';
 import { influenceWeights } from '../src/reward.ts';
 import { baselineSize, dualStep } from './advantage.ts';
 import { identityDifferences, runContentHashes } from './identity.ts';
 import { noCheckpoint, runSettings, settingsAddedSince } from './plan.ts';
 import { clearRun, openRunLog, round4, runFiles, tierShares, truncateLog } from './runFolder.ts';
-import { checkTrainingData } from './smallData.ts';
-import { architectureOf, debateSettingsOf, rewardSettingsOf, runDone, type TrainConfig } from './config.ts';
-import { startingWeights } from './startFrom.ts';
+import { rewardSettingsOf, runDone, type TrainConfig } from './config.ts';
 import { openTeams, teamDraw, teamsNote, teamWith } from './teams.ts';
 import { testTracer } from './trace.ts';
 import { RefusedError } from '../src/io/errors.ts';
 import { phaseClock, splitLine, type TimeSplit } from './timeSplit.ts';
-
-interface Setup {
-  config: TrainConfig;
-  cache: Cache;
-  trainEnv: Environment;
-  evalEnv: Environment;
-  emb: Embeddings;
-  shape: PolicyShape;
-}
-
-export async function setup(config: TrainConfig): Promise<Setup> {
-  ensureDefaultCache(config.cache);
-  // A cache is kept loaded between runs of a process (a warm grid worker), except one the run records into.
-  const cache = config.miss === 'record' ? loadCache(config.cache) : keptCache(config.cache);
-  // With miss = record both environments ask one endpoint and share its journal and spending.
-  const trainEnv = openEnvironment(cache, debateSettingsOf(config, 'train'), { endpoints: config.endpoints });
-  const evalEnv = openEnvironment(cache, debateSettingsOf(config, 'eval'), { shared: trainEnv.recording });
-  for (const warning of checkTrainingData(trainEnv, evalEnv, config.batchSize)) console.error(`warning: ${warning}`);
-  const emb = await keptEmbeddings(config.cache, cache, await makeEncoder(config.encoder));
-  const shape: PolicyShape = { ...architectureOf(config), dim: emb.dim, agents: trainEnv.team.length, rounds: trainEnv.rounds };
-  return { config, cache, trainEnv, evalEnv, emb, shape };
-}
-
-/** Fresh weights, or (setting `from`) a trained policy's to fine-tune (train/startFrom.ts). */
-export function initialWeights(s: Setup): Weights {
-  if (s.config.from !== null) return startingWeights(s.config.from, s.shape, teamIds(s.trainEnv), s.emb.encoder);
-  const w = initWeights(s.shape, String(s.config.seed));
-  if (s.shape.behavior === 'mean') w.behavior.data = behaviorInit(s.cache, s.emb, s.trainEnv.team, s.shape.initSamples, String(s.config.seed));
-  return w;
-}
+import { initialWeights, setup, type Setup } from './setup.ts';
 
 export interface TrainOptions {
   resume?: boolean;
@@ -124,8 +90,10 @@ async function trainLocked(config: TrainConfig, o: TrainOptions): Promise<{ chec
   if (added.length) say(`resuming a run saved without settings ${added.join(', ')}: they take their defaults`);
   config = runSettings(config, resumed, o.compute);
   ensureDefaultCache(config.cache);
+  clock.part('hash');
   // A run is its settings and its cache's content (train/identity.ts): a resumed run goes on only on the data it started with.
   const contentHash = await runContentHashes()(config);
+  clock.part('other');
   if (resumed) {
     const differ = identityDifferences(
       { config: resumed.config as Partial<TrainConfig>, cacheHash: resumed.cacheHash },
@@ -138,11 +106,12 @@ async function trainLocked(config: TrainConfig, o: TrainOptions): Promise<{ chec
       );
   }
 
-  const s = await setup(config);
+  const s = await setup(config, clock.part);
   const { cache, trainEnv, evalEnv, emb, shape } = s;
   const A = shape.agents;
   const train = splitQuestions(trainEnv, 'train').questions;
   const validation = splitQuestions(evalEnv, 'validation').questions;
+  clock.part('replays');
   const full = replayable(
     await playDebates(
       evalEnv,
@@ -152,6 +121,7 @@ async function trainLocked(config: TrainConfig, o: TrainOptions): Promise<{ chec
     cache,
     'Full-Debate',
   );
+  clock.part('other');
   if (config.targetCost !== null)
     await checkTarget(
       config.targetCost,
@@ -173,6 +143,7 @@ async function trainLocked(config: TrainConfig, o: TrainOptions): Promise<{ chec
   const trace = await testTracer(config.traceEvery, evalEnv, emb);
   const start = resumed ? undefined : initialWeights(s); // a policy to fine-tune is checked here
   const weights = resumed?.engine.weights ?? start!;
+  clock.part('engine');
   const engine = await createEngine(
     computeOf(config),
     shape,
@@ -180,6 +151,7 @@ async function trainLocked(config: TrainConfig, o: TrainOptions): Promise<{ chec
     config,
     config.batchSize * config.rollouts * A * A * (shape.rounds - 1), // decisions a step at most (auto's choice of the GPU)
   );
+  clock.part('other');
   // Checked (settings, caches, team caches, engine): the run folder is written from here on, so a
   // refused run leaves nothing that blocks its corrected rerun. A new run starts from an empty folder
   // (a run killed before its first checkpoint, or --force) and writes its epoch-0 checkpoint before
@@ -380,7 +352,8 @@ async function trainLocked(config: TrainConfig, o: TrainOptions): Promise<{ chec
   if (trainEnv.recording) closeRecording(trainEnv.recording);
   await (await import('./curves.ts')).writeRunCurves(config.out); // learning-curves.svg from log.jsonl (vega loads only here)
   const time = clock.split();
-  provenance.end(time);
+  const { setupParts, ...phases } = time;
+  provenance.end(phases, setupParts);
   say(`time: ${splitLine(time)}`);
   // What the run's recording asked and spent comes last: the line a user acts on when a cap was reached.
   if (trainEnv.recording) say(recordingSummary(trainEnv.recording));

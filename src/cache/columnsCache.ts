@@ -182,3 +182,22 @@ class ColumnResponse implements Response {
     return out;
   }
 }
+
+/**
+ * Texts of responses from `from` on (up to `to - 1`, and about `bytes` of them, one at least) of a
+ * cache loaded from columns, in one read (a reader of every text, as embedding's keys are, would
+ * otherwise read each alone); undefined for any other cache, or a range past the columns
+ * (responses a journal added).
+ */
+export function columnTexts(cache: Cache, from: number, to: number, bytes = 1 << 20): string[] | undefined {
+  const first = cache.responses[from];
+  if (!(first instanceof ColumnResponse)) return undefined;
+  const store = (first as unknown as { store: Store }).store;
+  if (to > store.head.responses) return undefined;
+  const o = store.offsets.text;
+  let end = from + 1;
+  while (end < to && o[end + 1] - o[from] <= bytes) end++;
+  const read = Buffer.allocUnsafe(o[end] - o[from]);
+  readSync(store.fd, read, 0, read.length, store.base + store.head.sections.text.offset + o[from]);
+  return Array.from({ length: end - from }, (_, k) => read.toString('utf8', o[from + k] - o[from], o[from + k + 1] - o[from]));
+}

@@ -5,42 +5,27 @@
 // text gets a vector of its own and a stale one is never used; vectors of texts the cache no longer
 // holds are dropped at the next write. A file of format version 1 (keyed by record id) is
 // recomputed. A cache can carry any number of encoders side by side.
-import { createHash } from 'node:crypto';
+// Embedding streams (embeddingsFile.ts): texts are read from the cache as they are embedded, and
+// vectors are appended to the file as they are made (whole lines, fsynced, under the cache's lock),
+// so a stopped or killed embedding keeps what it made and the next use embeds only the rest.
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { z } from 'zod';
 import type { Encoder } from '../encoders/index.ts';
 import { lockFolderWaiting } from '../io/lock.ts';
 import { onInterrupt, stopPoint } from '../io/interrupt.ts';
 import { progress } from '../progress.ts';
-import { fileLines } from '../io/textFile.ts';
 import { EMBEDDINGS_DIR } from './format.ts';
-import { checkedLines, type Problem } from '../io/problems.ts';
+import type { Problem } from '../io/problems.ts';
 import { CacheError, type Cache } from './types.ts';
-import { writeFileAtomic } from '../io/atomic.ts';
 import { float32FromBase64 } from '../io/float32.ts';
-import { chunked } from './write.ts';
+import { appendedSince, appendLines, keepOnly, scanFile, startFile, textIndex, VERSION, vectorLine, type TextIndex } from './embeddingsFile.ts';
 
-const VERSION = 2;
-const sha256 = z.string().regex(/^[0-9a-f]{64}$/, 'not a sha256 (64 hex digits)');
-const EmbeddingsHeader = z.strictObject({
-  type: z.literal('embeddings'),
-  version: z.literal([1, VERSION]),
-  encoder: z.string().min(1),
-  dim: z.number().int().positive(),
-});
-// `v` is checked where it is decoded (src/io/float32.ts).
-const EmbeddingLine = z.strictObject({ sha256, v: z.string() });
-/** A line of a version-1 file (keyed by record id): read only to be replaced. */
-const OldLine = z.strictObject({ kind: z.enum(['question', 'response']), id: z.string().min(1), v: z.string() });
-type EmbeddingsHeader = z.infer<typeof EmbeddingsHeader>;
-type EmbeddingLine = z.infer<typeof EmbeddingLine>;
-type OldLine = z.infer<typeof OldLine>;
+export { textKey } from './embeddingsFile.ts';
 
 export interface Embeddings {
   encoder: string;
   dim: number;
-  /** By question index and by response index; every entry is filled. */
+  /** By question index and by response index; every entry is filled (texts alike share one vector). */
   questions: Float32Array[];
   responses: Float32Array[];
   /** The encoder that made them: responses the record tier adds are embedded with it (embedArrivals). */
@@ -48,11 +33,6 @@ export interface Embeddings {
 }
 
 export const embeddingsPath = (dir: string, encoderId: string) => join(dir, EMBEDDINGS_DIR, `${encoderId}.jsonl`);
-
-/** The key of a text's vector: sha256 of its UTF-8 bytes. */
-export const textKey = (text: string) => createHash('sha256').update(text).digest('hex');
-
-const toBase64 = (v: Float32Array) => Buffer.from(v.buffer, v.byteOffset, v.byteLength).toString('base64');
 
 /** A stored vector, or why it is not one. */
 function fromBase64(s: string, dim: number): Float32Array | string {
@@ -65,121 +45,177 @@ function fromBase64(s: string, dim: number): Float32Array | string {
     : `${v.bytes / 4} float32 values, the header's dim is ${dim}`;
 }
 
-interface Stored {
-  header?: EmbeddingsHeader;
-  /** Vectors by text hash, with the line each is on. */
-  vectors: Map<string, Float32Array>;
-  lines: Map<string, number>;
-}
-
-/** Read an embeddings file; every problem (file, line, field) goes to `problems`. */
-function readFile(file: string, problems: Problem[]): Stored {
-  const out: Stored = { vectors: new Map(), lines: new Map() };
-  if (!existsSync(file)) return out;
-  for (const { rec, line } of checkedLines<EmbeddingsHeader | EmbeddingLine | OldLine>(
-    fileLines(file),
-    file,
-    (line) => (line === 1 ? EmbeddingsHeader : out.header?.version === 1 ? OldLine : EmbeddingLine),
-    problems,
-  )) {
-    if ('type' in rec) {
-      out.header = rec;
-      continue;
-    }
-    if (out.header?.version !== VERSION || !('sha256' in rec)) continue;
-    const seen = out.lines.get(rec.sha256);
-    if (seen !== undefined) {
-      problems.push({ file, line, field: 'sha256', message: `a second vector for the same text (first on line ${seen}): one vector per text` });
-      continue;
-    }
-    const v = fromBase64(rec.v, out.header.dim);
-    if (typeof v === 'string') problems.push({ file, line, field: 'v', message: v });
-    else {
-      out.vectors.set(rec.sha256, v);
-      out.lines.set(rec.sha256, line);
-    }
-  }
-  if (!out.header && out.lines.size === 0 && problems.length === 0)
-    problems.push({ file, line: 1, field: 'type', message: 'empty file: no embeddings header' });
-  return out;
-}
-
-/** The stored vectors under `encoder` (none when the file is of the older format); a CacheError names every problem. */
-function readStored(file: string, encoder: Encoder): { vectors: Map<string, Float32Array>; outdated: boolean } {
-  const problems: Problem[] = [];
-  const stored = readFile(file, problems);
-  const h = stored.header;
-  if (h && (h.encoder !== encoder.id || h.dim !== encoder.dim))
-    problems.push({ file, line: 1, field: 'encoder', message: `holds ${h.encoder} (dim ${h.dim}), expected ${encoder.id} (dim ${encoder.dim})` });
-  if (problems.length) throw new CacheError(problems.map((p) => ({ ...p, message: `${p.message} (delete the file to compute the embeddings anew)` })));
-  return { vectors: stored.vectors, outdated: h !== undefined && h.version !== VERSION };
-}
+/** Pending vector lines are appended once they hold about this many characters (and at the end, or a stop). */
+const APPEND_CHARS = 1 << 20;
+/** Appends of one file by this process, one after the other (two encoders' or two jobs' embeddings never take the cache's lock at once). */
+const appending = new Map<string, Promise<unknown>>();
 
 /**
- * The cache's embeddings under `encoder`, computing (with a progress bar, `batch` texts at a time)
- * and storing only the texts without a vector. The file is rewritten atomically, with the cache
- * folder locked (a process writing it meanwhile is waited for), when a text was embedded or a
- * vector went stale; `locked`: the caller holds that lock already (`cache embed` holds it throughout).
+ * Embed the texts of `cache` that have no vector under `encoder` yet (with a progress bar, `batch`
+ * texts at a time), appending their vectors to the embeddings file as they are made; each stored
+ * and each new vector is handed to `keep` by its text's slot. Texts are read from the cache when
+ * they are embedded, so memory grows with the number of texts (their keys), not with their
+ * length nor with the vectors (unless `keep` holds them). Appends take the cache folder's lock
+ * (a process writing it meanwhile is waited for); `locked`: the caller holds it already (`cache
+ * embed` holds it throughout). Vectors of texts the cache no longer holds are dropped at the end.
  */
-export async function ensureEmbeddings(dir: string, cache: Cache, encoder: Encoder, o: { batch?: number; locked?: boolean } = {}): Promise<Embeddings> {
+export async function embedCache(
+  dir: string,
+  cache: Cache,
+  encoder: Encoder,
+  o: { batch?: number; locked?: boolean } = {},
+  keep: (slot: number, v: Float32Array) => void = () => {},
+): Promise<{ index: TextIndex; embedded: number }> {
   const batch = o.batch ?? 256;
   const file = embeddingsPath(dir, encoder.id);
-  const { vectors, outdated } = readStored(file, encoder);
-  const keys = { questions: cache.questions.map((q) => textKey(q.text)), responses: cache.responses.map((r) => textKey(r.text)) };
-  const texts = new Map<string, string>();
-  cache.questions.forEach((q, i) => texts.set(keys.questions[i], q.text));
-  cache.responses.forEach((r, i) => texts.set(keys.responses[i], r.text));
-  const missing = [...texts.keys()].filter((k) => !vectors.has(k));
-  const stale = [...vectors.keys()].filter((k) => !texts.has(k)).length;
-  if (outdated) console.error(`${file}: embeddings of format version 1 (matched by record id, not by text): recomputing them`);
-  /** Write the vectors computed so far (another process's stored ones stand: same texts, same encoder). */
-  const save = async () => {
-    const unlock = o.locked ? () => {} : await lockFolderWaiting(dir, `the ${encoder.id} embeddings`, 600);
-    try {
-      for (const [k, v] of readStored(file, encoder).vectors) if (texts.has(k)) vectors.set(k, v);
-      const known = [...texts.keys()].filter((k) => vectors.has(k));
-      writeFileAtomic(
-        file,
-        chunked(
-          embeddingLines(
-            encoder,
-            known.map((k) => [k, vectors.get(k)!]),
-          ),
-        ),
-      );
-      return known.length;
-    } finally {
-      unlock();
+  const index = textIndex(cache);
+  const have = new Uint8Array(index.size);
+  const lineOf = new Int32Array(index.size);
+  const problems: Problem[] = [];
+  let stale = 0;
+  const take = (slot: number, v: string, line: number, dim = encoder.dim) => {
+    const vector = fromBase64(v, dim);
+    if (typeof vector === 'string') problems.push({ file, line, field: 'v', message: vector });
+    else {
+      have[slot] = 1;
+      lineOf[slot] = line;
+      keep(slot, vector);
     }
   };
+  const scan = scanFile(file, problems, ({ binary, v, line }, { dim }) => {
+    const slot = index.slots.get(binary);
+    if (slot === undefined) stale++;
+    else if (have[slot])
+      problems.push({ file, line, field: 'sha256', message: `a second vector for the same text (first on line ${lineOf[slot]}): one vector per text` });
+    else take(slot, v, line, dim);
+  });
+  const h = scan.header;
+  if (h && h.version === VERSION && (h.encoder !== encoder.id || h.dim !== encoder.dim))
+    problems.push({ file, line: 1, field: 'encoder', message: `holds ${h.encoder} (dim ${h.dim}), expected ${encoder.id} (dim ${encoder.dim})` });
+  if (problems.length) throw new CacheError(problems.map((p) => ({ ...p, message: `${p.message} (delete the file to compute the embeddings anew)` })));
+  if (h && h.version !== VERSION) console.error(`${file}: embeddings of format version 1 (matched by record id, not by text): recomputing them`);
+  let fresh = !h || h.version !== VERSION; // the file is started anew (its header) at the first append
+  let end = scan.end;
+  // Two processes embedding one cache at once (a job's cold training processes) start at different
+  // texts (by process id), so that each takes up the other's appended vectors instead of repeating them.
+  const unmade: number[] = [];
+  for (let slot = 0; slot < index.size; slot++) if (!have[slot]) unmade.push(slot);
+  const first = unmade.length ? process.pid % unmade.length : 0;
+  const missing = unmade.slice(first).concat(unmade.slice(0, first));
+
+  /** Under the cache's lock: what another process appended since `end` is taken, then `pending` that is still missing is appended. */
+  const locked = async (work: () => void) => {
+    const before = appending.get(file) ?? Promise.resolve();
+    const mine = before.then(async () => {
+      const unlock = o.locked ? () => {} : await lockFolderWaiting(dir, `the ${encoder.id} embeddings`, 600);
+      try {
+        work();
+      } finally {
+        unlock();
+      }
+    });
+    appending.set(
+      file,
+      mine.catch(() => {}),
+    );
+    return mine;
+  };
+  let pending: { slot: number; line: string }[] = [];
+  let pendingChars = 0;
+  const flush = () =>
+    locked(() => {
+      if (fresh) {
+        startFile(file, encoder);
+        fresh = false;
+        end = 0;
+      }
+      const since = appendedSince(file, end);
+      const appended = new Set<number>();
+      for (const l of since.lines) {
+        const slot = index.slots.get(l.binary);
+        if (slot === undefined) continue;
+        appended.add(slot);
+        if (!have[slot]) take(slot, l.v, 0);
+      }
+      const lines = pending.filter((p) => !appended.has(p.slot)).map((p) => p.line);
+      pending = [];
+      pendingChars = 0;
+      end = lines.length ? appendLines(file, lines) : since.end;
+      if (problems.length) throw new CacheError(problems);
+    });
+
+  let embedded = 0;
   if (missing.length > 0) {
     const bar = progress(`embed ${encoder.id}`, missing.length);
     // Stopped (Ctrl-C, SIGTERM) between batches: what was embedded is kept, the rest is embedded at the next use.
-    let kept = 0;
     const unregister = onInterrupt({
-      finish: async () => void (kept = await save()),
-      say: () => [`${file}: kept the vectors of ${kept} of ${texts.size} texts; the rest are embedded at the next use (cache embed, train)`],
+      finish: () => flush(),
+      say: () => [
+        `${file}: kept the vectors of ${have.reduce((s, x) => s + x, 0)} of ${index.size} texts; the rest are embedded at the next use (cache embed, train)`,
+      ],
     });
     try {
       for (let i = 0; i < missing.length; i += batch) {
-        const chunk = missing.slice(i, i + batch);
-        const computed = await encoder.encode(chunk.map((k) => texts.get(k)!));
-        chunk.forEach((k, j) => vectors.set(k, computed[j]));
+        const chunk = missing.slice(i, i + batch).filter((slot) => !have[slot]);
+        const texts = chunk.map(index.textOf);
+        const computed = await encoder.encode(texts);
+        chunk.forEach((slot, j) => {
+          have[slot] = 1;
+          keep(slot, computed[j]);
+          const line = vectorLine(texts[j], computed[j]);
+          pending.push({ slot, line });
+          pendingChars += line.length;
+        });
+        embedded += chunk.length;
+        if (pendingChars >= APPEND_CHARS) await flush();
         bar.update(Math.min(missing.length, i + batch));
         await stopPoint();
       }
+      await flush();
     } finally {
       unregister();
     }
     bar.stop();
-  }
-  if (missing.length > 0 || stale > 0 || outdated) await save();
+  } else if (fresh && h) await flush(); // an older file with nothing to embed (an empty cache): its header renewed
+  if (stale > 0)
+    await locked(() => {
+      appendedSince(file, end); // a torn last line cut off
+      keepOnly(file, (binary) => index.slots.has(binary));
+    });
+  return { index, embedded };
+}
+
+/**
+ * The cache's embeddings under `encoder`, embedding (embedCache) only the texts without a vector.
+ * The vectors are held in blocks of contiguous memory, one per distinct text: what training
+ * needs of them at once (the number of distinct texts x dim x 4 bytes).
+ */
+export async function ensureEmbeddings(dir: string, cache: Cache, encoder: Encoder, o: { batch?: number; locked?: boolean } = {}): Promise<Embeddings> {
+  const store = vectorStore(encoder.dim);
+  const { index } = await embedCache(dir, cache, encoder, o, store.set);
   return {
     encoder: encoder.id,
     dim: encoder.dim,
-    questions: keys.questions.map((k) => vectors.get(k)!),
-    responses: keys.responses.map((k) => vectors.get(k)!),
+    questions: Array.from(index.questions, store.get),
+    responses: Array.from(index.responses, store.get),
     embedder: encoder,
+  };
+}
+
+/** Vectors by slot, in blocks of BLOCK vectors (one allocation each instead of one per vector), each slot's view made once. */
+const BLOCK = 4096;
+function vectorStore(dim: number) {
+  const blocks: Float32Array[] = [];
+  const views: Float32Array[] = [];
+  return {
+    set: (slot: number, v: Float32Array) => {
+      const b = Math.floor(slot / BLOCK);
+      while (blocks.length <= b) blocks.push(new Float32Array(BLOCK * dim));
+      const at = (slot % BLOCK) * dim;
+      blocks[b].set(v, at);
+      views[slot] = blocks[b].subarray(at, at + dim);
+    },
+    get: (slot: number) => views[slot],
   };
 }
 
@@ -193,11 +229,6 @@ export async function embedArrivals(emb: Embeddings, cache: Cache): Promise<void
   emb.responses.push(...(await emb.embedder.encode(arrived.map((r) => r.text))));
 }
 
-function* embeddingLines(encoder: Encoder, vectors: [string, Float32Array][]): Generator<string> {
-  yield JSON.stringify({ type: 'embeddings', version: VERSION, encoder: encoder.id, dim: encoder.dim });
-  for (const [k, v] of vectors) yield JSON.stringify({ sha256: k, v: toBase64(v) });
-}
-
 /**
  * `cache validate` of the embeddings files of a cache: errors (the header, a vector's dimension, a
  * value that is not finite, two vectors for one text) and warnings (a file of the older format,
@@ -208,12 +239,28 @@ export function checkEmbeddings(dir: string, cache: Cache | undefined): { errors
   const errors: Problem[] = [];
   const warnings: Problem[] = [];
   if (!existsSync(folder)) return { errors, warnings };
+  let index: TextIndex | undefined;
   for (const name of readdirSync(folder)
     .filter((f) => f.endsWith('.jsonl'))
     .sort()) {
     const file = join(folder, name);
-    const stored = readFile(file, errors);
-    const h = stored.header;
+    index ??= cache && textIndex(cache);
+    // Each vector is decoded to be checked and dropped: the file is read a line at a time.
+    const lineOf = new Int32Array(index?.size ?? 0);
+    const staleLines = new Map<string, number>();
+    const scan = scanFile(file, errors, ({ binary, v, line }, { dim }) => {
+      const slot = index?.slots.get(binary);
+      const first = slot === undefined ? staleLines.get(binary) : lineOf[slot] || undefined;
+      if (first !== undefined) {
+        errors.push({ file, line, field: 'sha256', message: `a second vector for the same text (first on line ${first}): one vector per text` });
+        return;
+      }
+      if (slot === undefined) staleLines.set(binary, line);
+      else lineOf[slot] = line;
+      const vector = fromBase64(v, dim);
+      if (typeof vector === 'string') errors.push({ file, line, field: 'v', message: vector });
+    });
+    const h = scan.header;
     if (!h) continue;
     if (`${h.encoder}.jsonl` !== name)
       errors.push({ file, line: 1, field: 'encoder', message: `${h.encoder}, but the file is named for ${name.replace(/\.jsonl$/, '')}` });
@@ -221,23 +268,23 @@ export function checkEmbeddings(dir: string, cache: Cache | undefined): { errors
       warnings.push({ file, line: 1, field: 'version', message: `format version ${h.version} (matched by record id): recomputed at the next use` });
       continue;
     }
-    if (!cache) continue;
-    const texts = new Set([...cache.questions.map((q) => textKey(q.text)), ...cache.responses.map((r) => textKey(r.text))]);
-    const without = [...texts].filter((k) => !stored.vectors.has(k)).length;
-    const stale = [...stored.lines].filter(([k]) => !texts.has(k));
+    if (scan.torn)
+      warnings.push({ file, line: 0, field: '', message: `a torn last line (${scan.torn} bytes, an append cut by a crash): cut off at the next use` });
+    if (!index) continue;
+    const without = lineOf.reduce((n, l) => n + (l === 0 ? 1 : 0), 0);
     if (without)
       warnings.push({
         file,
         line: 0,
         field: '',
-        message: `${without} of the cache's ${texts.size} texts have no vector yet: computed at the next use (cache embed)`,
+        message: `${without} of the cache's ${index.size} texts have no vector yet: computed at the next use (cache embed)`,
       });
-    if (stale.length)
+    if (staleLines.size)
       warnings.push({
         file,
-        line: stale[0][1],
+        line: staleLines.values().next().value!, // lines are met in order: the first is the earliest
         field: 'sha256',
-        message: `${stale.length} vectors of texts the cache no longer holds (first on this line): dropped at the next write`,
+        message: `${staleLines.size} vectors of texts the cache no longer holds (first on this line): dropped at the next write`,
       });
   }
   return { errors, warnings };

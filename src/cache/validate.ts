@@ -22,7 +22,8 @@ import type { CacheLine } from './format.ts';
 import { checkEmbeddings } from './embeddings.ts';
 import { journalPath } from './journal.ts';
 import { formatProblem, type Problem } from '../io/problems.ts';
-import type { Cache } from './types.ts';
+import type { Cache, Response } from './types.ts';
+import { readColumns, sourceState } from './columns.ts';
 import { applyJournal, cacheFilePath, parseCacheSteps } from './load.ts';
 import { countLines, fileLines } from '../io/textFile.ts';
 import { runSteps } from '../io/interrupt.ts';
@@ -53,10 +54,7 @@ function tokenMismatch(recorded: number, text: string): string | null {
 }
 
 /** Tokens a response's prompt held at least (its question's prompt and every context entry), and how they add up. */
-function promptHeld(cache: Cache, id: string, promptTokens: number): { tokens: number; what: string } | undefined {
-  const index = cache.responseIndex.get(id);
-  if (index === undefined) return undefined;
-  const r = cache.responses[index];
+function promptHeld(cache: Cache, r: Response, promptTokens: number): { tokens: number; what: string } {
   const shown = r.ctx.reduce((s, c) => s + cache.responses[c].outTokens, 0);
   const texts = r.ext.reduce((s, e) => s + cache.externals[e].tokens, 0);
   const parts = [
@@ -76,8 +74,6 @@ interface QuestionFacts {
   text: string;
   options: McqOption[];
   promptTokens: number;
-  /** Its responses' readings by text (readAnswer), each text read once. */
-  reads: Map<string, AnswerRead>;
 }
 
 /** How far a validation got, said when it is stopped: lines of cache.jsonl read (loading's checks), then records checked (answers, tokens). */
@@ -93,43 +89,65 @@ export type Validation = { cache?: Cache; issues: Issue[] };
 /** Every error and warning of a cache directory (see the header), in line order, with the cache when it loads. */
 export const validateCache = (dir: string): Validation => runSteps(validateSteps(dir));
 
-/** validateCache as steps (src/io/interrupt.ts: `cache validate` stops between them), counting in `progress` how far it got. */
+/**
+ * validateCache as steps (src/io/interrupt.ts: `cache validate` stops between them), counting in
+ * `progress` how far it got. Its memory does not grow with the file's texts: loading's checks come
+ * from the columns file when it is fresh (it was built from a parse of this very cache.jsonl that
+ * found no problem), else from one parse; then the records are read again one line at a time for
+ * the checks below, each dropped once checked.
+ */
 export function* validateSteps(dir: string, progress: ValidateProgress = { lines: 0, read: 0, records: 0, checked: 0 }): Generator<unknown, Validation> {
   const file = cacheFilePath(dir);
   if (!existsSync(file)) return { issues: [{ file, line: 0, field: '', message: 'file not found', severity: 'error' }] };
   progress.lines = countLines(file);
-  // One parse of the file: loading's checks, and the records (with their line numbers: the loaded
-  // cache keeps none) for the checks below. First the header and questions (answer types, options,
-  // prompt tokens), then every other record.
-  const records: { line: number; rec: CacheLine }[] = [];
-  const parse = parseCacheSteps(fileLines(file), file, (json, line) => {
-    if (json && typeof json === 'object') records.push({ line, rec: json as CacheLine });
-  });
-  let step = parse.next();
-  for (; !step.done; step = parse.next()) yield (progress.read = step.value);
-  const { cache, problems } = step.value;
+  const columns = readColumns(dir, sourceState(file), file);
+  let loaded: { cache?: Cache; problems: Problem[] };
+  if (columns && 'cache' in columns) loaded = { cache: columns.cache, problems: [] };
+  else {
+    const parse = parseCacheSteps(fileLines(file), file);
+    let step = parse.next();
+    for (; !step.done; step = parse.next()) yield (progress.read = step.value);
+    loaded = step.value;
+  }
+  const { cache, problems } = loaded;
   progress.read = progress.lines;
-  progress.records = records.length;
+  progress.records = progress.lines;
   // The record tier's journal (journal.ts) is part of the cache: its lines are checked as loading reads them.
   const journal = cache ? applyJournal(cache, dir) : { problems: [], warnings: [] };
   const issues: Issue[] = [...problems, ...journal.problems].map((p) => ({ ...p, severity: 'error' }));
   for (const message of journal.warnings) issues.push({ file: journalPath(dir), line: 0, field: '', message, severity: 'warning' });
   const say = (severity: Issue['severity'], line: number, field: string, message: string) => issues.push({ file, line, field, message, severity });
 
+  // The questions (answer types, options, prompt tokens): from the cache, or (one that does not load) from the file's question records.
   let simulated = false;
   const questions = new Map<string, QuestionFacts>();
-  for (const { rec } of records) {
-    if (rec.type === 'cache') simulated = rec.source === 'simulator';
-    else if (rec.type === 'question' && typeof rec.text === 'string')
+  const addQuestion = (rec: { id: string; text: unknown; answerType: AnswerType; promptTokens: number }) => {
+    if (typeof rec.text === 'string')
       questions.set(rec.id, {
         type: rec.answerType,
         text: rec.text,
         options: rec.answerType === 'mcq' ? questionOptions(rec.text) : [],
         promptTokens: rec.promptTokens,
-        reads: new Map(),
       });
-  }
+  };
+  if (cache) {
+    simulated = cache.header.source === 'simulator';
+    cache.questions.forEach(addQuestion);
+  } else
+    for (const { rec } of records(file)) {
+      if (rec.type === 'cache') simulated = rec.source === 'simulator';
+      else if (rec.type === 'question') addQuestion(rec);
+    }
 
+  // A reading depends only on the text and its question: texts repeated within a question are read
+  // once (a question's responses stand together in a file; only the current question's are held).
+  let reads = { of: undefined as QuestionFacts | undefined, texts: new Map<string, AnswerRead>() };
+  const readOf = (text: string, q: QuestionFacts) => {
+    if (reads.of !== q) reads = { of: q, texts: new Map() };
+    let read = reads.texts.get(text);
+    if (!read) reads.texts.set(text, (read = readAnswer(text, q.type, q.options, q.text)));
+    return read;
+  };
   const checkAnswer = (line: number, rec: { answer: unknown; text: unknown; ambiguous?: unknown; disagreement?: unknown }, q: QuestionFacts | undefined) => {
     const { answer, text } = rec;
     if (!q || (answer !== null && typeof answer !== 'string') || typeof text !== 'string') return; // shape errors come from parseCache
@@ -149,9 +167,7 @@ export function* validateSteps(dir: string, progress: ValidateProgress = { lines
       );
       return;
     }
-    // A reading depends only on the text and its question: texts repeated within a question are read once.
-    let read = q.reads.get(text);
-    if (!read) q.reads.set(text, (read = readAnswer(text, q.type, q.options, q.text)));
+    const read = readOf(text, q);
     if (read.ambiguous && answer !== null) {
       say('warning', line, 'answer', `'${answer}', but the text states two answers that disagree (${read.ambiguous.map(shown).join(', ')})`);
       return;
@@ -166,9 +182,20 @@ export function* validateSteps(dir: string, progress: ValidateProgress = { lines
     if (stated === null || stored === stated || (q.type === 'math' && stored !== null && sameMath(stored, stated))) return;
     say('warning', line, 'answer', `${answer === null ? 'null' : `'${answer}'`}, but the text states '${stated}'`);
   };
+  // The loaded response of a response record: responses load in file order (the next one), except
+  // those whose question or agent came later in the file, which are looked up by id.
+  let next = 0;
+  const loadedOf = (id: string): Response | undefined => {
+    if (!cache) return undefined;
+    const at = next < cache.responses.length && cache.responses[next].id === id ? next : cache.responseIndex.get(id);
+    if (at === undefined) return undefined;
+    next = at + 1;
+    return cache.responses[at];
+  };
 
-  for (const [checked, { line, rec }] of records.entries()) {
-    yield (progress.checked = checked); // the records before this one are checked
+  let checked = 0;
+  for (const { line, rec } of records(file)) {
+    yield (progress.checked = checked++); // the records before this one are checked
     if (rec.type === 'agent') {
       for (const field of ['priceIn', 'priceOut'] as const)
         if (typeof rec[field] === 'number' && rec[field] > MAX_PRICE_PER_TOKEN)
@@ -186,7 +213,8 @@ export function* validateSteps(dir: string, progress: ValidateProgress = { lines
         const off = tokenMismatch(rec.outTokens, rec.text);
         if (off) say('warning', line, 'outTokens', off);
       }
-      const shown = q && cache && typeof rec.inTokens === 'number' ? promptHeld(cache, rec.id, q.promptTokens) : undefined;
+      const r = typeof rec.id === 'string' ? loadedOf(rec.id) : undefined;
+      const shown = q && r && typeof rec.inTokens === 'number' ? promptHeld(cache!, r, q.promptTokens) : undefined;
       if (shown && rec.inTokens < shown.tokens) say('warning', line, 'inTokens', `${rec.inTokens} is less than what its prompt held: ${shown.what}`);
       if (cache && rec.turn !== undefined) laterTurns(cache, rec, (field, message) => say('warning', line, field, message));
     } else if (rec.type === 'external' || rec.type === 'summary') {
@@ -197,7 +225,7 @@ export function* validateSteps(dir: string, progress: ValidateProgress = { lines
       }
     }
   }
-  progress.checked = records.length;
+  progress.checked = checked;
   issues.sort((a, b) => a.line - b.line);
   // An interrupted write (a killed cache gen, import or embed) leaves its temporary file: named, so that it is not taken for the cache.
   for (const path of leftoverTemp(dir))
@@ -212,6 +240,22 @@ export function* validateSteps(dir: string, progress: ValidateProgress = { lines
   const embeddings = checkEmbeddings(dir, cache);
   issues.push(...embeddings.errors.map((p): Issue => ({ ...p, severity: 'error' })), ...embeddings.warnings.map((p): Issue => ({ ...p, severity: 'warning' })));
   return { cache, issues };
+}
+
+/** The records of cache.jsonl one at a time (read 1 MB at a time), with their line numbers (lines that are no JSON object are loading's errors). */
+function* records(file: string): Generator<{ line: number; rec: CacheLine }> {
+  let line = 0;
+  for (const text of fileLines(file, 1 << 20)) {
+    line++;
+    if (text.trim() === '') continue;
+    let json: unknown;
+    try {
+      json = JSON.parse(text);
+    } catch {
+      continue;
+    }
+    if (json && typeof json === 'object') yield { line, rec: json as CacheLine };
+  }
 }
 
 /** A context entry of the response's own round spoken at the same or a later turn: the recorded protocol cannot show it in time. */

@@ -45,9 +45,10 @@ function decode(bytes: Uint8Array, file: string, firstLine: number): string {
  * Lines of a file, read in 16 MB chunks (a whole large cache as one string is slow to parse and
  * collect); the first read is 64 kB, so a caller after the first lines (a header) reads little.
  * One buffer is read into again and again (the unfinished last line moved to its start): fresh
- * 16 MB buffers cost more to allocate and fault in than to fill.
+ * 16 MB buffers cost more to allocate and fault in than to fill. `chunk`: smaller chunks, for a
+ * reader whose memory must stay small (a chunk's text is held while its lines are read).
  */
-export function* fileLines(file: string): Generator<string> {
+export function* fileLines(file: string, chunk = 1 << 24): Generator<string> {
   const fd = openToRead(file);
   try {
     // Only the bytes each read returns are used: the buffer needs no zero fill.
@@ -71,7 +72,7 @@ export function* fileLines(file: string): Generator<string> {
       }
       held = filled - end;
       // After the first read, or for a line longer than the buffer: a larger one.
-      const size = buffer.length < 1 << 24 || held === buffer.length ? Math.max(1 << 24, 2 * held) : buffer.length;
+      const size = buffer.length < chunk || held === buffer.length ? Math.max(chunk, 2 * held) : buffer.length;
       if (size !== buffer.length) {
         const larger = Buffer.allocUnsafe(size);
         buffer.copy(larger, 0, end, filled);

@@ -103,4 +103,21 @@ describe('embeddings', () => {
     // Training and evaluation read them through the same checks: a NaN vector never trains.
     await expect(ensureEmbeddings(dir, loadCache(dir), bof)).rejects.toThrow(`${file}:4: v: value 0 is NaN`);
   });
+
+  it('a torn last line (an append cut by a crash) is a warning of validate, and the next use cuts it off and embeds that text again', async () => {
+    const bof = await makeEncoder('bof');
+    const dir = cacheOf();
+    await ensureEmbeddings(dir, loadCache(dir), bof);
+    const file = embeddingsPath(dir, bof.id);
+    const whole = readFileSync(file, 'utf8');
+    const lines = whole.trim().split('\n');
+    writeFileSync(file, `${lines.slice(0, -1).join('\n')}\n${lines.at(-1)!.slice(0, 40)}`); // the last vector's line cut short
+    const issues = validateCache(dir).issues.map(formatIssue);
+    expect(issues).toContain(`${file}: warning: a torn last line (40 bytes, an append cut by a crash): cut off at the next use`);
+    expect(issues.filter((i) => !i.includes('warning'))).toEqual([]);
+    const encode = vi.spyOn(bof, 'encode');
+    await ensureEmbeddings(dir, loadCache(dir), bof);
+    expect(encode.mock.calls.flatMap((c) => c[0]).length).toBe(1); // only the torn line's text
+    expect(readFileSync(file, 'utf8').trim().split('\n').sort()).toEqual(whole.trim().split('\n').sort());
+  });
 });

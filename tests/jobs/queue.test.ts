@@ -374,7 +374,10 @@ describe('a grid on a queue', () => {
     const env = { ...process.env, TMPDIR: tmp };
     const log = join(dir, 'processes.log');
     const worker = () => cli(['worker', '--queue', url, '--workers', '1'], env, log);
-    const workFolders = () => readdirSync(tmp).filter((f) => f.startsWith('cpp-worker-')).sort(); // (tsx keeps its cache there too)
+    const workFolders = () =>
+      readdirSync(tmp)
+        .filter((f) => f.startsWith('cpp-worker-'))
+        .sort(); // (tsx keeps its cache there too)
     const ended = spawnSync(process.execPath, ['-e', '']).pid!; // a pid that no longer runs
     mkdirSync(join(tmp, `cpp-worker-${ended}`, 'run'), { recursive: true });
     mkdirSync(join(tmp, `cpp-worker-${process.pid}`)); // this test runs: not a stale folder

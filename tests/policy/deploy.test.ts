@@ -19,7 +19,7 @@ import { rollout } from '../../src/policy/rollout.ts';
 import { generateCache } from '../../src/sim/generate.ts';
 import { resolveConfig } from '../../train/config.ts';
 import { runFiles } from '../../train/runFolder.ts';
-import { setup } from '../../train/trainer.ts';
+import { setup } from '../../train/setup.ts';
 import { train } from '../../train/trainer.ts';
 import { CLI } from '../fixtures/cli.ts';
 import { METHOD } from '../fixtures/method.ts';

@@ -10,7 +10,7 @@ import { writeCacheRecords } from '../../src/cache/write.ts';
 import { defaultCompute } from '../../src/policy/backends.ts';
 import { resolveConfig } from '../../train/config.ts';
 import { checkSplitSizes, fewQuestionsNote, halfWidthPoints } from '../../train/smallData.ts';
-import { setup } from '../../train/trainer.ts';
+import { setup } from '../../train/setup.ts';
 import { handRecords } from '../fixtures/handCache.ts';
 import { writeTinyCache } from '../fixtures/tinyWorld.ts';
 
