@@ -137,7 +137,11 @@ export async function rollout(engine: PolicyEngine, env: Environment, emb: Embed
           }
         }
     }
-    await stepDebates(env, debates, keep);
+    await stepDebates(
+      env,
+      debates,
+      keep.map((k) => ({ keep: k })),
+    );
     await embedArrivals(emb, cache);
   }
   return { results: debates.map((d) => finishDebate(env, d)), batch: all, actions, probs, tokens };
