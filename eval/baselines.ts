@@ -43,6 +43,7 @@ export async function singleAgent(env: Environment, questions: Question[], membe
     out.invalid += +(r.ans < 0);
     out.cost += cost;
     out.priced.recorded++;
+    out.calls++;
     out.outcomes.push({ q: q.index, correct, cost });
     out.ledger.push({ outcome: r.ans < 0 ? 'invalid' : correct ? 'preserved' : 'unrepaired', onset: null }); // one answer: nothing changes
   }
@@ -66,13 +67,15 @@ export function randomPruning(env: Environment, questions: Question[], keepRate:
  * stops there and answers with the round-1 majority.
  */
 export async function freezeGate(env: Environment, questions: Question[], gate: 'always' | 'on-change'): Promise<MethodResult> {
-  const out = emptyResult(env, questions, gate === 'always' ? 'Freeze (always)' : 'Freeze (when round-2 majority changed)');
+  // Always: a debate that stops before round 2 (its revisions counted skipped).
+  if (gate === 'always') return runRule(env, questions, 'Freeze (always)', (d, n) => ({ ...keepAll(d, n), stop: true }));
+  const out = emptyResult(env, questions, 'Freeze (when round-2 majority changed)');
   const debates = await startDebates(
     env,
     questions.map((q) => q.index),
   );
   const first = debates.map((d) => majority(d.answers[0], env.settings.tieBreak, d.random));
-  const frozen = debates.map(() => gate === 'always');
+  const frozen = debates.map(() => false);
   for (let t = 2; t <= env.rounds; t++) {
     const going = debates.filter((_, k) => !frozen[k]);
     await stepDebates(
