@@ -124,6 +124,10 @@ export const TrainConfig = z.strictObject({
   behaviorRows: P.behaviorRows.describe(
     "behavior rows of the candidate's source and the recipient (their validation statistics, src/policy/behaviorRows.ts) through a learned projection: the rows' version, or 0 (off)",
   ),
+  decisions: P.decisions.describe(
+    'what the policy decides: edges (the method), edges+revise (each recipient of a round >= 2 also revises or keeps its answer ' +
+      'without a call), edges+revise+stop (the debate also stops before a round); docs/training.md',
+  ),
   miss: D.miss,
   protocol: D.protocol,
   endpoints: RecordingSettings.shape.endpoints,
@@ -228,6 +232,7 @@ export const architectureOf = (c: TrainConfig): PolicyArchitecture & Pick<Policy
   currentFeature: c.currentFeature,
   turnFeature: c.turnFeature,
   behaviorRows: c.behaviorRows,
+  decisions: c.decisions,
 });
 
 /** Each setting a flag gives another value than the config file `name` does: the flag wins, and these lines say so. */
