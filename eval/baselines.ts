@@ -4,11 +4,11 @@ import seedrandom from 'seedrandom';
 import type { Question } from '../src/cache/types.ts';
 import { shownTokens } from '../src/env/tokenLimit.ts';
 import { callCost } from '../src/env/cost.ts';
-import { finishDebate, keepAll, keepOwn, majority, playDebates, startDebates, stepDebates, type KeepRule } from '../src/env/debate.ts';
+import { edgesOnly, finishDebate, keepAll, keepOwn, majority, playDebates, startDebates, stepDebates, type DecisionRule } from '../src/env/debate.ts';
 import type { Environment } from '../src/env/environment.ts';
 import { addDebate, emptyResult, tally, type MethodResult } from '../src/env/tally.ts';
 
-export async function runRule(env: Environment, questions: Question[], method: string, rule: KeepRule): Promise<MethodResult> {
+export async function runRule(env: Environment, questions: Question[], method: string, rule: DecisionRule): Promise<MethodResult> {
   return tally(
     env,
     questions,
@@ -52,11 +52,11 @@ export async function singleAgent(env: Environment, questions: Question[], membe
 /** Random pruning: every edge kept with probability `keepRate`, seeded per question. */
 export function randomPruning(env: Environment, questions: Question[], keepRate: number, seed: number): Promise<MethodResult> {
   const rngs = new Map<number, () => number>();
-  const rule: KeepRule = (d, n) => {
+  const rule = edgesOnly((d, n) => {
     let random = rngs.get(d.q);
     if (!random) rngs.set(d.q, (random = seedrandom(`${seed}|random-pruning|${env.cache.questions[d.q].id}`)));
     return Array.from({ length: n }, () => Array.from({ length: n }, () => random!() < keepRate));
-  };
+  });
   return runRule(env, questions, `Random pruning (keep ${(100 * keepRate).toFixed(0)}%, seed ${seed})`, rule);
 }
 

@@ -105,6 +105,8 @@ export function importReport(cache: Cache, priorSmoothing = 0.5): string {
       answers: rows,
       correct: [],
       keeps: [],
+      revises: [],
+      calls: [...agents.values()].reduce((s, l) => s + l.length, 0),
       final,
       finalCorrect: final === gold,
       invalid: final < 0,
