@@ -52,7 +52,13 @@ export interface DebateDecisions {
  * decision (revised as kept, kept its answer as pruned); a stop decision earns nothing itself: its
  * return is what the rest of the debate earns (influenceWeights). An absent decision earns 0.
  */
-export function debateRewards(s: RewardSettings, d: DebateResult, meanTokens: number, tokens: (x: number) => number, decisions?: DebateDecisions): Float32Array {
+export function debateRewards(
+  s: RewardSettings,
+  d: DebateResult,
+  meanTokens: number,
+  tokens: (x: number) => number,
+  decisions?: DebateDecisions,
+): Float32Array {
   const n = d.answers[0].length;
   const layout = decisions?.layout ?? decisionLayout(n, d.answers.length, 'edges');
   const out = new Float32Array(layout.perDebate);

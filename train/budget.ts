@@ -25,7 +25,7 @@ export async function checkTarget(target: number, env: Environment, questions: n
       decisions === 'edges'
         ? `setting targetCost: ${target} is below ${floor.toFixed(3)}, the cost of pruning every edge on the train ` +
             `split of ${env.cache.file} (round-1 answers and every reply's own tokens are paid whatever is pruned; ` +
-            'a policy that may keep answers without a call, --decisions edges+revise, goes down to round 1\'s cost)'
+            "a policy that may keep answers without a call, --decisions edges+revise, goes down to round 1's cost)"
         : `setting targetCost: ${target} is below ${floor.toFixed(3)}, the cost of round 1 alone on the train split of ${env.cache.file} ` +
             '(round-1 answers are paid whatever the policy decides)',
     );

@@ -169,7 +169,8 @@ export async function rollout(engine: PolicyEngine, env: Environment, emb: Embed
     );
     await embedArrivals(emb, cache);
     // A revision pays its call: its prompt and its reply, in the recipient's input tokens.
-    if (layout.revise) for (const b of asked) for (let i = 0; i < A; i++) if (revise[b][i]) tokens[b * perDebate + layout.reviseAt(t, i)] = callTokens(env, debates[b], i);
+    if (layout.revise)
+      for (const b of asked) for (let i = 0; i < A; i++) if (revise[b][i]) tokens[b * perDebate + layout.reviseAt(t, i)] = callTokens(env, debates[b], i);
   }
   return {
     results: debates.map((d) => finishDebate(env, d)),
@@ -218,7 +219,11 @@ export function madeDecisions(r: Rollout, advantages: Float32Array): { batch: De
   if (!r.decisions) return { batch: r.batch, actions: r.actions, advantages };
   const { present } = r.decisions;
   const made = (a: Uint8Array | Float32Array) => a.filter((_, x) => present[x] === 1);
-  return { batch: keptRows(r.batch, present, r.batch.query.length / r.batch.n), actions: made(r.actions) as Uint8Array, advantages: made(advantages) as Float32Array };
+  return {
+    batch: keptRows(r.batch, present, r.batch.query.length / r.batch.n),
+    actions: made(r.actions) as Uint8Array,
+    advantages: made(advantages) as Float32Array,
+  };
 }
 
 /** The share of a rollout's edge decisions that kept the edge; with more decisions, of revise decisions that revised and of stop decisions that stopped. */
