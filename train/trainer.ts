@@ -17,7 +17,7 @@ import { cacheFilePath, loadCache } from '../src/cache/load.ts';
 import { writeFileAtomic } from '../src/io/atomic.ts';
 import { makeEncoder } from '../src/encoders/index.ts';
 import { addTiers, emptyTiers } from '../src/env/tiers.ts';
-import { keepAll, playDebates, type DebateResult } from '../src/env/debate.ts';
+import { keepAll, playDebates } from '../src/env/debate.ts';
 import { splitQuestions, teamIds, type Environment } from '../src/env/environment.ts';
 import { saveCheckpoint, type Checkpoint, type TrainingState } from '../src/policy/artifact.ts';
 import { checkResumed, readCheckpoint } from './checkpoint.ts';
@@ -29,7 +29,8 @@ import { initWeights, type PolicyShape, type Weights } from '../src/policy/model
 import { behaviorInit } from '../src/policy/behavior.ts';
 import { rowsByAgent, teamRows } from '../src/policy/behaviorRows.ts';
 import { evaluatePolicy } from '../src/policy/evaluate.ts';
-import { rollout } from '../src/policy/rollout.ts';
+import { decisionRates, madeDecisions, rollout } from '../src/policy/rollout.ts';
+import { decisionLayout } from '../src/policy/decisionLayout.ts';
 import { type ComputeSettings, computeOf } from '../src/policy/backends.ts';
 import { createEngine } from '../src/policy/createEngine.ts';
 import { runProgress } from './runProgress.ts';
@@ -49,6 +50,7 @@ import { openTeams, teamDraw, teamWith } from './teams.ts';
 import { testTracer } from './trace.ts';
 import { RefusedError } from '../src/io/errors.ts';
 import { phaseClock, splitLine, type TimeSplit } from './timeSplit.ts';
+import { costRatioOf, replayable, unreplayable } from './stepResults.ts';
 
 interface Setup {
   config: TrainConfig;
@@ -157,6 +159,7 @@ async function trainLocked(config: TrainConfig, o: TrainOptions): Promise<{ chec
       config.targetCost,
       evalEnv,
       train.map((q) => q.index),
+      shape.decisions,
     );
   if (resumed)
     checkResumed(
@@ -180,7 +183,7 @@ async function trainLocked(config: TrainConfig, o: TrainOptions): Promise<{ chec
     shape,
     resumed?.engine ?? { weights, step: 0, m: zeroMoments(weights), v: zeroMoments(weights) },
     config,
-    config.batchSize * config.rollouts * A * A * (shape.rounds - 1), // decisions a step at most (auto's choice of the GPU)
+    config.batchSize * config.rollouts * decisionLayout(A, shape.rounds, shape.decisions).perDebate, // decisions a step at most (auto's choice of the GPU)
   );
   const state: TrainingState & { costMultiplier: number } = resumed
     ? { epoch: resumed.epoch, step: resumed.step, baseline: resumed.baseline, costMultiplier: resumed.costMultiplier ?? config.costWeight, best: resumed.best }
@@ -223,7 +226,7 @@ async function trainLocked(config: TrainConfig, o: TrainOptions): Promise<{ chec
   );
 
   const fullCost = new Map(full.map((d) => [d.q, d.cost]));
-  const W = influenceWeights(A, shape.rounds, config.beta, config.gamma);
+  const W = influenceWeights(A, shape.rounds, config.beta, config.gamma, shape.decisions);
   const teams = await openTeams(config, teamWith(config, trainEnv, emb, fullCost), await makeEncoder(config.encoder)); // train/teams.ts
   const credit = teams[0].credit;
   if (teams.length > 1) say(`training across ${teams.length} teams: ${teams.map((t) => teamIds(t.env).join('+')).join(', ')}`);
@@ -284,7 +287,8 @@ async function trainLocked(config: TrainConfig, o: TrainOptions): Promise<{ chec
         { epoch, debateSeed },
       );
       state.baseline = a.state;
-      const stats = await engine.trainStep(r.batch, r.actions, a.advantages);
+      const made = madeDecisions(r, a.advantages);
+      const stats = await engine.trainStep(made.batch, made.actions, made.advantages);
       await letSignalsIn();
       state.step++;
       const costRatio = costRatioOf(r.results, team.fullCost);
@@ -308,7 +312,7 @@ async function trainLocked(config: TrainConfig, o: TrainOptions): Promise<{ chec
       if (dualCost !== null) state.costMultiplier = dualStep(state.costMultiplier, dualCost, config.targetCost!, config.dualLr);
       const tiers = emptyTiers();
       r.results.forEach((d) => addTiers(tiers, d.tiers));
-      const keepRate = round4(r.actions.reduce((s, x) => s + x, 0) / r.batch.n);
+      const rates = Object.fromEntries(Object.entries(decisionRates(r)).map(([k, x]) => [k, round4(x)]));
       const line = {
         type: 'step' as const,
         epoch,
@@ -319,7 +323,7 @@ async function trainLocked(config: TrainConfig, o: TrainOptions): Promise<{ chec
         entropy: round4(stats.entropy),
         meanReward: round4(a.rewardSum / r.batch.n),
         meanReturn: round4(a.returnSum / r.batch.n),
-        keepRate,
+        ...rates,
         accuracy: round4(r.results.filter((d) => d.finalCorrect).length / r.results.length),
         costPct: round4(100 * costRatio),
         costMultiplier: round4(costMultiplier),
@@ -332,7 +336,7 @@ async function trainLocked(config: TrainConfig, o: TrainOptions): Promise<{ chec
       };
       log.write(line);
       await trace?.at(engine, state.step, epoch, log);
-      pinned(keepRate, state.step);
+      pinned(rates.keepRate, state.step);
       bar.step(epoch, `loss ${line.loss} keep ${line.keepRate} acc ${line.accuracy} cost ${line.costPct}%`);
     }
     state.epoch = epoch;
@@ -385,15 +389,3 @@ async function trainLocked(config: TrainConfig, o: TrainOptions): Promise<{ chec
   if (trainEnv.recording) say(recordingSummary(trainEnv.recording));
   return { checkpoint, setup: s, time };
 }
-
-/** Training never leaves a debate out: a miss under miss = signature is an error naming the question. */
-function replayable(results: DebateResult[], cache: Cache, what: string): DebateResult[] {
-  const missed = results.find((d) => d.missed);
-  if (missed) throw unreplayable(what, cache.questions[missed.q].id, missed.missed!);
-  return results;
-}
-
-const unreplayable = (what: string, question: string, why: string) => new Error(`${what} on question '${question}' cannot be replayed: ${why}`);
-
-const costRatioOf = (results: DebateResult[], fullCost: Map<number, number>) =>
-  results.reduce((s, d) => s + d.cost, 0) / results.reduce((s, d) => s + fullCost.get(d.q)!, 0);
