@@ -4,7 +4,18 @@ import seedrandom from 'seedrandom';
 import type { Question } from '../src/cache/types.ts';
 import { shownTokens } from '../src/env/tokenLimit.ts';
 import { callCost } from '../src/env/cost.ts';
-import { edgesOnly, finishDebate, keepAll, keepOwn, majority, playDebates, startDebates, stepDebates, type DecisionRule } from '../src/env/debate.ts';
+import {
+  edgesOnly,
+  finishDebate,
+  isPresent,
+  keepAll,
+  keepOwn,
+  majority,
+  playDebates,
+  startDebates,
+  stepDebates,
+  type DecisionRule,
+} from '../src/env/debate.ts';
 import type { Environment } from '../src/env/environment.ts';
 import { addDebate, emptyResult, tally, type MethodResult } from '../src/env/tally.ts';
 
@@ -37,13 +48,13 @@ export async function singleAgent(env: Environment, questions: Question[], membe
     const d = debates[k];
     const r = d.current[member]; // its round-1 reply, as its token limit leaves it
     const correct = r.ans === q.goldKey;
-    // The recorded round-1 call, as its token limit leaves its reply.
-    const cost = callCost(cache, agent, cache.responses[r.source].inTokens, shownTokens(env, r));
+    // The recorded round-1 call, as its token limit leaves its reply (none where the log has no answer of it).
+    const cost = isPresent(r) ? callCost(cache, agent, cache.responses[r.source].inTokens, shownTokens(env, r)) : 0;
     out.correct += +correct;
     out.invalid += +(r.ans < 0);
     out.cost += cost;
-    out.priced.recorded++;
-    out.calls++;
+    out.priced.recorded += +isPresent(r);
+    out.calls += +isPresent(r);
     out.outcomes.push({ q: q.index, correct, cost });
     out.ledger.push({ outcome: r.ans < 0 ? 'invalid' : correct ? 'preserved' : 'unrepaired', onset: null }); // one answer: nothing changes
   }

@@ -103,3 +103,30 @@ export async function rateForCost(cost: (rate: number) => Promise<number>, targe
   }
   return (low + high) / 2;
 }
+
+/**
+ * Random revise and random stop at a budget (a share of Full-Debate's cost) with no policy to
+ * match: each one's rate is found on `calibration` (bisection on its seed-0 cost, a share of
+ * Full-Debate's there), then it is run on `questions` over `seeds`. Returns each method's runs and rate.
+ */
+export async function randomAtBudget(
+  env: Environment,
+  questions: Question[],
+  calibration: Question[],
+  budget: number,
+  seeds: number[],
+): Promise<{ method: string; rate: number; runs: MethodResult[] }[]> {
+  const full = (await runRule(env, calibration, 'Full-Debate', keepAll)).cost;
+  const revise = await rateForCost(async (r) => (await randomRevise(env, calibration, r, 0)).cost / full, budget, 6);
+  const stop = 1 - (await rateForCost(async (go) => (await randomStop(env, calibration, 1 - go, 0)).cost / full, budget, 6));
+  const out = [];
+  for (const [name, rate, play] of [
+    ['Random revise', revise, randomRevise],
+    ['Random stop', stop, randomStop],
+  ] as const) {
+    const runs: MethodResult[] = [];
+    for (const s of seeds) runs.push(await play(env, questions, rate, s));
+    out.push({ method: `${name} (${(100 * rate).toFixed(0)}%${name === 'Random stop' ? ' a round' : ' of revisions'}, rate for the budget)`, rate, runs });
+  }
+  return out;
+}
