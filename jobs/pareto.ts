@@ -136,10 +136,10 @@ export function paretoJob(o: ParetoOptions): Promise<string> {
 async function paretoLocked(options: ParetoOptions): Promise<string> {
   const o = { ...options, decisions: options.decisions ?? ['edges'] };
   ensureDefaultCache(o.cache);
-  // The runs train the team the comparison debates (--agents), with the config's other settings.
+  // The runs train the debate the comparison debates (the debate flags given: --agents, --rounds, --protocol, ...), with the config's other settings.
   // (A config file read through the schema holds every setting: the grid sets cache, seed and out itself.)
   const { cache: _cache, seed: _seed, out: _out, ...file } = readConfigFile(o.config);
-  const base = { ...file, ...(o.settings.agents && { agents: o.settings.agents }) };
+  const base = { ...file, ...o.settings };
   const config = resolveConfig({ ...base, cache: o.cache });
   const cache = loadCache(o.cache);
   const env = openEnvironment(cache, { ...o.settings, agents: config.agents, rounds: config.rounds });
