@@ -5,7 +5,7 @@ import { importReport } from '../../eval/importReport.ts';
 import { importDu } from '../../src/cache/importDu.ts';
 import { cacheFromRecords } from '../../src/cache/load.ts';
 import type { Cache } from '../../src/cache/types.ts';
-import { keepAll, keepOwn, majority, replay, type DebateResponse, type DecisionRule } from '../../src/env/debate.ts';
+import { keepAll, keepOwn, majority, replay, startDebates, type DebateResponse, type DecisionRule } from '../../src/env/debate.ts';
 import type { Endpoint } from '../../src/env/endpoint.ts';
 import { makeEnvironment, splitQuestions } from '../../src/env/environment.ts';
 import { newRecording } from '../../src/env/record.ts';
@@ -159,7 +159,7 @@ describe('the recorded protocol on the DyLAN MATH fixtures (700 debates)', () =>
     });
   });
 
-  it('refuses what the recording cannot honour: rounds past the log (a live endpoint too), an unrecorded round drawn by the model', () => {
+  it('refuses what the recording cannot honour: rounds past the log (a live endpoint too), an unrecorded round drawn by the model', async () => {
     expect(() => makeEnvironment(cache, { agents: ['a1', 'a2', 'a3'], rounds: 3, protocol: 'recorded' })).toThrow(
       'setting rounds: 3, but cache dylan-math records debates of team a1,a2,a3 of at most 2 rounds',
     );
@@ -170,8 +170,13 @@ describe('the recorded protocol on the DyLAN MATH fixtures (700 debates)', () =>
     );
     const live = makeEnvironment(cache, { agents: ['a1', 'a2', 'a3'], rounds: 2, protocol: 'recorded', miss: 'record' }, newRecording(endpoint));
     const { questions, skipped } = splitQuestions(live, 'test');
-    expect(questions.every((q) => live.team.every((a) => live.round1.has(q.index * A + a)))).toBe(true);
-    expect([questions.length, skipped]).toEqual([106, 34]);
+    // Every debate of the log is in the split (34 stopped before some member spoke), and no round-1 answer the log lacks is asked.
+    expect([questions.length, skipped]).toEqual([140, 0]);
+    expect(questions.filter((q) => !live.team.every((a) => live.round1.has(q.index * A + a)))).toHaveLength(34);
+    await startDebates(
+      live,
+      questions.map((q) => q.index),
+    );
     expect(() => makeEnvironment(cache, { agents: ['a1', 'a2', 'a3'], rounds: 3, protocol: 'recorded', allowUnrecordedRounds: true })).toThrow(
       'setting allowUnrecordedRounds: the recorded protocol has no turns past the rounds the log recorded',
     );
