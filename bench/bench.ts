@@ -21,7 +21,7 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { cacheFilePath, loadCache } from '../src/cache/load.ts';
-import { keepAll, keepOwn, replay, type KeepRule } from '../src/env/debate.ts';
+import { edgesOnly, keepAll, keepOwn, replay, type DecisionRule } from '../src/env/debate.ts';
 import { makeEnvironment } from '../src/env/environment.ts';
 import { generateCache } from '../src/sim/generate.ts';
 import { cpus } from 'node:os';
@@ -76,11 +76,11 @@ if (wanted('replay')) {
   const cache = loadCache(DEFAULT);
   const env = makeEnvironment(cache, { miss: 'model' });
   const questions = cache.questions.map((q) => q.index);
-  const replayAll = (rule: KeepRule) => () => {
+  const replayAll = (rule: DecisionRule) => () => {
     for (const q of questions) replay(env, q, rule);
     return questions.length;
   };
-  const keepHalf: KeepRule = (d, n) => Array.from({ length: n }, (_, i) => Array.from({ length: n }, (_, j) => ((d.q + i + j + d.round) & 1) === 0));
+  const keepHalf = edgesOnly((d, n) => Array.from({ length: n }, (_, i) => Array.from({ length: n }, (_, j) => ((d.q + i + j + d.round) & 1) === 0)));
   const rows = [
     rate('Full-Debate (exact tier)', replayAll(keepAll)),
     rate('No-communication (exact tier)', replayAll(keepOwn)),

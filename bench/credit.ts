@@ -12,7 +12,7 @@
 import seedrandom from 'seedrandom';
 import { loadCache } from '../src/cache/load.ts';
 import { actionIndex, actionOf, actionsPerDebate, candidateOrder } from '../src/env/actions.ts';
-import { replay, type DebateResult } from '../src/env/debate.ts';
+import { edgesOnly, replay, type DebateResult } from '../src/env/debate.ts';
 import { makeEnvironment, splitQuestions } from '../src/env/environment.ts';
 import { addTiers, emptyTiers } from '../src/env/tiers.ts';
 import { shownTokens } from '../src/env/tokenLimit.ts';
@@ -34,13 +34,14 @@ const results = questions.map((q, k) =>
   replay(
     env,
     q,
-    (d, n) =>
+    edgesOnly((d, n) =>
       Array.from({ length: n }, (_, i) =>
         candidateOrder(n, i).map((c, j) => {
           tokens[k * N + actionIndex(n, d.round + 1, i, j)] = shownTokens(env, d.current[c]);
           return random() < 0.5;
         }),
       ),
+    ),
     SEED,
   ),
 );

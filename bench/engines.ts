@@ -33,6 +33,7 @@ export const SHAPE: PolicyShape = {
   currentFeature: false,
   turnFeature: false,
   behaviorRows: 0,
+  decisions: 'edges',
 };
 export const OPT: OptimizerSettings = { lr: 3e-4, beta1: 0.9, beta2: 0.999, epsilon: 1e-8, entropyBonus: 1 };
 const BATCHES = [256, 1024];

@@ -1,7 +1,7 @@
 // Seeded random decisions (and actions, advantages) for engine tests and the bench.
 import seedrandom from 'seedrandom';
 import { ROW_WIDTH } from '../src/policy/behaviorRows.ts';
-import type { DecisionBatch, PolicyShape } from '../src/policy/model.ts';
+import { kindsOf, type DecisionBatch, type PolicyShape } from '../src/policy/model.ts';
 
 export function randomBatch(s: PolicyShape, n: number, seed: string): { batch: DecisionBatch; actions: Uint8Array; advantages: Float32Array } {
   const random = seedrandom(seed);
@@ -22,5 +22,7 @@ export function randomBatch(s: PolicyShape, n: number, seed: string): { batch: D
     advantages: vec(n),
   };
   // Drawn last, so that the batches drawn before these inputs existed stay as they were.
-  return { ...drawn, batch: { ...drawn.batch, current: ints(n, 2), turn: ints(n, s.agents) } };
+  const later = { current: ints(n, 2), turn: ints(n, s.agents) };
+  const kinds = kindsOf(s) > 1 ? { kind: ints(n, kindsOf(s)), agree: Float32Array.from({ length: n }, () => Math.ceil(random() * s.agents) / s.agents) } : {};
+  return { ...drawn, batch: { ...drawn.batch, ...later, ...kinds } };
 }

@@ -36,6 +36,8 @@ function vote(env: Environment, questions: Question[], method: string, k: number
       answers: [[final]],
       correct: [[final === q.goldKey]],
       keeps: [],
+      revises: [],
+      calls: used.length,
       final,
       finalCorrect: final === q.goldKey,
       invalid: final < 0,

@@ -15,7 +15,7 @@ import type { Embeddings } from '../src/cache/embeddings.ts';
 import type { Cache, Question } from '../src/cache/types.ts';
 import { internAnswer } from '../src/cache/load.ts';
 import { candidateOrder } from '../src/env/actions.ts';
-import { startDebate, type KeepRule } from '../src/env/debate.ts';
+import { edgesOnly, startDebate, type DecisionRule } from '../src/env/debate.ts';
 import type { Endpoint, EndpointRequest } from '../src/env/endpoint.ts';
 import type { Environment } from '../src/env/environment.ts';
 import { answerProbabilities, type ResponseModel, type RevisionContext } from '../src/env/responseModel.ts';
@@ -34,10 +34,8 @@ import { staticMask } from './staticMask.ts';
 
 /** The oracle pruner: keeps exactly the candidates whose answer is right. It reads the gold answer. */
 export const ORACLE = 'Oracle: keeps only correct candidates (reads gold)';
-const oracleRule =
-  (env: Environment): KeepRule =>
-  (d, n) =>
-    Array.from({ length: n }, (_, i) => candidateOrder(n, i).map((c) => d.current[c].ans === env.cache.questions[d.q].goldKey));
+const oracleRule = (env: Environment): DecisionRule =>
+  edgesOnly((d, n) => Array.from({ length: n }, (_, i) => candidateOrder(n, i).map((c) => d.current[c].ans === env.cache.questions[d.q].goldKey)));
 
 interface PolicyRun {
   path: string;

@@ -111,6 +111,8 @@ export function* importReportSteps(cache: Cache, priorSmoothing = 0.5): Generato
       answers: rows,
       correct: [],
       keeps: [],
+      revises: [],
+      calls: [...agents.values()].reduce((s, l) => s + l.length, 0),
       final,
       finalCorrect: final === gold,
       invalid: final < 0,

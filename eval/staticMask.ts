@@ -6,7 +6,7 @@ import { shuffle } from '../src/shuffle.ts';
 import seedrandom from 'seedrandom';
 import type { Question } from '../src/cache/types.ts';
 import { actionIndex, actionsPerDebate, candidateOrder } from '../src/env/actions.ts';
-import { keepAll, playDebates, type DebateResult, type KeepRule } from '../src/env/debate.ts';
+import { edgesOnly, keepAll, playDebates, type DebateResult, type DecisionRule } from '../src/env/debate.ts';
 import type { Environment } from '../src/env/environment.ts';
 import { shownTokens } from '../src/env/tokenLimit.ts';
 import { adamStep } from '../src/policy/adam.ts';
@@ -81,7 +81,7 @@ export async function trainStaticMask(
       const tokens = new Float32Array(batch.length * N); // each candidate's output tokens as shown, for the cost terms
       const debateOf = new Map<object, number>(); // debate -> its position in the batch
       let next = 0;
-      const rule: KeepRule = (deb, n) => {
+      const rule = edgesOnly((deb, n) => {
         let k = debateOf.get(deb);
         if (k === undefined) debateOf.set(deb, (k = next++));
         return Array.from({ length: n }, (_, i) =>
@@ -92,7 +92,7 @@ export async function trainStaticMask(
             return actions[x] === 1;
           }),
         );
-      };
+      });
       const played = await playDebates(env, batch, rule, `${s.seed}|${epoch}`);
       skipped += played.filter((d) => d.missed).length;
       // A question some rollout could not replay leaves the batch whole (its rollouts are a group).
@@ -148,10 +148,8 @@ export async function trainStaticMask(
 }
 
 /** The evaluated mask: keep iff the position's logit >= 0. */
-const maskRule =
-  (theta: Float64Array): KeepRule =>
-  (d, n) =>
-    Array.from({ length: n }, (_, i) => Array.from({ length: n }, (_, j) => theta[actionIndex(n, d.round + 1, i, j)] >= 0));
+const maskRule = (theta: Float64Array): DecisionRule =>
+  edgesOnly((d, n) => Array.from({ length: n }, (_, i) => Array.from({ length: n }, (_, j) => theta[actionIndex(n, d.round + 1, i, j)] >= 0)));
 
 export function staticMask(env: Environment, questions: Question[], theta: Float64Array): Promise<MethodResult> {
   const kept = [...theta].filter((t) => t >= 0).length;

@@ -8,7 +8,7 @@ export { saveCache, writeCacheRecords } from './cache/write.ts';
 export { ensureEmbeddings, type Embeddings } from './cache/embeddings.ts';
 export { cacheStats } from './cache/stats.ts';
 export { extractAnswer, normalizeAnswer, readAnswer, storedAnswer, type AnswerRead } from './answer.ts';
-export { keepAll, keepOwn, replay, type DebateResult, type KeepRule } from './env/debate.ts';
+export { keepAll, keepOwn, replay, type DebateResult, type DecisionRule, type RoundDecision } from './env/debate.ts';
 export { makeEnvironment, splitQuestions, type Environment } from './env/environment.ts';
 export { DebateSettings } from './env/settings.ts';
 export { makeEncoder, type Encoder } from './encoders/index.ts';

@@ -14,9 +14,11 @@
 //            of the round, so the baseline does not depend on the action it is subtracted from.
 // A baseline that does not depend on the action leaves the gradient unbiased; normalization
 // (`normalizeAdvantages`: subtract the batch mean, divide by the batch sd) rescales it per batch.
-import { actionIndex, actionOf, actionsPerDebate, candidateOrder } from '../src/env/actions.ts';
+import { actionOf, actionsPerDebate, candidateOrder } from '../src/env/actions.ts';
 import type { DebateResult } from '../src/env/debate.ts';
-import { debateRewards, returns, type RewardSettings } from '../src/reward.ts';
+import { debateRewards, returns, type DebateDecisions, type RewardSettings } from '../src/reward.ts';
+import type { DecisionLayout } from '../src/policy/decisionLayout.ts';
+import { KIND } from '../src/policy/model.ts';
 import { SettingsError } from '../src/io/errors.ts';
 
 export const BASELINES = ['running', 'rloo', 'context'] as const;
@@ -26,9 +28,19 @@ export type BaselineKind = (typeof BASELINES)[number];
 export interface Played {
   /** Debates in batch order; the K rollouts of a question are consecutive. */
   results: DebateResult[];
-  /** Per decision (debate-major, then round, recipient, candidate): the candidate's output tokens as shown. */
+  /** Per decision (debate-major, then round, recipient, candidate): the candidate's output tokens as shown (decisions beyond edges: what each decision's action 1 pays, src/policy/decisionLayout.ts). */
   tokens: Float32Array;
+  /** With decisions beyond edges: their layout, and per decision its action and whether it was made (an absent one has no reward and no advantage). */
+  decisions?: { layout: DecisionLayout; actions: Uint8Array; present: Uint8Array };
 }
+
+/** Debate k's decisions (a view into the batch's), for the reward. */
+const debateDecisions = (p: Played, k: number, N: number): DebateDecisions | undefined =>
+  p.decisions && {
+    layout: p.decisions.layout,
+    actions: p.decisions.actions.subarray(k * N, (k + 1) * N),
+    present: p.decisions.present.subarray(k * N, (k + 1) * N),
+  };
 
 /** The budget cost term: each kept edge pays what it adds to its recipient's call, in units of Full-Debate's cost of the question. */
 export interface Budget {
@@ -82,13 +94,13 @@ export function batchRewards(p: Played, s: Pick<AdvantageSettings, 'reward' | 'm
   const budget = budgetTerms(p, s);
   const out = new Float32Array(p.tokens.length);
   p.results.forEach((d, k) => {
-    const rw = debateRewards(s.reward, d, s.meanTokens, (t, i, j) => p.tokens[k * perDebate + actionIndex(s.agents, t, i, j)]);
+    const rw = debateRewards(s.reward, d, s.meanTokens, (x) => p.tokens[k * perDebate + x], debateDecisions(p, k, perDebate));
     rw.forEach((r, x) => (out[k * perDebate + x] = r + budget[k * perDebate + x]));
   });
   return out;
 }
 
-/** The budget term of every action (minus what a kept edge pays; 0 without a budget), in decision order. */
+/** The budget term of every decision (minus what a kept edge, or a revision's call, pays; 0 without a budget), in decision order. */
 export function budgetTerms(p: Played, s: Pick<AdvantageSettings, 'agents' | 'budget'>): Float64Array {
   const out = new Float64Array(p.tokens.length);
   if (!s.budget?.multiplier) return out;
@@ -97,8 +109,10 @@ export function budgetTerms(p: Played, s: Pick<AdvantageSettings, 'agents' | 'bu
   p.results.forEach((d, k) => {
     const unit = fullCost(d.q);
     for (let x = 0; x < perDebate; x++) {
-      const { t, i, j } = actionOf(s.agents, x);
-      if (d.keeps[t - 2][i][j]) out[k * perDebate + x] = -(multiplier * p.tokens[k * perDebate + x] * priceIn[i]) / unit;
+      const at = k * perDebate + x;
+      const { kind, t, i, j } = p.decisions ? p.decisions.layout.slot(x) : { kind: KIND.edge, ...actionOf(s.agents, x) };
+      const paid = p.decisions ? p.decisions.present[at] && p.decisions.actions[at] && kind !== KIND.stop : d.keeps[t - 2][i][j];
+      if (paid) out[at] = -(multiplier * p.tokens[at] * priceIn[i]) / unit;
     }
   });
   return out;
@@ -127,15 +141,21 @@ export function advantagesOf(p: Played, s: AdvantageSettings): Advantages {
     state = s.state.map((v, slot) => v + weight * (sums[slot] / (D * A) - v));
     G.forEach((_, x) => (baseline[x] = state[slotOf(x % N)]));
   } else if (s.baseline === 'rloo') {
+    const present = p.decisions?.present;
     const K = s.rollouts;
     if (K < 2) throw new SettingsError('baseline rloo needs rollouts >= 2 (the other rollouts of the same question are the baseline)');
     for (let g = 0; g < D; g += K) {
       for (let k = g; k < g + K; k++)
         if (p.results[k].q !== p.results[g].q) throw new Error(`rloo: debates ${g}..${g + K - 1} of the batch are not rollouts of one question`);
+      // Over the other rollouts that made the decision (with edges alone: all of them).
       for (let x = 0; x < N; x++) {
-        let sum = 0;
-        for (let k = g; k < g + K; k++) sum += G[k * N + x];
-        for (let k = g; k < g + K; k++) baseline[k * N + x] = (sum - G[k * N + x]) / (K - 1);
+        let sum = 0,
+          made = 0;
+        for (let k = g; k < g + K; k++) if (!present || present[k * N + x]) (sum += G[k * N + x]), made++;
+        for (let k = g; k < g + K; k++) {
+          const own = !present || present[k * N + x] ? 1 : 0;
+          baseline[k * N + x] = made - own > 0 ? (sum - own * G[k * N + x]) / (made - own) : 0;
+        }
       }
     }
   } else {
@@ -163,23 +183,27 @@ export function advantagesOf(p: Played, s: AdvantageSettings): Advantages {
     }
     slots.forEach((c, x) => (baseline[x] = state[c]));
   }
-  const advantages = G.map((g, x) => g - baseline[x]);
-  if (s.normalize && advantages.length) {
-    const mean = advantages.reduce((a, x) => a + x, 0) / advantages.length;
-    const sd = Math.sqrt(advantages.reduce((a, x) => a + (x - mean) ** 2, 0) / advantages.length);
-    advantages.forEach((x, i) => (advantages[i] = sd > 0 ? (x - mean) / sd : 0));
+  // Decisions not made have no advantage, and are left out of the normalization.
+  const made = (x: number) => !p.decisions || p.decisions.present[x] === 1;
+  const advantages = G.map((g, x) => (made(x) ? g - baseline[x] : 0));
+  const count = p.decisions ? p.decisions.present.reduce((a, x) => a + x, 0) : advantages.length;
+  if (s.normalize && count) {
+    const mean = advantages.reduce((a, x) => a + x, 0) / count;
+    const sd = Math.sqrt(advantages.reduce((a, x, i) => a + (made(i) ? (x - mean) ** 2 : 0), 0) / count);
+    advantages.forEach((x, i) => (advantages[i] = sd > 0 && made(i) ? (x - mean) / sd : 0));
   }
   return {
     advantages,
     state,
     rewardSum: rewards.reduce((a, r) => a + r, 0),
     returnSum: G.reduce((a, g) => a + g, 0),
-    ...creditAssignment(rewards, G, s.W, A, N),
+    ...creditAssignment(rewards, G, s.W, A, N, p.decisions?.layout),
   };
 }
 
 /** How much of each return is the action's own reward (see Advantages). */
-export function creditAssignment(rewards: Float32Array, G: Float32Array, W: Float32Array, A: number, N: number) {
+export function creditAssignment(rewards: Float32Array, G: Float32Array, W: Float32Array, A: number, N: number, layout?: DecisionLayout) {
+  const recipient = (x: number) => (layout ? layout.slot(x).i : actionOf(A, x).i);
   const D = N ? G.length / N : 0;
   let corrSum = 0,
     corrSlots = 0,
@@ -199,7 +223,7 @@ export function creditAssignment(rewards: Float32Array, G: Float32Array, W: Floa
       for (let y = x + 1; y < N; y++) {
         const term = Math.abs(W[x * N + y] * rewards[k * N + y]);
         total += term;
-        if (actionOf(A, y).i !== actionOf(A, x).i) other += term;
+        if (recipient(y) !== recipient(x)) other += term;
       }
     }
     const vr = srr - (sr * sr) / D,

@@ -124,6 +124,10 @@ export const TrainConfig = z.strictObject({
   behaviorRows: P.behaviorRows.describe(
     "behavior rows of the candidate's source and the recipient (their validation statistics, src/policy/behaviorRows.ts) through a learned projection: the rows' version, or 0 (off)",
   ),
+  decisions: P.decisions.describe(
+    'what the policy decides: edges (the method), edges+revise (each recipient of a round >= 2 also revises or keeps its answer ' +
+      'without a call), edges+revise+stop (the debate also stops before a round); docs/training.md',
+  ),
   miss: D.miss,
   protocol: D.protocol,
   endpoints: RecordingSettings.shape.endpoints,
@@ -194,10 +198,20 @@ const rlooProblem = (c: Pick<TrainConfig, 'baseline' | 'rollouts'>) =>
     ? `baseline: rloo needs rollouts >= 2 (found ${c.rollouts}): the other rollouts of a question are its baseline`
     : undefined;
 
+/** Decisions beyond edges are credited by their return against the other rollouts' (the running and context baselines, and counterfactual flips, are kept per edge slot). */
+const decisionsProblem = (c: Pick<TrainConfig, 'decisions' | 'baseline' | 'credit'>) =>
+  c.decisions === 'edges'
+    ? undefined
+    : c.baseline !== 'rloo'
+      ? `decisions: ${c.decisions} needs baseline rloo (found ${c.baseline}: its state is kept per edge slot)`
+      : c.credit !== 'return'
+        ? `decisions: ${c.decisions} needs credit return (found ${c.credit}: counterfactual credit flips edges only)`
+        : undefined;
+
 export function resolveConfig(...layers: Partial<TrainConfig>[]): TrainConfig {
   const merged = Object.assign({}, ...layers.map((l) => Object.fromEntries(Object.entries(l).filter(([, v]) => v !== undefined))));
   const config = parseSettings(TrainConfig, merged, (path) => `setting ${path}`);
-  const problem = rlooProblem(config) ?? creditProblem(config) ?? seatInputsProblem(config);
+  const problem = rlooProblem(config) ?? creditProblem(config) ?? decisionsProblem(config) ?? seatInputsProblem(config);
   if (problem) throw new SettingsError(`setting ${problem}`);
   if (config.trainable === 'behavior' && config.behavior === 'none')
     throw new SettingsError('setting trainable: behavior trains the behavior embedding alone, and behavior: none has none (zero, frozen): nothing would train');
@@ -263,6 +277,7 @@ export const architectureOf = (c: TrainConfig): PolicyArchitecture & Pick<Policy
   currentFeature: c.currentFeature,
   turnFeature: c.turnFeature,
   behaviorRows: c.behaviorRows,
+  decisions: c.decisions,
 });
 
 /** Each setting a flag gives another value than the config file `name` does: the flag wins, and these lines say so. */

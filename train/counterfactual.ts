@@ -110,6 +110,7 @@ const copyOf = (d: Debate): Debate => ({
   history: [...d.history],
   answers: [...d.answers],
   keeps: [...d.keeps],
+  revises: [...d.revises],
   tiers: { ...d.tiers },
 });
 
@@ -136,7 +137,7 @@ async function stepKept(
     await stepDebates(
       env,
       playing.map((k) => debates[k]),
-      playing.map((k) => keeps[k][t - 2]),
+      playing.map((k) => ({ keep: keeps[k][t - 2] })),
     );
   }
   return debates.map((d) => finishDebate(env, d));

@@ -24,6 +24,9 @@ export const LogLine = z.strictObject({
   meanReward: num,
   meanReturn: num,
   keepRate: num,
+  /** With decisions beyond edges: the share of revise decisions that revised, of stop decisions that stopped. */
+  reviseRate: num,
+  stopRate: num,
   accuracy: num,
   costPct: num,
   keptEdges: num,

@@ -11,12 +11,11 @@ import { shuffle } from '../src/shuffle.ts';
 import { existsSync } from 'node:fs';
 import seedrandom from 'seedrandom';
 import { embeddingsPath } from '../src/cache/embeddings.ts';
-import type { Cache } from '../src/cache/types.ts';
 import { cacheFilePath } from '../src/cache/load.ts';
 import { writeFileAtomic } from '../src/io/atomic.ts';
 import { makeEncoder } from '../src/encoders/index.ts';
 import { addTiers, emptyTiers } from '../src/env/tiers.ts';
-import { keepAll, playDebates, type DebateResult } from '../src/env/debate.ts';
+import { keepAll, playDebates } from '../src/env/debate.ts';
 import { splitQuestions, teamIds } from '../src/env/environment.ts';
 import { saveCheckpoint, type Checkpoint, type TrainingState } from '../src/policy/artifact.ts';
 import { checkResumed, readCheckpoint } from './checkpoint.ts';
@@ -26,7 +25,8 @@ import { letSignalsIn } from '../src/io/interrupt.ts';
 import { zeroMoments } from '../src/policy/engine.ts';
 import { rowsByAgent, teamRows } from '../src/policy/behaviorRows.ts';
 import { evaluatePolicy } from '../src/policy/evaluate.ts';
-import { rollout } from '../src/policy/rollout.ts';
+import { decisionRates, madeDecisions, rollout } from '../src/policy/rollout.ts';
+import { decisionLayout } from '../src/policy/decisionLayout.ts';
 import { type ComputeSettings, computeOf } from '../src/policy/backends.ts';
 import { createEngine } from '../src/policy/createEngine.ts';
 import { runProgress } from './runProgress.ts';
@@ -45,6 +45,7 @@ import { testTracer } from './trace.ts';
 import { RefusedError } from '../src/io/errors.ts';
 import { phaseClock, splitLine, type TimeSplit } from './timeSplit.ts';
 import { initialWeights, setup, type Setup } from './setup.ts';
+import { costRatioOf, replayable, unreplayable } from './stepResults.ts';
 
 export interface TrainOptions {
   resume?: boolean;
@@ -127,6 +128,7 @@ async function trainLocked(config: TrainConfig, o: TrainOptions): Promise<{ chec
       config.targetCost,
       evalEnv,
       train.map((q) => q.index),
+      shape.decisions,
     );
   if (resumed)
     checkResumed(
@@ -149,7 +151,7 @@ async function trainLocked(config: TrainConfig, o: TrainOptions): Promise<{ chec
     shape,
     resumed?.engine ?? { weights, step: 0, m: zeroMoments(weights), v: zeroMoments(weights) },
     config,
-    config.batchSize * config.rollouts * A * A * (shape.rounds - 1), // decisions a step at most (auto's choice of the GPU)
+    config.batchSize * config.rollouts * decisionLayout(A, shape.rounds, shape.decisions).perDebate, // decisions a step at most (auto's choice of the GPU)
   );
   clock.part('other');
   // Checked (settings, caches, team caches, engine): the run folder is written from here on, so a
@@ -198,7 +200,7 @@ async function trainLocked(config: TrainConfig, o: TrainOptions): Promise<{ chec
       `${config.epochs} epochs from epoch ${state.epoch + 1}; run ${config.out} (TensorBoard: tensorboard --logdir ${config.out})`,
   );
 
-  const W = influenceWeights(A, shape.rounds, config.beta, config.gamma);
+  const W = influenceWeights(A, shape.rounds, config.beta, config.gamma, shape.decisions);
   const credit = teams[0].credit;
   if (teams.length > 1) say(teamsNote(config, teams));
   const creditNote = credit.note();
@@ -257,7 +259,8 @@ async function trainLocked(config: TrainConfig, o: TrainOptions): Promise<{ chec
         { epoch, debateSeed },
       );
       state.baseline = a.state;
-      const stats = await engine.trainStep(r.batch, r.actions, a.advantages);
+      const made = madeDecisions(r, a.advantages);
+      const stats = await engine.trainStep(made.batch, made.actions, made.advantages);
       await letSignalsIn();
       state.step++;
       const costRatio = costRatioOf(r.results, team.fullCost);
@@ -281,7 +284,7 @@ async function trainLocked(config: TrainConfig, o: TrainOptions): Promise<{ chec
       if (dualCost !== null) state.costMultiplier = dualStep(state.costMultiplier, dualCost, config.targetCost!, config.dualLr);
       const tiers = emptyTiers();
       r.results.forEach((d) => addTiers(tiers, d.tiers));
-      const keepRate = round4(r.actions.reduce((s, x) => s + x, 0) / r.batch.n);
+      const rates = Object.fromEntries(Object.entries(decisionRates(r)).map(([k, x]) => [k, round4(x)]));
       const line = {
         type: 'step' as const,
         epoch,
@@ -292,7 +295,7 @@ async function trainLocked(config: TrainConfig, o: TrainOptions): Promise<{ chec
         entropy: round4(stats.entropy),
         meanReward: round4(a.rewardSum / r.batch.n),
         meanReturn: round4(a.returnSum / r.batch.n),
-        keepRate,
+        ...rates,
         accuracy: round4(r.results.filter((d) => d.finalCorrect).length / r.results.length),
         costPct: round4(100 * costRatio),
         costMultiplier: round4(costMultiplier),
@@ -305,7 +308,7 @@ async function trainLocked(config: TrainConfig, o: TrainOptions): Promise<{ chec
       };
       log.write(line);
       await trace?.at(engine, state.step, epoch, log);
-      pinned(keepRate, state.step);
+      pinned(rates.keepRate, state.step);
       bar.step(epoch, `loss ${line.loss} keep ${line.keepRate} acc ${line.accuracy} cost ${line.costPct}%`);
     }
     state.epoch = epoch;
@@ -359,15 +362,3 @@ async function trainLocked(config: TrainConfig, o: TrainOptions): Promise<{ chec
   if (trainEnv.recording) say(recordingSummary(trainEnv.recording));
   return { checkpoint, setup: s, time };
 }
-
-/** Training never leaves a debate out: a miss under miss = signature is an error naming the question. */
-function replayable(results: DebateResult[], cache: Cache, what: string): DebateResult[] {
-  const missed = results.find((d) => d.missed);
-  if (missed) throw unreplayable(what, cache.questions[missed.q].id, missed.missed!);
-  return results;
-}
-
-const unreplayable = (what: string, question: string, why: string) => new Error(`${what} on question '${question}' cannot be replayed: ${why}`);
-
-const costRatioOf = (results: DebateResult[], fullCost: Map<number, number>) =>
-  results.reduce((s, d) => s + d.cost, 0) / results.reduce((s, d) => s + fullCost.get(d.q)!, 0);

@@ -257,13 +257,12 @@ function resolveReferences(cache: Cache, r: Response): { field: string; message:
     }
     const other = cache.responses[c];
     if (other.q !== r.q) return { field, message: `response '${other.id}' answers another question (${other.question})` };
+    // An earlier round than t - 1: the answer of an agent that made no call since (a skipped revision).
     const sameRound = other.round === r.round && other.a !== r.a;
-    if (other.round !== r.round - 1 && !sameRound)
+    if (other.round >= r.round && !sameRound)
       return {
         field,
-        message:
-          `response '${other.id}' is from round ${other.round}: a context holds ` +
-          `round-${r.round - 1} responses, or another agent's round-${r.round} response`,
+        message: `response '${other.id}' is from round ${other.round}: a context holds responses of earlier rounds, or another agent's round-${r.round} response`,
       };
     r.ctx.push(c);
   }
@@ -271,8 +270,9 @@ function resolveReferences(cache: Cache, r: Response): { field: string; message:
     const p = cache.responseIndex.get(r.prev);
     if (p === undefined) return { field: 'prev', message: `unknown response id '${r.prev}'`, id: r.prev };
     const other = cache.responses[p];
-    if (other.q !== r.q || other.a !== r.a || other.round !== r.round - 1)
-      return { field: 'prev', message: `response '${other.id}' is not this agent's round-${r.round - 1} response to this question` };
+    // Its latest response: of an earlier round than t - 1 where it made no call since (a skipped revision).
+    if (other.q !== r.q || other.a !== r.a || other.round >= r.round)
+      return { field: 'prev', message: `response '${other.id}' is not this agent's response of an earlier round to this question` };
     r.prevIndex = p;
   }
   return undefined;

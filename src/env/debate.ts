@@ -1,10 +1,12 @@
 // The debate loop (docs/method.md §1-2): a debate is stepped round by round so that a trainer can run many
 // debates in lockstep:
 //   const d = startDebate(env, q, seed);                  // round 1: independent answers
-//   while (d.round < env.rounds) stepRound(env, d, keep);  // keep[recipient][candidate]
+//   while (d.round < env.rounds) stepRound(env, d, { keep, revise, stop });  // a RoundDecision
 //   const result = finishDebate(env, d);
-// Candidates of recipient i are ordered own response first, then the others in team order
-// (actions.ts). Each revision is looked up in tiers (tiers.ts) and every call is priced (cost.ts:
+// A round's decisions are data (docs/architecture.md): keep[recipient][candidate], whether each
+// member revises (one that does not makes no call and keeps its response), and whether the debate
+// stops (no member revises in this round or any later one). Candidates of recipient i are ordered
+// own response first, then the others in team order (actions.ts). Each revision is looked up in tiers (tiers.ts) and every call is priced (cost.ts:
 // recorded input tokens where the call is the recorded one, computed ones elsewhere).
 // The asynchronous startDebates / stepDebates / playDebates do the same for many debates at once
 // and, with a live endpoint, first record what the cache lacks (record.ts); a debate that misses
@@ -40,8 +42,14 @@ export interface Debate {
   history: DebateResponse[][];
   /** answers[t-1][i]: answer key of team member i at round t. */
   answers: number[][];
-  /** keeps[t-2][i][j]: recipient i kept candidate j at round t. */
+  /** keeps[t-2][i][j]: recipient i kept candidate j at round t (false for every j where i did not revise). */
   keeps: boolean[][][];
+  /** revises[t-2][i]: member i made its call at round t (false in a stopped round). */
+  revises: boolean[][];
+  /** Calls made: round-1 answers and revisions (a skipped one is counted in tiers.skipped). */
+  calls: number;
+  /** The round after which the debate stopped (no member revised after it); absent: it did not stop. */
+  stoppedAfter?: number;
   cost: number;
   keptEdges: number;
   tiers: TierCounts;
@@ -57,6 +65,10 @@ export interface Debate {
   missed?: string;
 }
 
+/** A member with no round-1 answer in the log (recorded protocol): no response, no answer; never shown, never looked up. */
+const absent = (agent: number): DebateResponse => ({ agent, ans: -1, source: -1, cached: false });
+export const isPresent = (r: DebateResponse) => r.source >= 0;
+
 function lazyRandom(seed: string): () => number {
   let rng: (() => number) | undefined;
   return () => (rng ??= seedrandom(seed))();
@@ -69,13 +81,29 @@ export function startDebate(env: Environment, q: number, seed: string | number =
   let cost = 0;
   const current = env.team.map((a) => {
     const samples = env.round1.get(q * A + a);
+    // Under the recorded protocol a member the log stopped before it spoke is replayed as recorded: no answer, no call.
+    if (!samples && env.turns) return absent(a);
     if (!samples) throw roundOneMiss(env, q, a);
     const r = cache.responses[env.settings.round1Sample === 'first' ? samples[0] : pick(samples, random)];
     const reply = limitReply(env, { agent: a, ans: r.ans, source: r.index, cached: true });
     cost += callCost(cache, a, r.inTokens, shownTokens(env, reply)); // a round-1 answer is the call that was recorded
     return reply;
   });
-  return { q, round: 1, current, history: [current], answers: [current.map((r) => r.ans)], keeps: [], cost, keptEdges: 0, tiers: emptyTiers(), random };
+  const n = current.filter(isPresent).length;
+  return {
+    q,
+    round: 1,
+    current,
+    history: [current],
+    answers: [current.map((r) => r.ans)],
+    keeps: [],
+    revises: [],
+    calls: n,
+    cost,
+    keptEdges: 0,
+    tiers: emptyTiers(),
+    random,
+  };
 }
 
 /**
@@ -91,6 +119,7 @@ function answerRecipient(env: Environment, d: Debate, i: number, kept: DebateRes
   const { response, tier } = lookup(env, d, env.team[i], d.current[i], kept, recorded, ext);
   d.tiers[tier]++;
   env.tiers[tier]++;
+  d.calls++;
   const reply = limitReply(env, response);
   const source = cache.responses[response.source];
   d.cost += callCost(cache, env.team[i], pricedFromRecord(tier) ? source.inTokens : inTokens, shownTokens(env, reply));
@@ -100,44 +129,74 @@ function answerRecipient(env: Environment, d: Debate, i: number, kept: DebateRes
 /**
  * The recorded protocol's round d.round + 1 (protocol.ts): its turns in the log's order, each sent
  * its reply (`next(reply)`) before the next turn is built, since a later speaker may read it.
- * Returns the round's replies; the members without a turn keep their answers.
+ * A member that does not revise (`revise[m]` false) takes its turn without a call: from its turn
+ * on, later speakers read its last answer. Returns the round's replies; the members without a turn
+ * keep their answers.
  */
-function* recordedRound(env: Environment, d: Debate, keep: boolean[][]): Generator<RecordedTurn, DebateResponse[], DebateResponse> {
+function* recordedRound(env: Environment, d: Debate, keep: boolean[][], revise: boolean[]): Generator<RecordedTurn, DebateResponse[], DebateResponse> {
   const next = [...d.current];
   const spoke = new Array<boolean>(env.team.length).fill(false);
   const answered = (m: number, round: number) => (round <= d.round ? d.history[round - 1][m] : spoke[m] ? next[m] : undefined);
   for (const turn of recordedTurns(env.cache, env.turns!, env.team, d.q, d.round + 1, keep, answered)) {
-    d.keptEdges += turn.shown.filter((c) => env.team.includes(c.agent)).length;
-    next[turn.member] = yield turn;
+    if (revise[turn.member]) {
+      d.keptEdges += turn.shown.filter((c) => env.team.includes(c.agent)).length;
+      next[turn.member] = yield turn;
+    } else skip(env, d);
     spoke[turn.member] = true;
   }
   return next;
 }
 
-function closeRound(d: Debate, next: DebateResponse[], keep: boolean[][]): void {
+/** A member's call not made: counted, never looked up or priced. */
+function skip(env: Environment, d: Debate): void {
+  d.tiers.skipped++;
+  env.tiers.skipped++;
+}
+
+/**
+ * Who makes a call in round d.round + 1 under `decision`: nobody once the debate stopped (before
+ * or by this decision), else those `revise` does not rule out (everyone without it).
+ */
+export function revisers(d: Debate, decision: RoundDecision, n: number): boolean[] {
+  if (d.stoppedAfter !== undefined || decision.stop) return new Array<boolean>(n).fill(false);
+  if (decision.revise && decision.revise.length !== n) throw new Error(`round decision: revise has ${decision.revise.length} entries for a team of ${n}`);
+  return Array.from({ length: n }, (_, i) => decision.revise?.[i] ?? true);
+}
+
+function closeRound(d: Debate, next: DebateResponse[], keep: boolean[][], revise: boolean[], stop: boolean | undefined): void {
+  if (stop && d.stoppedAfter === undefined) d.stoppedAfter = d.round;
   d.current = next;
   d.history.push(next);
   d.round++;
   d.answers.push(next.map((r) => r.ans));
-  d.keeps.push(keep);
+  d.keeps.push(keep.map((row, i) => (revise[i] ? row : row.map(() => false))));
+  d.revises.push(revise);
 }
 
 /**
- * Play round d.round + 1 with keep[i][j] for recipient i and candidate j (see candidateOrder);
- * `recorded[i]`: the response the record tier added for recipient i before the round (-1: none;
- * synchronous rounds: under the recorded protocol stepDebates records turn by turn).
+ * Play round d.round + 1 under `decision` (keep[i][j] for recipient i and candidate j, see
+ * candidateOrder; who revises; stop); `recorded[i]`: the response the record tier added for
+ * recipient i before the round (-1: none; synchronous rounds: under the recorded protocol
+ * stepDebates records turn by turn).
  */
-export function stepRound(env: Environment, d: Debate, keep: boolean[][], recorded?: number[]): void {
+export function stepRound(env: Environment, d: Debate, decision: RoundDecision, recorded?: number[]): void {
   const n = env.team.length;
+  const { keep } = decision;
+  const revise = revisers(d, decision, n);
   let next: DebateResponse[];
   if (env.turns) {
-    const turns = recordedRound(env, d, keep);
+    const turns = recordedRound(env, d, keep, revise);
     let step = turns.next();
     while (!step.done) step = turns.next(answerRecipient(env, d, step.value.member, step.value.shown, step.value.ext));
     next = step.value;
   } else {
     next = new Array(n);
     for (let i = 0; i < n; i++) {
+      if (!revise[i]) {
+        next[i] = d.current[i];
+        skip(env, d);
+        continue;
+      }
       const order = candidateOrder(n, i);
       const kept: DebateResponse[] = [];
       for (let j = 0; j < n; j++) if (keep[i][j]) kept.push(d.current[order[j]]);
@@ -145,16 +204,18 @@ export function stepRound(env: Environment, d: Debate, keep: boolean[][], record
       next[i] = answerRecipient(env, d, i, kept, [], recorded?.[i]);
     }
   }
-  closeRound(d, next, keep);
+  closeRound(d, next, keep, revise, decision.stop);
 }
 
 /**
  * The recorded protocol with a live endpoint: every debate's round turn by turn, in lockstep: the
  * k-th turns of all debates are built, what the cache lacks of them recorded (record.ts), then
- * answered, so that the next turns read those replies.
+ * answered, so that the next turns read those replies. A turn not revised is never asked.
  */
-async function stepRecordedTurns(env: Environment, debates: Debate[], keeps: boolean[][][]): Promise<void> {
-  const rounds = debates.map((d, k) => (d.missed ? undefined : recordedRound(env, d, keeps[k])));
+async function stepRecordedTurns(env: Environment, debates: Debate[], decisions: RoundDecision[]): Promise<void> {
+  const n = env.team.length;
+  const revise = debates.map((d, k) => revisers(d, decisions[k], n));
+  const rounds = debates.map((d, k) => (d.missed ? undefined : recordedRound(env, d, decisions[k].keep, revise[k])));
   let steps = rounds.map((g) => g?.next());
   for (;;) {
     const turns = steps.map((s) => (s && !s.done ? s.value : undefined));
@@ -165,7 +226,7 @@ async function stepRecordedTurns(env: Environment, debates: Debate[], keeps: boo
       return turn ? rounds[k]!.next(answerRecipient(env, debates[k], turn.member, turn.shown, turn.ext, recorded[k])) : s;
     });
   }
-  steps.forEach((s, k) => s?.done && closeRound(debates[k], s.value, keeps[k]));
+  steps.forEach((s, k) => s?.done && closeRound(debates[k], s.value, decisions[k].keep, revise[k], decisions[k].stop));
 }
 
 /** Majority of parsed answers; ties go to the lowest-numbered agent's answer (or a random tied one). */
@@ -189,6 +250,12 @@ export interface DebateResult {
   answers: number[][];
   correct: boolean[][];
   keeps: boolean[][][];
+  /** revises[t-2][i]: member i made its call at round t. */
+  revises: boolean[][];
+  /** Calls made (round 1 and revisions); the calls not made are counted in tiers.skipped. */
+  calls: number;
+  /** The round after which the debate stopped; absent: it did not stop. */
+  stoppedAfter?: number;
   final: number;
   finalCorrect: boolean;
   /** No parsed final-round answer at all. */
@@ -209,30 +276,51 @@ export function finishDebate(env: Environment, d: Debate): DebateResult {
     answers: d.answers,
     correct: d.answers.map((row) => row.map((a) => a === gold)),
     keeps: d.keeps,
+    revises: d.revises,
+    calls: d.calls,
+    ...(d.stoppedAfter !== undefined && { stoppedAfter: d.stoppedAfter }),
     final,
     finalCorrect: final === gold,
     invalid: final < 0,
     cost: d.cost,
-    priced: pricing(d.tiers, d.current.length),
+    priced: pricing(d.tiers, d.history[0].filter(isPresent).length),
     keptEdges: d.keptEdges,
     tiers: d.tiers,
     ...(d.missed && { missed: d.missed }),
   };
 }
 
-/** A fixed pruning rule: keep[i][j] for a round, given the debate so far. */
-export type KeepRule = (d: Debate, team: number) => boolean[][];
+/** One round's decisions (docs/architecture.md, "The policy's decisions"). */
+export interface RoundDecision {
+  /** keep[i][j]: recipient i reads candidate j (candidateOrder); moot where i does not revise. */
+  keep: boolean[][];
+  /** revise[i]: member i makes its call this round; false: it keeps its response, at no cost. Absent: everyone revises. */
+  revise?: boolean[];
+  /** No member revises in this round or any later one; the final majority is the current one. */
+  stop?: boolean;
+}
 
-export function replay(env: Environment, q: number, rule: KeepRule, seed?: string | number): DebateResult {
+/** A fixed rule: a round's decisions, given the debate so far. */
+export type DecisionRule = (d: Debate, team: number) => RoundDecision;
+
+const keepNothing = (n: number) => Array.from({ length: n }, () => new Array<boolean>(n).fill(false));
+
+/** The decision of a debate that has stopped (its rule is not asked again). */
+const stopped = (n: number): RoundDecision => ({ keep: keepNothing(n), stop: true });
+
+/** The rule's decision for d's next round, or the stopped one once d has stopped. */
+const decide = (rule: DecisionRule, d: Debate, n: number) => (d.stoppedAfter === undefined ? rule(d, n) : stopped(n));
+
+export function replay(env: Environment, q: number, rule: DecisionRule, seed?: string | number): DebateResult {
   const d = startDebate(env, q, seed);
-  while (d.round < env.rounds) stepRound(env, d, rule(d, env.team.length));
+  while (d.round < env.rounds) stepRound(env, d, decide(rule, d, env.team.length));
   return finishDebate(env, d);
 }
 
 /** Step one debate; under miss = signature a miss marks the debate (d.missed) instead of ending the run. */
-function stepOrMark(env: Environment, d: Debate, keep: boolean[][], recorded?: number[]): void {
+function stepOrMark(env: Environment, d: Debate, decision: RoundDecision, recorded?: number[]): void {
   try {
-    stepRound(env, d, keep, recorded);
+    stepRound(env, d, decision, recorded);
   } catch (e) {
     if (!(e instanceof CacheMissError) || env.settings.miss !== 'signature') throw e;
     d.missed = e.message;
@@ -245,11 +333,22 @@ export async function startDebates(env: Environment, qs: number[], seed?: string
   return qs.map((q) => startDebate(env, q, seed));
 }
 
-/** Step every debate not yet missed one round, keeps[k] for debate k; with a live endpoint, what the cache lacks is recorded first. */
-export async function stepDebates(env: Environment, debates: Debate[], keeps: boolean[][][]): Promise<void> {
-  if (env.recording && env.turns) return stepRecordedTurns(env, debates, keeps);
-  const recorded = env.recording ? await recordRound(env, debates, keeps) : undefined;
-  debates.forEach((d, k) => d.missed || stepOrMark(env, d, keeps[k], recorded?.[k]));
+/**
+ * Step every debate not yet missed one round, decisions[k] for debate k; with a live endpoint,
+ * what the cache lacks is recorded first (never a call that is not made).
+ */
+export async function stepDebates(env: Environment, debates: Debate[], decisions: RoundDecision[]): Promise<void> {
+  if (env.recording && env.turns) return stepRecordedTurns(env, debates, decisions);
+  const n = env.team.length;
+  const recorded = env.recording
+    ? await recordRound(
+        env,
+        debates,
+        decisions.map((dec) => dec.keep),
+        debates.map((d, k) => (d.missed ? [] : revisers(d, decisions[k], n))),
+      )
+    : undefined;
+  debates.forEach((d, k) => d.missed || stepOrMark(env, d, decisions[k], recorded?.[k]));
 }
 
 /**
@@ -257,12 +356,12 @@ export async function stepDebates(env: Environment, debates: Debate[], keeps: bo
  * rule sees them in that order, as with replay); with one, all in lockstep, so that each round's
  * missing contexts are asked together.
  */
-export async function playDebates(env: Environment, qs: number[], rule: KeepRule, seed?: string | number): Promise<DebateResult[]> {
+export async function playDebates(env: Environment, qs: number[], rule: DecisionRule, seed?: string | number): Promise<DebateResult[]> {
   const n = env.team.length;
   if (!env.recording)
     return qs.map((q) => {
       const d = startDebate(env, q, seed);
-      while (d.round < env.rounds && !d.missed) stepOrMark(env, d, rule(d, n));
+      while (d.round < env.rounds && !d.missed) stepOrMark(env, d, decide(rule, d, n));
       return finishDebate(env, d);
     });
   const debates = await startDebates(env, qs, seed);
@@ -270,10 +369,16 @@ export async function playDebates(env: Environment, qs: number[], rule: KeepRule
     await stepDebates(
       env,
       debates,
-      debates.map((d) => (d.missed ? [] : rule(d, n))),
+      debates.map((d) => (d.missed ? stopped(n) : decide(rule, d, n))),
     );
   return debates.map((d) => finishDebate(env, d));
 }
 
-export const keepAll: KeepRule = (_d, n) => Array.from({ length: n }, () => new Array<boolean>(n).fill(true));
-export const keepOwn: KeepRule = (_d, n) => Array.from({ length: n }, () => Array.from({ length: n }, (_, j) => j === 0));
+/** A rule that decides edges only (everyone revises, the debate never stops). */
+export const edgesOnly =
+  (keep: (d: Debate, team: number) => boolean[][]): DecisionRule =>
+  (d, n) => ({ keep: keep(d, n) });
+
+export const keepAll: DecisionRule = (_d, n) => ({ keep: Array.from({ length: n }, () => new Array<boolean>(n).fill(true)) });
+export const keepOwn: DecisionRule = (_d, n) => ({ keep: Array.from({ length: n }, () => Array.from({ length: n }, (_, j) => j === 0)) });
+export const keepNone: DecisionRule = (_d, n) => ({ keep: keepNothing(n) });

@@ -226,8 +226,9 @@ async function recordMissing(env: Environment, rec: Recording, requests: RecordR
   return ids.map((id) => cache.responseIndex.get(id)!);
 }
 
-/** Record the round-1 answers the cache lacks for the team on questions `qs` (sample 0). */
+/** Record the round-1 answers the cache lacks for the team on questions `qs` (sample 0); none under the recorded protocol (a member the log lacks has no turn). */
 export async function recordFirstRound(env: Environment, qs: number[]): Promise<void> {
+  if (env.turns) return;
   syncIndex(env);
   const A = env.cache.agents.length;
   const requests: RecordRequest[] = [];
@@ -237,10 +238,11 @@ export async function recordFirstRound(env: Environment, qs: number[]): Promise<
 
 /**
  * Record the responses of round d.round + 1 that no cached response answers exactly, for every
- * debate with its keep[i][j]; returns, per debate and recipient, the recorded response (-1: the
- * exact tier answers it).
+ * debate with its keep[i][j] and the members that revise (`revise[k][i]`: a call not made is never
+ * asked); returns, per debate and recipient, the recorded response (-1: the exact tier answers it,
+ * or no call).
  */
-export async function recordRound(env: Environment, debates: Debate[], keeps: boolean[][][]): Promise<number[][]> {
+export async function recordRound(env: Environment, debates: Debate[], keeps: boolean[][][], revise: boolean[][]): Promise<number[][]> {
   syncIndex(env);
   const { cache } = env;
   const n = env.team.length;
@@ -249,6 +251,7 @@ export async function recordRound(env: Environment, debates: Debate[], keeps: bo
   debates.forEach((d, k) => {
     if (d.missed) return;
     for (let i = 0; i < n; i++) {
+      if (!revise[k][i]) continue;
       const kept = candidateOrder(n, i)
         .filter((_, j) => keeps[k][i][j])
         .map((c) => d.current[c]);

@@ -1,7 +1,8 @@
 // The lookup tiers (docs/method.md §3): a recipient's response under its kept context is looked up as deep
 // as the `miss` setting allows: exact, then signature, then the fitted model (tier 3); with a live
 // endpoint (miss = record), exact, else the endpoint's reply recorded before the round (record.ts).
-// Each lookup is counted by the tier that answered it.
+// Each lookup is counted by the tier that answered it; a call a round's decisions skip is counted
+// as `skipped` (no lookup: the member's response is its previous one, exact by construction).
 import type { Cache } from '../cache/types.ts';
 import { InputError } from '../io/errors.ts';
 import { pick } from '../shuffle.ts';
@@ -11,10 +12,10 @@ import { exactHits, signatureKey } from './lookupIndex.ts';
 import type { MissTier } from './settings.ts';
 import { standIn } from './standIn.ts';
 
-export const TIERS = ['exact', 'signature', 'model', 'record'] as const;
+export const TIERS = ['exact', 'signature', 'model', 'record', 'skipped'] as const;
 export type Tier = (typeof TIERS)[number];
 export type TierCounts = Record<Tier, number>;
-export const emptyTiers = (): TierCounts => ({ exact: 0, signature: 0, model: 0, record: 0 });
+export const emptyTiers = (): TierCounts => ({ exact: 0, signature: 0, model: 0, record: 0, skipped: 0 });
 export function addTiers(into: TierCounts, from: TierCounts): void {
   for (const k of TIERS) into[k] += from[k];
 }

@@ -2,7 +2,7 @@
 // policy.onnx, what its output means), and the ONNX inference model carrying it in its metadata.
 // The export (export.ts) writes both; the inference API (inference.ts) runs the model as the spec says.
 import type { PolicyArtifact } from './artifact.ts';
-import { inferenceGraph } from './onnx/fuseGluGraph.ts';
+import { inferenceGraph } from './onnx/inferenceGraph.ts';
 import { ROW_STATS } from './behaviorRows.ts';
 
 /** The behavior-row inputs of a policy that reads them (behaviorRows.ts), as rows of the inputs table. */

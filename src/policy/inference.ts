@@ -16,7 +16,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { loadPolicy, type PolicyArtifact } from './artifact.ts';
 import { onnxModel } from './contract.ts';
-import { normalizeInto } from './rollout.ts';
+import { normalizeInto } from './decisionBatch.ts';
 import { InputError } from '../io/errors.ts';
 import { WEBGPU_SESSION, webgpuAdapterWarned } from './webgpu.ts';
 

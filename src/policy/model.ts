@@ -2,9 +2,25 @@
 // initialization, as plain named arrays so every compute engine starts from the same weights.
 //   FuseGLU(x, y) = x + W_down( SiLU(W_gate x' + V_gate y') ⊙ (W_up x' + V_up y') ),  x', y' layer-normed
 //   h = FuseGLU(q, e_r);  z = FuseGLU(h, c);  p_keep = sigmoid(w·z + b)
+// With more decisions than edges (setting `decisions`), every decision reads the same z, its
+// candidate input carrying a learned kind row, through the head of its kind:
+//   p = sigmoid(w_k·z + a_k·agree + b_k)  (k = revise or stop; the edge head reads no agreement).
 import seedrandom from 'seedrandom';
 import { z } from 'zod';
 import { ROW_WIDTH, ROWS_VERSION } from './behaviorRows.ts';
+
+/** What a policy decides: its edges; and whether each recipient revises; and whether the debate stops. */
+export const DECISIONS = ['edges', 'edges+revise', 'edges+revise+stop'] as const;
+export type Decisions = (typeof DECISIONS)[number];
+
+/** Decision kinds, the values of `DecisionBatch.kind`: a kind's action 1 keeps the edge, revises, or stops. */
+export const KIND = { edge: 0, revise: 1, stop: 2 } as const;
+/** The decision kinds of a policy (1, 2 or 3): with more than one, the candidate reads a kind row and each kind has its head. */
+export const kindsOf = (s: Pick<PolicyArchitecture, 'decisions'>) => (s.decisions === 'edges' ? 1 : s.decisions === 'edges+revise' ? 2 : 3);
+/** The heads of the kinds after the edge's (`head`), in kind order. */
+export const HEADS = ['reviseHead', 'stopHead'] as const;
+/** Initial biases of those heads: revise at p = 0.88 and stop at 0.12, so that a fresh policy plays nearly every round in full (stopping half the debates at once, it would see few late rounds to learn from). */
+const HEAD_BIAS: Record<string, number> = { 'reviseHead.b': 2, 'stopHead.b': -2 };
 
 export const PolicyArchitecture = z.strictObject({
   /** Width of the FuseGLU gate/up projections. */
@@ -28,6 +44,13 @@ export const PolicyArchitecture = z.strictObject({
    * checkpoint saved before the setting reads as off).
    */
   behaviorRows: z.number().int().min(0).max(ROWS_VERSION).default(0),
+  /**
+   * The decisions the policy makes (docs/architecture.md, "The policy's decisions"): `edges` (the
+   * method's), `edges+revise` (each recipient of a round >= 2 revises or keeps its answer without a
+   * call) or `edges+revise+stop` (the debate also stops before a round). A checkpoint saved before
+   * the setting reads as `edges`.
+   */
+  decisions: z.enum(DECISIONS).default('edges'),
 });
 export type PolicyArchitecture = z.infer<typeof PolicyArchitecture>;
 
@@ -85,10 +108,17 @@ export function parameterShapes(s: PolicyShape): [string, number[]][] {
     ...(s.roundFeature ? ([['roundEmb', [Math.max(1, R - 1), D]]] as [string, number[]][]) : []),
     ...(s.currentFeature ? ([['currentEmb', [2, D]]] as [string, number[]][]) : []),
     ...(s.turnFeature ? ([['turnEmb', [A, D]]] as [string, number[]][]) : []),
+    // The kind table last among the feature tables: they lie side by side in the flat vector (onnx/layout.ts).
+    ...(kindsOf(s) > 1 ? ([['kindEmb', [kindsOf(s), D]]] as [string, number[]][]) : []),
     ...block('b1'),
     ...block('b2'),
     ['head.w', [D]],
     ['head.b', [1]],
+    ...HEADS.slice(0, kindsOf(s) - 1).flatMap((h): [string, number[]][] => [
+      [`${h}.w`, [D]],
+      [`${h}.b`, [1]],
+      [`${h}.agree`, [1]],
+    ]),
     ...(s.behaviorRows ? ([['rowProj', [2 * ROW_WIDTH, D]]] as [string, number[]][]) : []),
   ];
 }
@@ -103,7 +133,7 @@ function normal(random: () => number): number {
 
 /**
  * Seeded initial weights. Projections are Glorot-normal; W_down starts small so each FuseGLU starts
- * near the identity; the head starts near p_keep = 0.5. `behavior` is filled by the caller when
+ * near the identity; the edge head starts near p_keep = 0.5 (the others at HEAD_BIAS). `behavior` is filled by the caller when
  * initialized from responses.
  */
 export function initWeights(s: PolicyShape, seed: string): Weights {
@@ -117,7 +147,8 @@ export function initWeights(s: PolicyShape, seed: string): Weights {
     if (leaf === 'g') data.fill(1);
     else if (['Wg', 'Vg', 'Wu', 'Vu'].includes(leaf)) std = Math.sqrt(2 / (shape[0] + shape[1]));
     else if (leaf === 'Wd') std = 0.1 * Math.sqrt(2 / (shape[0] + shape[1]));
-    else if (name === 'head.w') std = 0.01;
+    else if (name === 'head.w' || name.endsWith('Head.w')) std = 0.01;
+    else if (name in HEAD_BIAS) data.fill(HEAD_BIAS[name]);
     else if (name.endsWith('Emb') || name === 'rowProj') std = 0.02;
     else if (name === 'behavior' && s.behavior === 'random') std = 1 / Math.sqrt(s.dim);
     if (std > 0) for (let i = 0; i < size; i++) data[i] = std * normal(random);
@@ -126,7 +157,7 @@ export function initWeights(s: PolicyShape, seed: string): Weights {
   return w;
 }
 
-/** One batch of keep/prune decisions, as flat arrays (n decisions, embedding width dim). */
+/** One batch of decisions (keep/prune edges; with `decisions`, revise/keep and stop/go on too), as flat arrays (n decisions, embedding width dim). */
 export interface DecisionBatch {
   n: number;
   /** Query state q (unit norm), n x dim. */
@@ -143,6 +174,9 @@ export interface DecisionBatch {
   turn: Int32Array;
   /** With behaviorRows: the candidate source's behavior row, then the recipient's, n x 2F. */
   rows?: Float32Array;
+  /** With decisions beyond edges: each decision's kind (KIND), and the share of the team whose current answer is its candidate's. */
+  kind?: Int32Array;
+  agree?: Float32Array;
 }
 
 export const sigmoid = (x: number) => 1 / (1 + Math.exp(-x));

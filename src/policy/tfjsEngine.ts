@@ -6,7 +6,7 @@ import { dirname } from 'node:path';
 import { firstLine, SettingsError } from '../io/errors.ts';
 import { adamStep } from './adam.ts';
 import type { EngineState, OptimizerSettings, PolicyEngine, StepStats } from './engine.ts';
-import { isTrainable, type DecisionBatch, type PolicyShape, type Weights } from './model.ts';
+import { HEADS, isTrainable, kindsOf, type DecisionBatch, type PolicyShape, type Weights } from './model.ts';
 
 import type { BackendChoice } from './backends.ts';
 
@@ -90,6 +90,7 @@ export function tfjsEngine(shape: PolicyShape, state: EngineState, opt: Optimize
     const pick = table.shape[0] === 1 ? tf.ones([rows.length, 1]) : tf.oneHot(tf.tensor1d(rows, 'int32'), table.shape[0]).toFloat(); // oneHot needs depth >= 2
     return pick.matMul(table) as tf.Tensor2D;
   };
+  const K = kindsOf(shape);
   const logits = (b: DecisionBatch) => {
     const D = shape.dim;
     const q = tf.tensor2d(b.query, [b.n, D]);
@@ -99,13 +100,27 @@ export function tfjsEngine(shape: PolicyShape, state: EngineState, opt: Optimize
     if (shape.roundFeature) c = c.add(lookup('roundEmb', b.round));
     if (shape.currentFeature) c = c.add(lookup('currentEmb', b.current));
     if (shape.turnFeature) c = c.add(lookup('turnEmb', b.turn));
+    if (K > 1) c = c.add(lookup('kindEmb', b.kind!));
     if (shape.behaviorRows) c = c.add(tf.tensor2d(b.rows!, [b.n, b.rows!.length / b.n]).matMul(P('rowProj') as tf.Tensor2D));
     const e = lookup('behavior', b.recipient);
     const z = fuseGlu('b2', fuseGlu('b1', q, e), c);
+    if (K === 1)
+      return z
+        .matMul(P('head.w').reshape([D, 1]))
+        .reshape([b.n])
+        .add(P('head.b')) as tf.Tensor1D;
+    // Each decision's head picked by the one-hot of its kind (onnx/heads.ts); the edge head reads no agreement.
+    const heads = ['head', ...HEADS.slice(0, K - 1)];
+    const hot = tf.oneHot(tf.tensor1d(b.kind!, 'int32'), K).toFloat() as tf.Tensor2D;
+    const pick = (t: tf.Tensor) => hot.matMul(t as tf.Tensor2D);
+    const Wk = tf.stack(heads.map((h) => P(`${h}.w`)));
+    const bk = tf.concat(heads.map((h) => P(`${h}.b`))).reshape([K, 1]);
+    const ak = tf.concat([tf.zeros([1]), ...heads.slice(1).map((h) => P(`${h}.agree`))]).reshape([K, 1]);
     return z
-      .matMul(P('head.w').reshape([D, 1]))
-      .reshape([b.n])
-      .add(P('head.b')) as tf.Tensor1D;
+      .mul(pick(Wk))
+      .sum(1)
+      .add(pick(bk).reshape([b.n]))
+      .add(pick(ak).reshape([b.n]).mul(tf.tensor1d(b.agree!))) as tf.Tensor1D;
   };
   // log pi(a) = -softplus(-s l) with s = +1 keep / -1 prune (tf.logSigmoid of an intermediate
   // cannot be differentiated in TF.js 4.22); entropy = p softplus(-l) + (1 - p) softplus(l).

@@ -11,7 +11,7 @@ import { CacheError } from '../../src/cache/types.ts';
 import { applyJournal, cacheFilePath, loadCache, parseCache } from '../../src/cache/load.ts';
 import { fileLines } from '../../src/io/textFile.ts';
 import { compactCache, writeCacheRecords } from '../../src/cache/write.ts';
-import { playDebates, type KeepRule } from '../../src/env/debate.ts';
+import { edgesOnly, playDebates } from '../../src/env/debate.ts';
 import { makeEnvironment } from '../../src/env/environment.ts';
 import { newRecording, recordRequestIds } from '../../src/env/record.ts';
 import { requestKey } from '../../src/env/requestKey.ts';
@@ -28,8 +28,9 @@ const line = (x: object) => JSON.stringify(x) + '\n';
 const quiet = () => {};
 
 // Every recipient keeps its own response and, seeded per question and round, each peer half the time.
-const someEdges: KeepRule = (d, n) =>
-  Array.from({ length: n }, (_, i) => Array.from({ length: n }, (_, j) => j === 0 || (d.q * 7 + d.round * 3 + i * 5 + j) % 4 < 2));
+const someEdges = edgesOnly((d, n) =>
+  Array.from({ length: n }, (_, i) => Array.from({ length: n }, (_, j) => j === 0 || (d.q * 7 + d.round * 3 + i * 5 + j) % 4 < 2)),
+);
 
 afterEach(clearFault);
 

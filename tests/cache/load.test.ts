@@ -73,7 +73,7 @@ describe('each kind of bad cache gets its error, naming file, line and field, an
     [
       'context from the wrong round',
       withLine(11, (r) => ({ ...r, context: ['q1o1'] })),
-      /^11\|context\.0\|response 'q1o1' is from round 2: a context holds round-1 responses, or another agent's round-2 response/,
+      /^11\|context\.0\|response 'q1o1' is from round 2: a context holds responses of earlier rounds, or another agent's round-2 response/,
     ],
     ['duplicate id', withLine(8, (r) => ({ ...r, id: 'q1a1' })), /^8\|id\|duplicate response id 'q1a1' \(first on line 7\)/],
     ['gold answer missing', withLine(5, (r) => ({ ...r, gold: undefined })), /^5\|gold\|gold answer missing/],

@@ -11,7 +11,7 @@ import { CacheError } from '../../src/cache/types.ts';
 import { cacheFilePath, cacheFromRecords, loadCache } from '../../src/cache/load.ts';
 import { validateCache } from '../../src/cache/validate.ts';
 import { saveCache } from '../../src/cache/write.ts';
-import { finishDebate, replay, startDebate, stepRound } from '../../src/env/debate.ts';
+import { finishDebate, keepOwn, replay, startDebate, stepRound } from '../../src/env/debate.ts';
 import { makeEnvironment } from '../../src/env/environment.ts';
 import { exactKey, signatureKey } from '../../src/env/lookupIndex.ts';
 import { FEATURES, modelInputs } from '../../src/env/responseModel.ts';
@@ -99,18 +99,20 @@ describe('summary entries in a context', () => {
     const cache = cacheFromRecords(records());
     const env = makeEnvironment(cache, { rounds: 2, miss: 'model', seed: 3 });
     // Own-only debate of q1: every lookup exact (q1o1-3), each priced from its recorded inTokens.
-    const own = replay(env, 0, (_d, n) => Array.from({ length: n }, () => Array.from({ length: n }, (_, j) => j === 0)));
+    const own = replay(env, 0, keepOwn);
     expect([own.tiers.exact, own.priced]).toEqual([3, { recorded: 6, computed: 0 }]);
     // a1 keeps only a2's answer: no recorded context; the tier-3 stand-in's input tokens are computed
     // (prompt 10 + a2's 3 tokens), not those of the stand-in's text source (a1's own q1o1, q1f1 or
     // q1s1: recorded with 15, 20 or 23 input tokens).
     const d = startDebate(env, 0);
     const before = d.cost;
-    stepRound(env, d, [
-      [false, true, false],
-      [true, false, false],
-      [true, false, false],
-    ]);
+    stepRound(env, d, {
+      keep: [
+        [false, true, false],
+        [true, false, false],
+        [true, false, false],
+      ],
+    });
     expect([d.tiers.model, finishDebate(env, d).priced]).toEqual([1, { recorded: 5, computed: 1 }]);
     const a1 = cache.responses[d.current[0].source];
     const others = d.cost - before - (10 + 3) * 1 - a1.outTokens * 2;

@@ -16,7 +16,7 @@ import type { Cache } from '../../src/cache/types.ts';
 import { writeCacheRecords } from '../../src/cache/write.ts';
 import type { ChatMessage } from '../../src/endpoints/prompt.ts';
 import { loadTeamEndpoints } from '../../src/endpoints/teamEndpoints.ts';
-import { playDebates, type DebateResult, type KeepRule } from '../../src/env/debate.ts';
+import { playDebates, type DebateResult, type DecisionRule } from '../../src/env/debate.ts';
 import { isResponse, shownEntryTokens, type Endpoint } from '../../src/env/endpoint.ts';
 import { splitQuestions } from '../../src/env/environment.ts';
 import { recordedByReplay } from '../../src/env/requestKey.ts';
@@ -57,7 +57,7 @@ async function replayRecorded(
   dir: string,
   endpoint: Endpoint,
   qs: number[],
-  rule: KeepRule,
+  rule: DecisionRule,
 ): Promise<{ cache: Cache; results: DebateResult[]; tiers: object }> {
   const cache = loadCache(dir, quiet);
   const env = openEnvironment(cache, settings, { endpoint });
@@ -119,10 +119,10 @@ describe('the record tier under the recorded protocol, through a team file (an O
       'external',
     ]);
     // a2 (candidates: own, a1, a3) prunes a1's answer: its revision is no recorded one, and a3, keeping everything, reads that new reply.
-    const rule: KeepRule = (_d, n) => Array.from({ length: n }, (_, i) => Array.from({ length: n }, (_, j) => !(i === 1 && j === 1)));
+    const rule: DecisionRule = (_d, n) => ({ keep: Array.from({ length: n }, (_, i) => Array.from({ length: n }, (_, j) => !(i === 1 && j === 1))) });
     const team = loadTeamEndpoints(writeTeam(join(dir, '..'), cache, url), cache, {}, { [KEY_ENV]: KEY });
     const first = await replayRecorded(dir, team, [q], rule);
-    expect(first.tiers).toEqual({ exact: 1, signature: 0, model: 0, record: 2 });
+    expect(first.tiers).toEqual({ exact: 1, signature: 0, model: 0, record: 2, skipped: 0 });
     expect(prompts.map((p) => p.model)).toEqual(['a2', 'a3']);
     const text = (c: string) =>
       cache.responseIndex.has(c) ? cache.responses[cache.responseIndex.get(c)!].text : cache.externals[cache.externalIndex.get(c)!].text;
@@ -165,7 +165,7 @@ describe('the record tier under the recorded protocol, through a team file (an O
 
     // A rerun on the cache as loaded from disk (with its journal) asks nothing: the exact tier answers every revision.
     const again = await replayRecorded(dir, never, [q], rule);
-    expect(again.tiers).toEqual({ exact: 3, signature: 0, model: 0, record: 0 });
+    expect(again.tiers).toEqual({ exact: 3, signature: 0, model: 0, record: 0, skipped: 0 });
     expect(again.results[0].answers).toEqual(first.results[0].answers);
     expect(prompts).toHaveLength(2);
   }, 60_000);
@@ -205,7 +205,7 @@ describe('the record tier under the recorded protocol, the simulator fitted to t
     const rerun = openEnvironment(reloaded, settings, { endpoint: never });
     try {
       const again = await randomPruning(rerun, questions, 0.5, 0);
-      expect(again.tiers).toEqual({ exact: first.tiers.exact + first.tiers.record, signature: 0, model: 0, record: 0 });
+      expect(again.tiers).toEqual({ exact: first.tiers.exact + first.tiers.record, signature: 0, model: 0, record: 0, skipped: 0 });
       expect(again.correct).toBe(first.correct);
       expect(again.outcomes).toEqual(first.outcomes);
     } finally {

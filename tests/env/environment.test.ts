@@ -4,7 +4,7 @@ import { cacheFromRecords } from '../../src/cache/load.ts';
 import type { CacheLine } from '../../src/cache/format.ts';
 import { CacheMissError } from '../../src/env/tiers.ts';
 import { candidateOrder } from '../../src/env/actions.ts';
-import { keepAll, keepOwn, majority, playDebates, replay, startDebate, stepRound } from '../../src/env/debate.ts';
+import { edgesOnly, keepAll, keepOwn, majority, playDebates, replay, startDebate, stepRound } from '../../src/env/debate.ts';
 import type { Endpoint } from '../../src/env/endpoint.ts';
 import { makeEnvironment, splitQuestions } from '../../src/env/environment.ts';
 import { newRecording } from '../../src/env/record.ts';
@@ -26,7 +26,7 @@ describe('replay of the hand-built cache (2 rounds)', () => {
     // round 1: a1 10*1+5*2=20, a2 10+3=13, a3 (10+2)*0.5=6; round 2 (in = 10+5+3+2 = 20): a1 20+4*2=28, a2 20+3=23, a3 (20+2)*0.5=11
     expect(r.cost).toBe(20 + 13 + 6 + 28 + 23 + 11);
     expect(r.keptEdges).toBe(9);
-    expect(r.tiers).toEqual({ exact: 3, signature: 0, model: 0, record: 0 });
+    expect(r.tiers).toEqual({ exact: 3, signature: 0, model: 0, record: 0, skipped: 0 });
   });
 
   it('No-communication on q1 corrects the majority at lower cost', () => {
@@ -76,7 +76,7 @@ describe('replay of the hand-built cache (2 rounds)', () => {
 
 describe('lookup tiers', () => {
   // Every recipient keeps its own response and a2's.
-  const keepOwnAndA2 = (_d: unknown, n: number) => Array.from({ length: n }, (_, i) => candidateOrder(n, i).map((c, j) => j === 0 || c === 1));
+  const keepOwnAndA2 = edgesOnly((_d, n) => Array.from({ length: n }, (_, i) => candidateOrder(n, i).map((c, j) => j === 0 || c === 1)));
 
   it('miss = error names question, agent, round and context of a miss', () => {
     const env = makeEnvironment(hand(), { rounds: 2, miss: 'error' });
@@ -94,7 +94,7 @@ describe('lookup tiers', () => {
     const seed = [...Array(50).keys()].find((s) => cache.responses[startDebate(env, 0, s).current[1].source].id === 'q1a2s1');
     expect(seed).toBeDefined();
     const r = replay(env, 0, keepAll, seed);
-    expect(r.tiers).toEqual({ exact: 0, signature: 3, model: 0, record: 0 });
+    expect(r.tiers).toEqual({ exact: 0, signature: 3, model: 0, record: 0, skipped: 0 });
     expect(letters(cache, r.answers)).toEqual(['ABB', 'BBA']);
     // With sample 0 the same contexts are exact hits; a context never seen is a miss at this depth.
     expect(
@@ -112,7 +112,7 @@ describe('lookup tiers', () => {
     const cache = hand();
     const env = makeEnvironment(cache, { rounds: 2, miss: 'model' });
     const r = replay(env, 0, keepOwnAndA2);
-    expect(r.tiers).toEqual({ exact: 1, signature: 0, model: 2, record: 0 }); // a2 kept only itself: exact
+    expect(r.tiers).toEqual({ exact: 1, signature: 0, model: 2, record: 0, skipped: 0 }); // a2 kept only itself: exact
     const d = startDebate(env, 0);
     stepRound(env, d, keepOwnAndA2(d, 3));
     for (const i of [0, 2]) {
@@ -141,10 +141,10 @@ describe('lookup tiers', () => {
     expect(calls).toEqual([]);
     const [r] = await playDebates(env, [0], keepOwnAndA2);
     expect(calls).toEqual(['q1/a1/2/q1a1+q1a2', 'q1/a3/2/q1a3+q1a2']);
-    expect(r.tiers).toEqual({ exact: 1, signature: 0, model: 0, record: 2 });
+    expect(r.tiers).toEqual({ exact: 1, signature: 0, model: 0, record: 2, skipped: 0 });
     expect(cache.responses.length).toBe(before + 2);
     expect(env.recording!.recorded.map((x) => x.agent)).toEqual(['a1', 'a3']);
-    expect((await playDebates(env, [0], keepOwnAndA2))[0].tiers).toEqual({ exact: 3, signature: 0, model: 0, record: 0 });
+    expect((await playDebates(env, [0], keepOwnAndA2))[0].tiers).toEqual({ exact: 3, signature: 0, model: 0, record: 0, skipped: 0 });
     expect(replay(env, 0, keepOwnAndA2).tiers.exact).toBe(3); // the synchronous replay serves them too
     expect(calls.length).toBe(2);
     // Round 1 of a member with no cached answer is recorded too; the synchronous replay cannot ask.
@@ -189,11 +189,13 @@ describe('team and settings', () => {
     const records = [...handRecords(), response('q1x', 'q1', 'a1', 2, 'B', 1, ['q1a2'], 'q1a1')];
     const env = makeEnvironment(cacheFromRecords(records), { rounds: 2, miss: 'error' });
     const d = startDebate(env, 0);
-    stepRound(env, d, [
-      [false, true, false],
-      [true, false, false],
-      [true, false, false],
-    ]);
+    stepRound(env, d, {
+      keep: [
+        [false, true, false],
+        [true, false, false],
+        [true, false, false],
+      ],
+    });
     expect(d.tiers.exact).toBe(3);
     expect(key(env.cache, 'B')).toBe(d.current[0].ans);
   });

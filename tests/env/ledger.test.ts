@@ -26,7 +26,9 @@ function debate(rounds: string[]): DebateResult {
     cost: 0,
     priced: { recorded: 0, computed: 0 },
     keptEdges: 0,
-    tiers: { exact: 0, signature: 0, model: 0, record: 0 },
+    revises: [],
+    calls: 0,
+    tiers: { exact: 0, signature: 0, model: 0, record: 0, skipped: 0 },
   };
 }
 const entry = (rounds: string[]) => ledgerEntry(debate(rounds), 0, 'lowest-agent', Math.random);

@@ -5,7 +5,7 @@ import { importReport } from '../../eval/importReport.ts';
 import { importDu } from '../../src/cache/importDu.ts';
 import { cacheFromRecords } from '../../src/cache/load.ts';
 import type { Cache } from '../../src/cache/types.ts';
-import { keepAll, keepOwn, majority, replay, type DebateResponse, type KeepRule } from '../../src/env/debate.ts';
+import { keepAll, keepOwn, majority, replay, startDebates, type DebateResponse, type DecisionRule } from '../../src/env/debate.ts';
 import type { Endpoint } from '../../src/env/endpoint.ts';
 import { makeEnvironment, splitQuestions } from '../../src/env/environment.ts';
 import { newRecording } from '../../src/env/record.ts';
@@ -69,7 +69,7 @@ describe('the recorded protocol on the DyLAN MATH fixtures (700 debates)', () =>
         revisions += cache.responses.filter((x) => x.q === q.index && x.round > 1 && x.round <= rounds && env.team.includes(x.a)).length;
       }
       expect(qs.length).toBeGreaterThan(100);
-      expect(env.tiers).toEqual({ exact: revisions, signature: 0, model: 0, record: 0 });
+      expect(env.tiers).toEqual({ exact: revisions, signature: 0, model: 0, record: 0, skipped: 0 });
       expect(correct).toBe(recordedCorrect);
       // Every edge the log showed was kept: 100% of the edges (not of the n x n pairs of synchronous rounds).
       const tallied = tally(env, qs, 'Full-Debate', results);
@@ -90,7 +90,7 @@ describe('the recorded protocol on the DyLAN MATH fixtures (700 debates)', () =>
     const seen: { agent: number; kept: DebateResponse[] }[] = [];
     env.onExactMiss = (_d, agent, _own, kept) => seen.push({ agent, kept });
     // a3 (candidates: own, a1, a2) prunes a1's answer; the others keep everything.
-    const rule: KeepRule = (_d, n) => Array.from({ length: n }, (_, i) => Array.from({ length: n }, (_, j) => !(i === 2 && j === 1)));
+    const rule: DecisionRule = (_d, n) => ({ keep: Array.from({ length: n }, (_, i) => Array.from({ length: n }, (_, j) => !(i === 2 && j === 1))) });
     const r = replay(env, q.index, rule);
     expect(seen.map((s) => s.agent)).toEqual([2]);
     const recorded = cache.responses.find((x) => x.q === q.index && x.a === 2 && x.round === 2)!;
@@ -159,7 +159,7 @@ describe('the recorded protocol on the DyLAN MATH fixtures (700 debates)', () =>
     });
   });
 
-  it('refuses what the recording cannot honour: rounds past the log (a live endpoint too), an unrecorded round drawn by the model', () => {
+  it('refuses what the recording cannot honour: rounds past the log (a live endpoint too), an unrecorded round drawn by the model', async () => {
     expect(() => makeEnvironment(cache, { agents: ['a1', 'a2', 'a3'], rounds: 3, protocol: 'recorded' })).toThrow(
       'setting rounds: 3, but cache dylan-math records debates of team a1,a2,a3 of at most 2 rounds',
     );
@@ -170,8 +170,13 @@ describe('the recorded protocol on the DyLAN MATH fixtures (700 debates)', () =>
     );
     const live = makeEnvironment(cache, { agents: ['a1', 'a2', 'a3'], rounds: 2, protocol: 'recorded', miss: 'record' }, newRecording(endpoint));
     const { questions, skipped } = splitQuestions(live, 'test');
-    expect(questions.every((q) => live.team.every((a) => live.round1.has(q.index * A + a)))).toBe(true);
-    expect([questions.length, skipped]).toEqual([106, 34]);
+    // Every debate of the log is in the split (34 stopped before some member spoke), and no round-1 answer the log lacks is asked.
+    expect([questions.length, skipped]).toEqual([140, 0]);
+    expect(questions.filter((q) => !live.team.every((a) => live.round1.has(q.index * A + a)))).toHaveLength(34);
+    await startDebates(
+      live,
+      questions.map((q) => q.index),
+    );
     expect(() => makeEnvironment(cache, { agents: ['a1', 'a2', 'a3'], rounds: 3, protocol: 'recorded', allowUnrecordedRounds: true })).toThrow(
       'setting allowUnrecordedRounds: the recorded protocol has no turns past the rounds the log recorded',
     );

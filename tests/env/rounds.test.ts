@@ -99,7 +99,7 @@ describe('rounds of a replay', () => {
     const env = makeEnvironment(cache, { rounds: 3, allowUnrecordedRounds: true });
     const r = replay(env, 0, keepAll);
     expect(r.answers.length).toBe(3);
-    expect(r.tiers).toEqual({ exact: 3, signature: 0, model: 3, record: 0 });
+    expect(r.tiers).toEqual({ exact: 3, signature: 0, model: 3, record: 0, skipped: 0 });
   });
 
   it('with a live endpoint (miss = record) the endpoint records every round the cache lacks', async () => {
@@ -110,7 +110,7 @@ describe('rounds of a replay', () => {
     };
     const env = makeEnvironment(cacheFromRecords(records()), { rounds: 3, miss: 'record' }, newRecording(endpoint));
     const [r] = await playDebates(env, [0], keepAll);
-    expect([r.answers.length, r.tiers, asked]).toEqual([3, { exact: 3, signature: 0, model: 0, record: 3 }, [3, 3, 3]]);
+    expect([r.answers.length, r.tiers, asked]).toEqual([3, { exact: 3, signature: 0, model: 0, record: 3, skipped: 0 }, [3, 3, 3]]);
     expect(() => makeEnvironment(env.cache, { rounds: 3, miss: 'record', allowUnrecordedRounds: true }, newRecording(endpoint))).toThrow(
       /applies to miss = model only .* miss = record records every round the cache lacks through its live endpoint/,
     );

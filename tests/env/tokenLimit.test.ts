@@ -57,10 +57,12 @@ describe('per-agent output-token limits (Table 7)', () => {
     const d = startDebate(env, 0);
     expect(d.cost).toBe(5 + 20 + (5 + 46));
     expect(() =>
-      stepRound(env, d, [
-        [true, true],
-        [true, false],
-      ]),
+      stepRound(env, d, {
+        keep: [
+          [true, true],
+          [true, false],
+        ],
+      }),
     ).toThrow(/cache miss.*'a2'/);
     expect(env.tiers).toMatchObject({ exact: 0, signature: 1 });
     // a1's call, priced before a2's lookup failed: in 5 + 10 + 46 (a2 as shown), out 10 at price 2.
@@ -75,10 +77,12 @@ describe('per-agent output-token limits (Table 7)', () => {
       const r = replay(
         m,
         0,
-        () => [
-          [false, true],
-          [true, false],
-        ],
+        () => ({
+          keep: [
+            [false, true],
+            [true, false],
+          ],
+        }),
         seed,
       );
       expect(cache.answerKeys[r.answers[1][0]]).toBe('A');

@@ -15,6 +15,8 @@ const run = (method: string, right: boolean[], cost = 10): MethodResult => ({
   invalid: 0,
   cost: cost * right.length,
   priced: emptyPricing(),
+  calls: right.length,
+  stopped: 0,
   keptEdges: 0,
   maxEdges: 0,
   tiers: { ...emptyTiers(), exact: right.length },

@@ -37,6 +37,7 @@ function policy(dir: string, rounds: number, roundFeature: boolean): string {
     currentFeature: false,
     turnFeature: false,
     behaviorRows: 0,
+    decisions: 'edges',
   };
   const artifact: PolicyArtifact = {
     format: POLICY_FORMAT,

@@ -69,6 +69,7 @@ describe('a policy that reads behavior rows', () => {
     currentFeature: false,
     turnFeature: false,
     behaviorRows: 1,
+    decisions: 'edges',
   };
   const team = ['atlas', 'sage', 'brisk'];
   const artifact = (rows: Float32Array): PolicyArtifact => {

@@ -120,6 +120,7 @@ describe("the spec's encoder", () => {
       currentFeature: false,
       turnFeature: false,
       behaviorRows: 0,
+      decisions: 'edges' as const,
     };
     const spec = policySpec({ format: 'cpp-policy', version: 1, shape, team: ['a', 'b', 'c'], encoder: 'bof-256', weights: initWeights(shape, '0') } as never);
     expect(spec).toContain('UTF-16 code units');

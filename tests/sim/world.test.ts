@@ -12,7 +12,7 @@ import { chunked, serializeRecords, writeCacheRecords } from '../../src/cache/wr
 import { candidateOrder } from '../../src/env/actions.ts';
 import { makeEnvironment } from '../../src/env/environment.ts';
 import { newRecording } from '../../src/env/record.ts';
-import { replay, keepAll } from '../../src/env/debate.ts';
+import { edgesOnly, replay, keepAll } from '../../src/env/debate.ts';
 import { generateCache, generateWorld, holdsWorld } from '../../src/sim/generate.ts';
 import { agentLatent, gaussian, questionLatent, simulatorEndpoint } from '../../src/sim/simulator.ts';
 import { independentAnswer, WorldConfig, worldAgents } from '../../src/sim/world.ts';
@@ -148,8 +148,11 @@ describe('simulated world', () => {
     const best = Math.max(...singles);
     expect(full.correct).toBeGreaterThan(best + 0.05 * qs.length);
     // An oracle pruner (it reads the gold answer) shows the headroom a learned policy can chase.
-    const oracle = await runRule(env, qs, 'oracle', (d, n) =>
-      Array.from({ length: n }, (_, i) => candidateOrder(n, i).map((c) => d.current[c].ans === cache.questions[d.q].goldKey)),
+    const oracle = await runRule(
+      env,
+      qs,
+      'oracle',
+      edgesOnly((d, n) => Array.from({ length: n }, (_, i) => candidateOrder(n, i).map((c) => d.current[c].ans === cache.questions[d.q].goldKey))),
     );
     expect(oracle.correct).toBeGreaterThan(full.correct + 0.05 * qs.length);
     expect(oracle.cost).toBeLessThan(full.cost);

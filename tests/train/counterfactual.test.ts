@@ -5,7 +5,7 @@ import seedrandom from 'seedrandom';
 import { describe, expect, it } from 'vitest';
 import { loadCache } from '../../src/cache/load.ts';
 import { actionIndex, actionsPerDebate } from '../../src/env/actions.ts';
-import { playDebates, type KeepRule } from '../../src/env/debate.ts';
+import { edgesOnly, playDebates } from '../../src/env/debate.ts';
 import { makeEnvironment, type Environment } from '../../src/env/environment.ts';
 import { influenceWeights, RewardSettings } from '../../src/reward.ts';
 import type { AdvantageSettings } from '../../train/advantage.ts';
@@ -25,8 +25,9 @@ const SEED = 'cf-test';
 async function sampled(env: Environment, qs: number[], seed: string, fullFirst = false): Promise<Sampled> {
   const random = seedrandom(seed);
   const A = env.team.length;
-  const rule: KeepRule = (d, n) =>
-    Array.from({ length: n }, (_, i) => Array.from({ length: n }, () => (fullFirst && i === 0 && d.round === 1) || random() < 0.5));
+  const rule = edgesOnly((d, n) =>
+    Array.from({ length: n }, (_, i) => Array.from({ length: n }, () => (fullFirst && i === 0 && d.round === 1) || random() < 0.5)),
+  );
   const results = await playDebates(env, qs, rule, SEED);
   const N = actionsPerDebate(A, env.rounds);
   const actions = new Uint8Array(results.length * N);

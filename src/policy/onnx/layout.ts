@@ -1,7 +1,7 @@
 // The flat parameter vector of the ONNX engine and the inputs of its graphs: which stretch of the
 // vector holds which parameter (each block's four projections packed as [Wg Wu] and [Vg Vu]),
 // conversion to and from per-parameter weights (the checkpoint format), and a batch as graph inputs.
-import { isTrainable, parameterShapes, type DecisionBatch, type PolicyShape, type Weights } from '../model.ts';
+import { isTrainable, kindsOf, parameterShapes, type DecisionBatch, type PolicyShape, type Weights } from '../model.ts';
 import type { DType } from './graph.ts';
 
 /** A stretch of the flat vector, seen as a tensor. */
@@ -12,13 +12,14 @@ export interface Slot {
   size: number;
 }
 
-/** The learned candidate features: the setting that turns each on, its table, its index in a batch. */
+/** The learned candidate features: whether the policy has it, its table, its index in a batch (the decision's kind: with decisions beyond edges). */
 export const FEATURES = [
-  ['ownFeature', 'ownEmb', 'own'],
-  ['sourceFeature', 'sourceEmb', 'source'],
-  ['roundFeature', 'roundEmb', 'round'],
-  ['currentFeature', 'currentEmb', 'current'],
-  ['turnFeature', 'turnEmb', 'turn'],
+  [(s: PolicyShape) => s.ownFeature, 'ownEmb', 'own'],
+  [(s: PolicyShape) => s.sourceFeature, 'sourceEmb', 'source'],
+  [(s: PolicyShape) => s.roundFeature, 'roundEmb', 'round'],
+  [(s: PolicyShape) => s.currentFeature, 'currentEmb', 'current'],
+  [(s: PolicyShape) => s.turnFeature, 'turnEmb', 'turn'],
+  [(s: PolicyShape) => kindsOf(s) > 1, 'kindEmb', 'kind'],
 ] as const;
 
 /** Rows of each lookup table (recipient: the behavior embedding). */
@@ -29,8 +30,9 @@ export const lookupWidths = (s: PolicyShape) => ({
   round: Math.max(1, s.rounds - 1),
   current: 2,
   turn: s.agents,
+  kind: kindsOf(s),
 });
-export const featuresOn = (s: PolicyShape) => FEATURES.filter(([flag]) => s[flag]);
+export const featuresOn = (s: PolicyShape) => FEATURES.filter(([on]) => on(s));
 
 /**
  * The flat vector of trainable parameters. First the `vectors`: the parameters that are not block
@@ -135,8 +137,9 @@ interface Feed {
 
 /**
  * Inputs of the training graphs for a batch: embeddings, the recipient as a one-hot row, the
- * candidate features that are on as one multi-hot row (in `features` table order), and sign (±1
- * for keep / prune) and advantage when given.
+ * candidate features that are on as one multi-hot row (in `features` table order; the decision's
+ * kind last), with decisions beyond edges the agreement, and sign (±1 for action 1 / 0) and
+ * advantage when given.
  */
 export function batchFeeds(s: PolicyShape, b: DecisionBatch, dtype: DType = 'float32', actions?: Uint8Array, advantages?: Float32Array): Record<string, Feed> {
   const Arr = dtype === 'float64' ? Float64Array : Float32Array;
@@ -156,10 +159,16 @@ export function batchFeeds(s: PolicyShape, b: DecisionBatch, dtype: DType = 'flo
   const parts: [number, Int32Array][] = [];
   let width = 0;
   for (const [, , key] of featuresOn(s)) {
-    parts.push([width, b[key]]);
+    const index = b[key];
+    if (!index) throw new Error(`a policy deciding ${s.decisions} needs each decision's ${key} (DecisionBatch.${key})`);
+    parts.push([width, index]);
     width += widths[key];
   }
   if (width > 0) feeds.features = hot(width, parts);
+  if (kindsOf(s) > 1) {
+    if (!b.agree) throw new Error(`a policy deciding ${s.decisions} needs each decision's agreement (DecisionBatch.agree)`);
+    feeds.agree = feed(b.agree, [b.n]);
+  }
   if (s.behaviorRows) {
     if (!b.rows) throw new Error("a policy with behaviorRows needs each decision's behavior rows (DecisionBatch.rows)");
     feeds.rows = feed(b.rows, [b.n, b.rows.length / b.n]);
