@@ -93,7 +93,7 @@ describe('a rollout with stop and revise decisions (tiny world: a2 right, a1 and
   it('revising everywhere and going on plays the debates the same edge decisions play (an edges policy with the same weights)', async () => {
     const edges: PolicyShape = { ...shape, decisions: 'edges' };
     const w = initWeights(shape, 'same');
-    w['kindEmb'].data.fill(0); // the edge rows read the candidate as the edges policy does
+    w.kindEmb.data.fill(0); // the edge rows read the candidate as the edges policy does
     w['reviseHead.b'].data[0] = 20;
     w['stopHead.b'].data[0] = -20;
     const state = (weights: typeof w) => ({ weights, step: 0, m: zeroMoments(weights), v: zeroMoments(weights) });
