@@ -1,7 +1,7 @@
-// `npm run bench [-- SECTION...]`: speed figures (goals from the issues, printed beside each figure,
+// `npm run bench [-- SECTION...]`: speed figures (each printed beside its goal,
 // and at the end all of them in one Markdown table with the load each was taken under).
-// Sections (all by default; `issue25` names the group of issue 25's figures: load, loop, startup,
-// grid, main, import and table6, about 10 minutes on 2 quiet cores):
+// Sections (all by default; `waits` names the group of the times a user waits for: load, loop,
+// startup, grid, main, import and table6, about 10 minutes on 2 quiet cores):
 //   replay   replayed Full-Debate debates per second, one thread (goal >= 20,000/s)
 //   load     load time of a 10,000-question cache (goal <= 2.5 s)
 //   engines  policy-engine train steps per engine, batch and thread count, beside PyTorch's steady
@@ -12,9 +12,10 @@
 //   main     the main job (goal <= 20 s); jobs.ts
 //   import   the DyLAN import, 44 files (goal <= 18 s, 450 MB); jobs.ts
 //   table6   Table 6's 110 cells trained and evaluated with 2 workers (goal <= 6 min); jobs.ts
-//   gpu      the GPU engine beside the CPU engine per batch size, the adapter, bytes a step moves
-//            (goal >= 25x 2 CPU threads at batch 16,384 on a GPU); gpu.ts. Only when asked: on a
-//            software adapter it takes minutes and measures the CPU.
+//   gpu      the GPU engine beside the CPU engine and PyTorch on CUDA per batch size, the adapter,
+//            bytes a step moves (goal >= 25x 2 CPU threads at batch 16,384 on a GPU); gpu.ts. Only
+//            when asked (`gpu 256 1024` for some batches): on a software adapter it takes minutes and
+//            measures the CPU. `--json FILE` writes its figures as JSON.
 //   heads    a training step with the revise and stop heads beside an edges-only one (goal <= 1.3x); decisionHeads.ts
 //   scale    1,000, 10,000 and 100,000 generated questions: load, memory, replay, baselines, an epoch
 //            (only when named: `scale`, or `scale 1000 10000` for some sizes, `no-epoch` to leave the epoch out); scale.ts
@@ -35,16 +36,22 @@ import { benchScale, SCALE_SIZES } from './scale.ts';
 import { benchDecisionHeads } from './decisionHeads.ts';
 
 const SECTIONS = ['replay', 'load', 'engines', 'loop', 'startup', 'grid', 'main', 'import', 'table6', 'gpu', 'heads', 'scale'];
-const GROUPS: Record<string, string[]> = { issue25: ['load', 'loop', 'startup', 'grid', 'main', 'import', 'table6'] };
-const args = process.argv.slice(2).filter((a) => a !== 'no-epoch');
+const GROUPS: Record<string, string[]> = { waits: ['load', 'loop', 'startup', 'grid', 'main', 'import', 'table6'] };
+const jsonAt = process.argv.indexOf('--json');
+const json = jsonAt > 0 ? process.argv[jsonAt + 1] : undefined;
+if (jsonAt > 0 && !json) throw new UsageError('bench: --json needs a file');
+const args = process.argv.slice(2).filter((a, i) => a !== 'no-epoch' && a !== '--json' && i + 1 !== jsonAt);
 const noEpoch = process.argv.includes('no-epoch');
 const sizes = args.filter((a) => /^\d+$/.test(a)).map(Number);
 const asked = args.filter((a) => !/^\d+$/.test(a)).flatMap((a) => GROUPS[a] ?? [a]);
 for (const a of asked)
   if (!SECTIONS.includes(a))
     throw new UsageError(`bench: unknown section '${a}' (sections: ${SECTIONS.join(', ')}; groups: ${Object.keys(GROUPS).join(', ')})`);
-if (sizes.length && !asked.includes('scale'))
-  throw new UsageError(`bench: sizes (${sizes.join(', ')}) belong to the scale section: \`scale ${sizes.join(' ')}\``);
+if (sizes.length && asked.includes('scale') === asked.includes('gpu'))
+  throw new UsageError(
+    `bench: sizes (${sizes.join(', ')}) belong to the scale section or the gpu section, one of them: \`scale ${sizes.join(' ')}\` or \`gpu ${sizes.join(' ')}\``,
+  );
+if (json && !asked.includes('gpu')) throw new UsageError("bench: --json writes the gpu section's figures: name `gpu`");
 const wanted = (section: string) => (asked.length === 0 && section !== 'gpu' && section !== 'scale') || asked.includes(section);
 console.log(`${new Date().toISOString()}, ${cpus()[0].model}, ${cpus().length} cores, Node ${process.version}; ${loadNote(true)}`);
 
@@ -66,7 +73,7 @@ function rate(label: string, run: () => number, seconds = 3) {
   return { label, perSecond };
 }
 
-await ensure(DEFAULT, 1200);
+if (SECTIONS.some((s) => s !== 'gpu' && s !== 'scale' && wanted(s))) await ensure(DEFAULT, 1200);
 if (wanted('replay')) {
   const cache = loadCache(DEFAULT);
   const env = makeEnvironment(cache, { miss: 'model' });
@@ -119,7 +126,7 @@ if (wanted('grid')) benchGrid(DEFAULT);
 if (wanted('main')) benchMain(DEFAULT);
 if (wanted('import')) benchImport();
 if (wanted('table6')) benchTable6();
-if (wanted('gpu')) await benchGpu();
+if (wanted('gpu')) await benchGpu({ batches: sizes.length ? sizes : undefined, json });
 if (wanted('heads')) await benchDecisionHeads();
 if (wanted('scale')) await benchScale(sizes.length ? sizes : SCALE_SIZES, !noEpoch);
 console.log(`\nAt the end: ${loadNote(false)}`);

@@ -1,5 +1,5 @@
 // Training speed of the policy engines beside PyTorch and beside the machine's matmul bound, and
-// of the whole training loop beside its engine (issue 18). Every contender is warmed up and timed
+// of the whole training loop beside its engine. Every contender is warmed up and timed
 // in interleaved rounds (trials.ts); each figure is printed as min / median / max.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';

@@ -1,4 +1,4 @@
-// Job figures (issue 25), each a fresh process of the built bin as a user starts it, in a new
+// Job figures, each a fresh process of the built bin as a user starts it, in a new
 // temporary folder (nothing reused), once (a job is long enough that its start-up is part of what
 // is measured):
 //   grid    6 one-epoch cells of train/configs/main.json with 2 workers beside one such cell alone

@@ -1,4 +1,4 @@
-// Scale (issue 37): how load, memory, baselines, replay and a training epoch grow with the cache,
+// Scale: how load, memory, baselines, replay and a training epoch grow with the cache,
 // on generated worlds of 1,000, 10,000 and 100,000 questions (`npm run bench -- scale`, or
 // `npm run bench -- scale 1000 10000` for some sizes: 100,000 takes minutes and about 10 GB to
 // generate, once, and its first load builds the columns). Each figure is a fresh process:

@@ -2,8 +2,10 @@
 timed in one process that has been warmed up (PyTorch's first seconds in a process run at about
 half its steady speed; a fresh process per trial would measure that).
 
-Usage: torch_step.py THREADS DIM HIDDEN. Prints {"torch": version} first, then answers one JSON
-request per line with one JSON line:
+Usage: torch_step.py THREADS DIM HIDDEN [DEVICE]: DEVICE cpu (the default) or cuda, where every
+tensor lives and every step runs (a rate on CUDA waits for the GPU to finish its last call). Prints
+{"torch": version, "device": the device's name} first, then answers one JSON request per line with
+one JSON line:
   {"run": "step", "batch": N, "seconds": S} -> {"rate": decisions/s of FuseGLU REINFORCE steps
       (forward, autograd backward, Adam), the same math as the workbench's engines, for S seconds}
   {"run": "gemm", "size": N, "seconds": S}  -> {"rate": GFLOP/s of float32 N x N x N matrix products}
@@ -16,6 +18,10 @@ import torch
 import torch.nn.functional as F
 
 threads, dim, hidden = int(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3])
+device = torch.device(sys.argv[4] if len(sys.argv) > 4 else "cpu")
+if device.type == "cuda" and not torch.cuda.is_available():
+    sys.exit(f"torch {torch.__version__}: CUDA is not available here")
+torch.set_default_device(device)
 torch.set_num_threads(threads)
 torch.manual_seed(0)
 agents, rounds = 3, 3
@@ -75,15 +81,19 @@ def gemm(size):
 
 def rate(work, seconds):
     """Calls of `work` per second over at least `seconds` (and at least one call)."""
+    sync = torch.cuda.synchronize if device.type == "cuda" else lambda: None
+    sync()
     start, calls = time.perf_counter(), 0
     while calls < 1 or time.perf_counter() - start < seconds:
         work()
         calls += 1
+    sync()
     return calls / (time.perf_counter() - start)
 
 
 works = {}
-print(json.dumps({"torch": torch.__version__}), flush=True)
+name = torch.cuda.get_device_name(device) if device.type == "cuda" else "cpu"
+print(json.dumps({"torch": torch.__version__, "device": name}), flush=True)
 for line in sys.stdin:
     r = json.loads(line)
     if r["run"] == "step":

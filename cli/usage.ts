@@ -100,6 +100,12 @@ function commandWords(args: string[]): string[] {
   return (firstFlag < 0 ? args : args.slice(0, firstFlag)).slice(0, 2);
 }
 
+/** Commands under a name they no longer have, named as such where the old name is typed (no alias keeps it working silently). */
+const RENAMED: Record<string, { name: string; why: string }> = {
+  'cache export': { name: 'cache to-parquet', why: "a cache as a Parquet table; 'export' writes a policy" },
+  'cache import-parquet': { name: 'cache from-parquet', why: "the pair of 'cache to-parquet'" },
+};
+
 /**
  * An unknown command or subcommand, said as one (was: "unknown flags --epochs, --trian", and the
  * top-level help with exit 0 for `trian --help`), or undefined when the command line names a real
@@ -112,6 +118,8 @@ export function unknownCommand(args: string[], table: Map<string, Build | undefi
   if (sub === undefined) return undefined;
   const spec = specOf(table.get(name)); // only a command line of two words pays for running a builder
   if (spec.subcommands.size === 0 || spec.subcommands.has(sub)) return undefined;
+  const now = RENAMED[`${name} ${sub}`];
+  if (now) return `'${name} ${sub}' is now '${now.name}' (${now.why})\nRun '${bin} ${now.name} --help' for its flags.`;
   return (
     `unknown command '${name} ${sub}'${hint(nearest(sub, spec.subcommands.keys()), (n) => `'${name} ${n}'`)}\n` +
     `Run '${bin} ${name} --help' for its commands.`

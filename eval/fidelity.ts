@@ -286,7 +286,7 @@ export async function contextBias(
   });
 }
 
-/** Both forms of the model as the environment fits them (train split), and the base form fitted on every split (before issue 12). */
+/** Both forms of the model as the environment fits them (train split), and the base form fitted on every split (the environment's older fit, kept as a reference). */
 function biasModels(cache: Cache, { priorSmoothing }: DebateSettings): { name: string; model: ResponseModel }[] {
   return [
     { name: 'base, every split', model: fitResponseModel(cache, { responseModel: 'base', priorSmoothing }, () => true) },

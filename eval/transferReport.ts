@@ -10,7 +10,7 @@ import { learningCurvesPlot, type CurvePoint } from '../train/curves.ts';
 import { csv, csvTable, interval, meanSd, pairedCsv, plot, pricingNote, signed, statisticsNote, tierText } from './report.ts';
 import type { TransferComparison } from './transfer.ts';
 
-/** The goals of issue 28, as claims the report tests. */
+/** The transfer goals (zero-shot keeps >= 80% of the from-scratch gain; fine-tuning needs <= 20% of its steps), as claims the report tests. */
 export const GOALS = { retainedPct: 80, stepsPct: 20 } as const;
 
 const steps = (x: number) => (Number.isInteger(x) ? String(x) : x.toFixed(1));
@@ -54,7 +54,7 @@ export function transferMarkdown(c: TransferComparison, title: string): string {
   return [title, '', table, '', ...claims(c, scratch.gain), '', statisticsNote('Full-Debate'), pricingNote(c.rows)].join('\n');
 }
 
-/** The issue's two claims, each met, missed or undecided by what the table shows. */
+/** The two transfer claims, each met, missed or undecided by what the table shows. */
 function claims(c: TransferComparison, scratchGain: number): string[] {
   const keeps = (role: 'a' | 'f', k: { retained: number; margin: TransferComparison['margin'] }) => {
     const a = c.rows.find((r) => r.role === role)!;

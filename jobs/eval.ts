@@ -85,6 +85,7 @@ export async function evalJob(o: EvalOptions): Promise<{ table: string; rows: Ro
   const policyList = policyGroups(o.policies);
   // The policies are read (and checked) first: a bad one is refused before the default cache is made.
   const artifacts = policyList.flatMap((g) => g.paths).map(readAnyPolicy);
+  if (artifacts.length) console.error(`policies evaluated on ${await computePlan(o.compute)}`);
   ensureDefaultCache(o.cache);
   const session = await startSession({ caches: [cacheFilePath(o.cache)], inputs: policyList.flatMap((g) => g.paths) });
   // Kept loaded for every policy (src/cache/kept.ts), except a cache the comparison records into.

@@ -26,6 +26,7 @@ import { behaviorInit } from '../src/policy/behavior.ts';
 import { inferenceEngine } from '../src/policy/createEngine.ts';
 import { evaluatePolicy } from '../src/policy/evaluate.ts';
 import { encoderFor } from '../src/policy/inference.ts';
+import { seatInputsOf } from '../src/policy/model.ts';
 import { teamChange, transferredPolicy } from '../src/policy/transfer.ts';
 import { hashFile, readProvenance, recordReport, startSession } from '../src/provenance.ts';
 import { openEnvironment } from '../src/recording.ts';
@@ -192,6 +193,7 @@ async function transferLocked(o: TransferOptions): Promise<string> {
   const session = await startSession({ caches: [cacheFilePath(o.cache)], inputs: o.policies });
   const emb = await ensureEmbeddings(o.cache, p.cache, await encoderFor(p.policies[0].encoder));
   const starts = startPolicies(o, p, emb);
+  const general = o.general?.length ? generalPolicies(o.general, p.seeds, change.team) : undefined; // checked before anything trains
   const hash = await runContentHashes()(p.runs[0].settings);
   const trained = await trainRuns(
     p.runs.map((r) => r.settings),
@@ -232,7 +234,7 @@ async function transferLocked(o: TransferOptions): Promise<string> {
     'e',
     p.policies.map((a) => transferredPolicy(a, change)),
   );
-  if (o.general?.length) await untrained('f', generalPolicies(o.general, p.seeds, change.team));
+  if (general) await untrained('f', general);
   const curves: CurvePoint[] = p.runs.flatMap((r) =>
     readLog(r.settings.out)
       .filter((l) => l.type === 'trace')
@@ -256,14 +258,17 @@ async function transferLocked(o: TransferOptions): Promise<string> {
 
 /**
  * The team-general policies on the new team, seed for seed with the old policies (each replays with
- * its seed's draws): their weights hold nothing per seat (behavior none, no source feature), and
+ * its seed's draws): their weights hold nothing per seat (no behavior embedding, source or turn feature), and
  * the rows they read come from the new cache as the debates are played.
  */
 function generalPolicies(paths: string[], seeds: number[], team: string[]): PolicyArtifact[] {
   const general = paths.map((path) => readAnyPolicy(path));
   general.forEach((g, i) => {
-    if (!g.shape.behaviorRows || g.shape.behavior !== 'none' || g.shape.sourceFeature)
-      throw new SettingsError(`--general ${paths[i]}: not a team-general policy (it needs behaviorRows on, behavior none and no source feature)`);
+    const seat = seatInputsOf(g.shape);
+    if (!g.shape.behaviorRows || seat.length)
+      throw new SettingsError(
+        `--general ${paths[i]}: not a team-general policy (it needs behaviorRows on and no per-seat input; ${seat.length ? `it reads ${seat.join(', ')}` : 'its behaviorRows are off'})`,
+      );
   });
   const bySeed = seeds.map((seed) => general.find((g) => g.trainedOn.seed === seed));
   const missing = seeds.filter((_, i) => !bySeed[i]);

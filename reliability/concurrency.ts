@@ -1,4 +1,4 @@
-// Concurrency cases (issue 16, point 6): a second writer of a run folder, a grid's folder, a job's
+// Concurrency cases: a second writer of a run folder, a grid's folder, a job's
 // folder or a cache (generated, or embedded), started while the first writes, must be refused with
 // an error naming the first's pid, and the first must finish as if alone; a lock left by a process
 // killed with SIGKILL must be taken over by the next writer.

@@ -1,11 +1,11 @@
-// The malformed-input corpus (issue 16, "Done when"): each case damages one input (a cache line, an
+// The malformed-input corpus: each case damages one input (a cache line, an
 // embeddings file, a config, a grid, a checkpoint, an import file) or passes one bad flag, runs the
 // command that reads it, and expects: its exit code, an error naming the file (and line and field)
 // or the flag, no stack trace, and no file created or changed anywhere in the case's folder. A few
 // cases are inputs that must be ACCEPTED (a pretty-printed checkpoint, a byte-order mark): the same
 // checks with exit 0. The corpus is data: tables of damages crossed with the commands that read them.
 // The cases, one file per kind of input (corpus/cache.ts, embeddings.ts, config.ts, grid.ts,
-// checkpoint.ts, flags.ts, import.ts) over what they share (corpus/case.ts); this file puts them in
+// checkpoint.ts, flags.ts, import.ts, parquet.ts, columns.ts) over what they share (corpus/case.ts); this file puts them in
 // order and runs one.
 import { rmSync } from 'node:fs';
 import { changes, cli, copyTree, excerpt, freshDir, snapshot, STACK_TRACE } from './harness.ts';
@@ -19,8 +19,20 @@ import { embeddingCases } from './corpus/embeddings.ts';
 import { flagCases } from './corpus/flags.ts';
 import { gridCases } from './corpus/grid.ts';
 import { importCases } from './corpus/import.ts';
+import { columnsCases } from './corpus/columns.ts';
+import { parquetCases } from './corpus/parquet.ts';
 
-export const CORPUS: CorpusCase[] = [...cacheCases, ...embeddingCases, ...configCases, ...gridCases, ...checkpointCases, ...flagCases, ...importCases];
+export const CORPUS: CorpusCase[] = [
+  ...cacheCases,
+  ...embeddingCases,
+  ...configCases,
+  ...gridCases,
+  ...checkpointCases,
+  ...flagCases,
+  ...importCases,
+  ...parquetCases,
+  ...columnsCases,
+];
 
 export interface CorpusResult {
   id: string;
@@ -31,7 +43,7 @@ export interface CorpusResult {
   /** The output says what `error` asks (file, line, field, or flag). */
   named: boolean;
   stackTrace: boolean;
-  /** zod's issue list, or for a setting zod's own wording, instead of a sentence (issue 16, point 9). */
+  /** zod's issue list, or for a setting zod's own wording, instead of a sentence. */
   rawSchema: boolean;
   /** Files created, changed or removed in the case's folder (+, ~, -). */
   changed: string[];
@@ -52,7 +64,7 @@ const rawSchema = (kind: CorpusCase['kind'], out: string) =>
 /** Run one case in a fresh copy of the inputs. */
 export async function runCase(c: CorpusCase, inputs: string): Promise<CorpusResult> {
   const ws = freshDir('corpus', slug(c.id));
-  copyTree(inputs, ws, [INPUT.plain, INPUT.sparse]); // (no case reads them)
+  copyTree(inputs, ws, [INPUT.plain, INPUT.sparse, INPUT.table]); // (no case reads them)
   const vars = c.setup?.(ws) ?? {};
   const before = snapshot(ws, c.writes);
   const run = await cli(c.args, { cwd: ws, timeoutMs: 180_000 });

@@ -1,4 +1,4 @@
-// Disk-full trials (issue 29, item 3): a command runs in a workspace on a small tmpfs that fills up
+// Disk-full trials: a command runs in a workspace on a small tmpfs that fills up
 // part way through what it writes. It must exit 1 with a line naming the path and the cause
 // (ENOSPC), no stack trace, no temporary file left, every file it left parseable and nothing outside
 // what it writes changed; given room again (the tmpfs made larger, as a user clears space), the

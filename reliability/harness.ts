@@ -8,6 +8,7 @@ import { createHash } from 'node:crypto';
 import { cpSync, existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import { columnsHead } from '../src/cache/columns.ts';
+import { DIGEST_BYTES } from '../src/cache/columnsLayout.ts';
 
 export const REPO = resolve(import.meta.dirname, '..');
 const BIN = join(REPO, 'bin', 'cpp-workbench.mjs');
@@ -309,16 +310,16 @@ export const NORMALISATION: { files: RegExp; why: string; apply: ((text: string)
     files: /(^|\/)cache\.columns$/,
     apply: columnsWithoutSource,
     why:
-      "the columnar form's head records the stat of the cache.jsonl it was built from (size, mtime, inode: how a load knows it " +
-      'is fresh), which a rerun writes anew; the rest of the head and every section are compared',
+      "the columnar form's head records the cache.jsonl it was built from (size, mtime, inode, the hash of its end blocks: how a " +
+      'load knows it is fresh), which a rerun writes anew, and its closing SHA-256 covers that record; the rest of the head and every section are compared',
   },
 ];
 
-/** A columns file (src/cache/columns.ts) as its head less `source`, then its sections. */
+/** A columns file (src/cache/columnsLayout.ts) as its head less `source`, then its sections (less the SHA-256 that ends it, which covers the source too). */
 function columnsWithoutSource(latin1: string): string {
   const { head, base } = columnsHead(Buffer.from(latin1, 'latin1'));
   const { source: _stat, ...rest } = head;
-  return JSON.stringify(rest) + latin1.slice(base);
+  return JSON.stringify(rest) + latin1.slice(base, -DIGEST_BYTES);
 }
 
 function csvWithoutWallTimes(text: string): string {

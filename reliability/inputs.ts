@@ -19,6 +19,8 @@ export const INPUT = {
   cache: 'cache',
   /** 200 questions, no embeddings: what `cache embed` fills. */
   plain: 'plain',
+  /** `plain` as a Parquet table (`cache to-parquet`): what `cache from-parquet` reads. */
+  table: 'plain.parquet',
   /** 200 questions whose recorded debates are Full-Debate and No-communication only, embedded: what `record` records into. */
   sparse: 'sparse',
   config: 'small.json',
@@ -50,6 +52,7 @@ export async function makeInputs(log: (line: string) => void = () => {}, name = 
     ['cache', 'gen', '--out', INPUT.cache, '--questions', '60', '--seed', '11', '--name', 'reliability'],
     ['cache', 'embed', INPUT.cache],
     ['cache', 'gen', '--out', INPUT.plain, '--questions', '200', '--seed', '12', '--name', 'plain'],
+    ['cache', 'to-parquet', INPUT.plain, '--out', INPUT.table],
     ['cache', 'gen', '--out', INPUT.sparse, '--world', 'sparse-world.json', '--seed', '13', '--name', 'sparse'],
     ['cache', 'embed', INPUT.sparse],
   ];

@@ -6,7 +6,7 @@
 // harness.ts NORMALISATION names. Each trial also checks that nothing outside what the command
 // writes changed, that every file it left parses (after the kill and after the rerun), and that no
 // `*.tmp` file of the killed write is left after the rerun. Half the `train` trials resume a copy
-// of the killed run folder (issue 16, point 1): the original must not change. A command stopped by
+// of the killed run folder: the original must not change. A command stopped by
 // SIGINT or SIGTERM must also exit 130 or 143, say the command that continues, and leave no lock and
 // no temporary file. Each trial says which phase of the run the kill landed in (start-up, training,
 // evaluation, checkpoint, finishing; `writing` for commands without training).
@@ -76,6 +76,7 @@ const force = (args: string[]) => [...args, '--force'];
 const trainArgs = ['train', '--cache', INPUT.cache, '--config', INPUT.config, '--epochs', '60', '--out', 'killed-run'];
 const genArgs = ['cache', 'gen', '--out', 'generated', '--questions', '300', '--seed', '3', '--name', 'killed'];
 const importArgs = ['cache', 'import', '--format', 'du', INPUT.dylan, '--out', 'imported', '--model', 'gpt-3.5-turbo', '--prices', INPUT.prices];
+const fromParquetArgs = ['cache', 'from-parquet', INPUT.table, '--out', 'from-parquet'];
 const mainArgs = ['main', '--cache', INPUT.cache, '--seeds', '2', '--config', INPUT.config, '--out', 'job'];
 const ablateArgs = ['ablate', '--grid', INPUT.grid, '--out', 'grid-out', '--workers', '2'];
 const recordArgs = ['record', '--cache', INPUT.sparse, '--method', 'random', '--keep-rate', '0.5', '--split', 'train'];
@@ -94,6 +95,7 @@ export const KILL_COMMANDS: KillCommand[] = [
   { name: 'main', args: mainArgs, writes: ['job'], rerun: [mainArgs, force(mainArgs)], startup: /^training CPP /m },
   { name: 'cache gen', args: genArgs, writes: ['generated'], rerun: [genArgs, force(genArgs)] },
   { name: 'cache import', args: importArgs, writes: ['imported'], rerun: [importArgs, force(importArgs)], available: () => existsSync(DYLAN) },
+  { name: 'cache from-parquet', args: fromParquetArgs, writes: ['from-parquet'], rerun: [fromParquetArgs, force(fromParquetArgs)] },
   { name: 'cache embed', args: ['cache', 'embed', INPUT.plain], writes: [`${INPUT.plain}/embeddings`], rerun: [['cache', 'embed', INPUT.plain]] },
   { name: 'record', args: recordArgs, writes: [`${INPUT.sparse}/journal.jsonl`], rerun: [recordArgs] },
 ];

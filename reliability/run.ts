@@ -1,5 +1,5 @@
 // `npm run reliability [-- --trials 20 --parts kill,corpus,concurrency --commands train,main --signals SIGKILL,SIGINT --seed S --control]`:
-// the reliability suite of issues 16 and 29. Kill -9, SIGINT and SIGTERM trials of every writing command (kill.ts), the
+// the reliability suite. Kill -9, SIGINT and SIGTERM trials of every writing command (kill.ts), the
 // malformed-input corpus (corpus.ts), the concurrency cases (concurrency.ts); prints the figures as
 // tables and writes them to results/reliability/report.{json,md} (report-<parts>.* for some parts). Exits 1 when any trial or case fails.
 import { mkdirSync, writeFileSync } from 'node:fs';

@@ -11,7 +11,7 @@
 //            degree signs, thousands separators, \frac and decimals of the same rational, lists as
 //            sets), then, where the strings still differ, compared as mathematics by
 //            @cortex-js/compute-engine (answer/equivalence.ts) when a cache is loaded.
-// Two readings must agree (issue 36): the stated answer above, and the value the reply settles on
+// Two readings must agree: the stated answer above, and the value the reply settles on
 // at its end (answer/settled.ts: its closing sentence's last value or option, read by position).
 // Where both give a value and they differ, where the stated answer is an unevaluated expression
 // (answer/unevaluated.ts) that the settled reading does not confirm as a value, or where the reply
@@ -19,6 +19,11 @@
 // for x), no answer is stored and both readings are kept (`disagreement`); arithmetic of numbers that
 // nothing contradicts is stored as its value, computed by the symbolic engine ("12 \times 7" is 84).
 // A value written as a decimal and as a percentage is stored in the format the question asks for.
+// With the question's text, its own quantities are read (answer/given.ts): a given the closing
+// sentence attributes to the question's data, or an expression in an unknown where it asks for a
+// value, is passed over by the settled reading, and not stored where the stated reading took it. A
+// plain statement of an option is read past an explanation that names no option as the answer; a
+// plain answer the stated reading has no words for is read where the settled value is confirmed.
 // An answer that cannot be read is `null`: never guessed. A reading that does not parse under its
 // type (", which is 431" as a number) is dropped, never stored (`storedAnswer`, which `cache
 // validate` applies too). A response that states two answers that disagree (a boxed answer and a
@@ -26,8 +31,9 @@
 import { normalizeMcq, questionOptions, readMcq, type McqOption } from './answer/mcq.ts';
 import { normalizeMath, normalizeNumeric, wellFormedMath } from './answer/normalize.ts';
 import { readStatement } from './answer/statement.ts';
-import { settle, settledOption, settledValue } from './answer/settled.ts';
-import { askedUnknowns, unevaluated } from './answer/unevaluated.ts';
+import { plainAnswer, settle, settledOption, type Settled } from './answer/settled.ts';
+import { unevaluated } from './answer/unevaluated.ts';
+import { askedUnknowns } from './answer/given.ts';
 import { arithmeticValue, sameMath } from './answer/equivalence.ts';
 import { closingSentences } from './answer/closing.ts';
 
@@ -93,10 +99,13 @@ function sameAnswer(a: string, b: string, type: AnswerType): boolean {
  * answer where they agree (the settled value where the stated one is an unevaluated expression it
  * confirms), else none with both readings.
  */
-function crossCheck(stated: string, text: string, type: AnswerType, options: McqOption[], question: string): AnswerRead {
+function crossCheck(read: string, text: string, type: AnswerType, options: McqOption[], question: string, at?: number): AnswerRead {
   // A word answer ("odd", "Monday") is beyond a reading of values: only the stated reading has it.
-  const value = type === 'mcq' ? null : /\d/.test(stated) ? settle(text) : null;
-  const settled = storedAnswer(type === 'mcq' ? settledOption(text, options) : (value?.value ?? null), type);
+  const value = type === 'mcq' ? null : /\d/.test(read) ? settle(text, question) : null;
+  const settled = storedAnswer(type === 'mcq' ? settledOption(at === undefined ? text : explained(text, at), options) : (value?.value ?? null), type);
+  // A value the settled reading passed over (a given the reply attributes to the question's data,
+  // an expression in an unknown) is not the answer where the stated reading took it: the settled value is.
+  const stated = settled !== null && passedOver(read, value, type) ? settled : read;
   const agree = settled !== null && sameAnswer(stated, settled, type);
   if (settled !== null && !agree) return { answer: null, disagreement: [stated, settled] };
   // A value the reply closes on as another letter's than the one the question asks for ("$y = 0$" where it asks for x) is not its answer.
@@ -110,6 +119,25 @@ function crossCheck(stated: string, text: string, type: AnswerType, options: Mcq
   // ("123456790^3 - 1").
   const computed = kind === 'arithmetic' ? (arithmeticValue(normalizeMath(stated) ?? stated) ?? (agree ? stated : null)) : null;
   return computed !== null ? { answer: computed } : { answer: null, disagreement: [stated, settled] };
+}
+
+/** Whether the settled reading passed over `stated` as the question's data or an expression in an unknown. */
+const passedOver = (stated: string, value: Settled | null, type: AnswerType) =>
+  !!value?.passed?.some((p) => {
+    const passed = storedAnswer(p, 'math');
+    return passed !== null && sameAnswer(stated, passed, type === 'mcq' ? 'math' : type);
+  });
+
+// After a plain statement of an option, an explanation is no second reading: of the sentences after
+// the statement's own, only those that state an option as the answer, or turn back on it, are read.
+const AS_ANSWER =
+  /\b(?:answer|correct|right|best|fits|choose|chose|pick|select|go with|should be|must be|instead|actually|wait|reconsider\w*|on reflection|however)\b|^\W*(?:so|therefore|thus|hence)\b|\([A-J]\)|\[[A-J]\]/i;
+function explained(text: string, at: number): string {
+  const end = text.slice(at).search(/[.!?](?=\s|$)|\n/);
+  if (end < 0) return text;
+  const cut = at + end + 1;
+  const later = text.slice(cut).split(/(?<=[.!?])\s+|\n+/);
+  return [text.slice(0, cut), ...later.filter((s) => AS_ANSWER.test(s))].join('\n');
 }
 
 const ASKS_PERCENT = /\bper ?cent|%|\bpercentage\b/i;
@@ -140,13 +168,21 @@ export function readAnswer(text: string, type: AnswerType, options: McqOption[] 
   if (read.ambiguous) return { answer: null, ambiguous: read.ambiguous.map((r) => (r === null ? null : r.trim())) };
   const answer = storedAnswer(read.answer, type);
   if (answer !== null) {
-    const checked = crossCheck(answer, text, type, options, question);
+    const checked = crossCheck(answer, text, type, options, question, read.at);
     return type === 'mcq' || checked.answer === null ? checked : { answer: formatAsked(checked.answer, text, question) };
   }
-  if (read.answer === null) return { answer };
-  // A reading that does not parse under its type ("12 \\times 7" as a number) stands only where the settled value is its value.
-  const settled = type === 'mcq' ? null : storedAnswer(settledValue(text), type);
-  return settled !== null && sameAnswer(read.answer, settled, 'math') ? { answer: settled } : { answer, dropped: read.answer };
+  if (read.answer === null) {
+    // A plain answer in words the stated reading does not know, confirmed by the reply's last solved assignment.
+    const plain = type === 'mcq' || !question ? null : storedAnswer(plainAnswer(text, question), type);
+    return { answer: plain };
+  }
+  // A reading that does not parse under its type ("12 \\times 7" as a number) stands only where the
+  // settled value is its value, or where the settled reading passed it over ("a wall that is 12 \\times 9 square feet").
+  const value = type === 'mcq' ? null : settle(text, question);
+  const settled = storedAnswer(value?.value ?? null, type);
+  return settled !== null && (sameAnswer(read.answer, settled, 'math') || passedOver(read.answer, value, 'math'))
+    ? { answer: settled }
+    : { answer, dropped: read.answer };
 }
 
 /** The stored answer a response states (`readAnswer`'s answer): for mcq the option letter, else the stated value. */

@@ -65,7 +65,7 @@ const Session = z.strictObject({
   compute: ComputeRan.nullable(),
   epochs: z
     .array(z.strictObject({ epoch: z.number().int().positive(), seconds: z.number().nonnegative() }))
-    .describe('wall time of each epoch finished in this session'),
+    .describe('wall time of each epoch the process of this entry finished'),
   time: z
     .record(z.string(), z.strictObject({ seconds: z.number().nonnegative(), count: z.number().int().nonnegative() }))
     .optional()

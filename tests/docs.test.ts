@@ -4,6 +4,8 @@
 // `npm run X` names a script of package.json; and every path of the code the docs cite in
 // backquotes exists. The commands and their flags come from the command list itself
 // (cli/commands/index.ts), built against a fresh yargs instance by cli/usage.ts: no handler runs.
+// And the docs, the code's comments, test titles and command names are reference: none cites an
+// issue number or speaks of the work that wrote it ("this session", "the first attempt").
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -179,6 +181,40 @@ function citedPaths(text: string): { line: number; path: string }[] {
   );
 }
 
+// ---- Process words: what a reference page, comment or command name does not say ---------------
+
+/** Each pattern with what it cites. Case-insensitive but `TODO`. */
+const PROCESS_WORDS: [RegExp, string][] = [
+  [/\b(issues?|tickets?|bugs?) ?(#|no\. ?)?\d+/i, 'an issue number'],
+  [/\btickets?\b/i, 'a ticket'],
+  [/\bitem \d+ of\b|"done when"/i, 'a part of a ticket'],
+  [/\bthis (session|issue|branch|ticket)\b|\bthe issue'?s\b/i, 'the work that wrote it'],
+  [/\bfirst attempt\b|\bwas fixed\b|\bfixed since\b/i, 'how the work went'],
+  [/\bnot (yet )?rerun\b|\bnot yet run\b|\bdevice machine\b/i, 'what the work could not do'],
+  [/\bTODO\b|\bFIXME\b/, 'a note to self'],
+];
+
+/** `file:line: phrase (what it cites)` for each process word of a text. */
+function processWords(file: string, text: string): string[] {
+  return text.split('\n').flatMap((line, i) =>
+    PROCESS_WORDS.flatMap(([re, what]) => {
+      const m = re.exec(line);
+      return m ? [`${file}:${i + 1}: "${m[0]}" (${what})`] : [];
+    }),
+  );
+}
+
+/** The code whose comments, test titles and command names are read: every source file but this one, and package.json. */
+const SOURCE_DIRS = ['src', 'train', 'eval', 'jobs', 'cli', 'bench', 'reliability', 'tests', 'bin', '.ci'];
+function sourceFiles(dir: string): string[] {
+  return readdirSync(join(ROOT, dir), { withFileTypes: true }).flatMap((e) => {
+    const path = `${dir}/${e.name}`;
+    if (e.isDirectory()) return e.name === 'node_modules' ? [] : sourceFiles(path);
+    return /\.(ts|mjs|js|cjs)$|^run$/.test(e.name) && path !== 'tests/docs.test.ts' ? [path] : [];
+  });
+}
+const SOURCES = [...SOURCE_DIRS.filter((d) => existsSync(join(ROOT, d))).flatMap(sourceFiles), 'package.json'];
+
 // ---- The checks ------------------------------------------------------------------------------
 
 const read = (file: string) => readFileSync(join(ROOT, file), 'utf8');
@@ -198,8 +234,8 @@ describe('the documentation', () => {
       'audit',
       'embed',
       'import',
-      'import-parquet',
-      'export',
+      'from-parquet',
+      'to-parquet',
       'compact',
       'fit',
     ]);
@@ -212,6 +248,48 @@ describe('the documentation', () => {
     expect(checkCommandLine('npx cpp-workbench cache frobnicate DIR')).toEqual(['no command cache frobnicate']);
     expect(checkCommandLine('npx cpp-workbench trian')).toEqual(['no command trian']);
     expect(checkCommandLine('npx cpp-workbench serve --rate-429 0.2 & # in the background')).toEqual([]);
+  });
+
+  it('a process word is found wherever it stands, and only there', () => {
+    expect(processWords('x.md', 'Measured at 4dd99ab.\nSince issue 24 the defaults train.')).toEqual(['x.md:2: "issue 24" (an issue number)']);
+    expect(processWords('x.ts', '// the goals of Issue #37')).toEqual(['x.ts:1: "Issue #37" (an issue number)']);
+    expect(processWords('x.ts', "GROUPS = { issue25: ['load'] }")).toEqual(['x.ts:1: "issue25" (an issue number)']);
+    expect(processWords('x.md', 'item 5 of the list')).toEqual(['x.md:1: "item 5 of" (a part of a ticket)']);
+    expect(processWords('x.md', 'The first attempt stopped at the evaluation.')).toHaveLength(1);
+    expect(processWords('x.md', 'no device machine was lent to this session')).toHaveLength(2);
+    expect(processWords('x.ts', '// TODO: later')).toHaveLength(1);
+    expect(processWords('x.ts', "zod's issue list; a todo list of contexts; the debug 3 flag; retries after the first request")).toEqual([]);
+    expect(SOURCES).toEqual(expect.arrayContaining(['src/cache/load.ts', 'bench/bench.ts', 'tests/train/presets.test.ts', 'package.json']));
+  });
+
+  it("the README's commands table has a row for every command and cache subcommand, and for nothing else", () => {
+    const text = read('README.md');
+    const table = text.slice(text.indexOf('## Commands'), text.indexOf('\n## ', text.indexOf('## Commands') + 1));
+    const rows = [...table.matchAll(/^\| `([^`]+)` +\|/gm)].map((m) => m[1]);
+    const declared = [...CLI].flatMap(([name, spec]) => (spec.subcommands.size ? [...spec.subcommands.keys()].map((sub) => `${name} ${sub}`) : [name]));
+    expect(rows.length).toBeGreaterThan(20);
+    expect([...rows].sort()).toEqual([...declared].sort());
+  });
+
+  it.each(DOCS)('%s: cites no issue and speaks of no work session (a reference page)', (file) => {
+    expect(processWords(file, read(file))).toEqual([]);
+  });
+
+  it('the code: no comment, test title, command or script name cites an issue or a work session', () => {
+    expect(SOURCES.flatMap((file) => processWords(file, read(file)))).toEqual([]);
+  });
+
+  it('the code cites sections of the docs by headings that exist (docs/X.md, "Heading")', () => {
+    const headings = (doc: string) => parse(read(doc)).prose.flatMap(({ text }) => /^#{1,6}\s+(.*?)\s*$/.exec(text)?.[1] ?? []);
+    const problems = SOURCES.flatMap((file) =>
+      [...read(file).matchAll(/docs\/([\w-]+\.md),? "([^"\n]+)/g)].flatMap(([, doc, cited]) => {
+        // A citation may break across a line or a string: its text up to there starts a heading.
+        const start = cited.replace(/[`'\s+]+$/, '');
+        if (!existsSync(join(ROOT, 'docs', doc))) return [`${file}: docs/${doc}: no such page`];
+        return headings(`docs/${doc}`).some((h) => h.startsWith(start)) ? [] : [`${file}: docs/${doc} has no heading "${start}"`];
+      }),
+    );
+    expect(problems).toEqual([]);
   });
 
   it.each(DOCS)('%s: every relative link resolves', (file) => {

@@ -9,7 +9,7 @@ import { readJsonFile } from '../src/io/jsonFile.ts';
 import { kebab, parseSettings } from '../src/io/problems.ts';
 import { DebateSettings } from '../src/env/settings.ts';
 import { ComputeSettings } from '../src/policy/backends.ts';
-import { PolicyArchitecture, TRAINABLE, type PolicyShape } from '../src/policy/model.ts';
+import { PolicyArchitecture, SEAT_INPUTS, seatInputsOf, TRAINABLE, type PolicyShape } from '../src/policy/model.ts';
 import { RecordingSettings } from '../src/recording.ts';
 import { RewardSettings } from '../src/reward.ts';
 import { BASELINES } from './advantage.ts';
@@ -143,7 +143,14 @@ export const TrainConfig = z.strictObject({
     .default([])
     .describe(
       "caches of other teams on the same questions (e.g. cache gen --replace brisk=family-3): each step plays the run's team or one of these, " +
-        'drawn by the seed; validation stays on cache (training across teams: train/teams.ts; needs behavior none)',
+        'drawn by the seed; validation stays on cache (training across teams: train/teams.ts; every per-seat input off, or named in seatInputs)',
+    ),
+  seatInputs: z
+    .array(z.enum(SEAT_INPUTS))
+    .default([])
+    .describe(
+      'per-seat inputs (behavior, sourceFeature, turnFeature: src/policy/model.ts) a run across teams keeps, each named as an ablation; ' +
+        'without it, training across teams refuses every one that is on',
     ),
   evalEvery: z.number().int().positive().default(1).describe('validation evaluation every N epochs; the best checkpoint is kept'),
   from: z
@@ -204,11 +211,39 @@ const decisionsProblem = (c: Pick<TrainConfig, 'decisions' | 'baseline' | 'credi
 export function resolveConfig(...layers: Partial<TrainConfig>[]): TrainConfig {
   const merged = Object.assign({}, ...layers.map((l) => Object.fromEntries(Object.entries(l).filter(([, v]) => v !== undefined))));
   const config = parseSettings(TrainConfig, merged, (path) => `setting ${path}`);
-  const problem = rlooProblem(config) ?? creditProblem(config) ?? decisionsProblem(config);
+  const problem = rlooProblem(config) ?? creditProblem(config) ?? seatInputsProblem(config) ?? decisionsProblem(config);
   if (problem) throw new SettingsError(`setting ${problem}`);
   if (config.trainable === 'behavior' && config.behavior === 'none')
     throw new SettingsError('setting trainable: behavior trains the behavior embedding alone, and behavior: none has none (zero, frozen): nothing would train');
   return config;
+}
+
+/** How each per-seat input is turned off. */
+const SEAT_INPUT_OFF: Record<(typeof SEAT_INPUTS)[number], string> = {
+  behavior: 'behavior: none (--behavior none)',
+  sourceFeature: 'sourceFeature: false (--no-source-feature)',
+  turnFeature: 'turnFeature: false (--no-turn-feature)',
+};
+
+/**
+ * Training across teams reads no per-seat input that an ablation does not name: each describes a seat,
+ * not the agent in it, so across teams it would describe every team's agents of a seat alike (and
+ * a policy that reads one is not team-general). `seatInputs` names only inputs that are on, and only
+ * across teams, where it means something.
+ */
+export function seatInputsProblem(c: Pick<TrainConfig, 'teams' | 'seatInputs' | (typeof SEAT_INPUTS)[number]>): string | undefined {
+  const on = seatInputsOf(c);
+  if (c.teams.length === 0)
+    return c.seatInputs.length ? `seatInputs: names ${c.seatInputs.join(', ')}, kept across teams, and teams is empty: nothing to keep` : undefined;
+  const off = c.seatInputs.filter((k) => !on.includes(k));
+  if (off.length) return `seatInputs: names ${off.join(', ')}, which ${off.length > 1 ? 'are' : 'is'} off: nothing to keep`;
+  const unnamed = on.filter((k) => !c.seatInputs.includes(k));
+  if (unnamed.length === 0) return undefined;
+  return (
+    `teams: training across teams reads agents by their behavior rows, and ${unnamed.join(', ')} ${unnamed.length > 1 ? 'describe' : 'describes'} ` +
+    `a seat, not the agent in it: set ${unnamed.map((k) => SEAT_INPUT_OFF[k]).join(', ')}, or name ${unnamed.length > 1 ? 'them' : 'it'} in seatInputs ` +
+    `(--seat-inputs ${unnamed.join(',')}) to keep ${unnamed.length > 1 ? 'them' : 'it'} as an ablation`
+  );
 }
 
 /** A run of `c` has trained all it will once it has done every epoch, or `steps` steps. */

@@ -104,7 +104,7 @@ export async function computePlan(c: ComputeSettings): Promise<string> {
     : ran.backend
       ? `TF.js backend ${ran.backend}`
       : `${ran.threads} CPU thread${ran.threads === 1 ? '' : 's'}`;
-  return `engine: ${ran.engine}${c.engine === 'auto' ? ` (${note ?? 'auto'})` : ''}, ${how}`;
+  return `engine: ${ran.engine}${note ? ` (${note})` : ''}, ${how}`;
 }
 
 /** The `train` command: the settings of its run (a resumed run's saved ones) and its plan. */

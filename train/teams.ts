@@ -2,17 +2,19 @@
 // of other teams on the same questions (simulated worlds with a seat taken by a family member,
 // src/sim/family.ts, or imports); each step plays one team, drawn by the seed, so a policy that
 // reads behavior rows has to read them to do well. Validation stays on the run's own cache and team.
+// Every per-seat input is off unless setting `seatInputs` names it as an ablation (config.ts,
+// seatInputsProblem), and the run says which it reads.
 import seedrandom from 'seedrandom';
 import { ensureEmbeddings, type Embeddings } from '../src/cache/embeddings.ts';
 import { loadCache } from '../src/cache/load.ts';
 import type { Cache } from '../src/cache/types.ts';
 import type { Encoder } from '../src/encoders/index.ts';
 import { keepAll, playDebates } from '../src/env/debate.ts';
-import { splitQuestions, type Environment } from '../src/env/environment.ts';
+import { splitQuestions, teamIds, type Environment } from '../src/env/environment.ts';
 import { SettingsError } from '../src/io/errors.ts';
 import { openEnvironment } from '../src/recording.ts';
 import { meanResponseTokens } from '../src/reward.ts';
-import { debateSettingsOf, type TrainConfig } from './config.ts';
+import { debateSettingsOf, seatInputsProblem, type TrainConfig } from './config.ts';
 import { creditOf } from './counterfactual.ts';
 
 /** One team a step can play: its cache, environment and embeddings, and what its rewards read. */
@@ -46,16 +48,14 @@ async function teamOf(config: TrainConfig, env: Environment, emb: Embeddings, qu
 
 /**
  * The run's own team first, then one per cache of setting `teams` (every agent of it, in cache
- * order): each must hold the run's train questions under the same ids and as many agents. A policy
- * that reads a per-seat behavior embedding cannot be told apart across teams: refused.
+ * order): each must hold the run's train questions under the same ids and as many agents. A per-seat
+ * input (behavior embedding, source or turn feature) would describe each seat's agents of every team
+ * alike: refused unless `seatInputs` names it.
  */
 export async function openTeams(config: TrainConfig, own: Team, encoder: Encoder): Promise<Team[]> {
+  const problem = seatInputsProblem(config);
+  if (problem) throw new SettingsError(`setting ${problem}`);
   if (config.teams.length === 0) return [own];
-  if (config.behavior !== 'none')
-    throw new SettingsError(
-      `setting teams: training across teams needs behavior: none (found ${config.behavior}): a per-seat behavior embedding would describe each seat's ` +
-        'agents of every team alike; the recipient is read through its behavior row (behaviorRows)',
-    );
   const train = splitQuestions(own.env, 'train').questions;
   const teams = [own];
   for (const dir of config.teams) {
@@ -76,6 +76,13 @@ export async function openTeams(config: TrainConfig, own: Team, encoder: Encoder
     );
   }
   return teams;
+}
+
+/** What a run across teams says: its teams, and what the policy knows an agent by. */
+export function teamsNote(config: TrainConfig, teams: Team[]): string {
+  const rows = config.behaviorRows ? 'behavior rows' : 'nothing (behaviorRows is off: no agent is told from another)';
+  const kept = config.seatInputs.length ? `; per-seat inputs kept as an ablation: ${config.seatInputs.join(', ')}` : '; no per-seat input';
+  return `training across ${teams.length} teams: ${teams.map((t) => teamIds(t.env).join('+')).join(', ')}; agents known by ${rows}${kept}`;
 }
 
 /** The team each step of an epoch plays: drawn uniformly by (seed, epoch), so a resumed run draws the same. */

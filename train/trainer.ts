@@ -46,7 +46,7 @@ import { clearRun, openRunLog, round4, runFiles, tierShares, truncateLog } from 
 import { checkTrainingData } from './smallData.ts';
 import { architectureOf, debateSettingsOf, rewardSettingsOf, runDone, type TrainConfig } from './config.ts';
 import { startingWeights } from './startFrom.ts';
-import { openTeams, teamDraw, teamWith } from './teams.ts';
+import { openTeams, teamDraw, teamsNote, teamWith } from './teams.ts';
 import { testTracer } from './trace.ts';
 import { RefusedError } from '../src/io/errors.ts';
 import { phaseClock, splitLine, type TimeSplit } from './timeSplit.ts';
@@ -91,7 +91,7 @@ export interface TrainOptions {
   log?: (line: string) => void;
   /** Engine, threads, backend for a resumed run (new runs take them from the config). */
   compute?: Partial<ComputeSettings>;
-  /** The command this session's provenance names (default: this process's; a warm training process names the run it was asked for). */
+  /** The command this process's provenance entry names (default: this process's; a warm training process names the run it was asked for). */
   command?: string[];
 }
 
@@ -229,7 +229,7 @@ async function trainLocked(config: TrainConfig, o: TrainOptions): Promise<{ chec
   const W = influenceWeights(A, shape.rounds, config.beta, config.gamma, shape.decisions);
   const teams = await openTeams(config, teamWith(config, trainEnv, emb, fullCost), await makeEncoder(config.encoder)); // train/teams.ts
   const credit = teams[0].credit;
-  if (teams.length > 1) say(`training across ${teams.length} teams: ${teams.map((t) => teamIds(t.env).join('+')).join(', ')}`);
+  if (teams.length > 1) say(teamsNote(config, teams));
   const creditNote = credit.note();
   if (creditNote) say(creditNote);
 

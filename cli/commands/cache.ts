@@ -1,4 +1,4 @@
-// `cache gen | validate | stats | audit | embed | import | import-parquet | export | compact | fit`: create, check and
+// `cache gen | validate | stats | audit | embed | import | from-parquet | to-parquet | compact | fit`: create, check and
 // inspect response caches (the jobs: jobs/cache.ts, jobs/import.ts, jobs/parquet.ts).
 import { basename } from 'node:path';
 import type { Argv } from 'yargs';
@@ -212,7 +212,7 @@ const compact = <T>(y: Argv<T>) =>
 
 const importParquet = <T>(y: Argv<T>) =>
   y.command(
-    'import-parquet <file>',
+    'from-parquet <file>',
     'import a Parquet table of cache records (one row per record, columns as cache.jsonl fields; without an answer column, ' +
       'answers are read from the texts as cache import reads them) and print the import report',
     (y) =>
@@ -226,8 +226,8 @@ const importParquet = <T>(y: Argv<T>) =>
 
 const exportParquet = <T>(y: Argv<T>) =>
   y.command(
-    'export <dir>',
-    'write a cache (its journal included) as a Parquet table, one row per record (cache import-parquet reads it back)',
+    'to-parquet <dir>',
+    'write a cache (its journal included) as a Parquet table, one row per record (cache from-parquet reads it back)',
     (y) =>
       y
         .positional('dir', { type: 'string', demandOption: true, describe: 'cache directory' })
@@ -239,5 +239,5 @@ const exportParquet = <T>(y: Argv<T>) =>
 export const cacheCommand = command((y) =>
   [gen, validate, stats, audit, embed, importCommand, importParquet, exportParquet, compact, fit]
     .reduce((y, c) => c(y), y)
-    .demandCommand(1, 'name a cache command: gen, validate, stats, audit, embed, import, import-parquet, export, compact or fit'),
+    .demandCommand(1, 'name a cache command: gen, validate, stats, audit, embed, import, from-parquet, to-parquet, compact or fit'),
 );

@@ -10,7 +10,7 @@ export type Vars = Record<string, string | number>;
 
 export interface CorpusCase {
   id: string;
-  kind: 'cache' | 'embeddings' | 'config' | 'grid' | 'checkpoint' | 'flags' | 'import';
+  kind: 'cache' | 'embeddings' | 'config' | 'grid' | 'checkpoint' | 'flags' | 'import' | 'parquet' | 'columns';
   /** Damage the input in the case's folder (a copy of the inputs); returns values the error names (e.g. the line). */
   // biome-ignore lint/suspicious/noConfusingVoidType: a setup that names nothing returns nothing
   setup?: (ws: string) => Vars | void;

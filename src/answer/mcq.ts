@@ -273,7 +273,13 @@ export function readMcq(text: string, options: McqOption[] = []): Reading {
       (options.length || /^\(|^.\)/.test(lastLine))
     )
       add(lastAt, labelled[1] ?? labelled[2], 'last line');
-    else if (options.length && lastLine.length <= 80) add(lastAt, optionByText(lastLine, options), 'last line');
+    // After a statement of an option, a last line is the option only when it is the option's text:
+    // a sentence of explanation that names another ("Venus, by contrast, is ...") is no second answer.
+    else if (options.length && lastLine.length <= 80) {
+      const letter = optionByText(lastLine, options);
+      const exact = options.some((o) => o.letter === letter && simplify(o.text) === simplify(lastLine));
+      if (exact || !found.length) add(lastAt, letter, 'last line');
+    }
   }
 
   // 7. "(C)" closing the response.
@@ -288,7 +294,7 @@ export function readMcq(text: string, options: McqOption[] = []): Reading {
 
   if (!found.length) return { answer: null };
   const last = found.reduce((a, b) => (b.at >= a.at ? b : a));
-  return ambiguity(text, found, last, hedges) ?? { answer: last.letter };
+  return ambiguity(text, found, last, hedges) ?? { answer: last.letter, ...(last.rule !== 'closing' && { at: last.at }) };
 }
 
 /**

@@ -1,4 +1,4 @@
-// The second reading (issue 36): the value a reply SETTLES ON, read by position, not by the phrases
+// The second reading: the value a reply SETTLES ON, read by position, not by the phrases
 // that state an answer (statement.ts, mcq.ts). It looks only at where a reply ends: of its last four
 // sentences, the last that holds a value of the reply's own (notes, checks of the answer, sentences
 // that reject the values they name, and sentences about other agents alone, aside; values after a
@@ -11,11 +11,16 @@
 // abstains (null) where that sentence does not settle: two options named, an option rejected ("(A)
 // is wrong"), a value in a comparison or a description ("5 more than 50", "seat the 8 people", "the
 // 100-meter final"), a relation ("f(3) \ge 8"), a number inside a plain-text expression ("sqrt(17)/12"). Names, relations and case lists are no
-// values. src/answer.ts stores an answer only where this reading and the stated one agree (or this
-// one abstains).
+// values. With the question's text, a closing value that is a given the sentence attributes to the
+// question's data, or an expression in an unknown where a value is asked (given.ts), is passed over
+// for the sentence's own value before it, else the reply's last solved assignment (`passOver`).
+// src/answer.ts stores an answer only where this reading and the stated one agree (or this one
+// abstains).
 import { boxedContents, boxValue, ownBox, withoutNotes } from './statement.ts';
-import { congruenceValue, isClosed, NUMBER, REJECTED, resultOf } from './conclusion.ts';
+import { congruenceValue, isClosed, NO_VALUE, NUMBER, REJECTED, resultOf } from './conclusion.ts';
+import { normalizeMath } from './normalize.ts';
 import { letterOf, optionByText, type McqOption } from './mcq.ts';
+import { askedUnknowns, inUnknown, isGiven } from './given.ts';
 
 /** Math spans, displays first: `$$...$$`, `\[...\]`, `\(...\)`, `$...$`. */
 const MATH = /\$\$([\s\S]+?)\$\$|\\\[([\s\S]+?)\\\]|\\\(([\s\S]+?)\\\)|\$([^$]+)\$/g;
@@ -42,7 +47,7 @@ const NOT_A_DISPLAY = /\\begin\{(?:cases|array|align\*?|aligned)\}|\\multicolumn
 const CLOSING = 4;
 // A sentence about other agents' answers (and not the reply's own).
 const ABOUT_OTHERS =
-  /\b(?:agents?'?s?|(?:other|another|their|previous|first|second|third|fourth|each) (?:solutions?|answers?)|solutions? \d|they|their|he|she|others)\b/i;
+  /\b(?:agents?'?s?|(?:other|another|their|previous|first|second|third|fourth|each) (?:solutions?|answers?)|solutions? \d|they|their|others)\b/i;
 // A note ("Note that ...", "*Note: ...*", "I should note that ...") or a check of the answer ("Check:
 // $84 / 7 = 12$", "To verify, ...", a line ticked ✓) is an aside, never what the reply settles on:
 // its values are the question's or a step's. So is a sentence that rejects the values it names ("$x
@@ -62,6 +67,78 @@ interface Candidate {
   boxed: boolean;
   /** The letter a math span assigns its value to ("$y = 0$"). */
   assigns?: string;
+}
+
+/** What a reply settles on: the value, the letter its closing span assigns it to, and the values of its sentence passed over as the question's data or as expressions in an unknown. */
+export interface Settled {
+  value: string;
+  assigns?: string;
+  passed?: string[];
+  /** Where values were passed over: whether the value is the sentence's only value of its own. */
+  sole?: boolean;
+}
+
+// Words before a given that attribute it to the question's data, not to the quantity asked for: a
+// relative clause ("a fraction whose value is", "a wall that is"), "equal to", "satisfies", or a
+// preposition and a few words that are no stating verb ("to make", "of", "on the").
+const STATES = String.raw`(?!(?:is|are|was|were|equals|be)\b)`;
+const ATTRIBUTED = new RegExp(
+  String.raw`(?:\b(?:whose|that|which)\b(?:\s+[\w-]+){0,3}?\s+(?:is|are|was|were)|\bequal to|\bsatisf(?:y|ies|ying)|` +
+    String.raw`\b(?:of|for|by|with|to|from|on|in|after)\b(?:\s+${STATES}[\w-]+){0,4})\s*\$?\s*$`,
+  'i',
+);
+// Words after a given that make it the subject of the sentence's value ("18 pencils cost $4.50").
+const SUBJECT = /^\$?\s*(?:[a-z]+\s+){1,2}(?:costs?|is|are|was|were|weighs?|takes?|makes?|needs?)\b/i;
+// A letter assigned a value ("$y = 84.5$", "n=-\frac{5}{3}", "y = (90 x 108) / 60 = 162"), the chain's last member.
+const ASSIGNMENT = /(?<![\w\\{^_])([a-zA-Z])\s*=\s*([^=$\n]+(?:=[^=$\n]+)*)/g;
+
+/** The reply's last solved assignment before `end` (its value closed and not given; of the unknown asked for where the question names one, else of one of `letters` where given): the value. */
+function lastAssignment(text: string, end: number, question: string, letters?: string[]): string | null {
+  const named = askedUnknowns(question);
+  const asked = named.length ? named : (letters ?? []);
+  if (letters && !asked.length) return null;
+  let found: string | null = null;
+  for (const [a, b] of sentenceRanges(text, maskMath(text))) {
+    if (a >= end) break;
+    const sentence = text.slice(a, Math.min(b, end));
+    if (NOTE.test(sentence) || CHECK.test(sentence) || REJECTED.test(sentence)) continue;
+    for (const m of sentence.replace(/\\\[|\\\]|\$\$?/g, ' ').matchAll(ASSIGNMENT)) {
+      const value = (m[2].split('=').pop() ?? '')
+        .replace(/\s+(?:[a-zA-Z]{2,}|[a-zA-Z]\b)[\s\S]*$/, '')
+        .replace(/[\s.,;]+$/, '')
+        .trim();
+      if ((!asked.length || asked.includes(m[1])) && /\d/.test(value) && isClosed(value) && !isGiven(value, question)) found = value;
+    }
+  }
+  return found;
+}
+
+/**
+ * The closing value passed over (see given.ts): a given the sentence attributes to the question's
+ * data, or an expression in an unknown where the question asks for a value. Then the sentence
+ * settles on its last own value before it (closed, not given), else on the reply's last solved
+ * assignment, else on none (null). `undefined` where the closing value is neither.
+ */
+function passOver(text: string, from: number, all: Candidate[], closing: Candidate, question: string): Settled | null | undefined {
+  const given = (c: Candidate) =>
+    isGiven(c.value, question) && (ATTRIBUTED.test(text.slice(from, c.at)) || SUBJECT.test(text.slice(c.at + c.value.length, c.at + c.value.length + 40)));
+  const found = all.filter((c) => c.at <= closing.at).sort((a, b) => a.at - b.at);
+  // What the sentence names after its value, past a turn to a condition ("a wall that is $12\times 9$"), is passed over too.
+  const passed = all.filter((c) => c.value.trim() && (inUnknown(c.value, question) || given(c))).map((c) => c.value.trim());
+  if (!passed.length) return undefined;
+  const owns = found.filter((c) => c.value.trim() && /\d/.test(c.value) && isClosed(c.value) && !isGiven(c.value, question));
+  const sole = owns.length === 1;
+  const over = inUnknown(closing.value, question) ? 'unknown' : given(closing) ? 'given' : null;
+  if (!over) return { value: closing.value.trim(), passed, sole };
+  // The value just before the ones passed over, where it is the reply's own (not a number inside an expression, "720/8").
+  const own = found.filter((c) => c.at < closing.at && !isGiven(c.value, question) && !inUnknown(c.value, question)).pop();
+  if (own && owns.includes(own)) return COMPARED.test(text.slice(from, own.at)) ? null : { value: own.value.trim(), passed, sole };
+  // The last solved assignment stands only where the sentence holds no value of its own at all.
+  if (own || all.some((c) => c.value.trim() && isClosed(c.value) && !isGiven(c.value, question))) return null;
+  // Of an expression in an unknown, the value solved for that unknown ("$y = 84.5$" before "the sum is $4y + 190$").
+  const letters = over === 'unknown' ? [...new Set(closing.value.replace(/\\[a-zA-Z]+/g, ' ').match(/(?<![a-zA-Z])[a-df-hj-zA-Z](?![a-zA-Z])/g))] : undefined;
+  const solved = lastAssignment(text, from, question, letters && letters.length === 1 ? letters : letters && []);
+  return solved ? { value: solved, passed } : null;
 }
 
 /** A text with its math spans masked, so that no sentence ends inside one; a span keeps a closing period ("$\boxed{2}.$ The ..."), which ends its sentence. */
@@ -86,7 +163,7 @@ function lastSentence<T extends { at: number }>(
   text: string,
   ranges: [number, number][],
   candidates: T[],
-): { sentence: string; from: number; found: T[] } | null {
+): { sentence: string; from: number; found: T[]; all: T[] } | null {
   for (let k = ranges.length - 1; k >= Math.max(0, ranges.length - CLOSING); k--) {
     const [a, b] = ranges[k];
     const found = candidates.filter((c) => c.at >= a && c.at < b);
@@ -102,9 +179,9 @@ function lastSentence<T extends { at: number }>(
     const before = found.filter((c) => c.at < turn || ('boxed' in c && c.boxed));
     if (!before.length) {
       if (others && !OWN.test(sentence)) continue;
-      return { sentence, from: a, found };
+      return { sentence, from: a, found, all: found };
     }
-    return { sentence, from: a, found: before };
+    return { sentence, from: a, found: before, all: found };
   }
   return null;
 }
@@ -112,10 +189,10 @@ function lastSentence<T extends { at: number }>(
 const cleaned = (text: string) => withoutNotes(text).replace(/\*\*|\\\$/g, (m) => ' '.repeat(m.length));
 
 /** The value a numeric or MATH reply settles on (see the header), raw; null when it does not settle on one. */
-export const settledValue = (response: string): string | null => settle(response)?.value ?? null;
+export const settledValue = (response: string, question = ''): string | null => settle(response, question)?.value ?? null;
 
-/** The value a numeric or MATH reply settles on, with the letter its closing span assigns it to ("$y = 0$": y), if any. */
-export function settle(response: string): { value: string; assigns?: string } | null {
+/** The value a numeric or MATH reply to `question` settles on, with the letter its closing span assigns it to ("$y = 0$": y), if any, and what it passed over. */
+export function settle(response: string, question = ''): Settled | null {
   const text = cleaned(response);
   const ranges = sentenceRanges(text, maskMath(text));
   const from = ranges[Math.max(0, ranges.length - CLOSING)]?.[0] ?? 0; // only the closing sentences are read
@@ -154,10 +231,28 @@ export function settle(response: string): { value: string; assigns?: string } | 
   const boxed = last.found.filter((c) => c.boxed).pop();
   if (boxed) return boxed.value.trim() ? { value: boxed.value.trim() } : null;
   const closing = last.found.reduce((a, b) => (b.at > a.at ? b : a));
+  const passed = question ? passOver(text, last.from, last.all, closing, question) : undefined;
+  if (passed !== undefined && passed?.value !== closing.value.trim()) return passed;
   if (COMPARED.test(text.slice(last.from, closing.at)) || !closing.value.trim()) return null;
   // What an answer statement names is the reply's answer whatever letter it is given ("the answer is $k = 7$").
   const assigns = /\banswer\b/i.test(last.sentence) ? undefined : closing.assigns;
-  return { value: closing.value.trim(), ...(assigns && { assigns }) };
+  return { value: closing.value.trim(), ...(assigns && { assigns }), ...(passed?.passed && { passed: passed.passed, sole: passed.sole }) };
+}
+
+/**
+ * A reply's plain answer where the stated reading finds none in words it knows: the value it
+ * settles on, where the reply's last solved assignment is that value ("$$y = 84.5$$ Therefore,
+ * she averaged 84.5 points on each of her first four quizzes.") or where it is the only value of
+ * its sentence besides the question's data ("You need 2.5 cups to bake 40 muffins."); null
+ * otherwise, or where its closing sentences hedge or deny.
+ */
+export function plainAnswer(response: string, question: string): string | null {
+  const settled = settle(response, question);
+  const text = cleaned(response);
+  if (!settled || NO_VALUE.test(text.slice(-300))) return null;
+  if (settled.sole) return settled.value;
+  const solved = lastAssignment(text, text.length, question);
+  return solved !== null && normalizeMath(solved) === normalizeMath(settled.value) ? settled.value : null;
 }
 
 // Option tokens (an option's text, place or paraphrase is matched per sentence): "(C)", "[C]", "**C**", "option C", "C)" opening a line, \boxed{C}.

@@ -28,6 +28,8 @@ import { normalizeMath, unwrapMath } from './normalize.ts';
 export interface Reading {
   answer: string | null;
   ambiguous?: (string | null)[];
+  /** Multiple choice: where a plain statement of the option (an answer statement, a box, a bold option, the first token, the last line) names it. */
+  at?: number;
 }
 
 /** Every `\boxed{...}` (or `\fbox{...}`) with its position and end, nested braces allowed; unclosed ones are skipped. */

@@ -1,8 +1,9 @@
 // Reading a cache: parse every line, check it against the format, resolve ids, and build the
 // in-memory index the environment replays from. Every problem is reported with file, line and
-// field; nothing here ever writes.
-import { closeSync, existsSync, openSync, statSync } from 'node:fs';
-import { COLUMNS_MIN_BYTES, columnsPath, readColumns, sameSource, sourceOf, writeColumns } from './columns.ts';
+// field. The only write is the derived columnar form (columns.ts), rebuilt when a large cache is
+// loaded without a sound one.
+import { closeSync, existsSync, openSync } from 'node:fs';
+import { COLUMNS_MIN_BYTES, columnsPath, readColumns, sameSource, sourceState, writeColumns } from './columns.ts';
 import { join } from 'node:path';
 import { emptySymbolicCounts, normalizeAnswer, questionOptions, readAnswer, sameMath, storedAnswer } from '../answer.ts';
 import { CACHE_FILE, CacheLine, type ExternalRecord, type HeaderRecord, type ResponseRecord, type SummaryRecord } from './format.ts';
@@ -312,12 +313,12 @@ export function loadCache(dir: string, warn: (message: string) => void = console
  * cache.jsonl, and the columns (re)built from it when the file is large enough to gain from them.
  */
 function columnsOrParse(dir: string, file: string, warn: (message: string) => void): Cache {
-  const source = statSync(file);
+  const source = sourceState(file);
   const columns = readColumns(dir, source, file);
   if (columns && 'cache' in columns) return columns.cache;
   const { cache, problems } = parseCache(fileLines(file), file);
   if (!cache) throw new CacheError(problems);
-  const readWhole = sameSource(sourceOf(statSync(file)), sourceOf(source));
+  const readWhole = sameSource(sourceState(file), source);
   if (readWhole && (columns || source.size >= COLUMNS_MIN_BYTES)) {
     const why = columns && ('stale' in columns.refused ? columns.refused.stale : `damaged: ${columns.refused.damaged}`);
     try {

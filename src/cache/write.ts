@@ -3,7 +3,7 @@
 // interrupted write, a power loss or a failed check never leaves a half-written or invalid file.
 import { existsSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { COLUMNS_MIN_BYTES, writeColumns } from './columns.ts';
+import { COLUMNS_MIN_BYTES, sourceState, writeColumns } from './columns.ts';
 import { AgentRecord, FIT_FILE, ExternalRecord, QuestionRecord, ResponseRecord, SummaryRecord, type CacheLine } from './format.ts';
 import { journalPath } from './journal.ts';
 import { CacheError, type Cache } from './types.ts';
@@ -53,11 +53,16 @@ export function* serializeRecords(records: Iterable<CacheLine>): Generator<strin
 /**
  * Write a cache.jsonl; it is loaded back (parsed and checked) before it is renamed into place, so
  * an invalid cache never replaces one. Returns what it loaded back: the cache as loadCache reads
- * the file (without a record journal).
+ * the file (without a record journal). `beforeRename` sees that cache once checked, before the
+ * rename: what belongs with the cache (an import report) is written there, so that a kill leaves
+ * no cache without it.
  */
-export function writeCacheRecords(dir: string, records: Iterable<CacheLine>): Cache {
+export function writeCacheRecords(dir: string, records: Iterable<CacheLine>, beforeRename?: (cache: Cache) => void): Cache {
   let written: Cache | undefined;
-  writeFileAtomic(cacheFilePath(dir), chunked(serializeRecords(records)), (tmp) => void (written = checkCache(dir, tmp)));
+  writeFileAtomic(cacheFilePath(dir), chunked(serializeRecords(records)), (tmp) => {
+    written = checkCache(dir, tmp);
+    beforeRename?.(written);
+  });
   return written!;
 }
 
@@ -86,8 +91,7 @@ function* checkCacheSteps(dir: string, tmp: string): Generator<unknown, Cache> {
  * happen, they do not match the cache.jsonl there and are rebuilt when it is loaded.
  */
 function columnsOf(dir: string, cache: Cache, tmp: string): void {
-  const stat = statSync(tmp);
-  if (stat.size >= COLUMNS_MIN_BYTES) writeColumns(dir, cache, stat);
+  if (statSync(tmp).size >= COLUMNS_MIN_BYTES) writeColumns(dir, cache, sourceState(tmp));
 }
 
 /** Files that belong to the cache in `dir` and go when it is replaced (--force): its record journal, import report and fitted simulator. */

@@ -54,7 +54,7 @@ export const TeamAgent = z.strictObject({
 export type TeamAgent = z.infer<typeof TeamAgent>;
 
 export const RetrySettings = z.strictObject({
-  /** Retries after the first attempt of a call (429, 408, 409, 5xx, timeouts, dropped connections, malformed replies). */
+  /** Retries after the first request of a call (429, 408, 409, 5xx, timeouts, dropped connections, malformed replies). */
   maxRetries: z.number().int().nonnegative().default(6),
   /** Backoff before retry k (k = 0, 1, ...): min(maxDelayMs, baseDelayMs * 2^k), less up to 25% jitter. */
   baseDelayMs: z.number().nonnegative().default(500),

@@ -9,7 +9,7 @@ import { drawAnswer, type RevisionContext } from './responseModel.ts';
  * recipient's own first, then the one whose context showed what this one shows (the same agents
  * with the same answers, own response included or not), then the nearest round, earlier first. A
  * revision's text discusses what its agent was shown, so a policy reading the stand-in reads a text
- * written after a context like this one, not after another (issue 12: with the nearest round alone,
+ * written after a context like this one, not after another (with the nearest round alone,
  * a learned policy read its debates 1-2 points better than with the real replies). Every answer the
  * response model can draw is stated by some cached response to the question (previous, peers',
  * round-1), so docs/method.md §3's "model-bare" fallback cannot arise here and is not counted.

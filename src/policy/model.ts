@@ -54,6 +54,20 @@ export const PolicyArchitecture = z.strictObject({
 });
 export type PolicyArchitecture = z.infer<typeof PolicyArchitecture>;
 
+/**
+ * The inputs that describe a seat (a team position), not the agent in it: the behavior embedding
+ * (a row per seat), the source feature (the candidate's author by position) and the turn feature
+ * (the recipient's speaking position, its team position under synchronous rounds). A policy moved
+ * to a team whose seats hold other agents would read each newcomer as the seat's old agent; a
+ * team-general policy reads none of them, and knows agents by their behavior rows alone.
+ */
+export const SEAT_INPUTS = ['behavior', 'sourceFeature', 'turnFeature'] as const;
+export type SeatInput = (typeof SEAT_INPUTS)[number];
+
+/** The per-seat inputs an architecture reads (`behavior` is read unless it is `none`: zero and frozen). */
+export const seatInputsOf = (a: Pick<PolicyArchitecture, SeatInput>): SeatInput[] =>
+  SEAT_INPUTS.filter((k) => (k === 'behavior' ? a.behavior !== 'none' : a[k]));
+
 /** Which parameters a run trains: all, or the behavior embedding alone (fine-tuning a transferred policy, docs/transfer.md). */
 export const TRAINABLE = ['all', 'behavior'] as const;
 export type Trainable = (typeof TRAINABLE)[number];

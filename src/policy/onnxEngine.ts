@@ -9,7 +9,7 @@ import { firstLine, SettingsError } from '../io/errors.ts';
 import type { EngineState, OptimizerSettings, PolicyEngine } from './engine.ts';
 import { isTrainable, type PolicyShape, type Weights } from './model.ts';
 import { trainingGraph } from './onnx/fuseGluGraph.ts';
-import { stateGraph } from './onnx/stateGraph.ts';
+import { stateGraph, uploadGraph } from './onnx/stateGraph.ts';
 import { batchFeeds, flatLayout, flatten, unflatten } from './onnx/layout.ts';
 
 /** Why onnxruntime-node does not load on this machine (its error's first line), or undefined when it loads. */
@@ -23,11 +23,17 @@ export async function onnxLoadError(): Promise<string | undefined> {
 }
 
 export type OnnxDevice = 'cpu' | 'cuda' | 'webgpu';
-/** Bytes a training step moved from the CPU to the GPU and back (the GPU engine's; docs/bench.md). */
-export interface StepBytes {
+/**
+ * Bytes a call moved up to its device and back down (docs/bench.md): on a GPU, every tensor that
+ * crossed (a GPU buffer kept on the device crosses nowhere); on the CPU, the batch in and the
+ * results out, the parameters and moments being read in place.
+ */
+export interface CallBytes {
   up: number;
   down: number;
 }
+/** The bytes of each kind of call, as its last call moved them. */
+export type LastBytes = Partial<Record<'forward' | 'gradient' | 'train', CallBytes>>;
 
 /** A reply of the worker thread (onnx/worker.mjs): a failed call has its error's message and stack, and `user` when it is a user's to act on. */
 type Reply = Record<string, unknown> & { id: number; error?: string; stack?: string; user?: boolean };
@@ -36,6 +42,8 @@ type Reply = Record<string, unknown> & { id: number; error?: string; stack?: str
 const spare: Worker[] = [];
 /** Threads kept at most: as many as engines a process runs at once (a job's evaluation, a trainer). */
 const SPARE = 2;
+/** Disposed engines' threads on their way back to the spares: a new engine waits for them, so that it starts warm when one is. */
+const returning = new Set<Promise<unknown>>();
 
 function newThread(): Worker {
   const worker = new Worker(new URL('./onnx/worker.mjs', import.meta.url));
@@ -56,8 +64,9 @@ export async function onnxEngine(
   opt: OptimizerSettings,
   threads = 1,
   device: OnnxDevice = 'cpu',
-): Promise<PolicyEngine & { lastStepBytes?: StepBytes }> {
+): Promise<PolicyEngine & { lastBytes: LastBytes; warmStart: boolean }> {
   const frozen: Weights = Object.fromEntries(Object.entries(state.weights).filter(([name]) => !isTrainable(shape, name)));
+  await Promise.all(returning);
   const worker = spare.pop() ?? newThread();
   worker.unref(); // an idle engine does not keep the process alive
   const pending = new Map<number, { resolve: (r: Reply) => void; reject: (e: Error) => void }>();
@@ -98,8 +107,9 @@ export async function onnxEngine(
   const inputs = device === 'webgpu' ? 'groups' : 'views';
   const graphOnce = (kind: 'gradient' | 'train' | 'state') =>
     sent.has(kind) ? undefined : (sent.add(kind), kind === 'state' ? stateGraph(shape) : trainingGraph(kind, shape, frozen, opt, { inputs }));
-  await call('init', {
+  const { warm } = await call('init', {
     forward: trainingGraph('forward', shape, frozen, opt, { inputs }),
+    upload: device === 'webgpu' ? uploadGraph(shape) : undefined,
     threads,
     device,
     stretches: (({ views, groups }) => ({ views, groups }))(flatLayout(shape)),
@@ -108,19 +118,22 @@ export async function onnxEngine(
     v: flatten(shape, state.v),
   });
   let step = state.step;
-  let lastStepBytes: StepBytes | undefined;
+  const lastBytes: LastBytes = {};
 
   return {
     name: device === 'cpu' ? `onnx-cpu (${threads} thread${threads === 1 ? '' : 's'})` : device === 'cuda' ? 'onnx-cuda' : 'webgpu',
-    get lastStepBytes() {
-      return lastStepBytes;
-    },
+    lastBytes,
+    /** Whether this engine's thread and forward session are an earlier engine's (a warm start). */
+    warmStart: warm === true,
     shape,
     async keepLogits(b) {
-      return (await send('forward', batchFeeds(shape, b))).logits as Float32Array;
+      const r = await send('forward', batchFeeds(shape, b));
+      lastBytes.forward = r.bytes as CallBytes;
+      return r.logits as Float32Array;
     },
     async lossAndGradients(b, actions, advantages) {
       const r = await send('gradient', batchFeeds(shape, b, 'float32', actions, advantages), { graph: graphOnce('gradient') });
+      lastBytes.gradient = r.bytes as CallBytes;
       return { loss: r.loss as number, entropy: r.entropy as number, gradients: unflatten(shape, r.grad as Float32Array) };
     },
     async trainStep(b, actions, advantages) {
@@ -132,7 +145,7 @@ export async function onnxEngine(
         epsHat: opt.epsilon * Math.sqrt(c2),
         graph: graphOnce('train'),
       });
-      lastStepBytes = r.bytes as StepBytes | undefined;
+      lastBytes.train = r.bytes as CallBytes;
       return { loss: r.loss as number, entropy: r.entropy as number };
     },
     async getState() {
@@ -146,7 +159,7 @@ export async function onnxEngine(
     },
     dispose() {
       // The thread goes back to the spares once it has dropped this engine's state (or ends, when enough are kept or the call failed).
-      void call('release', {})
+      const back = call('release', {})
         .then(async () => {
           if (spare.length < SPARE) {
             worker.off('message', onMessage);
@@ -157,7 +170,9 @@ export async function onnxEngine(
             await worker.terminate();
           }
         })
-        .catch(() => worker.terminate());
+        .catch(() => worker.terminate())
+        .finally(() => returning.delete(back));
+      returning.add(back);
     },
   };
 }

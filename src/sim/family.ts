@@ -1,6 +1,7 @@
-// The family of simulated agents a team-general policy trains across (docs/transfer.md, "Training
-// across teams"): member k is drawn from stated ranges by its index alone, so a member is the same
-// agent in every world that seats it, and members the training never used are held-out agents.
+// The family of simulated agents a team-general policy trains across
+// (docs/transfer.md, "A team-general policy"): member k is drawn from stated ranges by its index
+// alone, so a member is the same agent in every world that seats it, and members the training never
+// used are held-out agents.
 import seedrandom from 'seedrandom';
 import { logit, sigmoid, type AgentProfile } from './world.ts';
 

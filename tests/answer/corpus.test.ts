@@ -1,8 +1,8 @@
 // Runs the answer-reading corpus (tests/fixtures/answers/): each response through readAnswer,
 // compared with the answer a reader takes from it (MATH: as mathematics), an ambiguous one with
-// its mark. Fails with every mismatch listed, and holds the goals of issue 26: of the stated answers
+// its mark. Fails with every mismatch listed, and holds the reading goals: of the stated answers
 // at least 99.5% read right and at most 0.2% misread (a wrong value stored, the worst outcome);
-// multiple-choice replies in the issue's styles at least 97% right.
+// multiple-choice replies in the misread styles at least 97% right.
 import { describe, expect, it } from 'vitest';
 import { normalizeAnswer, questionOptions, readAnswer, sameMath } from '../../src/answer.ts';
 import { QUESTIONS, type CorpusEntry } from '../fixtures/answers/corpus.ts';

@@ -44,6 +44,6 @@ describe('the matmul bound', () => {
       .concat([[D, 1]]);
     const flops = 3 * forward.reduce((a, [k, n]) => a + 2 * k * n, 0);
     expect(stepFlops({ dim: D, hidden: H } as never)).toBe(flops);
-    expect(flops / 1e6).toBeCloseTo(7.87, 2); // the figure issue 18 quotes
+    expect(flops / 1e6).toBeCloseTo(7.87, 2); // the figure docs/bench.md quotes
   });
 });

@@ -1,11 +1,15 @@
 // The columnar form of a cache (src/cache/columns.ts): loaded from it, a cache is the one parsed
 // from cache.jsonl, field for field; a stale or damaged columns file is never used but rebuilt, and
-// said. The hand-built cache plus a summary, a response shown it, an ambiguous read, a disagreement, a turn and meta.
-import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+// said: a change of any byte of it (head, sections, padding, its SHA-256) or of any field of its
+// head, and an in-place edit of cache.jsonl's first or last block that keeps its size, mtime and
+// inode. The hand-built cache plus a summary, a response shown it, an ambiguous read, a
+// disagreement, a turn and meta.
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { COLUMNS_MIN_BYTES, columnsPath, readColumns, writeColumns } from '../../src/cache/columns.ts';
+import { COLUMNS_MIN_BYTES, columnsPath, readColumns, sourceState, writeColumns } from '../../src/cache/columns.ts';
+import { columnsDamages, DAMAGES, editInPlace, withHead } from '../../reliability/corpus/columns.ts';
 import type { CacheLine } from '../../src/cache/format.ts';
 import { cacheFilePath, loadCache, parseCache } from '../../src/cache/load.ts';
 import type { Cache } from '../../src/cache/types.ts';
@@ -18,14 +22,14 @@ const records = (): CacheLine[] => [
   { type: 'summary', id: 'q1sum', question: 'q1', text: 'Two agents answered B.', of: ['q1a2'], answer: 'B', tokens: 8 },
   { ...response('q1s1', 'q1', 'a1', 2, 'B', 6, ['q1a1', 'q1sum'], 'q1a1'), inTokens: 23, meta: { quality: 0.5, note: 'é' } },
   { ...response('q1amb', 'q1', 'a2', 1, null, 6), sample: 1, ambiguous: ['A', null] },
-  // The two readings' disagreement (issue 36) and the recorded protocol's speaking position (issue 35).
+  // The two readings' disagreement and the recorded protocol's speaking position.
   { ...response('q1dis', 'q1', 'a2', 1, null, 6), sample: 2, disagreement: ['B', 'C'], turn: 1 },
 ];
 
 function withColumns(): { dir: string; jsonl: Cache } {
   const dir = mkdtempSync(join(tmpdir(), 'cpp-columns-'));
   const jsonl = writeCacheRecords(dir, records());
-  writeColumns(dir, jsonl, statSync(cacheFilePath(dir)));
+  writeColumns(dir, jsonl, sourceState(cacheFilePath(dir)));
   return { dir, jsonl };
 }
 
@@ -78,38 +82,92 @@ describe('the columnar form of a cache', () => {
     const { dir, jsonl } = withColumns();
     const file = columnsPath(dir);
     const good = readFileSync(file);
-    const source = statSync(cacheFilePath(dir));
     const at = good.lastIndexOf(Buffer.from('"note"')); // in the meta column
     const flipped = Buffer.from(good);
     flipped[at] ^= 1;
-    const refusal = (bytes: Buffer) => {
-      writeFileSync(file, bytes);
-      const read = readColumns(dir, source, cacheFilePath(dir));
-      return read && 'refused' in read ? read.refused : read;
-    };
-    expect(refusal(flipped)).toEqual({ damaged: 'its sections do not match their sha256' });
-    expect(refusal(good.subarray(0, good.length - 8))).toMatchObject({ damaged: expect.stringMatching(/bytes where its sections end at/) });
-    // A reader that normalized 'B' otherwise when it built the file (its head says 'b'): the file is stale.
-    const otherReader = good.toString('latin1').replace('["mcq","B","B"]', '["mcq","B","b"]');
-    expect(otherReader).not.toBe(good.toString('latin1'));
-    expect(refusal(Buffer.from(otherReader, 'latin1'))).toEqual({
+    expect(refusal(dir, flipped)).toEqual({ damaged: 'its content does not match its SHA-256' });
+    expect(refusal(dir, good.subarray(0, good.length - 8))).toEqual({ damaged: 'its content does not match its SHA-256' });
+    // A sound file (its SHA-256 matches) built by a reader that normalized 'B' otherwise (its head says 'b'): stale.
+    const otherReader = withHead(good, (h) => ({ ...h, readings: h.readings.map(([t, raw, n]) => [t, raw, raw === 'B' ? 'b' : n]) }));
+    expect(refusal(dir, otherReader)).toEqual({
       stale: `answers are read otherwise since it was built (the mcq answer 'B' now reads as "B", not "b")`,
+    });
+    expect(refusal(dir, Buffer.concat([Buffer.from('CPPCOLS1'), good.subarray(8)]))).toEqual({
+      stale: 'an older layout, whose head its SHA-256 did not cover',
     });
     writeFileSync(file, flipped);
     const warnings: string[] = [];
     expect(contents(loadCache(dir, (w) => warnings.push(w)))).toEqual(contents(jsonl));
-    expect(warnings).toEqual([`${file}: damaged: its sections do not match their sha256; rebuilt from ${cacheFilePath(dir)}`]);
+    expect(warnings).toEqual([`${file}: damaged: its content does not match its SHA-256; rebuilt from ${cacheFilePath(dir)}`]);
     expect(readFileSync(file).equals(good)).toBe(true);
+  });
+
+  it('is never used with any one byte changed, head and sections alike: each is named', () => {
+    const { dir } = withColumns();
+    const good = readFileSync(columnsPath(dir));
+    const used: number[] = [];
+    // Every 7th byte: every offset modulo the 8-byte alignment, in every region, at a seventh of the time.
+    for (let i = 0; i < good.length; i += 7) {
+      const bytes = Buffer.from(good);
+      bytes[i] ^= 0x01;
+      const refused = refusal(dir, bytes);
+      if (!refused || !('damaged' in refused)) used.push(i);
+    }
+    expect(used).toEqual([]);
+    expect(good.length).toBeGreaterThan(1000);
+  });
+
+  it('is rebuilt, and said, after a change of any region (magic, length, head, padding, each section, SHA-256) or any field of its head', () => {
+    const { dir, jsonl } = withColumns();
+    const file = columnsPath(dir);
+    const good = readFileSync(file);
+    const changes = columnsDamages(good);
+    expect([...changes.keys()]).toEqual(DAMAGES); // the reliability corpus's cases: every region, every head field
+    const silent: string[] = [];
+    for (const [name, bytes] of changes) {
+      writeFileSync(file, bytes);
+      const warnings: string[] = [];
+      const loaded = loadCache(dir, (w) => warnings.push(w));
+      const said = warnings.length === 1 && warnings[0].startsWith(`${file}: damaged: `) && warnings[0].endsWith(`rebuilt from ${cacheFilePath(dir)}`);
+      if (!said || !readFileSync(file).equals(good) || contents(loaded) !== contents(jsonl)) silent.push(name);
+    }
+    expect(silent).toEqual([]);
+  });
+
+  it("is rebuilt after an in-place edit of cache.jsonl's first or last block that keeps its size, mtime and inode", () => {
+    for (const end of ['first', 'last'] as const) {
+      const { dir } = withColumns();
+      const jsonl = cacheFilePath(dir);
+      const good = readFileSync(columnsPath(dir));
+      // The columns as built before the edit, the stat they record the edited file's (a tool that resets the mtime).
+      writeFileSync(
+        columnsPath(dir),
+        withHead(good, (h) => ({ ...h, source: editInPlace(jsonl, end) })),
+      );
+      const warnings: string[] = [];
+      const loaded = loadCache(dir, (w) => warnings.push(w));
+      expect(warnings).toEqual([`${columnsPath(dir)}: cache.jsonl changed since it was built; rebuilt from ${jsonl}`]);
+      expect(end === 'first' ? loaded.header.name : loaded.responses.at(-1)!.text).toMatch(end === 'first' ? /^Hand$/ : /^A2 says/);
+    }
   });
 
   it('is not made for a small cache.jsonl, where parsing is as quick', () => {
     const dir = mkdtempSync(join(tmpdir(), 'cpp-columns-'));
-    writeCacheRecords(dir, records());
+    const written = writeCacheRecords(dir, records());
     loadCache(dir);
-    expect(readColumns(dir, statSync(cacheFilePath(dir)), cacheFilePath(dir))).toBeUndefined();
-    expect(parseCache(fileLines(cacheFilePath(dir)), 'x').cache).toBeDefined();
+    expect(readColumns(dir, sourceState(cacheFilePath(dir)), cacheFilePath(dir))).toBeUndefined();
+    const parsed = parseCache(fileLines(cacheFilePath(dir)), cacheFilePath(dir));
+    expect(parsed.problems).toEqual([]);
+    expect(contents(parsed.cache!)).toEqual(contents(written));
   });
 });
+
+/** Write `bytes` as the columns file of `dir` and read it: why it is refused (undefined: no file; a cache: used). */
+function refusal(dir: string, bytes: Buffer) {
+  writeFileSync(columnsPath(dir), bytes);
+  const read = readColumns(dir, sourceState(cacheFilePath(dir)), cacheFilePath(dir));
+  return read && 'refused' in read ? read.refused : read && 'cache' in read ? undefined : read;
+}
 
 describe('a large cache', () => {
   it('gets its columns when written (from the parse that checks it) and when loaded without them', () => {

@@ -145,13 +145,14 @@ describe('importing real DyLAN MATH debates', () => {
     expect(cpp.accuracy).toBeGreaterThan(none.accuracy);
   }, 120_000);
 
-  // Measured 96.6% (2033 of 2105; 2045 before issue 36, whose two readings refuse final answers where
-  // the stated answer and the value the reply settles on disagree, e.g. a boxed answer then a remark
-  // that ends on another value; its second round passes over checks, notes and relations and read 4
-  // more than its first). The rest state no single answer ("either 12 or 28", "there is no
+  // Measured 94.9% (1998 of 2105). The two readings refuse final answers where the stated answer and
+  // the value the reply settles on disagree; reading the question's own quantities refuses an
+  // expression in an unknown, or a relation, where the question asks for a value (36 final answers
+  // such as "9+4(b-a)(c-a)" or "f(3) \geq 8", each where the gold answer is a number: 2033 read
+  // without that rule). The rest state no single answer ("either 12 or 28", "there is no
   // solution", comments on the other agents) and stay unparsed rather than guessed (docs/import.md,
   // "How answers are read"). Every stored answer parses under its type, and every dropped reading is reported.
-  it('parses at least 96.5% of the final answers of all 700 recorded debates, stores only what parses, and records each disagreement', {
+  it('parses at least 94.9% of the final answers of all 700 recorded debates, stores only what parses, and records each disagreement', {
     timeout: 300_000,
   }, () => {
     const result = importDu(dylanMathFiles(), mathImport);
@@ -160,7 +161,7 @@ describe('importing real DyLAN MATH debates', () => {
     const last = new Map<string, number>();
     for (const r of all.responses) last.set(`${r.q}|${r.a}`, r.ans);
     const finals = [...last.values()];
-    expect(finals.filter((a) => a >= 0).length / finals.length).toBeGreaterThanOrEqual(0.965);
+    expect(finals.filter((a) => a >= 0).length / finals.length).toBeGreaterThanOrEqual(0.949);
     for (const r of [...all.responses, ...all.externals]) if (r.answer !== null) expect(storedAnswer(r.answer, 'math')).toBe(r.answer);
     expect(result.dropped.map((d) => d.id)).toContain('precalculus_0_251_4_3/28/a2/r1'); // "\text{all negative real numbers except }0"
     expect(all.responses.filter((r) => r.ambiguous).map((r) => r.id)).toEqual(
@@ -320,7 +321,7 @@ describe('Du et al.\'s arithmetic debates (3 agents, 2 rounds, "One agent respon
   });
 
   it('stores only what parses, marks what is ambiguous, and its import passes cache validate (was: exit 1)', () => {
-    // The styles that stored ", which is 431" and "." (issue 26), and a boxed result contradicted later.
+    // The styles that stored ", which is 431" and ".", and a boxed result contradicted later.
     const q4 = ask('7*8-68');
     const q5 = ask('431*1');
     const styles = join(dir, 'styles.json');

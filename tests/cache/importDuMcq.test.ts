@@ -1,4 +1,4 @@
-// Importing multiple-choice debates (Du et al.'s MMLU layout) in the reply styles of issue 26: the
+// Importing multiple-choice debates (Du et al.'s MMLU layout) in the reply styles that were misread: the
 // option first, "**Answer:** C", options listed before one is chosen, two options named at the end.
 // What is stored is what a reader takes from each reply, the import passes cache validate, and the
 // ambiguous reads are counted per agent and round in the import report, which also says how many
@@ -20,7 +20,7 @@ const ask = (question: string, options: string[]) =>
   'Can you answer the following question as accurately as possible? ' +
   `${question}: ${options.map((o, i) => `${'ABCD'[i]}) ${o}`).join(', ')} Explain your answer, putting the answer in the form (X) at the end of your response.`;
 
-describe("Du et al.'s MMLU debates (3 agents, 2 rounds, multiple choice) in the reply styles of issue 26", () => {
+describe("Du et al.'s MMLU debates (3 agents, 2 rounds, multiple choice) in the reply styles that were misread", () => {
   const capital = ask('Which city is the capital of Australia?', ['Sydney', 'Melbourne', 'Canberra', 'Perth']);
   const organelle = ask('Which organelle produces most of the ATP in a eukaryotic cell?', ['Ribosome', 'Mitochondrion', 'Golgi apparatus', 'Nucleus']);
   const planet = ask('Which planet is known as the Red Planet?', ['Venus', 'Mars', 'Jupiter', 'Saturn']);

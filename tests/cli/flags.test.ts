@@ -27,14 +27,27 @@ it('a bug exits 70 with its stack and a line asking to report it', () => {
   expect(r.code).toBe(70);
 }, 60_000);
 
-it('--round1-sample and --tie-break reach the settings, and a replay runs with them', () => {
-  const flags = ['baselines', '--cache', tiny, '--rounds', '2', '--split', 'validation', '--round1-sample', 'random', '--tie-break', 'random'];
-  const printed = JSON.parse(run([...flags, '--print-config']).out);
+it('--round1-sample and --tie-break reach the settings and change what a replay reads', () => {
+  const base = ['baselines', '--split', 'validation'];
+  const printed = JSON.parse(run([...base, '--cache', tiny, '--round1-sample', 'random', '--tie-break', 'random', '--print-config']).out);
   expect(JSON.stringify(printed)).toMatch(/"round1Sample":"random","tieBreak":"random"/);
-  const replayed = run(flags);
-  expect(replayed.out).toContain('Full-Debate');
-  expect(replayed.code).toBe(0);
-}, 60_000);
+  const accuracy = (out: string, method: string) => Number(/\| ([\d.]+) \(n = 1\)/.exec(out.split('\n').find((l) => l.startsWith(`| ${method}`)) ?? '')?.[1]);
+  // tiny: a1, a2, a3 answer A, B, C and Full-Debate keeps every answer, so each final vote is a three-way tie,
+  // broken by the lowest agent (a1's A: wrong) unless the tie-break is random.
+  const tiny2 = [...base, '--cache', tiny, '--rounds', '2'];
+  expect(accuracy(run(tiny2).out, 'Full-Debate')).toBe(0);
+  const random = run([...tiny2, '--tie-break', 'random']);
+  expect(random.code).toBe(0);
+  expect(accuracy(random.out, 'Full-Debate')).toBeGreaterThan(0);
+  // A generated world holds 8 round-1 samples an agent: the first of each, or one drawn by the seed.
+  const world = join(dir, 'samples');
+  expect(run(['cache', 'gen', '--questions', '40', '--seed', '3', '--out', world]).code).toBe(0);
+  const first = run([...base, '--cache', world]).out;
+  const drawn = run([...base, '--cache', world, '--round1-sample', 'random']).out;
+  const singles = (out: string) => ['Single atlas', 'Single sage', 'Single brisk'].map((m) => accuracy(out, m));
+  expect(singles(first).every(Number.isFinite)).toBe(true);
+  expect(singles(drawn)).not.toEqual(singles(first));
+}, 120_000);
 
 it('cache gen --adversary adds the adversary; record --budget-usd stops at its budget', () => {
   const gen = join(dir, 'gen');

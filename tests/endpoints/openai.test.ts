@@ -179,7 +179,7 @@ describe('openai endpoint: timeouts, usage and keys', () => {
     const { url, server } = await tinyServer(({ key }, reply) => {
       const first = !seen.has(key);
       seen.add(key);
-      // The first attempt's reply comes late and says another answer: taken only if the timeout failed to abandon it.
+      // The first request's reply comes late and says another answer: taken only if the timeout failed to abandon it.
       setTimeout(() => reply(200, completion(first ? 'Too late. The answer is (C).' : 'I think so. The answer is (B).')), first ? 3000 : 0);
     });
     try {

@@ -105,8 +105,30 @@ describe('the recorded protocol on the DyLAN MATH fixtures (700 debates)', () =>
 
   it('No-communication under it replays every debate: external texts whose answer no response states are not shown to the tier-3 model', () => {
     const env = makeEnvironment(cache, { agents: ['a1', 'a2', 'a3'], rounds: 2, protocol: 'recorded' });
-    for (const q of cache.questions) if (env.team.every((a) => env.round1.has(q.index * A + a))) replay(env, q.index, keepOwn);
+    // What the tier-3 model is shown of the external texts: those whose answer some recorded response to the question states.
+    const stated = (q: number, ans: number) => cache.responses.some((r) => r.q === q && r.ans === ans);
+    let hidden = 0;
+    let shown = 0;
+    const wrong: string[] = [];
+    env.onModelAnswer = (d, _own, _kept, context, ext) => {
+      const expected = ext.map((e) => cache.externals[e].ans).filter((ans) => stated(d.q, ans));
+      const seen = context.peers.filter((p) => p.agent === A).map((p) => p.ans);
+      if (JSON.stringify(seen) !== JSON.stringify(expected)) wrong.push(`${cache.questions[d.q].id}: shown ${seen}, expected ${expected}`);
+      shown += expected.length;
+      hidden += ext.length - expected.length;
+    };
+    let debates = 0;
+    for (const q of cache.questions)
+      if (env.team.every((a) => env.round1.has(q.index * A + a))) {
+        replay(env, q.index, keepOwn);
+        debates++;
+      }
+    expect(debates).toBeGreaterThan(100);
     expect(env.tiers.model).toBeGreaterThan(0);
+    expect(wrong).toEqual([]);
+    // Both kinds occur: texts the model is shown, and texts it is not.
+    expect(shown).toBeGreaterThan(0);
+    expect(hidden).toBeGreaterThan(0);
   });
 
   it("the policy's protocol inputs: each member's speaking position, and which candidates the log shows from the current round", () => {

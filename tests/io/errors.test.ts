@@ -114,7 +114,8 @@ describe('policy engines', () => {
 
   it('an engine that cannot start here says why, as a SettingsError', async () => {
     // The CUDA execution provider: without its library beside ONNX Runtime's (install scripts are off,
-    // so none is downloaded) a SettingsError naming the engine; with it, an engine that computes as the CPU one.
+    // so none is downloaded) a SettingsError naming the engine; with it, an engine that computes as the
+    // CPU one with every node on CUDA (the worker gives a CUDA session no CPU provider to fall back to).
     const runtime = join(dirname(createRequire(import.meta.url).resolve('onnxruntime-node/package.json')), 'bin', 'napi-v6', process.platform, process.arch);
     const cudaInstalled = existsSync(join(runtime, 'libonnxruntime_providers_cuda.so'));
     const cuda = await onnxEngine(TINY, state, OPT, 1, 'cuda').catch((x: unknown) => x);

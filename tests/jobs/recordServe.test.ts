@@ -1,4 +1,4 @@
-// Issue 12, "Done when" 1, as a user runs it: `record` (the CLI, in a child process) through the
+// Recording through a failing endpoint, as a user runs it: `record` (the CLI, in a child process) through the
 // `openai` client of a team file against `serve` (started here, on 127.0.0.1, with 20% 429s, 5%
 // 500s and 5% dropped connections), killed with SIGKILL at random points, then run to the end:
 // every context recorded once, no call paid twice (serve's Idempotency-Key dedup makes a re-sent

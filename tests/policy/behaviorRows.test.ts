@@ -163,8 +163,8 @@ describe('a policy that reads behavior rows', () => {
 describe('training across teams', () => {
   it('refuses a per-seat behavior embedding, and a team cache of other questions', async () => {
     const base = { ...METHOD, cache: join(dir, 'world'), epochs: 1, hidden: 8, batchSize: 16, behaviorRows: 1, sourceFeature: false };
-    await expect(train(resolveConfig({ ...base, out: join(dir, 'r1'), teams: [join(dir, 'adversarial')] }), { log: () => {} })).rejects.toThrow(
-      'setting teams: training across teams needs behavior: none (found mean)',
+    expect(() => resolveConfig({ ...base, out: join(dir, 'r1'), teams: [join(dir, 'adversarial')] })).toThrow(
+      'setting teams: training across teams reads agents by their behavior rows, and behavior describes a seat, not the agent in it',
     );
     await generateCache(join(dir, 'other'), { questions: 60, seed: 8 }, 'other');
     await expect(train(resolveConfig({ ...base, behavior: 'none', out: join(dir, 'r2'), teams: [join(dir, 'other')] }), { log: () => {} })).rejects.toThrow(

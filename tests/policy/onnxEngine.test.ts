@@ -8,6 +8,7 @@ import { onnxEngine } from '../../src/policy/onnxEngine.ts';
 import { loadBackend, tfjsEngine } from '../../src/policy/tfjsEngine.ts';
 import { gradientCheck, OPT, TINY } from '../fixtures/gradientCheck.ts';
 import { randomBatch } from '../../bench/randomBatch.ts';
+import { batchFeeds, flatLayout } from '../../src/policy/onnx/layout.ts';
 
 const TOLERANCE = 1e-4;
 const worst = (errors: Record<string, number>) => Math.max(...Object.values(errors));
@@ -140,6 +141,23 @@ describe('the ONNX engine off the main thread', () => {
     // A step computed on this thread would let no timer fire until it returned.
     expect(ticks).toBeGreaterThanOrEqual(3);
   }, 60_000); // a large batch: seconds on a loaded machine
+
+  it('counts the bytes each call moves: its batch in and its results out, the parameters and moments read in place', async () => {
+    const w = initWeights(SHAPE, 'bytes');
+    const engine = await onnxEngine(SHAPE, fresh(w), OPT);
+    const feeds = (...a: Parameters<typeof batchFeeds>) => Object.values(batchFeeds(...a)).reduce((x, f) => x + f.data.byteLength, 0);
+    const { batch, actions, advantages } = randomBatch(SHAPE, 12, 'bytes');
+    for (let k = 0; k < 2; k++) {
+      await engine.keepLogits(batch);
+      expect(engine.lastBytes.forward).toEqual({ up: feeds(SHAPE, batch), down: 12 * 4 });
+    }
+    await engine.trainStep(batch, actions, advantages);
+    // Plus the step size and epsilon; the new parameters and moments are written into the thread's own buffers.
+    expect(engine.lastBytes.train).toEqual({ up: feeds(SHAPE, batch, 'float32', actions, advantages) + 8, down: 8 });
+    await engine.lossAndGradients(batch, actions, advantages);
+    expect(engine.lastBytes.gradient?.down).toBe(4 * flatLayout(SHAPE).size + 8);
+    engine.dispose();
+  });
 });
 
 /** The inputs of the exported model every policy has, for a batch (`behavior`: each decision's recipient row). */

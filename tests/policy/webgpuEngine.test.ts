@@ -7,12 +7,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { randomBatch } from '../../bench/randomBatch.ts';
-import { defaultCompute } from '../../src/policy/backends.ts';
-import { AUTO_GPU_DECISIONS, createEngine, resolveCompute } from '../../src/policy/createEngine.ts';
+import { Worker } from 'node:worker_threads';
+import { AUTO_GPU_DECISIONS, defaultCompute } from '../../src/policy/backends.ts';
+import { createEngine, resolveCompute } from '../../src/policy/createEngine.ts';
 import { zeroMoments, type EngineState } from '../../src/policy/engine.ts';
 import { initWeights, type PolicyShape } from '../../src/policy/model.ts';
 import { onnxEngine } from '../../src/policy/onnxEngine.ts';
-import { featuresOn, lookupWidths } from '../../src/policy/onnx/layout.ts';
+import { batchFeeds, featuresOn, flatLayout, lookupWidths } from '../../src/policy/onnx/layout.ts';
+import { graphBuilder } from '../../src/policy/onnx/graph.ts';
 import { adapterName, noAdapterMessage, webgpuAdapter } from '../../src/policy/webgpu.ts';
 import { expandGrid, GridFile, runGrid } from '../../train/grid.ts';
 import { readLog, runFiles } from '../../train/runFolder.ts';
@@ -33,6 +35,9 @@ const relative = (a: Float32Array, b: Float32Array) => {
   return Math.sqrt(d / Math.max(n, 1e-30));
 };
 const gpu = (state: EngineState) => createEngine({ ...defaultCompute(), engine: 'webgpu' }, SHAPE, state, OPT);
+/** Bytes of a forward call's batch (its feeds as the engine sends them), and of every parameter as float32. */
+const feedBytes = (batch: Parameters<typeof batchFeeds>[1]) => Object.values(batchFeeds(SHAPE, batch)).reduce((a, f) => a + f.data.byteLength, 0);
+const PARAM_BYTES = 4 * flatLayout(SHAPE).size;
 function expectSameState(a: EngineState, b: EngineState) {
   expect(a.step).toBe(b.step);
   for (const part of ['weights', 'm', 'v'] as const)
@@ -64,10 +69,12 @@ describe('the GPU engine (webgpu)', () => {
     // Per decision: query and candidate, the multi-hot row (the recipient and each candidate feature's table), action and advantage.
     const rows = featuresOn(SHAPE).reduce((a, [, , key]) => a + lookupWidths(SHAPE)[key], SHAPE.agents);
     const batchBytes = 64 * 4 * (2 * SHAPE.dim + rows + 2) + 8;
-    expect((onGpu as { lastStepBytes?: unknown }).lastStepBytes).toEqual({ up: batchBytes, down: 8 });
+    // Counted over every output where it lies: new parameters or moments read back to the CPU would count here.
+    expect(onGpu.lastBytes?.train).toEqual({ up: batchBytes, down: 8 });
     expectSameState(await onGpu.getState(), await onCpu.getState());
     const logits = randomBatch(SHAPE, 300, 'logits').batch;
     expect(relative(await onGpu.keepLogits(logits), await onCpu.keepLogits(logits))).toBeLessThan(GPU_TOLERANCE);
+    expect(onGpu.lastBytes?.forward).toEqual({ up: feedBytes(logits), down: 300 * 4 }); // the trained parameters stay where the steps left them
     const g = randomBatch(SHAPE, 50, 'gradients');
     const [ga, gb] = [await onGpu.lossAndGradients(g.batch, g.actions, g.advantages), await onCpu.lossAndGradients(g.batch, g.actions, g.advantages)];
     for (const name of Object.keys(gb.gradients)) expect(relative(ga.gradients[name].data, gb.gradients[name].data), name).toBeLessThan(GPU_TOLERANCE);
@@ -101,13 +108,52 @@ describe('the GPU engine (webgpu)', () => {
     for (const e of [cpu, fromCpu, back]) e.dispose();
   });
 
+  it('an engine that has not stepped (every inference engine) uploads its parameters at its first call and moves none after', async () => {
+    const cpu = await onnxEngine(SHAPE, fresh(), OPT);
+    const engine = await gpu(fresh());
+    const [a, b] = [randomBatch(SHAPE, 40, 'first').batch, randomBatch(SHAPE, 70, 'second').batch];
+    expect(relative(await engine.keepLogits(a), await cpu.keepLogits(a))).toBeLessThan(GPU_TOLERANCE);
+    expect(engine.lastBytes?.forward).toEqual({ up: feedBytes(a) + PARAM_BYTES, down: 40 * 4 });
+    expect(relative(await engine.keepLogits(b), await cpu.keepLogits(b))).toBeLessThan(GPU_TOLERANCE);
+    expect(engine.lastBytes?.forward).toEqual({ up: feedBytes(b), down: 70 * 4 });
+    // A gradient reads the same uploaded parameters (and brings its gradient down).
+    const g = randomBatch(SHAPE, 30, 'gradient');
+    await engine.lossAndGradients(g.batch, g.actions, g.advantages);
+    const gradientFeeds = Object.values(batchFeeds(SHAPE, g.batch, 'float32', g.actions, g.advantages)).reduce((x, f) => x + f.data.byteLength, 0);
+    expect(engine.lastBytes?.gradient).toEqual({ up: gradientFeeds, down: PARAM_BYTES + 8 });
+    // A step takes the uploaded parameters as they are (the moments go up once), and a forward call after it reads the new ones.
+    const t = randomBatch(SHAPE, 30, 'step');
+    await engine.trainStep(t.batch, t.actions, t.advantages);
+    await cpu.trainStep(t.batch, t.actions, t.advantages);
+    expect(engine.lastBytes?.train?.up).toBe(gradientFeeds + 8 + 2 * PARAM_BYTES);
+    expect(relative(await engine.keepLogits(b), await cpu.keepLogits(b))).toBeLessThan(GPU_TOLERANCE);
+    expect(engine.lastBytes?.forward?.up).toBe(feedBytes(b));
+    engine.dispose();
+    cpu.dispose();
+  });
+
+  it('a WebGPU session with a node that has no WebGPU kernel does not start (no node falls back to the CPU)', async () => {
+    // The worker's own protocol, with a forward graph whose int64 Shape and Cast have no WebGPU kernel.
+    const g = graphBuilder('float32', 'cpu-only');
+    g.output(g.op('Cast', [g.op('Shape', [g.input('query', ['n', 4])])], { to: 1 }), 'logits', [2]);
+    const worker = new Worker(new URL('../../src/policy/onnx/worker.mjs', import.meta.url));
+    const reply = await new Promise<{ error?: string }>((resolve) => {
+      worker.once('message', resolve);
+      const layout = flatLayout(SHAPE);
+      const flat = new Float32Array(layout.size);
+      worker.postMessage({ id: 0, type: 'init', forward: g.bytes(), threads: 1, device: 'webgpu', stretches: layout, params: flat, m: flat, v: flat });
+    });
+    await worker.terminate();
+    expect(reply.error).toMatch(/^the WebGPU execution provider did not start/);
+  });
+
   it('a warm thread serves the next engine: a second GPU engine in the process starts from its own state', async () => {
     const { batch, actions, advantages } = randomBatch(SHAPE, 64, 'warm');
     const first = await gpu(fresh());
     await first.trainStep(batch, actions, advantages);
     first.dispose();
-    await new Promise((r) => setTimeout(r, 200)); // the thread goes back to the spares
     const second = await gpu(fresh());
+    expect(second.warmStart).toBe(true); // the first engine's thread and forward session, not a fresh thread
     const cpu = await onnxEngine(SHAPE, fresh(), OPT);
     await second.trainStep(batch, actions, advantages);
     await cpu.trainStep(batch, actions, advantages);

@@ -41,8 +41,8 @@ describe('run identity', () => {
     const { dir, cache } = tiny();
     const team = join(dir, 'team');
     writeTinyCache(team);
-    const settings = { ...base, cache, teams: [team] };
-    const alone = await runContentHashes()({ ...base, cache });
+    const settings = { ...base, cache, teams: [team], behavior: 'none' as const, sourceFeature: false };
+    const alone = await runContentHashes()({ ...settings, teams: [] });
     const before = await runContentHashes()(settings);
     expect(alone).toBe(await cacheHash(cache));
     expect(before).not.toBe(alone);

@@ -70,7 +70,7 @@ describe('--print-config and --dry-run', () => {
     const fresh = cli('train', '--out', join(dir, 'new'), '--epochs', '5', '--dry-run');
     expect(fresh).toContain(`start ${join(dir, 'new')}: 5 epochs`);
     expect(fresh).toContain('cache: cache/default is missing; generate the default simulated world there first');
-    expect(fresh).toMatch(/engine: (onnx|tfjs) \(auto\)/);
+    expect(fresh).toMatch(/engine: (onnx|tfjs) \(auto picked (onnx|tfjs): /);
   }, 60_000);
 
   it("main, ablate, eval, baselines and train plan without writing, not even a large cache's columns", () => {

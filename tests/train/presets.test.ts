@@ -1,4 +1,4 @@
-// Defaults that train (issue 24): the built-in settings are the main job's measured ones, the method's
+// Defaults that train: the built-in settings are the main job's measured ones, the method's
 // are the preset `paper`, and preset < config file < flags, each override said.
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';

@@ -4,10 +4,11 @@
 // outlives its engine (src/policy/onnxEngine.ts keeps it for the next one): a session whose graph
 // and options are those of the last engine's is used again, not created anew (the sessions hold
 // no state: parameters and moments are inputs), which saves a warm training process most of an
-// engine's start. On the WebGPU execution provider (`device` webgpu) every node must run on the
-// GPU (a session with a CPU node fails to start), and the parameters and moments stay in GPU
-// buffers between steps: the train graph's outputs are the next step's inputs, so a step moves its
-// batch up and two numbers (loss, entropy) down.
+// engine's start. On a GPU (`device` webgpu or cuda) every node must run there (a session with a
+// CPU node fails to start). On webgpu the parameters stay in GPU buffers in every use: the train
+// graph's outputs are the next step's inputs, so a step moves its batch up and two numbers (loss,
+// entropy) down, and an engine that has not stepped uploads its parameters once, at its first
+// forward or gradient call. Every call says the bytes it moved each way.
 import * as ort from 'onnxruntime-node';
 import { parentPort } from 'node:worker_threads';
 
@@ -19,25 +20,55 @@ let state; // { params, m, v } as Float32Arrays; `next` buffers receive each ste
 let checkedOutputs = false; // whether the first step's outputs were found in the given buffers
 let device; // 'cpu', 'cuda' or 'webgpu'
 let onGpu; // webgpu: the inputs `param:`, `m:`, `v:` <group> as GPU-buffer tensors, once a step made them
+let uploaded; // webgpu, before the first step: the inputs `param:<group>` as GPU-buffer tensors, uploaded at the first forward or gradient call
+let uploadGraph; // webgpu: the graph that copies the parameters into GPU buffers (onnx/stateGraph.ts)
 
-const PROVIDERS = { cpu: ['cpu'], cuda: ['cuda', 'cpu'], webgpu: ['webgpu'] };
-/** The session options of a graph: on webgpu, no node may fall back to the CPU, and the train graph's new state stays on the GPU. */
+const PROVIDERS = { cpu: ['cpu'], cuda: ['cuda'], webgpu: ['webgpu'] };
+/**
+ * The session options of a graph: on a GPU no node may fall back to the CPU (a session with a CPU
+ * node fails to start), and on webgpu the train graph's new state and the uploaded parameters stay on the GPU.
+ */
 function optionsOf(name) {
-  if (device !== 'webgpu') return options;
-  const gpuOutputs =
-    name === 'train' && Object.fromEntries(layout.groups.flatMap((g) => ['params_out:', 'm_out:', 'v_out:'].map((k) => [k + g.name, 'gpu-buffer'])));
+  if (device === 'cpu') return options;
+  const onDevice = { train: ['params_out:', 'm_out:', 'v_out:'], upload: ['param_gpu:'] }[name];
+  const gpuOutputs = device === 'webgpu' && onDevice && Object.fromEntries(layout.groups.flatMap((g) => onDevice.map((k) => [k + g.name, 'gpu-buffer'])));
   return { ...options, extra: { session: { disable_cpu_ep_fallback: '1' } }, ...(gpuOutputs && { preferredOutputLocation: gpuOutputs }) };
 }
-/** Bytes of the tensors that go from the CPU to the device in a run. */
-const bytesOf = (tensors) => Object.values(tensors).reduce((a, t) => a + (t.location === 'gpu-buffer' ? 0 : t.data.byteLength), 0);
-/** The parameters a graph of `session` takes: views of the flat vector (per parameter on the CPU, per Adam group on webgpu), or the GPU buffers. */
-function paramsFor(session) {
-  const all = device !== 'webgpu' ? paramViews(state.params) : (onGpu ?? viewsOf(state.params, 'param:', layout.groups));
-  return Object.fromEntries(session.inputNames.filter((n) => n.startsWith('param:')).map((n) => [n, all[n]]));
+const viewed = new WeakSet(); // the tensors viewing the thread's flat vectors (viewsOf)
+/**
+ * Bytes of tensors a run moves between JavaScript's memory and the device: a GPU buffer moves
+ * none; on the CPU provider neither does a view of the state (the kernels read it in place), so
+ * there the count is the batch in and the results out.
+ */
+const bytesOf = (tensors) =>
+  Object.values(tensors).reduce((a, t) => a + (t.location === 'gpu-buffer' || (device === 'cpu' && viewed.has(t)) ? 0 : t.data.byteLength), 0);
+/**
+ * The parameters a graph of `session` takes: views of the flat vector (per parameter on the CPU,
+ * per Adam group on webgpu), or GPU buffers on webgpu: the last step's, or before any step the
+ * parameters uploaded once (`bytes.up` counts that upload, and whatever else the parameters move).
+ */
+async function paramsFor(graphSession, bytes) {
+  if (device === 'webgpu' && !onGpu && !uploaded) {
+    const inputs = viewsOf(state.params, 'param:', layout.groups);
+    bytes.up += bytesOf(inputs);
+    const out = await (await session('upload', uploadGraph)).run(inputs);
+    uploaded = Object.fromEntries(layout.groups.map((g) => [`param:${g.name}`, out[`param_gpu:${g.name}`]]));
+  }
+  const all = device !== 'webgpu' ? paramViews(state.params) : (onGpu ?? uploaded);
+  const params = Object.fromEntries(graphSession.inputNames.filter((n) => n.startsWith('param:')).map((n) => [n, all[n]]));
+  bytes.up += bytesOf(params); // none from GPU buffers or, on the CPU, views; all of them to CUDA
+  return params;
+}
+/** A graph's run with its parameters, and the bytes it moved each way (the upload of the parameters included). */
+async function runWithParams(graphSession, feeds) {
+  const bytes = { up: bytesOf(feeds), down: 0 };
+  const out = await graphSession.run({ ...feeds, ...(await paramsFor(graphSession, bytes)) });
+  bytes.down = bytesOf(out);
+  return { out, bytes };
 }
 function dropGpuState() {
-  for (const t of Object.values(onGpu ?? {})) t.dispose();
-  onGpu = undefined;
+  for (const t of [...Object.values(onGpu ?? {}), ...Object.values(uploaded ?? {})]) t.dispose();
+  onGpu = uploaded = undefined;
 }
 
 const tensor = (f) => new ort.Tensor(f.type, f.data, f.dims);
@@ -50,7 +81,13 @@ function viewsOf(data, prefix, stretches) {
   if (!byPrefix.has(prefix))
     byPrefix.set(
       prefix,
-      Object.fromEntries(stretches.map((s) => [`${prefix}${s.name}`, new ort.Tensor('float32', data.subarray(s.offset, s.offset + s.size), s.shape)])),
+      Object.fromEntries(
+        stretches.map((s) => {
+          const view = new ort.Tensor('float32', data.subarray(s.offset, s.offset + s.size), s.shape);
+          viewed.add(view);
+          return [`${prefix}${s.name}`, view];
+        }),
+      ),
     );
   return byPrefix.get(prefix);
 }
@@ -83,9 +120,10 @@ async function sessionOf(name, graph) {
 }
 
 const handlers = {
-  async init({ forward, threads, stretches, params, m, v, ...rest }) {
+  async init({ forward, upload, threads, stretches, params, m, v, ...rest }) {
     layout = stretches;
     device = rest.device;
+    uploadGraph = upload;
     options = {
       intraOpNumThreads: threads,
       interOpNumThreads: 1,
@@ -93,8 +131,12 @@ const handlers = {
       graphOptimizationLevel: 'all',
       executionProviders: PROVIDERS[device],
     };
+    const before = made.forward;
     try {
       await session('forward', forward);
+      state = { params, m, v, next: { params: new Float32Array(params.length), m: new Float32Array(params.length), v: new Float32Array(params.length) } };
+      // Warm: the forward session an earlier engine of this thread made is this engine's (sessionOf keeps its entry).
+      return { warm: before !== undefined && made.forward === before };
     } catch (e) {
       if (device === 'webgpu')
         throw Object.assign(new Error(`the WebGPU execution provider did not start (${e.message}); see docs/training.md, "The GPU engine"`), { user: true });
@@ -109,18 +151,14 @@ const handlers = {
         { user: true },
       );
     }
-    state = { params, m, v, next: { params: new Float32Array(params.length), m: new Float32Array(params.length), v: new Float32Array(params.length) } };
-    return {};
   },
   async forward({ feeds }) {
-    const forward = await sessions.forward;
-    const out = await forward.run({ ...feedsOf(feeds), ...paramsFor(forward) });
-    return { logits: out.logits.data };
+    const { out, bytes } = await runWithParams(await sessions.forward, feedsOf(feeds));
+    return { logits: out.logits.data, bytes };
   },
   async gradient({ feeds, graph }) {
-    const gradient = await session('gradient', graph);
-    const out = await gradient.run({ ...feedsOf(feeds), ...paramsFor(gradient) });
-    return { loss: out.loss.data[0], entropy: out.entropy.data[0], grad: out.grad.data };
+    const { out, bytes } = await runWithParams(await session('gradient', graph), feedsOf(feeds));
+    return { loss: out.loss.data[0], entropy: out.entropy.data[0], grad: out.grad.data, bytes };
   },
   async train(args) {
     return device === 'webgpu' ? trainOnGpu(args) : trainOnCpu(args);
@@ -155,13 +193,18 @@ const handlers = {
 async function trainOnGpu({ feeds, stepSize, epsHat, graph }) {
   const train = await session('train', graph);
   const { groups } = layout;
-  const inputs = onGpu ?? { ...viewsOf(state.params, 'param:', groups), ...viewsOf(state.m, 'm:', groups), ...viewsOf(state.v, 'v:', groups) };
+  const inputs = onGpu ?? {
+    ...(uploaded ?? viewsOf(state.params, 'param:', groups)),
+    ...viewsOf(state.m, 'm:', groups),
+    ...viewsOf(state.v, 'v:', groups),
+  };
   const batch = { ...feedsOf(feeds), step_size: new ort.Tensor('float32', [stepSize], []), eps_hat: new ort.Tensor('float32', [epsHat], []) };
   const up = bytesOf(batch) + bytesOf(inputs);
   const out = await train.run({ ...batch, ...inputs });
   dropGpuState();
   onGpu = Object.fromEntries(groups.flatMap((g) => ['param', 'm', 'v'].map((k) => [`${k}:${g.name}`, out[`${k === 'param' ? 'params' : k}_out:${g.name}`]])));
-  return { loss: out.loss.data[0], entropy: out.entropy.data[0], bytes: { up, down: out.loss.data.byteLength + out.entropy.data.byteLength } };
+  // Every output counted where it is: the new state moves nothing while it stays in GPU buffers.
+  return { loss: out.loss.data[0], entropy: out.entropy.data[0], bytes: { up, down: bytesOf(out) } };
 }
 
 async function trainOnCpu({ feeds, stepSize, epsHat, graph }) {
@@ -170,17 +213,9 @@ async function trainOnCpu({ feeds, stepSize, epsHat, graph }) {
   const { groups } = layout;
   const train = await session('train', graph);
   const outputs = { params: viewsOf(next.params, 'params_out:', groups), m: viewsOf(next.m, 'm_out:', groups), v: viewsOf(next.v, 'v_out:', groups) };
-  const out = await train.run(
-    {
-      ...feedsOf(feeds),
-      ...paramViews(state.params),
-      ...viewsOf(state.m, 'm:', groups),
-      ...viewsOf(state.v, 'v:', groups),
-      step_size: new ort.Tensor('float32', [stepSize], []),
-      eps_hat: new ort.Tensor('float32', [epsHat], []),
-    },
-    { loss: null, entropy: null, ...outputs.params, ...outputs.m, ...outputs.v },
-  );
+  const batch = { ...feedsOf(feeds), step_size: new ort.Tensor('float32', [stepSize], []), eps_hat: new ort.Tensor('float32', [epsHat], []) };
+  const held = { ...paramViews(state.params), ...viewsOf(state.m, 'm:', groups), ...viewsOf(state.v, 'v:', groups) };
+  const out = await train.run({ ...batch, ...held }, { loss: null, entropy: null, ...outputs.params, ...outputs.m, ...outputs.v });
   // ONNX Runtime writes the outputs into the given buffers, and returns copies of them besides
   // (its cost, not ours: no second copy here). Checked once, so that a runtime that stopped
   // writing into given buffers fails loudly instead of training on stale state.
@@ -191,7 +226,9 @@ async function trainOnCpu({ feeds, stepSize, epsHat, graph }) {
     checkedOutputs = true;
   }
   state = { params: next.params, m: next.m, v: next.v, next: { params: state.params, m: state.m, v: state.v } };
-  return { loss: out.loss.data[0], entropy: out.entropy.data[0] };
+  // The new state is written into views of the spare buffers: only the loss and entropy come out.
+  const bytes = { up: bytesOf(batch) + bytesOf(held), down: bytesOf({ loss: out.loss, entropy: out.entropy }) };
+  return { loss: out.loss.data[0], entropy: out.entropy.data[0], bytes };
 }
 
 parentPort.on('message', async ({ id, type, ...args }) => {
