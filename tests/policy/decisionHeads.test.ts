@@ -4,6 +4,8 @@ import { zeroMoments, type EngineState } from '../../src/policy/engine.ts';
 import { onnxModel } from '../../src/policy/contract.ts';
 import { initWeights, KIND, parameterShapes, sigmoid, type PolicyShape, type Weights } from '../../src/policy/model.ts';
 import { onnxEngine } from '../../src/policy/onnxEngine.ts';
+import { defaultCompute } from '../../src/policy/backends.ts';
+import { createEngine } from '../../src/policy/createEngine.ts';
 import { loadBackend, tfjsEngine } from '../../src/policy/tfjsEngine.ts';
 import { forwardLogits } from '../fixtures/referenceForward.ts';
 import { gradientCheck, OPT, TINY } from '../fixtures/gradientCheck.ts';
@@ -113,4 +115,22 @@ describe('ONNX and TF.js engines with the revise and stop heads', () => {
     const want = Float32Array.from(forwardLogits(shape, weights, batch), sigmoid);
     expect(relative(out.keep_probability.data as Float32Array, want)).toBeLessThan(1e-5);
   });
+});
+
+describe('the GPU engine (webgpu) with the revise and stop heads', () => {
+  it('takes the CPU engine steps: the heads are named inputs and parameters it passes as any other', async () => {
+    const shape: PolicyShape = { ...TINY, dim: 24, hidden: 12, behavior: 'mean', decisions: 'edges+revise+stop' };
+    const w = () => initWeights(shape, 'gpu heads');
+    const [onGpu, onCpu] = [await createEngine({ ...defaultCompute(), engine: 'webgpu' }, shape, fresh(w()), OPT), await onnxEngine(shape, fresh(w()), OPT)];
+    for (let k = 0; k < 3; k++) {
+      const { batch, actions, advantages } = randomBatch(shape, 48, `gpu heads ${k}`);
+      const [a, b] = [await onGpu.trainStep(batch, actions, advantages), await onCpu.trainStep(batch, actions, advantages)];
+      expect(Math.abs(a.loss - b.loss) / Math.abs(b.loss), `loss at step ${k}`).toBeLessThan(TOLERANCE);
+    }
+    const [a, b] = [await onGpu.getState(), await onCpu.getState()];
+    for (const name of ['reviseHead.w', 'stopHead.agree', 'kindEmb', 'head.b'])
+      expect(relative(a.weights[name].data, b.weights[name].data), name).toBeLessThan(TOLERANCE);
+    onGpu.dispose();
+    onCpu.dispose();
+  }, 120_000);
 });
