@@ -1,5 +1,7 @@
 // `eval`: every comparison of docs/method.md §8-9 on one cache and split, from one command: baselines,
-// consistency votes, freeze gates, random pruning and a static learned mask (seeded runs), and
+// consistency votes, freeze gates, the stopping rules (consensus stop, sparse debate), random pruning
+// (and, beside policies that skip revisions or stop, random revise and random stop at their rates)
+// and a static learned mask (seeded runs), and
 // trained policies (all `--policy` files as the runs of one method, e.g. its seeds). Prints the
 // Markdown tables (methods; paired tests of each policy against every other method) and writes
 // them as Markdown and CSV with an accuracy-versus-cost SVG.
@@ -21,6 +23,7 @@ import { resolveConfig, readConfigFile, rewardSettingsOf } from '../train/config
 import type { MethodResult } from '../src/env/tally.ts';
 import { freezeGate, fullDebate, noCommunication, randomPruning, singleAgent } from '../eval/baselines.ts';
 import { consistency, consistencyBest, consistencyFuse } from '../eval/consistency.ts';
+import { decisionRates, randomRevise, randomStop, stoppingRules } from '../eval/stopping.ts';
 import { evaluatePolicy, policyShapeFor } from '../src/policy/evaluate.ts';
 import { pairedTests, rows, type MethodGroup, type PairedTest, type Row } from '../eval/comparison.ts';
 import { markdown, writeReport } from '../eval/report.ts';
@@ -32,7 +35,7 @@ import { existsSync } from 'node:fs';
 import { closeRecording, openEnvironment, recordingSummary, type RecordingOptions } from '../src/recording.ts';
 import { InputError, SettingsError } from '../src/io/errors.ts';
 
-export const METHODS = ['full', 'none', 'single', 'consistency', 'freeze', 'random', 'mask'] as const;
+export const METHODS = ['full', 'none', 'single', 'consistency', 'freeze', 'stop', 'random', 'mask'] as const;
 export type MethodName = (typeof METHODS)[number];
 
 export interface EvalOptions {
@@ -200,6 +203,7 @@ async function runMethods(
     one(consistencyFuse(env, questions, full.cost));
   }
   if (has('freeze')) for (const g of ['always', 'on-change'] as const) one(await freezeGate(env, questions, g));
+  if (has('stop')) for (const r of await stoppingRules(env, questions)) one(r);
 
   const policyRuns: MethodResult[] = [];
   if (artifacts.length) {
@@ -228,6 +232,7 @@ async function runMethods(
     const runs: MethodResult[] = [];
     for (const s of seeds) runs.push(await randomPruning(env, questions, rate, s));
     groups.push({ method: `Random pruning (keep ${(100 * rate).toFixed(0)}%)`, runs });
+    groups.push(...(await randomAtPolicyRates(env, questions, policyRuns, seeds)));
   }
   if (has('mask')) {
     const m = maskSettings(o.config);
@@ -239,6 +244,26 @@ async function runMethods(
       masks.push(mask);
     }
     groups.push({ method: 'Static learned mask', runs: masks });
+  }
+  return groups;
+}
+
+/** Random revise and random stop at the policies' mean rates, where the policies skip revisions or stop (none otherwise). */
+async function randomAtPolicyRates(env: Environment, questions: Question[], policyRuns: MethodResult[], seeds: number[]): Promise<MethodGroup[]> {
+  const rates = policyRuns.map((r) => decisionRates(r, env.rounds));
+  const mean = (k: 'revise' | 'stop') => rates.reduce((s, r) => s + r[k], 0) / rates.length;
+  const groups: MethodGroup[] = [];
+  if (policyRuns.some((r) => r.tiers.skipped > 0)) {
+    const revise = mean('revise');
+    const runs: MethodResult[] = [];
+    for (const s of seeds) runs.push(await randomRevise(env, questions, revise, s));
+    groups.push({ method: `Random revise (${(100 * revise).toFixed(0)}% of revisions, the policies' rate)`, runs });
+  }
+  if (policyRuns.some((r) => r.stopped > 0)) {
+    const stop = mean('stop');
+    const runs: MethodResult[] = [];
+    for (const s of seeds) runs.push(await randomStop(env, questions, stop, s));
+    groups.push({ method: `Random stop (${(100 * stop).toFixed(0)}% a round, the policies' rate)`, runs });
   }
   return groups;
 }
@@ -283,7 +308,10 @@ export function evalDescription(o: EvalOptions, trainedFirst = false): JobDescri
     single: 'Single agent, for each team member',
     consistency: 'Consistency vote per model, Consistency-Best, Consistency-Fuse',
     freeze: 'Freeze gates (always, on-change)',
-    random: `Random pruning at ${typeof settings.keepRate === 'number' ? `keep rate ${settings.keepRate}` : settings.keepRate}, ${o.seeds} seeds`,
+    stop: 'Consensus stop (2/3, unanimity), sparse debate (S2-MAD)',
+    random:
+      `Random pruning at ${typeof settings.keepRate === 'number' ? `keep rate ${settings.keepRate}` : settings.keepRate}, ${o.seeds} seeds ` +
+      "(and random revise and random stop at the policies' rates, where they skip revisions or stop)",
     mask: `Static learned mask, ${o.seeds} seeds, trained ${settings.staticMask?.training.epochs} epochs on the train split`,
   };
   return {

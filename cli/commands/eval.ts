@@ -30,8 +30,8 @@ export const evalCommand = command(
       .option('w-correction', { type: 'number', default: 1, describe: 'signed utility: weight of a correction lost' })
       .option('methods', {
         type: 'string',
-        default: 'full,none,single,consistency,freeze,random,mask',
-        describe: 'comma-separated: full, none, single, consistency, freeze, random, mask',
+        default: 'full,none,single,consistency,freeze,stop,random,mask',
+        describe: 'comma-separated: full, none, single, consistency, freeze, stop (consensus stop, sparse debate), random, mask',
       })
       .option('keep-rate', {
         type: 'number',

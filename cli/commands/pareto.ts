@@ -2,6 +2,7 @@
 import { computeOf } from '../../src/policy/backends.ts';
 import { cacheOption, computeOptions, debateOptions, debateSettings, seedsOption, splitOption, workersOption } from '../options.ts';
 import { SettingsError } from '../../src/io/errors.ts';
+import { DECISIONS, type Decisions } from '../../src/policy/model.ts';
 import { command } from './command.ts';
 
 export const paretoCommand = command(
@@ -11,6 +12,11 @@ export const paretoCommand = command(
       'training runs at a time',
     )
       .option('budgets', { type: 'string', default: '0.8,0.85,0.9,0.95', describe: "target costs as fractions of Full-Debate's, comma-separated" })
+      .option('decisions', {
+        type: 'string',
+        default: 'edges',
+        describe: `policy variants trained to each budget, comma-separated (${DECISIONS.join(', ')}), or none: the baselines' frontier alone`,
+      })
       .option('config', {
         type: 'string',
         default: 'train/configs/main.json',
@@ -29,6 +35,9 @@ export const paretoCommand = command(
   async (a) => {
     const budgets = a.budgets.split(',').map(Number);
     if (budgets.some((b) => !(b > 0 && b <= 1))) throw new SettingsError(`--budgets: '${a.budgets}': each must be a number in (0, 1]`);
+    const decisions = a.decisions === 'none' ? [] : a.decisions.split(',').map((d) => d.trim());
+    const unknown = decisions.filter((d) => !(DECISIONS as readonly string[]).includes(d));
+    if (unknown.length) throw new SettingsError(`--decisions: unknown ${unknown.join(', ')} (choose from ${DECISIONS.join(', ')}, or none)`);
     const { paretoJob } = await import('../../jobs/pareto.ts');
     console.log(
       await paretoJob({
@@ -37,6 +46,7 @@ export const paretoCommand = command(
         settings: debateSettings(a),
         config: a.config,
         budgets,
+        decisions: decisions as Decisions[],
         seeds: a.seeds,
         workers: a.workers,
         out: a.out,

@@ -65,6 +65,10 @@ export interface Debate {
   missed?: string;
 }
 
+/** A member with no round-1 answer in the log (recorded protocol): no response, no answer; never shown, never looked up. */
+const absent = (agent: number): DebateResponse => ({ agent, ans: -1, source: -1, cached: false });
+export const isPresent = (r: DebateResponse) => r.source >= 0;
+
 function lazyRandom(seed: string): () => number {
   let rng: (() => number) | undefined;
   return () => (rng ??= seedrandom(seed))();
@@ -77,13 +81,15 @@ export function startDebate(env: Environment, q: number, seed: string | number =
   let cost = 0;
   const current = env.team.map((a) => {
     const samples = env.round1.get(q * A + a);
+    // Under the recorded protocol a member the log stopped before it spoke is replayed as recorded: no answer, no call.
+    if (!samples && env.turns) return absent(a);
     if (!samples) throw roundOneMiss(env, q, a);
     const r = cache.responses[env.settings.round1Sample === 'first' ? samples[0] : pick(samples, random)];
     const reply = limitReply(env, { agent: a, ans: r.ans, source: r.index, cached: true });
     cost += callCost(cache, a, r.inTokens, shownTokens(env, reply)); // a round-1 answer is the call that was recorded
     return reply;
   });
-  const n = current.length;
+  const n = current.filter(isPresent).length;
   return {
     q,
     round: 1,
@@ -277,7 +283,7 @@ export function finishDebate(env: Environment, d: Debate): DebateResult {
     finalCorrect: final === gold,
     invalid: final < 0,
     cost: d.cost,
-    priced: pricing(d.tiers, d.current.length),
+    priced: pricing(d.tiers, d.history[0].filter(isPresent).length),
     keptEdges: d.keptEdges,
     tiers: d.tiers,
     ...(d.missed && { missed: d.missed }),

@@ -170,13 +170,18 @@ export function makeEnvironment(cache: Cache, settings: Partial<DebateSettings> 
 
 /**
  * The questions of a split this team can debate: those where every member has a round-1 response
- * (imported debates vary in team size), or all of them when the record tier can answer (under
- * synchronous rounds: a member the log lacks has no turn to replay under the recorded protocol).
+ * (imported debates vary in team size), or all of them when the record tier can answer under
+ * synchronous rounds; under the recorded protocol, every debate of the log where some member
+ * answered (a member the log stopped before it spoke is replayed as recorded: it has no answer).
  */
 export function splitQuestions(env: Environment, split: Split): { questions: Question[]; skipped: number } {
   const A = env.cache.agents.length;
   const all = env.cache.questions.filter((q) => q.split === split);
-  const questions = env.settings.miss === 'record' && !env.turns ? all : all.filter((q) => env.team.every((a) => env.round1.has(q.index * A + a)));
+  const answered = (q: Question, a: number) => env.round1.has(q.index * A + a);
+  const questions =
+    env.settings.miss === 'record' && !env.turns
+      ? all
+      : all.filter((q) => (env.turns ? env.team.some((a) => answered(q, a)) : env.team.every((a) => answered(q, a))));
   return { questions, skipped: all.length - questions.length };
 }
 

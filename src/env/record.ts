@@ -226,8 +226,9 @@ async function recordMissing(env: Environment, rec: Recording, requests: RecordR
   return ids.map((id) => cache.responseIndex.get(id)!);
 }
 
-/** Record the round-1 answers the cache lacks for the team on questions `qs` (sample 0). */
+/** Record the round-1 answers the cache lacks for the team on questions `qs` (sample 0); none under the recorded protocol (a member the log lacks has no turn). */
 export async function recordFirstRound(env: Environment, qs: number[]): Promise<void> {
+  if (env.turns) return;
   syncIndex(env);
   const A = env.cache.agents.length;
   const requests: RecordRequest[] = [];

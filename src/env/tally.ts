@@ -1,5 +1,6 @@
 // The tally of a method's debates (docs/method.md §8-9), the same for every method and for a training run's
-// validation: accuracy, invalid answers, cost and how it was priced, kept edges, lookup tiers, the
+// validation: accuracy, invalid answers, cost and how it was priced, calls made and skipped (the
+// tier `skipped`), debates stopped before their last round, kept edges, lookup tiers, the
 // transition ledger and each question's outcome (what the paired tests compare).
 import seedrandom from 'seedrandom';
 import type { Question } from '../cache/types.ts';
@@ -18,6 +19,10 @@ export interface MethodResult {
   cost: number;
   /** Calls priced from recorded input tokens, and calls whose input tokens were computed (src/env/cost.ts). */
   priced: PricingCounts;
+  /** Calls made (round 1 and revisions); the calls not made are tiers.skipped. */
+  calls: number;
+  /** Debates that stopped before their last round (DebateResult.stoppedAfter). */
+  stopped: number;
   keptEdges: number;
   /** Edges a Full-Debate would use on the same questions. */
   maxEdges: number;
@@ -49,6 +54,8 @@ export function emptyResult(env: Environment, questions: Question[], method: str
     invalid: 0,
     cost: 0,
     priced: emptyPricing(),
+    calls: 0,
+    stopped: 0,
     keptEdges: 0,
     maxEdges: questions.reduce((s, q) => s + debateEdges(env.cache, env.turns, env.team, q.index, env.rounds), 0),
     tiers: emptyTiers(),
@@ -71,6 +78,8 @@ export function addDebate(env: Environment, out: MethodResult, r: DebateResult):
   out.invalid += +r.invalid;
   out.cost += r.cost;
   addPricing(out.priced, r.priced);
+  out.calls += r.calls;
+  out.stopped += +(r.stoppedAfter !== undefined);
   out.keptEdges += r.keptEdges;
   addTiers(out.tiers, r.tiers);
   const q = env.cache.questions[r.q];

@@ -38,7 +38,8 @@ export function tokenLimits(cache: Cache, limit: DebateSettings['tokenLimit']): 
 }
 
 /** Tokens of a debate response as produced and shown: its recorded length, at most its agent's limit. */
-export const shownTokens = (env: Environment, r: DebateResponse): number => Math.min(env.cache.responses[r.source].outTokens, env.limits[r.agent]);
+export const shownTokens = (env: Environment, r: DebateResponse): number =>
+  r.source < 0 ? 0 : Math.min(env.cache.responses[r.source].outTokens, env.limits[r.agent]); // source < 0: a member absent from the log
 
 /** The response as its agent's limit leaves it: a reply past the limit loses its answer. */
 export function limitReply(env: Environment, r: DebateResponse): DebateResponse {

@@ -99,7 +99,9 @@ export async function rollout(engine: PolicyEngine, env: Environment, emb: Embed
     if (kind === KIND.stop) normalizeInto(emb.questions[debates[b].q], 0, D, step.query, r * D);
     else step.query.set(Q.subarray(row * D, (row + 1) * D), r * D);
     const current = debates[b].current;
-    step.candidate.set(emb.responses[cache.responses[current[source].source].index], r * D);
+    // A member absent from the log (recorded protocol) shows nothing: a zero embedding.
+    if (current[source].source < 0) step.candidate.fill(0, r * D, (r + 1) * D);
+    else step.candidate.set(emb.responses[cache.responses[current[source].source].index], r * D);
     step.recipient[r] = i;
     step.own[r] = j === 0 ? 1 : 0;
     step.source[r] = source;
@@ -158,7 +160,7 @@ export async function rollout(engine: PolicyEngine, env: Environment, emb: Embed
         keep[b][i][j] = kept;
         const candidate = debates[b].current[orders[i][j]];
         tokens[x] = shownTokens(env, candidate); // its length as shown (cut at a token limit)
-        if (kept && o.conditioning) {
+        if (kept && o.conditioning && candidate.source >= 0) {
           const row = b * A + i;
           const e = emb.responses[candidate.source];
           for (let k = 0; k < D; k++) S[row * D + k] += e[k] * tokens[x];

@@ -22,6 +22,8 @@ function run(method: string, correct: boolean[], cost: number[] = correct.map(()
     correct: correct.filter(Boolean).length,
     invalid: 0,
     cost: cost.reduce((a, b) => a + b, 0),
+    calls: correct.length,
+    stopped: 0,
     keptEdges: 0,
     maxEdges: correct.length * 4,
     tiers: emptyTiers(),
