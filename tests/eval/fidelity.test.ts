@@ -17,6 +17,8 @@ const run = (method: string, right: boolean[], cost = 10): MethodResult => ({
   priced: emptyPricing(),
   keptEdges: 0,
   maxEdges: 0,
+  calls: 0,
+  stopped: 0,
   tiers: { ...emptyTiers(), exact: right.length },
   ledger: [],
   outcomes: right.map((correct, q) => ({ q, correct, cost })),
