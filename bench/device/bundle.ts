@@ -3,7 +3,8 @@
 // machine (no package registry, no Node there): .device/device-check.sh and cpp-device.tar.xz,
 // holding this machine's Node binary, esbuild bundles of the command line, the warm training
 // process, the bench and the check (app/), the ONNX worker thread, onnxruntime-node and webgpu with
-// their linux-x64 native files only, bench/torch_step.py, the main config, the Vulkan loader's
+// their linux-x64 native files only, the two packages the code requires at run time,
+// bench/torch_step.py, the main config, the Vulkan loader's
 // Debian packages (apt-get download: fetched, not installed) and BUILD.json (the commit). The
 // whole must stay within the device tool's 64 MiB beside the working tree. docs/bench.md.
 import { execFileSync } from 'node:child_process';
@@ -26,15 +27,19 @@ const mib = (bytes: number) => (bytes / 2 ** 20).toFixed(1);
 const git = (...args: string[]) => execFileSync('git', args, { cwd: ROOT, encoding: 'utf8' }).trim();
 const pkg = (name: string) => join(ROOT, 'node_modules', name);
 const version = (name: string) => (JSON.parse(readFileSync(join(pkg(name), 'package.json'), 'utf8')) as { version: string }).version;
+/** Copies a file or folder, without source maps and type declarations (nothing runs them). */
 function copy(from: string, to: string) {
   mkdirSync(dirname(to), { recursive: true });
-  cpSync(from, to, { recursive: true, dereference: true });
+  cpSync(from, to, { recursive: true, dereference: true, filter: (f) => !/\.(map|d\.ts)$/.test(f) });
 }
 const sizeOf = (path: string): number =>
   statSync(path).isDirectory() ? readdirSync(path).reduce((a, f) => a + sizeOf(join(path, f)), 0) : statSync(path).size;
 
-const stage = mkdtempSync(join(tmpdir(), 'cpp-device-'));
+/** `--stage DIR`: build the bundle's folder there and stop, unpacked (to try it without the minutes xz takes). */
+const staged = process.argv.includes('--stage') ? resolve(process.argv[process.argv.indexOf('--stage') + 1]) : undefined;
+const stage = staged ?? mkdtempSync(join(tmpdir(), 'cpp-device-'));
 const app = join(stage, 'cpp-device');
+rmSync(app, { recursive: true, force: true });
 try {
   console.log(`device:bundle: staging in ${app}`);
   // The code: one entry per process the check starts; shared code in chunks beside them (app/), so that
@@ -69,6 +74,11 @@ try {
   copy(pkg('onnxruntime-common'), join(app, 'node_modules/onnxruntime-common'));
   const webgpu = join(app, 'node_modules/webgpu');
   for (const f of ['package.json', 'index.js', 'dist/linux-x64']) copy(join(pkg('webgpu'), f), join(webgpu, f));
+  // What the code loads through createRequire at run time, which esbuild leaves out: the token
+  // counts' encodings (src/cache/tokens.ts) and the symbolic engine (src/answer/equivalence.ts).
+  for (const f of ['package.json', 'cjs']) copy(join(pkg('gpt-tokenizer'), f), join(app, 'node_modules/gpt-tokenizer', f));
+  for (const f of ['package.json', 'dist/compute-engine.min.js', 'dist/compute-engine.min.esm.js'])
+    copy(join(pkg('@cortex-js/compute-engine'), f), join(app, 'node_modules/@cortex-js/compute-engine', f));
   copy(join(ROOT, 'bench/torch_step.py'), join(app, 'bench/torch_step.py'));
   copy(join(ROOT, 'train/configs/main.json'), join(app, 'train/configs/main.json'));
   copy(process.execPath, join(app, 'node'));
@@ -80,7 +90,8 @@ try {
       `device:bundle: apt-get download ${DEBS.join(' ')} failed (a Debian or Ubuntu machine with its package lists is needed): ${(e as Error).message}`,
     );
   }
-  const dirty = git('status', '--porcelain', '--untracked-files=no') !== '';
+  // Dirty: a change to what the bundle is built from, not yet committed (tests and docs aside).
+  const dirty = git('status', '--porcelain', '--', 'src', 'train', 'eval', 'jobs', 'cli', 'bench', 'package.json', 'package-lock.json') !== '';
   const buildInfo = {
     commit: git('rev-parse', '--short', 'HEAD'),
     dirty,
@@ -92,6 +103,10 @@ try {
   };
   writeFileSync(join(app, 'BUILD.json'), `${JSON.stringify(buildInfo, null, 2)}\n`);
   console.log(`device:bundle: ${mib(sizeOf(app))} MiB to pack (Node ${mib(statSync(process.execPath).size)} MiB); xz takes a few minutes`);
+  if (staged) {
+    console.log(`device:bundle: staged in ${app}, not packed (--stage)`);
+    process.exit(0);
+  }
 
   rmSync(OUT, { recursive: true, force: true });
   mkdirSync(OUT);
@@ -106,5 +121,5 @@ try {
       "run it on a lent GPU with the device tool's run, carry ['.device'], command 'bash .device/device-check.sh' (docs/bench.md)",
   );
 } finally {
-  rmSync(stage, { recursive: true, force: true });
+  if (!staged) rmSync(stage, { recursive: true, force: true });
 }

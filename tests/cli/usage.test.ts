@@ -13,6 +13,16 @@ describe('cpp-workbench', () => {
     for (const command of ['main', 'baselines', 'cache', 'train', 'eval', 'ablate', 'export']) expect(r.stdout).toContain(`cpp-workbench ${command}`);
   }, 60_000);
 
+  it('train --help says what --engine auto picks and why', () => {
+    const r = cli('train', '--help');
+    expect(r.status).toBe(0);
+    const help = r.stdout.replace(/\s+/g, ' ');
+    expect(help).toContain('auto: webgpu for a training step of >= 8,192 decisions (batch size x rollouts x agents² x (rounds - 1)) on a hardware GPU adapter');
+    expect(help).toContain(
+      "else onnx (a software adapter is slower than the CPU), or tfjs where onnxruntime-node does not load; the run's first line says what it picked",
+    );
+  }, 60_000);
+
   it('a mistyped flag is one line and a hint, exit 2, not the whole help', () => {
     const r = cli('train', '--epochs', '2', '--learning-rate', '0.1');
     expect(r.status).toBe(2);

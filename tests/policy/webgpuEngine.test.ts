@@ -190,11 +190,29 @@ describe('the GPU engine (webgpu)', () => {
     }
   });
 
-  it(`auto keeps to the CPU engine below ${AUTO_GPU_DECISIONS} decisions a step, and on a software adapter at any size`, async () => {
+  it(`auto keeps to the CPU engine below ${AUTO_GPU_DECISIONS} decisions a step, and on a software adapter at any size, and says why`, async () => {
     const auto = defaultCompute();
+    const small = await resolveCompute(auto, 1152);
+    expect(small).toEqual({
+      ran: { engine: 'onnx', backend: null, threads: 1 },
+      note: 'auto picked onnx: 1,152 decisions a step, under the 8,192 from which it takes a hardware GPU',
+    });
     expect((await resolveCompute(auto, AUTO_GPU_DECISIONS - 1)).ran.engine).toBe('onnx');
+    expect((await resolveCompute(auto)).note).toBe('auto picked onnx: it takes a hardware GPU for training steps of >= 8,192 decisions only');
     const adapter = await webgpuAdapter();
-    expect((await resolveCompute(auto, 10 * AUTO_GPU_DECISIONS)).ran.engine).toBe(adapter.software ? 'onnx' : 'webgpu');
+    const large = await resolveCompute(auto, 10 * AUTO_GPU_DECISIONS);
+    expect(large.ran.engine).toBe(adapter.software ? 'onnx' : 'webgpu');
+    expect(large.note).toBe(
+      adapter.software
+        ? `auto picked onnx: 81,920 decisions a step, but the WebGPU adapter is software (${adapter.device || adapter.description})`
+        : 'auto picked webgpu: 81,920 decisions a step (>= 8,192) on a hardware adapter',
+    );
+    // The engine's name carries it, and so the trainer's first line ("training on ... (<name>)").
+    const engine = await createEngine(auto, SHAPE, fresh(), OPT, 1152);
+    expect(engine.name).toBe(`onnx-cpu (1 thread); ${small.note}`);
+    engine.dispose();
+    // An engine asked for by name needs no note.
+    expect((await resolveCompute({ ...auto, engine: 'onnx' }, 1152)).note).toBeUndefined();
   });
 
   it('without an adapter (no Vulkan driver) is an error that names the missing driver, not a run on the CPU', () => {
