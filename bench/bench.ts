@@ -16,6 +16,7 @@
 //            bytes a step moves (goal >= 25x 2 CPU threads at batch 16,384 on a GPU); gpu.ts. Only
 //            when asked (`gpu 256 1024` for some batches): on a software adapter it takes minutes and
 //            measures the CPU. `--json FILE` writes its figures as JSON.
+//   heads    a training step with the revise and stop heads beside an edges-only one (goal <= 1.3x); decisionHeads.ts
 //   scale    1,000, 10,000 and 100,000 generated questions: load, memory, replay, baselines, an epoch
 //            (only when named: `scale`, or `scale 1000 10000` for some sizes, `no-epoch` to leave the epoch out); scale.ts
 import { execFileSync } from 'node:child_process';
@@ -32,8 +33,9 @@ import { benchGrid, benchImport, benchMain, benchTable6 } from './jobs.ts';
 import { benchGpu } from './gpu.ts';
 import { UsageError } from '../src/io/errors.ts';
 import { benchScale, SCALE_SIZES } from './scale.ts';
+import { benchDecisionHeads } from './decisionHeads.ts';
 
-const SECTIONS = ['replay', 'load', 'engines', 'loop', 'startup', 'grid', 'main', 'import', 'table6', 'gpu', 'scale'];
+const SECTIONS = ['replay', 'load', 'engines', 'loop', 'startup', 'grid', 'main', 'import', 'table6', 'gpu', 'heads', 'scale'];
 const GROUPS: Record<string, string[]> = { waits: ['load', 'loop', 'startup', 'grid', 'main', 'import', 'table6'] };
 const jsonAt = process.argv.indexOf('--json');
 const json = jsonAt > 0 ? process.argv[jsonAt + 1] : undefined;
@@ -125,6 +127,7 @@ if (wanted('main')) benchMain(DEFAULT);
 if (wanted('import')) benchImport();
 if (wanted('table6')) benchTable6();
 if (wanted('gpu')) await benchGpu({ batches: sizes.length ? sizes : undefined, json });
+if (wanted('heads')) await benchDecisionHeads();
 if (wanted('scale')) await benchScale(sizes.length ? sizes : SCALE_SIZES, !noEpoch);
 console.log(`\nAt the end: ${loadNote(false)}`);
 if (hasFigures()) console.log(`\n${goalTable()}`);

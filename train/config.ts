@@ -211,7 +211,7 @@ const decisionsProblem = (c: Pick<TrainConfig, 'decisions' | 'baseline' | 'credi
 export function resolveConfig(...layers: Partial<TrainConfig>[]): TrainConfig {
   const merged = Object.assign({}, ...layers.map((l) => Object.fromEntries(Object.entries(l).filter(([, v]) => v !== undefined))));
   const config = parseSettings(TrainConfig, merged, (path) => `setting ${path}`);
-  const problem = rlooProblem(config) ?? creditProblem(config) ?? decisionsProblem(config) ?? seatInputsProblem(config);
+  const problem = rlooProblem(config) ?? creditProblem(config) ?? seatInputsProblem(config) ?? decisionsProblem(config);
   if (problem) throw new SettingsError(`setting ${problem}`);
   if (config.trainable === 'behavior' && config.behavior === 'none')
     throw new SettingsError('setting trainable: behavior trains the behavior embedding alone, and behavior: none has none (zero, frozen): nothing would train');

@@ -3,7 +3,9 @@
 // training data. Round 1: every agent answers alone; round t >= 2: the policy decides, for each
 // recipient, its candidates in order (own response first, then the others in team order), kept
 // responses join the recipient's query state (the `accepted` texts of inference.ts), and the
-// recipient answers with the kept responses in its prompt.
+// recipient answers with the kept responses in its prompt. A policy that decides more than edges
+// first decides whether the debate stops (no more calls) and which members revise (one that does
+// not makes no call and keeps its response).
 //
 // Nothing is paid twice: a request is first looked up (same agent, round, shown responses, previous
 // response and sample) in the output cache, then in the questions' cache, and a response found
@@ -72,6 +74,10 @@ export interface QuestionResult {
   /** Responses per round, in team order; kept[t-2][i]: agent ids recipient i read at round t. */
   responses: Response[][];
   kept: string[][][];
+  /** revised[t-2][i]: member i made its call at round t (a policy with revise decisions may keep its response instead). */
+  revised: boolean[][];
+  /** The round after which the policy stopped the debate (absent: it did not). */
+  stoppedAfter?: number;
   final: string | null;
   correct: boolean;
   paid: number;
@@ -224,7 +230,19 @@ export async function liveDebate(o: LiveDebateOptions): Promise<LiveDebateSummar
   };
 
   const debateOne = async (question: Question): Promise<QuestionResult> => {
-    const result: QuestionResult = { question, responses: [], kept: [], final: null, correct: false, paid: 0, reused: 0, inTokens: 0, outTokens: 0, usd: 0 };
+    const result: QuestionResult = {
+      question,
+      responses: [],
+      kept: [],
+      revised: [],
+      final: null,
+      correct: false,
+      paid: 0,
+      reused: 0,
+      inTokens: 0,
+      outTokens: 0,
+      usd: 0,
+    };
     const take = ({ response, paid }: { response: Response; paid: boolean }) => {
       if (paid) {
         const price = team.agents[response.agent].price;
@@ -238,23 +256,33 @@ export async function liveDebate(o: LiveDebateOptions): Promise<LiveDebateSummar
     let current = (await settled(members.map((a) => ask(question, a, 1, [], null, o.sample)))).map(take);
     result.responses.push(current);
     const accepted: Text[][] = members.map(() => []);
+    const { decisions } = policy.artifact.shape;
     for (let t = 2; t <= o.rounds; t++) {
       const shown = Object.fromEntries(members.map((a, i) => [a.id, { text: current[i].text, tokens: current[i].outTokens }]));
-      const decisions = await Promise.all(
-        members.map((a, i) =>
-          policy.decide({
-            question: { text: question.text, tokens: question.promptTokens },
-            round: t,
-            recipient: a.id,
-            responses: shown,
-            accepted: accepted[i],
-          }),
-        ),
-      );
-      const contexts = decisions.map((ds) => ds.filter((d) => d.keep).map((d) => current[teamIds.indexOf(d.agent)]));
+      const answers = Object.fromEntries(members.map((a, i) => [a.id, current[i].ans < 0 ? null : out.answerKeys[current[i].ans]]));
+      const asked = (recipient: string) => ({
+        question: { text: question.text, tokens: question.promptTokens },
+        round: t,
+        recipient,
+        responses: shown,
+        accepted: accepted[teamIds.indexOf(recipient)],
+        ...(decisions !== 'edges' && { answers }),
+      });
+      // A stopped debate makes no more calls; a member that does not revise makes none this round.
+      if (decisions === 'edges+revise+stop' && (await policy.stop(asked(teamIds[0]))).stop) {
+        result.stoppedAfter = t - 1;
+        break;
+      }
+      const revise = await Promise.all(members.map(async (a) => decisions === 'edges' || (await policy.revise(asked(a.id))).revise));
+      const made = await Promise.all(members.map((a, i) => (revise[i] ? policy.decide(asked(a.id)) : [])));
+      const contexts = made.map((ds) => ds.filter((d) => d.keep).map((d) => current[teamIds.indexOf(d.agent)]));
       contexts.forEach((context, i) => accepted[i].push(...context.map((r) => ({ text: r.text, tokens: r.outTokens }))));
       result.kept.push(contexts.map((context) => context.map((r) => r.agent)));
-      current = (await settled(members.map((a, i) => ask(question, a, t, contexts[i], current[i], 0)))).map(take);
+      result.revised.push(revise);
+      const replies = await settled(
+        members.map((a, i) => (revise[i] ? ask(question, a, t, contexts[i], current[i], 0).then(take) : Promise.resolve(current[i]))),
+      );
+      current = replies;
       result.responses.push(current);
     }
     const final = majority(
@@ -307,9 +335,10 @@ export function formatResult(r: QuestionResult, cache: Cache): string {
   const answer = (x: Response) => `${x.agent} ${x.ans < 0 ? '(none)' : cache.answerKeys[x.ans]}`;
   const lines = [`${r.question.id}  gold ${r.question.gold}`];
   r.responses.forEach((round, t) => {
-    const kept = (i: number) => (t === 0 ? '' : ` [read ${r.kept[t - 1][i].join(', ') || 'nothing'}]`);
+    const kept = (i: number) => (t === 0 ? '' : r.revised[t - 1][i] ? ` [read ${r.kept[t - 1][i].join(', ') || 'nothing'}]` : ' [kept its answer, no call]');
     lines.push(`  round ${t + 1}: ${round.map((x, i) => answer(x) + kept(i)).join(' · ')}`);
   });
+  if (r.stoppedAfter !== undefined) lines.push(`  stopped after round ${r.stoppedAfter}: no further calls`);
   lines.push(
     `  final ${r.final ?? '(no parsed answer)'}: ${r.correct ? 'correct' : 'wrong'} · ${r.paid} calls paid, ${r.reused} responses reused · ` +
       `${fmt(r.inTokens)} in + ${fmt(r.outTokens)} out tokens · $${r.usd.toFixed(4)}`,
@@ -321,7 +350,7 @@ export function formatSummary(s: LiveDebateSummary, out: string): string {
   const correct = s.results.filter((r) => r.correct).length;
   const paid = s.results.reduce((n, r) => n + r.paid, 0);
   const reused = s.results.reduce((n, r) => n + r.reused, 0);
-  const edges = s.results.flatMap((r) => r.kept.flat());
+  const edges = s.results.flatMap((r) => r.kept.flatMap((round, t) => round.filter((_, i) => r.revised[t][i])));
   const keptEdges = edges.reduce((n, k) => n + k.length, 0);
   const size = s.results[0]?.responses[0].length ?? 0;
   const b = s.budget;

@@ -16,6 +16,41 @@ function rowInputs(a: PolicyArtifact): string {
   return `| \`source_row\` | float32 [N, ${F}] | ${how}. |\n| \`recipient_row\` | float32 [N, ${F}] | the same for the recipient. |\n`;
 }
 
+/** The inputs and decisions of a policy that decides more than edges (model.ts `decisions`). */
+function decisionInputs(a: PolicyArtifact): string {
+  if (a.shape.decisions === 'edges') return '';
+  return (
+    '| `kind` | int64 [N] | the decision: 0 an edge (the rows above), 1 revise (does the recipient make its call this round?), ' +
+    `2 stop (does the debate stop before this round?)${a.shape.decisions === 'edges+revise' ? '; this policy makes no stop decisions' : ''}. |\n` +
+    "| `agree` | float32 [N] | the share of the team (0..1) whose current answer (its last response's parsed answer) is the candidate's; 0 when the candidate's answer did not parse. |\n"
+  );
+}
+
+function decisionSection(a: PolicyArtifact): string {
+  if (a.shape.decisions === 'edges') return '';
+  return `
+## Revise and stop decisions (decisions: ${a.shape.decisions})
+
+In each round t >= 2, before any edge:${
+    a.shape.decisions === 'edges+revise+stop'
+      ? `
+
+- **stop** (one row per debate, \`kind\` 2): the candidate is the current answer of the member holding the
+  current majority (the most common parsed answer; ties: the first such member in team order), read as
+  that member's own (\`own\` 1, \`source\` and \`turn\` its position, \`behavior\` its row), and the query is
+  e(question text) / ‖e(question text)‖₂ whatever was kept. Stop iff the probability is >= 0.5: no member
+  makes another call, the final answer is the current majority.`
+      : ''
+  }
+- **revise** (one row per recipient, \`kind\` 1): the candidate is the recipient's own current response
+  (\`own\` 1), the query its query state as for its first edge. Revise iff >= 0.5; a recipient that does not
+  makes no call this round, keeps its response (text and answer) and has no edge decisions.
+
+The other inputs are built as for an edge. The inference API's \`stop\` and \`revise\` do this; their
+requests carry the team's current \`answers\` for \`agree\`.
+`;
+}
+
 /** How the `candidate` vectors (and question embeddings) are made by the encoder `id`. */
 function encoderSpec(id: string): string {
   const bof = id.match(/^bof-(\d+)$/);
@@ -75,10 +110,10 @@ team order, skipping itself. Order matters: a kept candidate enters the query st
 | \`round\` | int64 [N] | t - 2, where t is the round being decided (0 for round 2).${used(s.roundFeature)} |
 | \`current\` | int64 [N] | 1 if the candidate is shown from round t itself (a protocol where agents answer one after another), else 0; 0 in synchronous rounds.${used(s.currentFeature)} |
 | \`turn\` | int64 [N] | the recipient's speaking position in round t (0 first) among the team; in synchronous rounds its team position.${used(s.turnFeature)} |
-${rowInputs(a)}
+${rowInputs(a)}${decisionInputs(a)}${decisionSection(a)}
 ## Output
 
-\`keep_probability\` float32 [N]: the policy's probability of keeping the edge. The trained policy is
+\`keep_probability\` float32 [N]: the policy's probability of keeping the edge (of a revise or stop row: of revising, of stopping). The trained policy is
 used greedily: **keep iff keep_probability >= 0.5** (docs/method.md §7). A kept candidate is shown to the recipient
 and, with conditioning, is added to its S before the next candidate is decided.
 
@@ -118,6 +153,9 @@ export function onnxModel(a: PolicyArtifact): Uint8Array {
       'float32 [N, dim], the encoder output as is (NOT unit-norm); own (0/1), source (team ' +
       'position), round (round - 2): int64 [N]' +
       (a.shape.behaviorRows ? "; source_row, recipient_row: float32 [N, F], the agents' rows of `rows`" : '') +
+      (a.shape.decisions !== 'edges'
+        ? '; kind: int64 [N] (0 edge, 1 revise, 2 stop), agree: float32 [N], the share of the team holding the candidate answer'
+        : '') +
       '. Output keep_probability [N]: keep iff >= 0.5',
     spec: policySpec(a),
   });

@@ -1,7 +1,8 @@
 // Golden vectors of an exported policy (golden.json beside policy.spec.md): a few texts chosen to
 // catch what a reimplementation gets wrong (emoji beyond U+FFFF, combining marks, CJK, special
 // casing, odd whitespace), their words and encoder vectors, and every input and keep probability of
-// the decisions of one request per recipient, computed by the inference API a deployer would call.
+// the decisions of one request per recipient (its edges; with more decisions, its revise decision
+// and the debate's stop decision), computed by the inference API a deployer would call.
 import { words } from '../encoders/bof.ts';
 import type { Encoder } from '../encoders/index.ts';
 import type { DecideRequest, DeployedPolicy } from './inference.ts';
@@ -35,6 +36,9 @@ export interface Golden {
       /** With behaviorRows. */
       source_row?: number[];
       recipient_row?: number[];
+      /** With decisions beyond edges: the row's kind (0 edge, 1 revise, 2 stop) and agreement. */
+      kind?: number;
+      agree?: number;
       keep_probability: number;
       keep: boolean;
     }[];
@@ -49,12 +53,15 @@ function requests(team: string[], rounds: number): DecideRequest[] {
   const t = GOLDEN_TEXTS;
   const candidates = [t.emoji, t.combiningMarks, t.cjk];
   const round = Math.min(3, rounds);
+  // Answers for the agreement of a policy that decides more than edges: the first two agree, a third has none.
+  const answers = Object.fromEntries(team.map((agent, k) => [agent, k < 2 ? 'B' : k === 2 ? null : 'A']));
   return team.map((recipient) => ({
     question: { text: t.ascii, tokens: 120 },
     round,
     recipient,
     responses: Object.fromEntries(team.map((agent, k) => [agent, { text: candidates[k % candidates.length], tokens: 90 + 40 * k }])),
     accepted: round >= 3 ? [{ text: t.casingAndSpaces, tokens: 57 }] : [],
+    answers,
   }));
 }
 
@@ -66,8 +73,15 @@ export async function goldenVectors(policy: DeployedPolicy, encoder: Encoder): P
   const vectors = await encoder.encode(named.map(([, text]) => text));
   const bof = /^bof-\d+$/.test(encoder.id);
   const decisions = [];
-  for (const request of requests(policy.artifact.team, policy.artifact.shape.rounds)) {
-    const rows = (await policy.explain(request)).map(({ agent, p, keep, inputs: x }) => ({
+  const { shape } = policy.artifact;
+  for (const request of requests(policy.artifact.team, shape.rounds)) {
+    // Edges in order; then, where the policy makes them, the recipient's revise decision and the debate's stop decision.
+    const made = [
+      ...(await policy.explain(request)),
+      ...(shape.decisions !== 'edges' ? [await policy.explainRevise(request)] : []),
+      ...(shape.decisions === 'edges+revise+stop' ? [await policy.explainStop(request)] : []),
+    ];
+    const rows = made.map(({ agent, p, keep, inputs: x }) => ({
       agent,
       query: numbers(x.query),
       behavior: numbers(x.behavior),
@@ -79,6 +93,7 @@ export async function goldenVectors(policy: DeployedPolicy, encoder: Encoder): P
       turn: x.turn,
       ...(x.source_row && { source_row: numbers(x.source_row) }),
       ...(x.recipient_row && { recipient_row: numbers(x.recipient_row) }),
+      ...(x.kind !== undefined && { kind: x.kind, agree: x.agree }),
       keep_probability: p,
       keep,
     }));

@@ -8,6 +8,8 @@
 //     question: { text, tokens }, round: 2, recipient: 'atlas',
 //     responses: { atlas: { text, tokens }, sage: { text, tokens }, brisk: { text, tokens } },
 //   });   // -> [{ agent: 'atlas', keep: true, p: 0.91 }, { agent: 'sage', ... }, ...]
+// A policy that decides more than edges also answers `policy.stop(request)` (before a round) and
+// `policy.revise(request)` (per recipient), the request carrying the team's current `answers`.
 import { bofEncoder } from '../encoders/bof.ts';
 import type { Encoder } from '../encoders/index.ts';
 import { useEncoder } from '../encoders/use.ts';
@@ -17,6 +19,7 @@ import { dirname, join } from 'node:path';
 import { loadPolicy, type PolicyArtifact } from './artifact.ts';
 import { onnxModel } from './contract.ts';
 import { normalizeInto } from './decisionBatch.ts';
+import { KIND, kindsOf } from './model.ts';
 import { InputError } from '../io/errors.ts';
 import { WEBGPU_SESSION, webgpuAdapterWarned } from './webgpu.ts';
 
@@ -34,6 +37,11 @@ export interface DecideRequest {
   responses: Record<string, Text>;
   /** Responses the recipient kept in earlier rounds (the progressive query state carries them). */
   accepted?: Text[];
+  /**
+   * Each member's current answer as parsed (null: none), by agent id: the agreement a policy that
+   * decides more than edges reads (policy.spec.md); needed by such a policy, ignored by another.
+   */
+  answers?: Record<string, string | null>;
 }
 
 export interface Decision {
@@ -55,6 +63,9 @@ export interface DecisionInputs {
   /** With behaviorRows: the candidate's source's behavior row and the recipient's (policy.spec.md). */
   source_row?: Float32Array;
   recipient_row?: Float32Array;
+  /** With decisions beyond edges: the decision's kind (model.ts KIND) and its candidate's agreement. */
+  kind?: number;
+  agree?: number;
 }
 
 /** A decision with the inputs it was made from (golden.ts writes them for deployers to check against). */
@@ -100,11 +111,24 @@ export async function deployPolicy(artifact: PolicyArtifact, encoder: Encoder, m
       turn: int(x.turn),
       ...(x.source_row && { source_row: new ort.Tensor('float32', x.source_row, [1, x.source_row.length]) }),
       ...(x.recipient_row && { recipient_row: new ort.Tensor('float32', x.recipient_row, [1, x.recipient_row.length]) }),
+      ...(x.kind !== undefined && { kind: int(x.kind), agree: new ort.Tensor('float32', Float32Array.of(x.agree!), [1]) }),
     });
     return (out.keep_probability.data as Float32Array)[0];
   };
-  /** The recipient's decisions on this round's candidates, in order, each with its inputs. */
-  const explain = async (req: DecideRequest): Promise<DecisionRow[]> => {
+  const kinds = kindsOf(shape) > 1;
+  /** The share of the team whose current answer is `agent`'s (a policy of edges alone: none). */
+  const agreement = (req: DecideRequest, agent: string): { agree?: number } => {
+    if (!kinds) return {};
+    const answers = req.answers;
+    if (!answers || team.some((a) => !(a in answers)))
+      throw new InputError(
+        `a policy deciding ${shape.decisions} reads the team's agreement: give answers (each member's current answer, null for none) for ${team.join(', ')}`,
+      );
+    const mine = answers[agent];
+    return { agree: mine === null ? 0 : team.filter((a) => answers[a] === mine).length / team.length };
+  };
+  /** The request checked, its texts encoded, the recipient's query state S. */
+  const prepare = async (req: DecideRequest) => {
     const i = team.indexOf(req.recipient);
     if (i < 0) throw new InputError(`recipient '${req.recipient}' is not in the policy's team (${team.join(', ')})`);
     if (req.round < 2 || req.round > shape.rounds) throw new InputError(`round ${req.round} is outside 2..${shape.rounds}`);
@@ -118,35 +142,80 @@ export async function deployPolicy(artifact: PolicyArtifact, encoder: Encoder, m
     const add = (v: Float32Array, w: number) => v.forEach((x, k) => (S[k] += x * w));
     add(question, req.question.tokens);
     if (shape.conditioning) accepted.forEach((a, k) => add(vectors[k], a.tokens));
-    const rows: DecisionRow[] = [];
-    for (const [j, c] of order.entries()) {
+    const inputs = (j: number, kind: number, query: Float32Array): DecisionInputs => ({
+      query,
+      behavior: behavior.slice(i * D, (i + 1) * D),
+      candidate: vectors[accepted.length + j],
+      own: j === 0 ? 1 : 0,
+      source: order[j],
+      round: req.round - 2,
+      current: 0, // deployed debates run synchronous rounds (the contract's `current` and `turn`)
+      turn: i,
+      ...(shape.behaviorRows && { source_row: row(team[order[j]]), recipient_row: row(req.recipient) }),
+      ...(kinds && { kind, ...agreement(req, team[order[j]]) }),
+    });
+    const unit = (v: Float32Array) => {
       const query = new Float32Array(D);
-      normalizeInto(shape.conditioning ? S : question, 0, D, query, 0);
-      const inputs = {
-        query,
-        behavior: behavior.slice(i * D, (i + 1) * D),
-        candidate: vectors[accepted.length + j],
-        own: j === 0 ? 1 : 0,
-        source: c,
-        round: req.round - 2,
-        current: 0, // deployed debates run synchronous rounds (the contract's `current` and `turn`)
-        turn: i,
-        ...(shape.behaviorRows && { source_row: row(team[c]), recipient_row: row(req.recipient) }),
-      };
-      const p = await keepProbability(inputs);
+      normalizeInto(v, 0, D, query, 0);
+      return query;
+    };
+    return { order, candidates, accepted, vectors, S, add, inputs, unit, question };
+  };
+  /** The recipient's decisions on this round's candidates, in order, each with its inputs. */
+  const explain = async (req: DecideRequest): Promise<DecisionRow[]> => {
+    const { order, candidates, accepted, vectors, S, add, inputs, unit, question } = await prepare(req);
+    const rows: DecisionRow[] = [];
+    for (const j of order.keys()) {
+      const x = inputs(j, KIND.edge, unit(shape.conditioning ? S : question));
+      const p = await keepProbability(x);
       const keep = p >= 0.5;
       if (keep && shape.conditioning) add(vectors[accepted.length + j], candidates[j].tokens);
-      rows.push({ agent: team[c], keep, p, inputs });
+      rows.push({ agent: team[order[j]], keep, p, inputs: x });
     }
     return rows;
+  };
+  /** Whether the recipient revises this round (a policy with revise decisions): its own answer as the candidate. */
+  const explainRevise = async (req: DecideRequest): Promise<DecisionRow> => {
+    if (!kinds) throw new InputError(`this policy decides ${shape.decisions}: it has no revise decisions (every recipient revises)`);
+    const { S, inputs, unit, question } = await prepare(req);
+    const x = inputs(0, KIND.revise, unit(shape.conditioning ? S : question));
+    const p = await keepProbability(x);
+    return { agent: req.recipient, keep: p >= 0.5, p, inputs: x };
+  };
+  /**
+   * Whether the debate stops before this round (a policy with stop decisions): the question as the
+   * query, and the answer of the member holding the current majority (ties: the first in team
+   * order) as the candidate. `recipient` and `accepted` of the request are not read.
+   */
+  const explainStop = async (req: Omit<DecideRequest, 'recipient'>): Promise<DecisionRow> => {
+    if (shape.decisions !== 'edges+revise+stop') throw new InputError(`this policy decides ${shape.decisions}: it has no stop decisions`);
+    agreement(req as DecideRequest, team[0]); // the answers are there
+    const share = (a: string) => (req.answers![a] === null ? 0 : team.filter((b) => req.answers![b] === req.answers![a]).length);
+    const holder = team.reduce((best, a) => (share(a) > share(best) ? a : best), team[0]);
+    const { inputs, unit, question } = await prepare({ ...req, recipient: holder, accepted: [] });
+    const x = inputs(0, KIND.stop, unit(question));
+    const p = await keepProbability(x);
+    return { agent: holder, keep: p >= 0.5, p, inputs: x };
   };
   return {
     artifact,
     /** The WebGPU adapter it runs on (provider webgpu). */
     adapter,
     explain,
+    explainRevise,
+    explainStop,
     async decide(req: DecideRequest): Promise<Decision[]> {
       return (await explain(req)).map(({ agent, keep, p }) => ({ agent, keep, p }));
+    },
+    /** With revise decisions: does the recipient make its call this round (else it keeps its answer, without a call)? */
+    async revise(req: DecideRequest): Promise<{ revise: boolean; p: number }> {
+      const { keep, p } = await explainRevise(req);
+      return { revise: keep, p };
+    },
+    /** With stop decisions: does the debate stop before this round (every member keeping its answer)? */
+    async stop(req: Omit<DecideRequest, 'recipient'>): Promise<{ stop: boolean; p: number }> {
+      const { keep, p } = await explainStop(req);
+      return { stop: keep, p };
     },
   };
 }

@@ -49,8 +49,10 @@ function majorityHolder(answers: number[]): number {
 
 /**
  * Play `questions` with the policy's decisions. In each round t >= 2: with stop, one decision per
- * debate (read through the member holding the current majority); with revise, one per recipient
- * (its own answer as the candidate); then, for the recipients that revise, the edges.
+ * debate (the question as its query, the answer of the member holding the current majority as its
+ * candidate); with revise, one per recipient (its own answer as the candidate); then, for the
+ * recipients that revise, the edges. Each reads its candidate's agreement (the share of the team
+ * whose current answer is the candidate's).
  */
 export async function rollout(engine: PolicyEngine, env: Environment, emb: Embeddings, questions: number[], o: RolloutOptions): Promise<Rollout> {
   const { cache } = env;
@@ -93,7 +95,9 @@ export async function rollout(engine: PolicyEngine, env: Environment, emb: Embed
       else normalizeInto(emb.questions[debates[b].q], 0, D, Q, row * D);
       stale[row] = 0;
     }
-    step.query.set(Q.subarray(row * D, (row + 1) * D), r * D);
+    // A stop decision is the debate's: it reads the question alone (no recipient's kept responses).
+    if (kind === KIND.stop) normalizeInto(emb.questions[debates[b].q], 0, D, step.query, r * D);
+    else step.query.set(Q.subarray(row * D, (row + 1) * D), r * D);
     const current = debates[b].current;
     // A member absent from the log (recorded protocol) shows nothing: a zero embedding.
     if (current[source].source < 0) step.candidate.fill(0, r * D, (r + 1) * D);

@@ -1,13 +1,15 @@
 import * as ort from 'onnxruntime-node';
 import { describe, expect, it } from 'vitest';
 import { zeroMoments, type EngineState } from '../../src/policy/engine.ts';
-import { onnxModel } from '../../src/policy/contract.ts';
 import { initWeights, KIND, parameterShapes, sigmoid, type PolicyShape, type Weights } from '../../src/policy/model.ts';
 import { onnxEngine } from '../../src/policy/onnxEngine.ts';
+import { defaultCompute } from '../../src/policy/backends.ts';
+import { createEngine } from '../../src/policy/createEngine.ts';
 import { loadBackend, tfjsEngine } from '../../src/policy/tfjsEngine.ts';
 import { forwardLogits } from '../fixtures/referenceForward.ts';
 import { gradientCheck, OPT, TINY } from '../fixtures/gradientCheck.ts';
 import { randomBatch } from '../../bench/randomBatch.ts';
+import { exportFeeds, exportedSession } from '../fixtures/exportFeeds.ts';
 
 const TOLERANCE = 1e-4;
 const relative = (a: Float32Array, b: Float32Array) => {
@@ -82,35 +84,36 @@ describe('ONNX and TF.js engines with the revise and stop heads', () => {
 
   it('the exported model takes kind and agree and gives the reference probabilities of each kind', async () => {
     const weights = w();
-    const artifact = {
-      format: 'cpp-policy' as const,
-      version: 1,
-      shape,
-      team: ['a1', 'a2', 'a3'],
-      encoder: 'bof-24',
-      trainedOn: { cache: 'none', seed: 0, epoch: 0 },
-      weights,
-    };
-    const session = await ort.InferenceSession.create(onnxModel(artifact));
+    const session = await exportedSession(shape, weights);
     expect(session.inputNames).toEqual(['query', 'behavior', 'candidate', 'own', 'source', 'round', 'current', 'turn', 'kind', 'agree']);
     const { batch } = randomBatch(shape, 9, 'export heads');
     const D = shape.dim;
-    const int = (a: Int32Array) => new ort.Tensor('int64', BigInt64Array.from(a, BigInt), [a.length]);
     const behavior = new Float32Array(batch.n * D);
     batch.recipient.forEach((r, i) => behavior.set(weights.behavior.data.subarray(r * D, (r + 1) * D), i * D));
     const out = await session.run({
-      query: new ort.Tensor('float32', batch.query, [batch.n, D]),
-      behavior: new ort.Tensor('float32', behavior, [batch.n, D]),
-      candidate: new ort.Tensor('float32', batch.candidate, [batch.n, D]),
-      own: int(batch.own),
-      source: int(batch.source),
-      round: int(batch.round),
-      current: int(batch.current),
-      turn: int(batch.turn),
-      kind: int(batch.kind!),
+      ...exportFeeds(batch, D, behavior),
+      kind: new ort.Tensor('int64', BigInt64Array.from(batch.kind!, BigInt), [batch.n]),
       agree: new ort.Tensor('float32', batch.agree!, [batch.n]),
     });
     const want = Float32Array.from(forwardLogits(shape, weights, batch), sigmoid);
     expect(relative(out.keep_probability.data as Float32Array, want)).toBeLessThan(1e-5);
   });
+});
+
+describe('the GPU engine (webgpu) with the revise and stop heads', () => {
+  it('takes the CPU engine steps: the heads are named inputs and parameters it passes as any other', async () => {
+    const shape: PolicyShape = { ...TINY, dim: 24, hidden: 12, behavior: 'mean', decisions: 'edges+revise+stop' };
+    const w = () => initWeights(shape, 'gpu heads');
+    const [onGpu, onCpu] = [await createEngine({ ...defaultCompute(), engine: 'webgpu' }, shape, fresh(w()), OPT), await onnxEngine(shape, fresh(w()), OPT)];
+    for (let k = 0; k < 3; k++) {
+      const { batch, actions, advantages } = randomBatch(shape, 48, `gpu heads ${k}`);
+      const [a, b] = [await onGpu.trainStep(batch, actions, advantages), await onCpu.trainStep(batch, actions, advantages)];
+      expect(Math.abs(a.loss - b.loss) / Math.abs(b.loss), `loss at step ${k}`).toBeLessThan(TOLERANCE);
+    }
+    const [a, b] = [await onGpu.getState(), await onCpu.getState()];
+    for (const name of ['reviseHead.w', 'stopHead.agree', 'kindEmb', 'head.b'])
+      expect(relative(a.weights[name].data, b.weights[name].data), name).toBeLessThan(TOLERANCE);
+    onGpu.dispose();
+    onCpu.dispose();
+  }, 120_000);
 });

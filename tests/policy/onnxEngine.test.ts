@@ -1,13 +1,13 @@
 import * as ort from 'onnxruntime-node';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { zeroMoments, type EngineState, type PolicyEngine } from '../../src/policy/engine.ts';
-import { onnxModel } from '../../src/policy/contract.ts';
 import { forwardLogits } from '../fixtures/referenceForward.ts';
-import { initWeights, sigmoid, type DecisionBatch, type PolicyShape, type Weights } from '../../src/policy/model.ts';
+import { initWeights, sigmoid, type PolicyShape, type Weights } from '../../src/policy/model.ts';
 import { onnxEngine } from '../../src/policy/onnxEngine.ts';
 import { loadBackend, tfjsEngine } from '../../src/policy/tfjsEngine.ts';
 import { gradientCheck, OPT, TINY } from '../fixtures/gradientCheck.ts';
 import { randomBatch } from '../../bench/randomBatch.ts';
+import { exportFeeds, exportedSession } from '../fixtures/exportFeeds.ts';
 import { batchFeeds, flatLayout } from '../../src/policy/onnx/layout.ts';
 
 const TOLERANCE = 1e-4;
@@ -160,39 +160,10 @@ describe('the ONNX engine off the main thread', () => {
   });
 });
 
-/** The inputs of the exported model every policy has, for a batch (`behavior`: each decision's recipient row). */
-function exportFeeds(batch: DecisionBatch, D: number, behavior: Float32Array) {
-  const int = (a: Int32Array) =>
-    new ort.Tensor(
-      'int64',
-      BigInt64Array.from(a, (x) => BigInt(x)),
-      [a.length],
-    );
-  return {
-    query: new ort.Tensor('float32', batch.query, [batch.n, D]),
-    behavior: new ort.Tensor('float32', behavior, [batch.n, D]),
-    candidate: new ort.Tensor('float32', batch.candidate, [batch.n, D]),
-    own: int(batch.own),
-    source: int(batch.source),
-    round: int(batch.round),
-    current: int(batch.current),
-    turn: int(batch.turn),
-  };
-}
-
 describe('the exported ONNX inference model', () => {
   it('loads in ONNX Runtime as a standard model and gives the reference keep probabilities', async () => {
     const w = weights();
-    const artifact = {
-      format: 'cpp-policy' as const,
-      version: 1,
-      shape: SHAPE,
-      team: ['a1', 'a2', 'a3'],
-      encoder: 'bof-24',
-      trainedOn: { cache: 'none', seed: 0, epoch: 0 },
-      weights: w,
-    };
-    const session = await ort.InferenceSession.create(onnxModel(artifact));
+    const session = await exportedSession(SHAPE, w);
     expect(session.inputNames).toEqual(['query', 'behavior', 'candidate', 'own', 'source', 'round', 'current', 'turn']);
     expect(session.outputNames).toEqual(['keep_probability']);
     const { batch } = randomBatch(SHAPE, 6, 'export');
@@ -228,16 +199,7 @@ describe('behavior rows (a dense [N, 2F] input times a learned [2F, D], added to
 
   it('the exported model reads them as source_row and recipient_row and gives the reference keep probabilities', async () => {
     const weights = w();
-    const artifact = {
-      format: 'cpp-policy' as const,
-      version: 1,
-      shape,
-      team: ['a1', 'a2', 'a3'],
-      encoder: 'bof-24',
-      trainedOn: { cache: 'none', seed: 0, epoch: 0 },
-      weights,
-    };
-    const session = await ort.InferenceSession.create(onnxModel(artifact));
+    const session = await exportedSession(shape, weights);
     expect(session.inputNames).toEqual(['query', 'behavior', 'candidate', 'own', 'source', 'round', 'current', 'turn', 'source_row', 'recipient_row']);
     const { batch } = randomBatch(shape, 5, 'export rows');
     const D = shape.dim;
