@@ -19,8 +19,6 @@ const run = (method: string, right: boolean[], cost = 10): MethodResult => ({
   stopped: 0,
   keptEdges: 0,
   maxEdges: 0,
-  calls: 0,
-  stopped: 0,
   tiers: { ...emptyTiers(), exact: right.length },
   ledger: [],
   outcomes: right.map((correct, q) => ({ q, correct, cost })),
