@@ -23,7 +23,7 @@ import { NORMALISATION, REPO } from './harness.ts';
 import { makeInputs } from './inputs.ts';
 import { KILL_COMMANDS, killTrials, PHASES, stopPassed, trialPassed, type KillTrial } from './kill.ts';
 import { SIGNALS, type StopSignal } from './harness.ts';
-import { makeBig, STOP_COMMANDS, stopTrialPassed, stopTrials, type StopTrial } from './stops.ts';
+import { makeBig, STOP_COMMANDS, stopsSections, stopTrialPassed, stopTrials, type StopTrial } from './stops.ts';
 import { UsageError } from '../src/io/errors.ts';
 
 /** Columns of the kill trials' table. */
@@ -240,48 +240,7 @@ if (disk.length) {
     );
 }
 if (noDisk) sections.push(`Disk-full trials skipped: ${noDisk}.`);
-if (stops.length) {
-  const quantile = (xs: number[], q: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(q * xs.length))];
-  const rows = [...new Set(stops.map((t) => t.command))].map((command) => {
-    const ts = stops.filter((t) => t.command === command);
-    const stoppedMs = ts.filter((t) => t.outcome !== 'finished').map((t) => t.latencyMs);
-    return [
-      command,
-      seconds(ts[0].runMs),
-      ts.length,
-      count(ts, (t) => t.outcome === 'stopped'),
-      count(ts, (t) => t.outcome === 'start-up'),
-      count(ts, (t) => t.outcome === 'finished'),
-      count(ts, (t) => t.outcome === 'other'),
-      stoppedMs.length ? `${quantile(stoppedMs, 0.5)} / ${Math.max(...stoppedMs)}` : '-',
-      count(ts, (t) => t.outcome !== 'finished' && t.latencyMs > 500),
-      count(ts, (t) => t.late),
-      count(ts, (t) => t.left.length > 0),
-      count(ts, stopTrialPassed),
-    ];
-  });
-  sections.push(
-    `### Ctrl-C on a cache of 2,000 questions\n\n${markdownTable(
-      [
-        'command',
-        'uninterrupted run',
-        'trials',
-        'exit 130, said it stopped',
-        'killed in start-up',
-        'finished first',
-        'other exits',
-        'ms to the end after the signal (median / max)',
-        'over 500 ms',
-        'held without a stop point',
-        'output or inputs changed',
-        'passed',
-      ],
-      rows,
-    )}`,
-  );
-  const failed = stops.filter((t) => !stopTrialPassed(t));
-  if (failed.length) sections.push(`Failed Ctrl-C trials:\n\n${failed.map((t) => `- ${t.command} #${t.trial}: ${JSON.stringify(t)}`).join('\n')}`);
-}
+sections.push(...stopsSections(stops));
 if (corpus.length) {
   const kinds = [...new Set(corpus.map((r) => r.kind))];
   const row = (kind: string, rs: CorpusResult[]) => [

@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import seedrandom from 'seedrandom';
 import { cli, copyTree, freshDir, leftoverTemp, tail } from './harness.ts';
 import { DYLAN, INPUT } from './inputs.ts';
+import { markdownTable } from '../src/table.ts';
 
 export interface StopCommand {
   name: string;
@@ -129,3 +130,52 @@ export async function stopTrials(command: StopCommand, inputs: string, trials: n
 
 /** A trial passes when the command ended within half a second of the signal and left its output as it was (or had finished, and said so truthfully). */
 export const stopTrialPassed = (t: StopTrial) => t.outcome !== 'other' && !t.late && t.left.length === 0 && (t.outcome === 'finished' || t.latencyMs <= 500);
+
+/** The report's section on the Ctrl-C trials: a row per command, and the failed trials. */
+export function stopsSections(stops: StopTrial[]): string[] {
+  if (!stops.length) return [];
+  const out: string[] = [];
+  const count = <T>(xs: T[], f: (x: T) => boolean) => xs.filter(f).length;
+  const seconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
+  const quantile = (xs: number[], q: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(q * xs.length))];
+  const rows = [...new Set(stops.map((t) => t.command))].map((command) => {
+    const ts = stops.filter((t) => t.command === command);
+    const stoppedMs = ts.filter((t) => t.outcome !== 'finished').map((t) => t.latencyMs);
+    return [
+      command,
+      seconds(ts[0].runMs),
+      ts.length,
+      count(ts, (t) => t.outcome === 'stopped'),
+      count(ts, (t) => t.outcome === 'start-up'),
+      count(ts, (t) => t.outcome === 'finished'),
+      count(ts, (t) => t.outcome === 'other'),
+      stoppedMs.length ? `${quantile(stoppedMs, 0.5)} / ${Math.max(...stoppedMs)}` : '-',
+      count(ts, (t) => t.outcome !== 'finished' && t.latencyMs > 500),
+      count(ts, (t) => t.late),
+      count(ts, (t) => t.left.length > 0),
+      count(ts, stopTrialPassed),
+    ];
+  });
+  out.push(
+    `### Ctrl-C on a cache of 2,000 questions\n\n${markdownTable(
+      [
+        'command',
+        'uninterrupted run',
+        'trials',
+        'exit 130, said it stopped',
+        'killed in start-up',
+        'finished first',
+        'other exits',
+        'ms to the end after the signal (median / max)',
+        'over 500 ms',
+        'held without a stop point',
+        'output or inputs changed',
+        'passed',
+      ],
+      rows,
+    )}`,
+  );
+  const failed = stops.filter((t) => !stopTrialPassed(t));
+  if (failed.length) out.push(`Failed Ctrl-C trials:\n\n${failed.map((t) => `- ${t.command} #${t.trial}: ${JSON.stringify(t)}`).join('\n')}`);
+  return out;
+}
