@@ -18,7 +18,7 @@ import { EMBEDDINGS_DIR } from './format.ts';
 import type { Problem } from '../io/problems.ts';
 import { CacheError, type Cache } from './types.ts';
 import { float32FromBase64 } from '../io/float32.ts';
-import { appendedSince, appendLines, keepOnly, scanFile, startFile, textIndex, VERSION, vectorLine, type TextIndex } from './embeddingsFile.ts';
+import { appendedSince, appendLines, keepOnly, scanFile, startedFor, startFile, textIndex, VERSION, vectorLine, type TextIndex } from './embeddingsFile.ts';
 
 export { textKey } from './embeddingsFile.ts';
 
@@ -125,7 +125,7 @@ export async function embedCache(
   const flush = () =>
     locked(() => {
       if (fresh) {
-        startFile(file, encoder);
+        if (!startedFor(file, encoder)) startFile(file, encoder); // else another process started it: its lines are taken up below
         fresh = false;
         end = 0;
       }

@@ -149,6 +149,24 @@ const headerLine = (encoder: { id: string; dim: number }) => JSON.stringify({ ty
 export const vectorLine = (text: string, v: Float32Array) =>
   JSON.stringify({ sha256: textKey(text), v: Buffer.from(v.buffer, v.byteOffset, v.byteLength).toString('base64') });
 
+/**
+ * Whether `file` begins with the current header for `encoder`: another process embedding the same
+ * cache may have started it since this one looked, and starting it anew would drop that process's
+ * vectors (and leave the lines it appends later after a stale offset: the same text twice).
+ */
+export function startedFor(file: string, encoder: { id: string; dim: number }): boolean {
+  if (!existsSync(file)) return false;
+  const fd = openSync(file, 'r');
+  try {
+    const head = Buffer.alloc(4096);
+    const n = readSync(fd, head, 0, head.length, 0);
+    const first = head.subarray(0, n).toString('utf8').split('\n')[0];
+    return first === headerLine(encoder);
+  } finally {
+    closeSync(fd);
+  }
+}
+
 /** Start the file anew with its header only (atomically): a missing file, or one of the older format. */
 export function startFile(file: string, encoder: { id: string; dim: number }): void {
   writeFileAtomic(file, [`${headerLine(encoder)}\n`]);

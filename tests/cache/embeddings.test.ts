@@ -1,6 +1,6 @@
 // Embeddings are keyed by the hash of their text under their encoder: an edited or regenerated text
 // gets a vector of its own, never a stale one; `cache validate` checks the stored vectors.
-import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
@@ -42,6 +42,27 @@ describe('embeddings', () => {
     const stored = readFileSync(embeddingsPath(dir, bof.id), 'utf8');
     expect(stored).toContain(textKey(edited));
     expect(stored).not.toContain(textKey('Tiny question 0 about tiny things?'));
+  });
+
+  it('a file another process started after this one looked is taken up, not started anew (its vectors kept, no text twice)', async () => {
+    const dir = cacheOf();
+    const bof = await makeEncoder('bof');
+    const file = embeddingsPath(dir, bof.id);
+    const other = await makeEncoder('bof');
+    // This embedding has looked (no file yet) when the other one starts the file and finishes.
+    const encode = other.encode.bind(other);
+    let started: { ino: number; text: string } | undefined;
+    vi.spyOn(other, 'encode').mockImplementation(async (texts) => {
+      if (!started) {
+        await ensureEmbeddings(dir, loadCache(dir), bof);
+        started = { ino: statSync(file).ino, text: readFileSync(file, 'utf8') };
+      }
+      return encode(texts);
+    });
+    await ensureEmbeddings(dir, loadCache(dir), other);
+    expect(statSync(file).ino).toBe(started!.ino);
+    expect(readFileSync(file, 'utf8')).toBe(started!.text);
+    expect(validateCache(dir).issues.filter((i) => i.file === file)).toEqual([]);
   });
 
   it('a cache regenerated over an embedded folder gets its vectors recomputed by cache embed', async () => {
