@@ -9,7 +9,7 @@ import { emptySymbolicCounts, normalizeAnswer, questionOptions, readAnswer, same
 import { CACHE_FILE, CacheLine, type ExternalRecord, type HeaderRecord, type ResponseRecord, type SummaryRecord } from './format.ts';
 import { JournalLine, journalPath, journalTail } from './journal.ts';
 import { checkedLines, zodProblems, type Problem } from '../io/problems.ts';
-import { fileLines } from '../io/textFile.ts';
+import { checkReadable, fileLines } from '../io/textFile.ts';
 import { CacheError, type Cache, type External, type JournalSummary, type Question, type Response } from './types.ts';
 import { InputError } from '../io/errors.ts';
 import { runSteps } from '../io/interrupt.ts';
@@ -304,6 +304,7 @@ export const loadCache = (dir: string, warn: (message: string) => void = console
 export function* loadCacheSteps(dir: string, warn: (message: string) => void = console.error): Generator<unknown, Cache> {
   const file = cacheFilePath(dir);
   if (!existsSync(file)) throw new CacheError([{ file, line: 0, field: '', message: 'file not found' }]);
+  checkReadable(file); // a folder in its place is named as such (the columns' source check would read it first)
   const cache = yield* columnsOrParse(dir, file, warn);
   yield;
   const journal = applyJournal(cache, dir);
