@@ -5,23 +5,23 @@
 // random stop at given rates (a policy's, or the rate that matches a budget).
 import seedrandom from 'seedrandom';
 import type { Question } from '../src/cache/types.ts';
-import { keepAll, type Debate, type DecisionRule } from '../src/env/debate.ts';
+import { keepAll, majority, type Debate, type DecisionRule } from '../src/env/debate.ts';
 import type { Environment } from '../src/env/environment.ts';
 import type { MethodResult } from '../src/env/tally.ts';
 import { TIERS } from '../src/env/tiers.ts';
 import { runRule } from './baselines.ts';
 
-/** The most common parsed current answer and how many members hold it (-1, 0: none parsed). */
+/**
+ * The most common parsed current answer (the debate's majority, ties to the lowest-numbered member)
+ * and how many members hold it (-1, 0: none parsed).
+ */
 function plurality(d: Debate): { ans: number; count: number } {
-  const counts = new Map<number, number>();
-  let best = { ans: -1, count: 0 };
-  for (const r of d.current) {
-    if (r.ans < 0) continue;
-    const c = (counts.get(r.ans) ?? 0) + 1;
-    counts.set(r.ans, c);
-    if (c > best.count) best = { ans: r.ans, count: c };
-  }
-  return best;
+  const ans = majority(
+    d.current.map((r) => r.ans),
+    'lowest-agent',
+    () => 0,
+  );
+  return { ans, count: ans < 0 ? 0 : d.current.filter((r) => r.ans === ans).length };
 }
 
 /** Consensus stop: every edge kept; stop after a round where at least `share` of the team hold one answer. */

@@ -6,7 +6,7 @@
 // docs/method.md §4).
 import { embedArrivals, type Embeddings } from '../cache/embeddings.ts';
 import { candidateOrder } from '../env/actions.ts';
-import { finishDebate, startDebates, stepDebates, type Debate, type DebateResult } from '../env/debate.ts';
+import { finishDebate, majority, startDebates, stepDebates, type Debate, type DebateResult } from '../env/debate.ts';
 import type { Environment } from '../env/environment.ts';
 import { protocolInputs } from '../env/protocol.ts';
 import { shownTokens } from '../env/tokenLimit.ts';
@@ -36,16 +36,8 @@ interface RolloutOptions {
   conditioning: boolean;
 }
 
-/** The team position holding the current majority answer (ties: the lowest position). */
-function majorityHolder(answers: number[]): number {
-  let best = 0,
-    holder = 0;
-  answers.forEach((a, m) => {
-    const count = answers.filter((b) => b === a).length;
-    if (a >= 0 && count > best) (best = count), (holder = m);
-  });
-  return holder;
-}
+/** The team position holding the current majority answer (ties: the lowest position; none parsed: 0). */
+const majorityHolder = (answers: number[]): number => Math.max(0, answers.indexOf(majority(answers, 'lowest-agent', () => 0)));
 
 /**
  * Play `questions` with the policy's decisions. In each round t >= 2: with stop, one decision per
