@@ -46,8 +46,6 @@ export interface Debate {
   keeps: boolean[][][];
   /** revises[t-2][i]: member i made its call at round t (false in a stopped round). */
   revises: boolean[][];
-  /** Calls made: round-1 answers and revisions (a skipped one is counted in tiers.skipped). */
-  calls: number;
   /** The round after which the debate stopped (no member revised after it); absent: it did not stop. */
   stoppedAfter?: number;
   cost: number;
@@ -89,7 +87,6 @@ export function startDebate(env: Environment, q: number, seed: string | number =
     cost += callCost(cache, a, r.inTokens, shownTokens(env, reply)); // a round-1 answer is the call that was recorded
     return reply;
   });
-  const n = current.filter(isPresent).length;
   return {
     q,
     round: 1,
@@ -98,7 +95,6 @@ export function startDebate(env: Environment, q: number, seed: string | number =
     answers: [current.map((r) => r.ans)],
     keeps: [],
     revises: [],
-    calls: n,
     cost,
     keptEdges: 0,
     tiers: emptyTiers(),
@@ -119,7 +115,6 @@ function answerRecipient(env: Environment, d: Debate, i: number, kept: DebateRes
   const { response, tier } = lookup(env, d, env.team[i], d.current[i], kept, recorded, ext);
   d.tiers[tier]++;
   env.tiers[tier]++;
-  d.calls++;
   const reply = limitReply(env, response);
   const source = cache.responses[response.source];
   d.cost += callCost(cache, env.team[i], pricedFromRecord(tier) ? source.inTokens : inTokens, shownTokens(env, reply));
@@ -270,6 +265,7 @@ export interface DebateResult {
 
 export function finishDebate(env: Environment, d: Debate): DebateResult {
   const gold = env.cache.questions[d.q].goldKey;
+  const priced = pricing(d.tiers, d.history[0].filter(isPresent).length);
   const final = majority(d.answers[d.answers.length - 1], env.settings.tieBreak, d.drawsOf?.(d.round + 1, -1) ?? d.random);
   return {
     q: d.q,
@@ -277,13 +273,13 @@ export function finishDebate(env: Environment, d: Debate): DebateResult {
     correct: d.answers.map((row) => row.map((a) => a === gold)),
     keeps: d.keeps,
     revises: d.revises,
-    calls: d.calls,
+    calls: priced.recorded + priced.computed, // every call made is priced one way or the other
     ...(d.stoppedAfter !== undefined && { stoppedAfter: d.stoppedAfter }),
     final,
     finalCorrect: final === gold,
     invalid: final < 0,
     cost: d.cost,
-    priced: pricing(d.tiers, d.history[0].filter(isPresent).length),
+    priced,
     keptEdges: d.keptEdges,
     tiers: d.tiers,
     ...(d.missed && { missed: d.missed }),
