@@ -14,23 +14,28 @@ import {
   playDebates,
   startDebates,
   stepDebates,
+  type DebateResult,
   type DecisionRule,
 } from '../src/env/debate.ts';
+import { stopPoint } from '../src/io/interrupt.ts';
 import type { Environment } from '../src/env/environment.ts';
 import { addDebate, emptyResult, tally, type MethodResult } from '../src/env/tally.ts';
 
 export async function runRule(env: Environment, questions: Question[], method: string, rule: DecisionRule): Promise<MethodResult> {
-  return tally(
-    env,
-    questions,
-    method,
-    await playDebates(
-      env,
-      questions.map((q) => q.index),
-      rule,
-    ),
-  );
+  const qs = questions.map((q) => q.index);
+  // A live endpoint asks each round's missing contexts together: one lockstep replay (it awaits its calls).
+  // Else the questions in order, QUESTIONS_A_STEP at a time with a stop point between (src/io/interrupt.ts).
+  if (env.recording) return tally(env, questions, method, await playDebates(env, qs, rule));
+  const results: DebateResult[] = [];
+  for (let at = 0; at < qs.length; at += QUESTIONS_A_STEP) {
+    await stopPoint();
+    results.push(...(await playDebates(env, qs.slice(at, at + QUESTIONS_A_STEP), rule)));
+  }
+  return tally(env, questions, method, results);
 }
+
+/** Debates a step of a replay plays between stop points. */
+const QUESTIONS_A_STEP = 32;
 
 export const fullDebate = (env: Environment, questions: Question[]) => runRule(env, questions, 'Full-Debate', keepAll);
 export const noCommunication = (env: Environment, questions: Question[]) => runRule(env, questions, 'No-communication', keepOwn);

@@ -11,6 +11,7 @@ import type { PairedTest, Row } from './comparison.ts';
 import { OUTCOMES } from '../src/env/ledger.ts';
 import { accuracyCostPlot } from './plots.ts';
 import { formatP } from '../src/significance.ts';
+import { stopPoint } from '../src/io/interrupt.ts';
 
 /**
  * How a report's calls were priced: recorded input-token counts where the call is the recorded
@@ -263,6 +264,7 @@ export async function writeReport(
 ): Promise<string[]> {
   const files = [join(dir, 'comparison.md'), join(dir, 'comparison.csv'), join(dir, 'paired-tests.csv'), join(dir, 'accuracy-cost.svg')];
   const svg = await plot(rs, title);
+  await stopPoint(); // a signal that came while the plot was drawn stops the command before anything is written
   writeFilesAtomic([
     [files[0], [`${[`${title}\n\n${markdown(rs, tests, referenceName, weights)}`, ...notes].join('\n\n')}\n`]],
     [files[1], [csv(rs)]],

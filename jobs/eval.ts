@@ -10,8 +10,9 @@ import { embeddingsPath } from '../src/cache/embeddings.ts';
 import { keptCache, keptEmbeddings } from '../src/cache/kept.ts';
 import { cacheFilePath, loadCache } from '../src/cache/load.ts';
 import { hashFile, recordReport, startSession, type Session } from '../src/provenance.ts';
-import type { Question } from '../src/cache/types.ts';
-import { splitQuestions, teamIds, type Environment } from '../src/env/environment.ts';
+import type { Cache, Question } from '../src/cache/types.ts';
+import { onInterrupt, stoppableSteps } from '../src/io/interrupt.ts';
+import { fitResponseModelOfSteps, splitQuestions, teamIds, type Environment } from '../src/env/environment.ts';
 import { DebateSettings } from '../src/env/settings.ts';
 import type { PolicyArtifact } from '../src/policy/artifact.ts';
 import { readAnyPolicy } from '../train/checkpoint.ts';
@@ -32,11 +33,13 @@ import { fewQuestionsNote } from '../train/smallData.ts';
 import { ensureDefaultCache } from '../src/sim/generate.ts';
 import { cachePlan, computePlan, type JobDescription } from '../train/plan.ts';
 import { existsSync } from 'node:fs';
-import { closeRecording, openEnvironment, recordingSummary, type RecordingOptions } from '../src/recording.ts';
+import { closeRecording, openEnvironmentSteps, recordingSummary, type RecordingOptions } from '../src/recording.ts';
 import { InputError, SettingsError } from '../src/io/errors.ts';
 
 export const METHODS = ['full', 'none', 'single', 'consistency', 'freeze', 'stop', 'random', 'mask'] as const;
 export type MethodName = (typeof METHODS)[number];
+/** Methods that replay the recorded contexts only (every edge, or none): on a cache that recorded them, the tier-3 model is never asked. */
+const RECORDED_CONTEXTS: readonly MethodName[] = ['full', 'none', 'single'];
 
 export interface EvalOptions {
   /** Each entry `path` or `label=path1,path2,...`; unlabelled paths are the runs of one method. */
@@ -93,10 +96,35 @@ export async function evalJob(o: EvalOptions): Promise<{ table: string; rows: Ro
   const session = await startSession({ caches: [cacheFilePath(o.cache)], inputs: policyList.flatMap((g) => g.paths) });
   // Kept loaded for every policy (src/cache/kept.ts), except a cache the comparison records into.
   const cache = o.settings.miss === 'record' ? loadCache(o.cache) : keptCache(o.cache);
+  // Stopped (Ctrl-C) before its report is written, it writes nothing.
+  const unregister = onInterrupt({
+    say: () => [`eval stopped before it wrote its report; nothing was written${o.out ? `: ${o.out} is as it was` : ''}; a rerun starts over`],
+  });
+  try {
+    return await evalStoppable(o, policyList, artifacts, session, cache);
+  } finally {
+    unregister();
+  }
+}
+
+async function evalStoppable(
+  o: EvalOptions,
+  policyList: { label: string; paths: string[] }[],
+  artifacts: PolicyArtifact[],
+  session: Session,
+  cache: Cache,
+): Promise<{ table: string; rows: Row[]; tests: PairedTest[]; files: string[] }> {
   const team = artifacts[0]?.team;
   // Rounds: as set (--rounds), else those the (first) policy was trained for; each policy must take them.
   const rounds = o.settings.rounds ?? artifacts[0]?.shape.rounds;
-  const env = openEnvironment(cache, { ...o.settings, agents: o.settings.agents ?? team, rounds }, o.recording);
+  // The environment, and the tier-3 model where a method keeps other subsets than the recorded ones, made with stop points.
+  const env = await stoppableSteps(
+    (function* () {
+      const env = yield* openEnvironmentSteps(cache, { ...o.settings, agents: o.settings.agents ?? team, rounds }, o.recording);
+      if (env.settings.miss === 'model' && (artifacts.length || o.methods.some((m) => !RECORDED_CONTEXTS.includes(m)))) yield* fitResponseModelOfSteps(env);
+      return env;
+    })(),
+  );
   const split = splitQuestions(env, o.split);
   let questions = split.questions;
   if (questions.length === 0)

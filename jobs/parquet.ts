@@ -6,15 +6,14 @@ import { ANSWER_TYPES } from '../src/answer.ts';
 import { CACHE_FORMAT, CACHE_VERSION, type CacheLine } from '../src/cache/format.ts';
 import { cacheFilePath, loadCacheSteps } from '../src/cache/load.ts';
 import type { DroppedReading } from '../src/cache/importDu.ts';
-import { parquetRecords, recordsToParquet, rowProblems, tableProblem } from '../src/cache/parquet.ts';
+import { parquetRecords, recordsToParquetSteps, rowProblems, tableProblem } from '../src/cache/parquet.ts';
 import { CacheError, type Cache } from '../src/cache/types.ts';
 import { cacheRecords, replacedWithCache, writeCacheRecordsYielding } from '../src/cache/write.ts';
 import { writeFileAtomic } from '../src/io/atomic.ts';
 import { RefusedError } from '../src/io/errors.ts';
 import { withLock } from '../src/io/lock.ts';
 import { droppedReport, importReportSteps } from '../eval/importReport.ts';
-import { onInterrupt } from '../src/io/interrupt.ts';
-import { readingSteps } from './cache.ts';
+import { onInterrupt, stoppableSteps } from '../src/io/interrupt.ts';
 
 export interface ParquetImportOptions {
   file: string;
@@ -91,10 +90,19 @@ function* importedReportSteps(file: string, cacheFile: string, cache: Cache, ans
   ].join('\n');
 }
 
-/** Write the cache in `dir` (its journal included) as a Parquet table, one row per record; stopped while it loads the cache, it writes nothing. */
+/**
+ * Write the cache in `dir` (its journal included) as a Parquet table, one row per record, atomically;
+ * stopped (Ctrl-C) while it loads the cache or makes the table (a stop point between row groups), it writes nothing.
+ */
 export async function exportParquetJob(dir: string, out: string): Promise<string> {
-  const cache = await readingSteps(`cache to-parquet ${dir}`, loadCacheSteps(dir));
-  const records = cacheRecords(cache);
-  writeFileAtomic(out, [new Uint8Array(recordsToParquet(records))]);
+  const unregister = onInterrupt({ say: () => [`cache to-parquet ${dir} stopped before it wrote ${out}; nothing was written: a rerun starts over`] });
+  const { cache, records, table } = await stoppableSteps(
+    (function* () {
+      const cache = yield* loadCacheSteps(dir);
+      const records = cacheRecords(cache);
+      return { cache, records, table: yield* recordsToParquetSteps(records) };
+    })(),
+  ).finally(unregister);
+  writeFileAtomic(out, [new Uint8Array(table)]);
   return `wrote ${records.length} records of ${cacheFilePath(dir)}${cache.journal ? ` and its journal` : ''} to ${out} (Parquet, one row per record)`;
 }

@@ -6,7 +6,7 @@ import type { Split } from '../src/cache/format.ts';
 import { ensureEmbeddings } from '../src/cache/embeddings.ts';
 import type { Cache, Question } from '../src/cache/types.ts';
 import { loadCache } from '../src/cache/load.ts';
-import { splitQuestions, teamIds, type Environment } from '../src/env/environment.ts';
+import { fitResponseModelOfSteps, splitQuestions, teamIds, type Environment } from '../src/env/environment.ts';
 import { exactKey } from '../src/env/lookupIndex.ts';
 import { RecordingStopped, type Recording } from '../src/env/record.ts';
 import type { DebateSettings } from '../src/env/settings.ts';
@@ -15,10 +15,10 @@ import { readAnyPolicy } from '../train/checkpoint.ts';
 import type { ComputeSettings } from '../src/policy/backends.ts';
 import { inferenceEngine } from '../src/policy/createEngine.ts';
 import { encoderFor } from '../src/policy/inference.ts';
-import { closeRecording, openEnvironment, recordingLimits, recordingSummary, type RecordingOptions } from '../src/recording.ts';
+import { closeRecording, openEnvironmentSteps, recordingLimits, recordingSummary, type RecordingOptions } from '../src/recording.ts';
 import { ensureDefaultCache } from '../src/sim/generate.ts';
 import { markdownTable, pct } from '../src/table.ts';
-import { onInterrupt } from '../src/io/interrupt.ts';
+import { onInterrupt, stoppableSteps } from '../src/io/interrupt.ts';
 import type { MethodResult } from '../src/env/tally.ts';
 import { fullDebate, noCommunication, randomPruning } from '../eval/baselines.ts';
 import { evaluatePolicy, policyShapeFor } from '../src/policy/evaluate.ts';
@@ -66,30 +66,48 @@ export async function recordJob(
   const method = await methodOf(o, cache);
   // The before/after replays measure tier shares: rounds the cache has not recorded yet are the
   // tier-3 model's, and the table shows that share.
-  const modelEnv = () => openEnvironment(cache, { ...method.settings, miss: 'model', allowUnrecordedRounds: true });
+  // The environments (and the tier-3 model the miss = model replays draw from) are made with stop points.
   const atModel = async () => {
-    const env = modelEnv();
+    const env = await stoppableSteps(
+      (function* () {
+        const env = yield* openEnvironmentSteps(cache, { ...method.settings, miss: 'model', allowUnrecordedRounds: true });
+        yield* fitResponseModelOfSteps(env);
+        return env;
+      })(),
+    );
     return method.play(env, splitQuestions(env, o.split).questions);
   };
-  const before = await atModel();
-
-  const env = openEnvironment(cache, { ...method.settings, miss: 'record', allowUnrecordedRounds: false }, o.recording);
-  const recording = env.recording!;
-  const questions = splitQuestions(env, o.split).questions;
-  // A stop keeps every reply journaled so far: a rerun pays for none of them again.
-  const quiet = onInterrupt({
-    say: () => [`${recordingSummary(recording)}${recording.journal ? `; journaled in ${recording.journal.file}: a rerun asks none of them again` : ''}`],
+  let recording: Recording | undefined;
+  // A stop keeps every reply journaled so far: a rerun pays for none of them again. Before the record
+  // tier's environment is made, its journal is not opened: nothing was written.
+  const unregister = onInterrupt({
+    say: () => [
+      recording
+        ? `${recordingSummary(recording)}${recording.journal ? `; journaled in ${recording.journal.file}: a rerun asks none of them again` : ''}`
+        : `record stopped before it asked the endpoint anything; nothing was written: the cache in ${o.cache} is as it was`,
+    ],
   });
+  let before: MethodResult;
+  let env: Environment;
+  let questions: Question[];
   let during: MethodResult | undefined;
+  let after: MethodResult;
   try {
-    during = await method.play(env, questions);
-  } catch (e) {
-    if (!(e instanceof RecordingStopped)) throw e;
+    before = await atModel();
+    env = await stoppableSteps(openEnvironmentSteps(cache, { ...method.settings, miss: 'record', allowUnrecordedRounds: false }, o.recording));
+    recording = env.recording!;
+    questions = splitQuestions(env, o.split).questions;
+    try {
+      during = await method.play(env, questions);
+    } catch (e) {
+      if (!(e instanceof RecordingStopped)) throw e;
+    } finally {
+      closeRecording(recording);
+    }
+    after = await atModel();
   } finally {
-    quiet();
-    closeRecording(recording);
+    unregister();
   }
-  const after = await atModel();
   method.dispose();
 
   const contexts = new Set(recording.recorded.map((r) => exactKey(r.q, r.a, r.round, r.prevIndex, r.ctx))).size;

@@ -8,13 +8,14 @@ import { closeJournal, openJournal } from './cache/journal.ts';
 import type { Cache } from './cache/types.ts';
 import { loadTeamEndpoints, type TeamEndpoint } from './endpoints/teamEndpoints.ts';
 import type { Endpoint } from './env/endpoint.ts';
-import { makeEnvironment, parseDebateSettings, type Environment } from './env/environment.ts';
+import { makeEnvironmentSteps, parseDebateSettings, type Environment } from './env/environment.ts';
 import { newRecording, type RecordLimits, type Recording } from './env/record.ts';
 import type { DebateSettings } from './env/settings.ts';
 import { fitPath, hasFit } from './sim/fitFile.ts';
 import { fittedEndpoint } from './sim/fittedEndpoint.ts';
 import { simulatorEndpoint } from './sim/simulator.ts';
 import { SettingsError } from './io/errors.ts';
+import { runSteps } from './io/interrupt.ts';
 
 /** A recording's own settings (flags of record and active; the endpoints of every command that replays), each with its range. */
 export const RecordingSettings = z.strictObject({
@@ -51,17 +52,22 @@ export interface RecordingOptions {
  * cache's: cacheEndpoint) with its journal opened in the cache's folder (openRecording), or kept in
  * memory (`journal: false`). A team file given without miss = record would never be asked: an error.
  */
-export function openEnvironment(cache: Cache, settings: Partial<DebateSettings>, o: RecordingOptions = {}): Environment {
+export const openEnvironment = (cache: Cache, settings: Partial<DebateSettings>, o: RecordingOptions = {}): Environment =>
+  runSteps(openEnvironmentSteps(cache, settings, o));
+
+/** `openEnvironment` as steps (src/io/interrupt.ts: makeEnvironmentSteps); the journal is opened after the last of them. */
+export function* openEnvironmentSteps(cache: Cache, settings: Partial<DebateSettings>, o: RecordingOptions = {}): Generator<unknown, Environment> {
   const s = parseDebateSettings(settings);
   if (s.miss !== 'record') {
     if (o.endpoints !== undefined)
       throw new SettingsError(`setting endpoints (${o.endpoints}): the record tier asks them only with miss = record, and miss is ${s.miss}`);
-    return makeEnvironment(cache, s);
+    return yield* makeEnvironmentSteps(cache, s);
   }
-  const endpoint = () => o.endpoint ?? cacheEndpoint(cache, o);
-  const recording =
-    o.shared ?? (o.journal === false ? newRecording(endpoint(), { concurrency: o.concurrency }) : openRecording(dirname(cache.file), cache, o, endpoint()));
-  return makeEnvironment(cache, s, recording);
+  const endpoint = o.shared ? undefined : (o.endpoint ?? cacheEndpoint(cache, o));
+  // Attached after the environment's steps: a stop during them leaves no journal opened (created) in the cache's folder.
+  const recording = () =>
+    o.shared ?? (o.journal === false ? newRecording(endpoint!, { concurrency: o.concurrency }) : openRecording(dirname(cache.file), cache, o, endpoint));
+  return yield* makeEnvironmentSteps(cache, s, recording);
 }
 
 /**

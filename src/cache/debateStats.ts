@@ -6,6 +6,10 @@
 // state the gold answer.
 import { markdownTable, pct } from '../table.ts';
 import type { Cache, Response } from './types.ts';
+import { runSteps } from '../io/interrupt.ts';
+
+/** Responses (or questions) a step of the statistics' passes reads between stop points (src/io/interrupt.ts). */
+const A_STEP = 1024;
 
 /** `hits` of `n` cases. */
 export interface Rate {
@@ -70,8 +74,14 @@ export interface DebateStatistics {
   revisions: RevisionStats;
 }
 
-export function debateStatistics(cache: Cache): DebateStatistics {
-  return { round1: round1Accuracy(cache), agreement: sampleAgreement(cache), revisions: revisionStats(cache) };
+export const debateStatistics = (cache: Cache): DebateStatistics => runSteps(debateStatisticsSteps(cache));
+
+/** `debateStatistics` as steps (src/io/interrupt.ts): each pass yields every A_STEP responses or questions. */
+export function* debateStatisticsSteps(cache: Cache): Generator<unknown, DebateStatistics> {
+  const round1 = round1Accuracy(cache);
+  yield;
+  const agreement = yield* sampleAgreementSteps(cache);
+  return { round1, agreement, revisions: yield* revisionStatsSteps(cache) };
 }
 
 export function round1Accuracy(cache: Cache): Round1Accuracy[] {
@@ -84,9 +94,11 @@ export function round1Accuracy(cache: Cache): Round1Accuracy[] {
   return cache.agents.map((a, i) => ({ agent: a.id, model: a.model, right: rates[i] }));
 }
 
-export function sampleAgreement(cache: Cache): SampleAgreement[] {
+export const sampleAgreement = (cache: Cache): SampleAgreement[] => runSteps(sampleAgreementSteps(cache));
+
+function* sampleAgreementSteps(cache: Cache): Generator<unknown, SampleAgreement[]> {
   const byQuestion = new Map<number, Response[]>();
-  for (const r of cache.responses) if (r.round === 1) byQuestion.set(r.q, [...(byQuestion.get(r.q) ?? []), r]);
+  for (const r of cache.responses) if (r.round === 1) (byQuestion.get(r.q) ?? byQuestion.set(r.q, []).get(r.q)!).push(r);
   const tally = (kind: SampleAgreement['kind']) => ({
     kind,
     pairs: 0,
@@ -99,7 +111,9 @@ export function sampleAgreement(cache: Cache): SampleAgreement[] {
   });
   const same = tally('same agent');
   const other = tally('same model, other agent');
-  for (const rs of byQuestion.values())
+  let questions = 0;
+  for (const rs of byQuestion.values()) {
+    if (++questions % A_STEP === 0) yield;
     for (let i = 0; i < rs.length; i++)
       for (let j = i + 1; j < rs.length; j++) {
         const [x, y] = [rs[i], rs[j]];
@@ -117,6 +131,7 @@ export function sampleAgreement(cache: Cache): SampleAgreement[] {
           }
         }
       }
+  }
   for (const t of [same, other]) {
     // Correlation of two exchangeable 0/1 variables: (P(both) - p^2) / (p (1 - p)).
     const p = (2 * t.bothRight + t.oneRight) / (2 * t.pairs);
@@ -125,7 +140,9 @@ export function sampleAgreement(cache: Cache): SampleAgreement[] {
   return [same, other].filter((t) => t.pairs > 0);
 }
 
-export function revisionStats(cache: Cache): RevisionStats {
+export const revisionStats = (cache: Cache): RevisionStats => runSteps(revisionStatsSteps(cache));
+
+function* revisionStatsSteps(cache: Cache): Generator<unknown, RevisionStats> {
   const rows = { agree: new Map<string, RevisionRow>(), gold: new Map<string, RevisionRow>() };
   const row = (table: keyof typeof rows, ownShown: boolean, peers: number, count: number) => {
     const key = `${ownShown}|${peers}|${count}`;
@@ -135,7 +152,8 @@ export function revisionStats(cache: Cache): RevisionStats {
   };
   let counted = 0;
   let skipped = 0;
-  for (const r of cache.responses) {
+  for (const [i, r] of cache.responses.entries()) {
+    if (i % A_STEP === A_STEP - 1) yield;
     if (r.round < 2) continue;
     const prev = r.prevIndex >= 0 ? cache.responses[r.prevIndex] : undefined;
     if (!prev || prev.ans < 0) {
@@ -166,8 +184,11 @@ export function revisionStats(cache: Cache): RevisionStats {
 const rate = (r: Rate) => (r.n ? `${pct(r.hits / r.n)} (${r.hits}/${r.n})` : '-');
 
 /** The statistics as titled Markdown tables, as `cache stats` prints them. */
-export function debateStatsTables(cache: Cache): string {
-  const s = debateStatistics(cache);
+export const debateStatsTables = (cache: Cache): string => runSteps(debateStatsTablesSteps(cache));
+
+/** `debateStatsTables` as steps (src/io/interrupt.ts). */
+export function* debateStatsTablesSteps(cache: Cache): Generator<unknown, string> {
+  const s = yield* debateStatisticsSteps(cache);
   const out = [
     'Round-1 accuracy per agent (every sample)',
     markdownTable(

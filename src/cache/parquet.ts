@@ -10,13 +10,14 @@
 // first) and the column (tableProblem).
 import { readFileSync } from 'node:fs';
 import { parquetMetadata, parquetReadObjects, parquetSchema, type SchemaElement } from 'hyparquet';
-import { type ColumnSource, parquetWriteBuffer } from 'hyparquet-writer';
+import { ByteWriter, type ColumnSource, ParquetWriter, schemaFromColumnData } from 'hyparquet-writer';
 import { z } from 'zod';
 import { questionOptions } from '../answer.ts';
 import { answerFields, type DroppedReading, type Reading } from './importDu.ts';
 import { CacheLine } from './format.ts';
 import { InputError } from '../io/errors.ts';
 import { issueSentence, type Problem } from '../io/problems.ts';
+import { runSteps, stopPoint } from '../io/interrupt.ts';
 
 type BasicType = 'STRING' | 'JSON' | 'DOUBLE' | 'INT64';
 
@@ -74,8 +75,25 @@ export const PARQUET_COLUMNS: ReadonlyMap<string, BasicType> = COLUMNS;
 /** A Parquet column as hyparquet-writer takes it. */
 export type ColumnData = ColumnSource;
 
+/** Rows a row group of a written table holds: one group is written (and read back) between two stop points (src/io/interrupt.ts). */
+const ROWS_A_GROUP = 2000;
+
 /** The Parquet bytes of a cache's records (cacheRecords of write.ts): one row each, in their order. */
-export const recordsToParquet = (records: CacheLine[]): ArrayBuffer => parquetWriteBuffer({ columnData: parquetColumns(records), createdBy: 'cpp-workbench' });
+export const recordsToParquet = (records: CacheLine[]): ArrayBuffer => runSteps(recordsToParquetSteps(records));
+
+/** `recordsToParquet` as steps (src/io/interrupt.ts): it yields after each row group of ROWS_A_GROUP rows. */
+export function* recordsToParquetSteps(records: CacheLine[]): Generator<unknown, ArrayBuffer> {
+  const columnData = parquetColumns(records);
+  const writer = new ByteWriter();
+  const pq = new ParquetWriter({ writer, schema: schemaFromColumnData({ columnData }), createdBy: 'cpp-workbench' });
+  for (let at = 0; at < records.length; at += ROWS_A_GROUP) {
+    yield;
+    const rows = Math.min(ROWS_A_GROUP, records.length - at);
+    pq.write({ columnData: columnData.map((c) => ({ ...c, data: c.data.slice(at, at + rows) })), rowGroupSize: rows });
+  }
+  pq.finish();
+  return writer.getBuffer();
+}
 
 /** The columns of a cache's records, every field of the format one column, before they are written (the reliability corpus damages them). */
 export function parquetColumns(records: CacheLine[]): ColumnData[] {
@@ -156,7 +174,21 @@ async function readTable(file: string): Promise<{ rows: Record<string, unknown>[
         { physical: c.children.length ? 'nested' : String(c.element.type), name: typeName(c.element, c.children.length > 0) },
       ]),
     );
-    return { rows: await parquetReadObjects({ file: buffer, metadata }), types };
+    // A row group's columns one at a time, with a stop point before each (src/io/interrupt.ts): a
+    // table written by recordsToParquetSteps has groups of ROWS_A_GROUP rows.
+    const rows: Record<string, unknown>[] = [];
+    for (const group of metadata.row_groups) {
+      const rowStart = rows.length;
+      const rowEnd = rowStart + Number(group.num_rows);
+      const part = Array.from({ length: rowEnd - rowStart }, (): Record<string, unknown> => ({}));
+      for (const column of types.keys()) {
+        await stopPoint();
+        const values = await parquetReadObjects({ file: buffer, metadata, columns: [column], rowStart, rowEnd });
+        for (const [i, v] of values.entries()) part[i][column] = v[column];
+      }
+      rows.push(...part);
+    }
+    return { rows, types };
   } catch (e) {
     throw new InputError(`${file}: not a Parquet table this workbench reads (${(e as Error).message})`);
   }
@@ -190,10 +222,14 @@ function columnProblems(rows: Record<string, unknown>[], types: Map<string, Colu
   return problems.sort((a, b) => a.row - b.row);
 }
 
+/** Rows a step of a pass over a table's rows covers between stop points (src/io/interrupt.ts). */
+const ROWS_A_STEP = 2048;
+
 /**
  * The cache records of a Parquet table (see the header), with the number of answers read from
  * texts and the readings dropped (importDu.ts answerFields, as `cache import`). Every row is checked
- * against the cache format here, so that a problem names the table's file, row and column.
+ * against the cache format here, so that a problem names the table's file, row and column. Each
+ * pass (reading, converting, reading answers, checking) has a stop point every ROWS_A_STEP rows.
  */
 export async function parquetRecords(file: string): Promise<{ records: CacheLine[]; answersRead: number; dropped: DroppedReading[] }> {
   const { rows, types } = await readTable(file);
@@ -201,7 +237,9 @@ export async function parquetRecords(file: string): Promise<{ records: CacheLine
   const columns = columnProblems(rows, types, typeOf);
   if (columns.length) throw tableProblem(file, columns);
   const readAnswers = !types.has('answer');
-  const records = rows.map((row) => {
+  const records: CacheLine[] = [];
+  for (const [i, row] of rows.entries()) {
+    if (i % ROWS_A_STEP === 0) await stopPoint();
     const type = typeOf(row);
     const rec: Record<string, unknown> = { type };
     for (const field of FIELDS.get(type) ?? Object.keys(row).map((name) => ({ name, nullable: false }))) {
@@ -210,15 +248,16 @@ export async function parquetRecords(file: string): Promise<{ records: CacheLine
       if (COLUMNS.get(field.name) === 'INT64' && typeof v === 'number' && !Number.isSafeInteger(v)) v = Number.NaN; // refused by the schema, naming the field
       if (v !== undefined && (v !== null || field.nullable)) rec[field.name] = v;
     }
-    return rec as CacheLine;
-  });
+    records.push(rec as CacheLine);
+  }
   const dropped: DroppedReading[] = [];
   let answersRead = 0;
   if (readAnswers) {
     const questions = new Map<string, Reading>();
     for (const r of records)
       if (r.type === 'question') questions.set(r.id, { type: r.answerType, options: r.answerType === 'mcq' ? questionOptions(r.text) : [], question: r.text });
-    for (const r of records) {
+    for (const [i, r] of records.entries()) {
+      if (i % ROWS_A_STEP === 0) await stopPoint();
       if (r.type !== 'response' && r.type !== 'external' && r.type !== 'summary') continue;
       const q = questions.get(r.question);
       if (!q || typeof r.text !== 'string') continue; // an unknown question is reported when the cache is checked
@@ -231,17 +270,20 @@ export async function parquetRecords(file: string): Promise<{ records: CacheLine
       answersRead++;
     }
   }
-  const problems = records.flatMap((r, i): RowProblem[] => {
+  const problems: RowProblem[] = [];
+  for (const [i, r] of records.entries()) {
+    if (i % ROWS_A_STEP === 0) await stopPoint();
     const checked = CacheLine.safeParse(r);
-    if (checked.success) return [];
+    if (checked.success) continue;
     const id = typeof (r as { id?: unknown }).id === 'string' ? (r as { id: string }).id : undefined;
-    return checked.error.issues.map((issue) => ({
-      row: i + 1,
-      column: issue.code === 'unrecognized_keys' ? issue.keys.join(',') : String(issue.path[0] ?? 'type'),
-      message: issueSentence(issue),
-      id,
-    }));
-  });
+    for (const issue of checked.error.issues)
+      problems.push({
+        row: i + 1,
+        column: issue.code === 'unrecognized_keys' ? issue.keys.join(',') : String(issue.path[0] ?? 'type'),
+        message: issueSentence(issue),
+        id,
+      });
+  }
   if (problems.length) throw tableProblem(file, problems);
   return { records, answersRead, dropped };
 }

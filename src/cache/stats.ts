@@ -1,7 +1,7 @@
 // `cache stats`: what a cache holds and how good its agents are. (The tier-3 response model's
 // fidelity, which `cache stats` prints after this, is the environment's: src/env/modelFidelity.ts.)
 import { markdownTable, pct } from '../table.ts';
-import { debateStatsTables } from './debateStats.ts';
+import { debateStatsTablesSteps } from './debateStats.ts';
 import { SPLITS } from './format.ts';
 import type { Cache, Response } from './types.ts';
 import { parseReport } from './parseReport.ts';
@@ -87,7 +87,7 @@ export function* cacheStatsSteps(cache: Cache): Generator<unknown, string> {
   );
 
   yield;
-  out.push('', debateStatsTables(cache));
+  out.push('', yield* debateStatsTablesSteps(cache));
   return out.join('\n');
 }
 

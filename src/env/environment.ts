@@ -7,12 +7,13 @@ import { emptyIndex, indexResponse, type LookupIndex } from './lookupIndex.ts';
 import type { Debate, DebateResponse } from './debate.ts';
 import type { Recording } from './record.ts';
 import type { ResponseModel, RevisionContext } from './responseModel.ts';
-import { fitResponseModel } from './responseModelFit.ts';
+import { fitResponseModelSteps } from './responseModelFit.ts';
 import { checkProtocol, turnIndex } from './protocol.ts';
 import { tokenLimits } from './tokenLimit.ts';
 import { DebateSettings } from './settings.ts';
 import { emptyTiers, type TierCounts } from './tiers.ts';
 import { SettingsError } from '../io/errors.ts';
+import { runSteps } from '../io/interrupt.ts';
 
 export interface Environment extends LookupIndex {
   cache: Cache;
@@ -106,46 +107,82 @@ function checkRounds(cache: Cache, s: DebateSettings, team: number[]): void {
 // lookup, so a replay the cache answers (the baselines on the default world) never does; the fit
 // reads the `responses` first responses, those the cache held when the environment was made, as
 // it would have then (the record tier may have added others since).
+// A command that will need the fit (a replay that keeps other subsets than the recorded ones) makes
+// it up front with stop points (fitSharedSteps); the first lookup then finds it made.
 const fits = new WeakMap<Cache, Map<string, ResponseModel>>();
-function sharedFit(cache: Cache, s: DebateSettings, responses: number): ResponseModel {
+const sharedFit = (cache: Cache, s: DebateSettings, responses: number): ResponseModel => runSteps(sharedFitSteps(cache, s, responses));
+
+function* sharedFitSteps(cache: Cache, s: DebateSettings, responses: number): Generator<unknown, ResponseModel> {
   let byKey = fits.get(cache);
   if (!byKey) fits.set(cache, (byKey = new Map()));
   const key = `${s.responseModel}|${s.priorSmoothing}|${responses}`;
   let model = byKey.get(key);
   if (!model) {
     const held = responses === cache.responses.length ? cache : { ...cache, responses: cache.responses.slice(0, responses) };
-    byKey.set(key, (model = fitResponseModel(held, s)));
+    byKey.set(key, (model = yield* fitResponseModelSteps(held, s)));
   }
   return model;
+}
+
+/**
+ * Fit a new environment's tier-3 model now, as steps (src/io/interrupt.ts), unless one of its cache
+ * is fitted: its first lookup finds it shared (it fits again only if the record tier added responses meanwhile).
+ */
+export function* fitResponseModelOfSteps(env: Environment): Generator<unknown, void> {
+  yield* sharedFitSteps(env.cache, env.settings, env.indexed);
 }
 
 // The lookup indexes depend on the cache's responses alone: environments of one cache that nothing
 // is recorded into (a run's train and eval environments, the runs of a warm training process)
 // share them. An environment that records indexes what it adds, so it builds its own.
 const indexes = new WeakMap<Cache, { responses: number; index: LookupIndex }>();
-function lookupIndexOf(cache: Cache, shared: boolean): LookupIndex {
+function* lookupIndexSteps(cache: Cache, shared: boolean): Generator<unknown, LookupIndex> {
   const held = shared ? indexes.get(cache) : undefined;
   if (held?.responses === cache.responses.length) return held.index;
   const index = emptyIndex();
-  for (const r of cache.responses) indexResponse(index, cache, r);
+  for (const [i, r] of cache.responses.entries()) {
+    if (i % RESPONSES_A_STEP === RESPONSES_A_STEP - 1) yield;
+    indexResponse(index, cache, r);
+  }
+  yield;
   for (const list of index.round1.values()) list.sort((x, y) => cache.responses[x].sample - cache.responses[y].sample);
   if (shared) indexes.set(cache, { responses: cache.responses.length, index });
   return index;
 }
 
-export function makeEnvironment(cache: Cache, settings: Partial<DebateSettings> = {}, recording?: Recording): Environment {
+/** Responses a step of indexing reads between stop points (src/io/interrupt.ts). */
+const RESPONSES_A_STEP = 2048;
+
+export const makeEnvironment = (cache: Cache, settings: Partial<DebateSettings> = {}, recording?: Recording): Environment =>
+  runSteps(makeEnvironmentSteps(cache, settings, recording));
+
+/**
+ * `makeEnvironment` as steps (src/io/interrupt.ts): indexing the responses yields every
+ * RESPONSES_A_STEP of them. The tier-3 model is fitted at its first lookup (fitResponseModelOfSteps makes it up front).
+ */
+export function* makeEnvironmentSteps(
+  cache: Cache,
+  settings: Partial<DebateSettings> = {},
+  /** A function: the recording is attached (its journal opened) after the last step, so that a stop leaves the cache's folder as it was. */
+  attach?: Recording | (() => Recording),
+): Generator<unknown, Environment> {
   const s = parseDebateSettings(settings);
   const team = (s.agents ?? cache.agents.map((a) => a.id)).map((id) => {
     const a = cache.agentIndex.get(id);
     if (a === undefined) throw new SettingsError(`setting agents: unknown agent '${id}' (cache ${cache.file} has ${cache.agents.map((x) => x.id).join(', ')})`);
     return a;
   });
-  if (s.miss === 'record' && !recording) throw new SettingsError(`setting miss = record needs a live endpoint, and cache ${cache.file} has none attached`);
-  if (s.miss !== 'record' && recording)
-    throw new SettingsError(`a live endpoint (${recording.endpoint.name}) is attached but miss = ${s.miss}: it would never be asked`);
+  if (s.miss === 'record' && !attach) throw new SettingsError(`setting miss = record needs a live endpoint, and cache ${cache.file} has none attached`);
+  if (s.miss !== 'record' && attach) {
+    const name = typeof attach === 'function' ? 'a recording' : attach.endpoint.name;
+    throw new SettingsError(`a live endpoint (${name}) is attached but miss = ${s.miss}: it would never be asked`);
+  }
   checkProtocol(cache, s);
   checkRounds(cache, s, team);
+  yield;
   const responses = cache.responses.length;
+  const index = yield* lookupIndexSteps(cache, !attach);
+  const recording = typeof attach === 'function' ? attach() : attach;
   let model: ResponseModel | undefined;
   const env: Environment = {
     cache,
@@ -154,7 +191,7 @@ export function makeEnvironment(cache: Cache, settings: Partial<DebateSettings> 
     rounds: s.rounds,
     recording,
     indexed: cache.responses.length,
-    ...lookupIndexOf(cache, !recording),
+    ...index,
     get responseModel() {
       return (model ??= sharedFit(cache, s, responses));
     },

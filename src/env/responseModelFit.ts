@@ -50,6 +50,9 @@ export function* revisionsSteps(cache: Cache, inputs: ModelInputs, keep: (r: Res
   return out;
 }
 
+/** Examples a step of a pass over them (an iteration, the objective) reads between stop points (src/io/interrupt.ts). */
+const EXAMPLES_A_STEP = 512;
+
 /** A revision's features restricted to the form's, computed once per fit. */
 interface Example {
   f: number[][];
@@ -62,14 +65,20 @@ interface Example {
  */
 function* newton(data: Example[], omega: number[], w: number[], l2: number, iterations: number): Generator<unknown, number[]> {
   const d = w.length;
-  const objective = (v: number[]) =>
-    data.reduce((s, x, i) => s + omega[i] * Math.log(softmax(v, x.f)[x.observed]), 0) - (l2 / 2) * v.reduce((s, y) => s + y * y, 0);
-  let current = objective(w);
+  function* objective(v: number[]): Generator<unknown, number> {
+    let sum = 0;
+    for (const [i, x] of data.entries()) {
+      if (i % EXAMPLES_A_STEP === EXAMPLES_A_STEP - 1) yield;
+      sum += omega[i] * Math.log(softmax(v, x.f)[x.observed]);
+    }
+    return sum - (l2 / 2) * v.reduce((s, y) => s + y * y, 0);
+  }
+  let current = yield* objective(w);
   for (let it = 0; it < iterations; it++) {
-    yield; // an iteration passes over every example
     const g = w.map((x) => -l2 * x);
     const H = w.map((_, i) => w.map((_, j) => (i === j ? -l2 : 0)));
-    data.forEach((x, n) => {
+    for (const [n, x] of data.entries()) {
+      if (n % EXAMPLES_A_STEP === EXAMPLES_A_STEP - 1) yield;
       const p = softmax(w, x.f);
       const mean = new Array<number>(d).fill(0);
       for (let k = 0; k < p.length; k++) for (let i = 0; i < d; i++) mean[i] += p[k] * x.f[k][i];
@@ -79,15 +88,15 @@ function* newton(data: Example[], omega: number[], w: number[], l2: number, iter
           const a = omega[n] * p[k] * (x.f[k][i] - mean[i]);
           for (let j = 0; j < d; j++) H[i][j] -= a * (x.f[k][j] - mean[j]);
         }
-    });
+    }
     const step = solve(H, g).map((x) => -x); // Newton: w - H^{-1} g
     let scale = 1;
     let next = w.map((x, i) => x + step[i]);
-    let value = objective(next);
+    let value = yield* objective(next);
     while (value < current && scale > 1e-6) {
       scale /= 2;
       next = w.map((x, i) => x + scale * step[i]);
-      value = objective(next);
+      value = yield* objective(next);
     }
     if (value < current) break;
     const moved = Math.max(...step.map((s) => Math.abs(s * scale)));
@@ -106,12 +115,16 @@ function* newton(data: Example[], omega: number[], w: number[], l2: number, iter
 export const fitWeights = (data: Revision[], form: ResponseModelForm, l2 = 1e-3, iterations = 50): AgentFit =>
   runSteps(fitWeightsSteps(data, form, l2, iterations));
 
-/** `fitWeights` as steps (src/io/interrupt.ts): it yields at every iteration of Newton's method and of EM. */
+/** `fitWeights` as steps (src/io/interrupt.ts): it yields every EXAMPLES_A_STEP examples of each pass of Newton's method and of EM. */
 export function* fitWeightsSteps(data: Revision[], form: ResponseModelForm, l2 = 1e-3, iterations = 50): Generator<unknown, AgentFit> {
   const use = FORM_FEATURES[form];
   const fit: AgentFit = { weights: unfitted(form), slip: 0 };
   if (data.length === 0) return fit;
-  const examples = data.map((x) => ({ f: x.outcomes.features.map((row) => use.map((k) => row[k])), observed: x.observed }));
+  const examples: Example[] = [];
+  for (const [n, x] of data.entries()) {
+    if (n % EXAMPLES_A_STEP === EXAMPLES_A_STEP - 1) yield;
+    examples.push({ f: x.outcomes.features.map((row) => use.map((k) => row[k])), observed: x.observed });
+  }
   if (form === 'base')
     return {
       weights: yield* newton(
@@ -123,12 +136,19 @@ export function* fitWeightsSteps(data: Revision[], form: ResponseModelForm, l2 =
       ),
       slip: 0,
     };
-  const fresh = data.map((x) => freshProbabilities(x.outcomes)[x.observed]);
+  const fresh: number[] = [];
+  for (const [n, x] of data.entries()) {
+    if (n % EXAMPLES_A_STEP === EXAMPLES_A_STEP - 1) yield;
+    fresh.push(freshProbabilities(x.outcomes)[x.observed]);
+  }
   fit.slip = 0.05;
   let logLik = -Infinity;
   for (let it = 0; it < iterations; it++) {
-    yield;
-    const inContext = examples.map((x) => softmax(fit.weights, x.f)[x.observed]);
+    const inContext: number[] = [];
+    for (const [n, x] of examples.entries()) {
+      if (n % EXAMPLES_A_STEP === EXAMPLES_A_STEP - 1) yield;
+      inContext.push(softmax(fit.weights, x.f)[x.observed]);
+    }
     const mixed = inContext.map((p, n) => (1 - fit.slip) * p + fit.slip * fresh[n]);
     const next = mixed.reduce((s, p) => s + Math.log(p), 0);
     if (next - logLik < 1e-7 * data.length) break;
@@ -168,13 +188,28 @@ function solve(A: number[][], b: number[]): number[] {
  * revisions of the train split (docs/method.md §3); `use` picks other questions (tests, the before/after
  * comparison of fitting on every split).
  */
-export function fitResponseModel(
+export const fitResponseModel = (
   cache: Cache,
   settings: Pick<DebateSettings, 'responseModel' | 'priorSmoothing'>,
   use: (q: number) => boolean = onTrain(cache),
-): ResponseModel {
+): ResponseModel => runSteps(fitResponseModelSteps(cache, settings, use));
+
+/** `fitResponseModel` as steps (src/io/interrupt.ts): its passes over the responses and every pass of each agent's fit yield. */
+export function* fitResponseModelSteps(
+  cache: Cache,
+  settings: Pick<DebateSettings, 'responseModel' | 'priorSmoothing'>,
+  use: (q: number) => boolean = onTrain(cache),
+): Generator<unknown, ResponseModel> {
   const inputs = modelInputs(cache, settings.priorSmoothing, use);
-  const data = revisions(cache, inputs, (r) => use(r.q));
-  const perAgent = cache.agents.map((_, a) => data.filter((d) => d.agent === a));
-  return { ...inputs, form: settings.responseModel, fits: perAgent.map((rs) => fitWeights(rs, settings.responseModel)) };
+  yield;
+  const data = yield* revisionsSteps(cache, inputs, (r) => use(r.q));
+  const fits: AgentFit[] = [];
+  for (const a of cache.agents.keys())
+    fits.push(
+      yield* fitWeightsSteps(
+        data.filter((d) => d.agent === a),
+        settings.responseModel,
+      ),
+    );
+  return { ...inputs, form: settings.responseModel, fits };
 }

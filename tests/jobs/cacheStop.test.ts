@@ -142,7 +142,7 @@ it('cache from-parquet stopped while it writes the cache or its report writes no
   const dir = join(root, 'cache');
   await generateCache(dir, { questions: 100 }, 'w');
   const exported = await stopped(['cache', 'to-parquet', dir, '--out', join(root, 'stopped.parquet')]);
-  expect(exported.err).toContain(`cache to-parquet ${dir} stopped before it printed anything; nothing was written (it only reads): a rerun starts over`);
+  expect(exported.err).toContain(`cache to-parquet ${dir} stopped before it wrote ${join(root, 'stopped.parquet')}; nothing was written: a rerun starts over`);
   expect(exported.code).toBe(130);
   expect(existsSync(join(root, 'stopped.parquet'))).toBe(false);
   const file = join(root, 'cache.parquet');
