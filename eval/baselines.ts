@@ -28,7 +28,7 @@ export async function runRule(env: Environment, questions: Question[], method: s
   if (env.recording) return tally(env, questions, method, await playDebates(env, qs, rule));
   const results: DebateResult[] = [];
   for (let at = 0; at < qs.length; at += QUESTIONS_A_STEP) {
-    await stopPoint();
+    await stopPoint('replay');
     results.push(...(await playDebates(env, qs.slice(at, at + QUESTIONS_A_STEP), rule)));
   }
   return tally(env, questions, method, results);

@@ -98,7 +98,7 @@ export async function evalJob(o: EvalOptions): Promise<{ table: string; rows: Ro
   const cache = o.settings.miss === 'record' ? loadCache(o.cache) : keptCache(o.cache);
   // Stopped (Ctrl-C) before its report is written, it writes nothing.
   const unregister = onInterrupt({
-    say: () => [`eval stopped before it wrote its report; nothing was written${o.out ? `: ${o.out} is as it was` : ''}; a rerun starts over`],
+    say: () => [`stopped before the comparison's table was made; nothing was written${o.out ? `: ${o.out} is as it was` : ''}; a rerun starts over`],
   });
   try {
     return await evalStoppable(o, policyList, artifacts, session, cache);

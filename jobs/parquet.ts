@@ -99,10 +99,28 @@ export async function exportParquetJob(dir: string, out: string): Promise<string
   const { cache, records, table } = await stoppableSteps(
     (function* () {
       const cache = yield* loadCacheSteps(dir);
-      const records = cacheRecords(cache);
+      const records = yield* cacheRecordsSteps(cache);
       return { cache, records, table: yield* recordsToParquetSteps(records) };
     })(),
   ).finally(unregister);
   writeFileAtomic(out, [new Uint8Array(table)]);
   return `wrote ${records.length} records of ${cacheFilePath(dir)}${cache.journal ? ` and its journal` : ''} to ${out} (Parquet, one row per record)`;
+}
+
+/** Responses a step of cacheRecordsSteps reads (a loaded cache's responses may be read lazily from cache.columns). */
+const RESPONSES_A_STEP = 4096;
+
+/**
+ * cacheRecords (write.ts) of `cache` as steps (src/io/interrupt.ts): the records of its header,
+ * agents, questions and externals, then those of its responses RESPONSES_A_STEP at a time (each
+ * slice's records are cacheRecords' of a cache holding only that slice, less the header).
+ */
+function* cacheRecordsSteps(cache: Cache): Generator<unknown, CacheLine[]> {
+  const records = cacheRecords({ ...cache, responses: [] });
+  const none = { ...cache, agents: [], questions: [], externals: [] };
+  for (let at = 0; at < cache.responses.length; at += RESPONSES_A_STEP) {
+    yield 'cache records';
+    records.push(...cacheRecords({ ...none, responses: cache.responses.slice(at, at + RESPONSES_A_STEP) }).slice(1));
+  }
+  return records;
 }

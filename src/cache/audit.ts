@@ -50,7 +50,7 @@ function* auditSteps(cache: Cache, agent?: string): Generator<unknown, AgentAudi
     const answered = cache.responses.filter((r) => r.a === a.index && r.answer !== null);
     const suspects: Response[] = [];
     for (const [i, r] of answered.entries()) {
-      if (i % RESPONSES_A_STEP === RESPONSES_A_STEP - 1) yield;
+      if (i % RESPONSES_A_STEP === RESPONSES_A_STEP - 1) yield 'misread audit';
       if (!statedInClosing(r.text, r.answer!, cache.questions[r.q].answerType, optionsOf(r.q))) suspects.push(r);
     }
     const disagreed = cache.responses.filter((r) => r.a === a.index && r.disagreement);

@@ -79,7 +79,7 @@ export const debateStatistics = (cache: Cache): DebateStatistics => runSteps(deb
 /** `debateStatistics` as steps (src/io/interrupt.ts): each pass yields every A_STEP responses or questions. */
 export function* debateStatisticsSteps(cache: Cache): Generator<unknown, DebateStatistics> {
   const round1 = round1Accuracy(cache);
-  yield;
+  yield 'debate statistics';
   const agreement = yield* sampleAgreementSteps(cache);
   return { round1, agreement, revisions: yield* revisionStatsSteps(cache) };
 }
@@ -113,7 +113,7 @@ function* sampleAgreementSteps(cache: Cache): Generator<unknown, SampleAgreement
   const other = tally('same model, other agent');
   let questions = 0;
   for (const rs of byQuestion.values()) {
-    if (++questions % A_STEP === 0) yield;
+    if (++questions % A_STEP === 0) yield 'debate statistics';
     for (let i = 0; i < rs.length; i++)
       for (let j = i + 1; j < rs.length; j++) {
         const [x, y] = [rs[i], rs[j]];
@@ -153,7 +153,7 @@ function* revisionStatsSteps(cache: Cache): Generator<unknown, RevisionStats> {
   let counted = 0;
   let skipped = 0;
   for (const [i, r] of cache.responses.entries()) {
-    if (i % A_STEP === A_STEP - 1) yield;
+    if (i % A_STEP === A_STEP - 1) yield 'debate statistics';
     if (r.round < 2) continue;
     const prev = r.prevIndex >= 0 ? cache.responses[r.prevIndex] : undefined;
     if (!prev || prev.ans < 0) {

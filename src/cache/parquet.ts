@@ -87,7 +87,7 @@ export function* recordsToParquetSteps(records: CacheLine[]): Generator<unknown,
   const writer = new ByteWriter();
   const pq = new ParquetWriter({ writer, schema: schemaFromColumnData({ columnData }), createdBy: 'cpp-workbench' });
   for (let at = 0; at < records.length; at += ROWS_A_GROUP) {
-    yield;
+    yield 'parquet write';
     const rows = Math.min(ROWS_A_GROUP, records.length - at);
     pq.write({ columnData: columnData.map((c) => ({ ...c, data: c.data.slice(at, at + rows) })), rowGroupSize: rows });
   }
@@ -182,7 +182,7 @@ async function readTable(file: string): Promise<{ rows: Record<string, unknown>[
       const rowEnd = rowStart + Number(group.num_rows);
       const part = Array.from({ length: rowEnd - rowStart }, (): Record<string, unknown> => ({}));
       for (const column of types.keys()) {
-        await stopPoint();
+        await stopPoint('parquet read');
         const values = await parquetReadObjects({ file: buffer, metadata, columns: [column], rowStart, rowEnd });
         for (const [i, v] of values.entries()) part[i][column] = v[column];
       }
@@ -239,7 +239,7 @@ export async function parquetRecords(file: string): Promise<{ records: CacheLine
   const readAnswers = !types.has('answer');
   const records: CacheLine[] = [];
   for (const [i, row] of rows.entries()) {
-    if (i % ROWS_A_STEP === 0) await stopPoint();
+    if (i % ROWS_A_STEP === 0) await stopPoint('parquet rows');
     const type = typeOf(row);
     const rec: Record<string, unknown> = { type };
     for (const field of FIELDS.get(type) ?? Object.keys(row).map((name) => ({ name, nullable: false }))) {
@@ -257,7 +257,7 @@ export async function parquetRecords(file: string): Promise<{ records: CacheLine
     for (const r of records)
       if (r.type === 'question') questions.set(r.id, { type: r.answerType, options: r.answerType === 'mcq' ? questionOptions(r.text) : [], question: r.text });
     for (const [i, r] of records.entries()) {
-      if (i % ROWS_A_STEP === 0) await stopPoint();
+      if (i % ROWS_A_STEP === 0) await stopPoint('parquet rows');
       if (r.type !== 'response' && r.type !== 'external' && r.type !== 'summary') continue;
       const q = questions.get(r.question);
       if (!q || typeof r.text !== 'string') continue; // an unknown question is reported when the cache is checked
@@ -272,7 +272,7 @@ export async function parquetRecords(file: string): Promise<{ records: CacheLine
   }
   const problems: RowProblem[] = [];
   for (const [i, r] of records.entries()) {
-    if (i % ROWS_A_STEP === 0) await stopPoint();
+    if (i % ROWS_A_STEP === 0) await stopPoint('parquet rows');
     const checked = CacheLine.safeParse(r);
     if (checked.success) continue;
     const id = typeof (r as { id?: unknown }).id === 'string' ? (r as { id: string }).id : undefined;

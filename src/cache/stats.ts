@@ -32,7 +32,7 @@ export function* cacheStatsSteps(cache: Cache): Generator<unknown, string> {
     ),
   );
 
-  yield;
+  yield 'cache stats tables';
   // The responses of each round, grouped in one pass (a filter per table cell would pass over every response).
   const perRound: Response[][] = [[]];
   for (const r of cache.responses) (perRound[r.round] ??= []).push(r);
@@ -42,7 +42,7 @@ export function* cacheStatsSteps(cache: Cache): Generator<unknown, string> {
   const contextKey = (r: Response) => `${r.q}|${r.a}|${[...r.ctx].sort().join(',')}`;
   const contexts: number[] = [];
   for (let t = 1; t <= rounds; t++) {
-    yield;
+    yield 'cache stats tables';
     contexts.push(new Set(byRound(t).map(contextKey)).size);
   }
   out.push(
@@ -56,10 +56,10 @@ export function* cacheStatsSteps(cache: Cache): Generator<unknown, string> {
       ],
     ),
   );
-  yield;
+  yield 'cache stats tables';
   out.push('', parseReport(cache));
 
-  yield;
+  yield 'cache stats tables';
   // Round-2 coverage: of the 2^A subsets of each question's sample-0 round-1 responses that a
   // recipient may keep, how many have a recorded response (exact tier hits).
   const A = cache.agents.length;
@@ -71,7 +71,7 @@ export function* cacheStatsSteps(cache: Cache): Generator<unknown, string> {
       `(${pct(covered.size / Math.max(1, cache.questions.length * A * 2 ** A))}) question x recipient x kept-subset cells`,
   );
 
-  yield;
+  yield 'cache stats tables';
   out.push(
     '\nAccuracy per agent and round (all cached responses)',
     markdownTable(
@@ -86,7 +86,7 @@ export function* cacheStatsSteps(cache: Cache): Generator<unknown, string> {
     ),
   );
 
-  yield;
+  yield 'cache stats tables';
   out.push('', yield* debateStatsTablesSteps(cache));
   return out.join('\n');
 }

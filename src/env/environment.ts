@@ -141,7 +141,7 @@ function* lookupIndexSteps(cache: Cache, shared: boolean): Generator<unknown, Lo
   if (held?.responses === cache.responses.length) return held.index;
   const index = emptyIndex();
   for (const [i, r] of cache.responses.entries()) {
-    if (i % RESPONSES_A_STEP === RESPONSES_A_STEP - 1) yield;
+    if (i % RESPONSES_A_STEP === RESPONSES_A_STEP - 1) yield 'environment index';
     indexResponse(index, cache, r);
   }
   yield;

@@ -40,7 +40,7 @@ const RESPONSES_A_STEP = 1024;
 export function* revisionsSteps(cache: Cache, inputs: ModelInputs, keep: (r: Response) => boolean): Generator<unknown, Revision[]> {
   const out: Revision[] = [];
   for (const [i, r] of cache.responses.entries()) {
-    if (i % RESPONSES_A_STEP === RESPONSES_A_STEP - 1) yield;
+    if (i % RESPONSES_A_STEP === RESPONSES_A_STEP - 1) yield 'response model fit';
     if (r.round < 2 || r.prevIndex < 0 || !keep(r)) continue;
     const o = outcomes(inputs, revisionContext(cache, r));
     let observed = o.answers.indexOf(r.ans);
@@ -68,7 +68,7 @@ function* newton(data: Example[], omega: number[], w: number[], l2: number, iter
   function* objective(v: number[]): Generator<unknown, number> {
     let sum = 0;
     for (const [i, x] of data.entries()) {
-      if (i % EXAMPLES_A_STEP === EXAMPLES_A_STEP - 1) yield;
+      if (i % EXAMPLES_A_STEP === EXAMPLES_A_STEP - 1) yield 'response model fit';
       sum += omega[i] * Math.log(softmax(v, x.f)[x.observed]);
     }
     return sum - (l2 / 2) * v.reduce((s, y) => s + y * y, 0);
@@ -78,7 +78,7 @@ function* newton(data: Example[], omega: number[], w: number[], l2: number, iter
     const g = w.map((x) => -l2 * x);
     const H = w.map((_, i) => w.map((_, j) => (i === j ? -l2 : 0)));
     for (const [n, x] of data.entries()) {
-      if (n % EXAMPLES_A_STEP === EXAMPLES_A_STEP - 1) yield;
+      if (n % EXAMPLES_A_STEP === EXAMPLES_A_STEP - 1) yield 'response model fit';
       const p = softmax(w, x.f);
       const mean = new Array<number>(d).fill(0);
       for (let k = 0; k < p.length; k++) for (let i = 0; i < d; i++) mean[i] += p[k] * x.f[k][i];
@@ -122,7 +122,7 @@ export function* fitWeightsSteps(data: Revision[], form: ResponseModelForm, l2 =
   if (data.length === 0) return fit;
   const examples: Example[] = [];
   for (const [n, x] of data.entries()) {
-    if (n % EXAMPLES_A_STEP === EXAMPLES_A_STEP - 1) yield;
+    if (n % EXAMPLES_A_STEP === EXAMPLES_A_STEP - 1) yield 'response model fit';
     examples.push({ f: x.outcomes.features.map((row) => use.map((k) => row[k])), observed: x.observed });
   }
   if (form === 'base')
@@ -138,7 +138,7 @@ export function* fitWeightsSteps(data: Revision[], form: ResponseModelForm, l2 =
     };
   const fresh: number[] = [];
   for (const [n, x] of data.entries()) {
-    if (n % EXAMPLES_A_STEP === EXAMPLES_A_STEP - 1) yield;
+    if (n % EXAMPLES_A_STEP === EXAMPLES_A_STEP - 1) yield 'response model fit';
     fresh.push(freshProbabilities(x.outcomes)[x.observed]);
   }
   fit.slip = 0.05;
@@ -146,7 +146,7 @@ export function* fitWeightsSteps(data: Revision[], form: ResponseModelForm, l2 =
   for (let it = 0; it < iterations; it++) {
     const inContext: number[] = [];
     for (const [n, x] of examples.entries()) {
-      if (n % EXAMPLES_A_STEP === EXAMPLES_A_STEP - 1) yield;
+      if (n % EXAMPLES_A_STEP === EXAMPLES_A_STEP - 1) yield 'response model fit';
       inContext.push(softmax(fit.weights, x.f)[x.observed]);
     }
     const mixed = inContext.map((p, n) => (1 - fit.slip) * p + fit.slip * fresh[n]);
@@ -201,7 +201,7 @@ export function* fitResponseModelSteps(
   use: (q: number) => boolean = onTrain(cache),
 ): Generator<unknown, ResponseModel> {
   const inputs = modelInputs(cache, settings.priorSmoothing, use);
-  yield;
+  yield 'response model fit';
   const data = yield* revisionsSteps(cache, inputs, (r) => use(r.q));
   const fits: AgentFit[] = [];
   for (const a of cache.agents.keys())

@@ -81,8 +81,19 @@ export async function letSignalsIn(): Promise<void> {
 /** Never settles: a command that ended (or failed) because it was interrupted waits here for the stop to exit. */
 export const untilStopped = (): Promise<never> => new Promise(() => {});
 
-/** A point where long work may stop: signals are let in (letSignalsIn), and once the process is stopping it never returns. */
-export async function stopPoint(): Promise<void> {
+/**
+ * The part of the work the last named stop point was in (stopPoint's `at`, a step's yielded name),
+ * kept on globalThis under this key so that a test's preloaded fixture
+ * (tests/fixtures/sigintAtFirstTurn.mjs, SIGINT_AT) can stop a command at a stop point of that part.
+ */
+export const STOP_POINT_KEY = Symbol.for('cpp-workbench.stopPoint');
+
+/**
+ * A point where long work may stop: signals are let in (letSignalsIn), and once the process is
+ * stopping it never returns. `at` names the part of the work it is in (STOP_POINT_KEY).
+ */
+export async function stopPoint(at?: string): Promise<void> {
+  if (at !== undefined) (globalThis as Record<symbol, unknown>)[STOP_POINT_KEY] = at;
   await letSignalsIn();
   if (interrupted()) await untilStopped();
 }
@@ -91,7 +102,8 @@ export async function stopPoint(): Promise<void> {
  * Long synchronous work (validating a cache, importing files) is written as a generator that yields
  * between its steps (a line, a problem). `runSteps` runs it through at once (a library call);
  * `stoppableSteps` makes a stop point of every step, so that Ctrl-C stops it within the step in
- * progress, and what the command registered (onInterrupt) says how far it got.
+ * progress, and what the command registered (onInterrupt) says how far it got. A step may yield
+ * the name of the part of the work it is in (stopPoint's `at`).
  */
 export function runSteps<T>(steps: Generator<unknown, T>): T {
   for (;;) {
@@ -104,7 +116,7 @@ export async function stoppableSteps<T>(steps: Generator<unknown, T>): Promise<T
   for (;;) {
     const step = steps.next();
     if (step.done) return step.value;
-    await stopPoint();
+    await stopPoint(typeof step.value === 'string' ? step.value : undefined);
   }
 }
 

@@ -4,8 +4,7 @@
 // to itself at the first turn its work gives the event loop (the preloaded fixture
 // sigintAtFirstTurn.mjs, as tests/cache/embedStop.test.ts), so where it lands does not depend on the
 // machine's speed.
-import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect, it } from 'vitest';
@@ -14,33 +13,9 @@ import { journalPath } from '../../src/cache/journal.ts';
 import { cacheFilePath } from '../../src/cache/load.ts';
 import { writeCacheRecords } from '../../src/cache/write.ts';
 import { generateCache } from '../../src/sim/generate.ts';
-import { CLI } from '../fixtures/cli.ts';
 import { dylanMathFile } from '../fixtures/dylanMath.ts';
 import { tinyRecords } from '../fixtures/tinyWorld.ts';
-
-const stopAtFirstTurn = new URL('../fixtures/sigintAtFirstTurn.mjs', import.meta.url).href;
-
-/** The command line, stopped by a SIGINT at its first turn (`within` those functions: the fixture's SIGINT_WITHIN): its exit code and what it printed. */
-async function stopped(args: string[], within?: string): Promise<{ code: number | null; out: string; err: string }> {
-  const env = { ...process.env, ...(within && { SIGINT_WITHIN: within }) };
-  const child = spawn(process.execPath, ['--import', stopAtFirstTurn, ...CLI, ...args], { stdio: ['ignore', 'pipe', 'pipe'], env });
-  let out = '';
-  let err = '';
-  child.stdout.on('data', (d: Buffer) => {
-    out += d.toString();
-  });
-  child.stderr.on('data', (d: Buffer) => {
-    err += d.toString();
-  });
-  const code = await new Promise<number | null>((done) => child.on('close', done));
-  return { code, out, err };
-}
-
-/** Every file of a folder with its size and modification time: what a command that writes nothing leaves as it was. */
-const listing = (dir: string) =>
-  readdirSync(dir, { recursive: true, encoding: 'utf8' })
-    .sort()
-    .map((f) => `${f} ${statSync(join(dir, f)).size} ${statSync(join(dir, f)).mtimeMs}`);
+import { listing, stopped } from '../fixtures/stopped.ts';
 
 it('cache validate stopped while reading the file says how many of its lines it read, writes nothing, exits 130', async () => {
   const dir = join(mkdtempSync(join(tmpdir(), 'cpp-validate-stop-')), 'cache');
@@ -115,7 +90,7 @@ it('cache import stopped while it checks the cache it wrote (before the rename) 
   const root = mkdtempSync(join(tmpdir(), 'cpp-import-stop-'));
   const out = join(root, 'out');
   // The first turn of the written cache's check (its steps are run by stoppableSteps within writeFileAtomicYielding).
-  const r = await stopped(importArgs(out), 'writeFileAtomicYielding,stoppableSteps');
+  const r = await stopped(importArgs(out), { within: 'writeFileAtomicYielding,stoppableSteps' });
   expect(r.err).toContain(
     `cache import stopped while writing the cache, after reading 200 problems (2 of 2 files whole); nothing was written: ${out} holds no cache`,
   );
