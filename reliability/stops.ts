@@ -14,8 +14,10 @@ import { markdownTable } from '../src/table.ts';
 export interface StopCommand {
   name: string;
   args: string[];
-  /** New outputs (relative paths): none may hold a file after a stop. */
+  /** New outputs (relative paths): none may hold a file after a stop, unless `keeps` names it. */
   writes: string[];
+  /** Outputs a stop keeps as they are when it comes (record's journal: each reply a whole line, so that a rerun asks none again). */
+  keeps?: string[];
   available?: () => boolean;
 }
 
@@ -37,7 +39,8 @@ export const STOP_COMMANDS: StopCommand[] = [
   },
   { name: 'cache gen', args: ['cache', 'gen', '--out', 'generated', '--questions', '2000', '--seed', '5', '--name', 'g'], writes: ['generated'] },
   { name: 'baselines', args: ['baselines', '--cache', BIG], writes: [] },
-  { name: 'eval', args: ['eval', '--cache', BIG, '--methods', 'random', '--out', 'eval-out'], writes: ['eval-out'] },
+  { name: 'eval', args: ['eval', '--cache', BIG, '--methods', 'full,random', '--out', 'eval-out'], writes: ['eval-out'] },
+  { name: 'record', args: ['record', '--cache', BIG, '--method', 'random'], writes: [join(BIG, 'journal.jsonl')], keeps: [join(BIG, 'journal.jsonl')] },
 ];
 
 export interface StopTrial {
@@ -103,12 +106,13 @@ export async function stopTrials(command: StopCommand, inputs: string, trials: n
     const stopped = run.code === 130 && /interrupted \(SIGINT\): stopping/.test(run.out);
     const outcome = stopped ? 'stopped' : run.signal === 'SIGINT' ? 'start-up' : run.code === 0 ? 'finished' : 'other';
     const after = listing(ws);
+    const kept = (f: string) => (command.keeps ?? []).includes(f.split(' ')[0]);
     const left =
       outcome === 'finished'
         ? leftoverTemp(ws)
         : [
-            ...after.filter((f) => !before.includes(f)).map((f) => `+${f.split(' ')[0]}`),
-            ...before.filter((f) => !after.includes(f)).map((f) => `~${f.split(' ')[0]}`),
+            ...after.filter((f) => !before.includes(f) && !kept(f)).map((f) => `+${f.split(' ')[0]}`),
+            ...before.filter((f) => !after.includes(f) && !kept(f)).map((f) => `~${f.split(' ')[0]}`),
           ];
     const t: StopTrial = {
       command: command.name,
