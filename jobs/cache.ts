@@ -12,14 +12,14 @@ import { makeEncoder, type EncoderName } from '../src/encoders/index.ts';
 import { readJsonFile } from '../src/io/jsonFile.ts';
 import { parseSettings } from '../src/io/problems.ts';
 import { fitPath, saveFit } from '../src/sim/fitFile.ts';
-import { fitSimulator } from '../src/sim/fitted.ts';
+import { fitSimulatorSteps } from '../src/sim/fitted.ts';
 import { generateCache } from '../src/sim/generate.ts';
 import { markdownTable, pct } from '../src/table.ts';
 import { existsSync } from 'node:fs';
 import { WorldConfig } from '../src/sim/world.ts';
 import { replaceAgent, replacementLine, type Replacement } from '../src/sim/replace.ts';
 import { RefusedError } from '../src/io/errors.ts';
-import { withLock, withLockSync } from '../src/io/lock.ts';
+import { withLock } from '../src/io/lock.ts';
 
 export interface GenOptions {
   out: string;
@@ -151,16 +151,22 @@ export async function compactJob(dir: string): Promise<string> {
  * where the record tier finds it as the cache's live endpoint; prints the fitted knobs and how the
  * fitted world's revisions compare with the recorded ones.
  */
-export function fitJob(dir: string, o: { seed: number; force?: boolean }): string {
-  return withLockSync(dir, 'a cache (cache fit)', () => fitLocked(dir, o));
+export function fitJob(dir: string, o: { seed: number; force?: boolean }): Promise<string> {
+  return withLock(dir, 'a cache (cache fit)', () => fitLocked(dir, o));
 }
 
-function fitLocked(dir: string, o: { seed: number; force?: boolean }): string {
+/** Stopped (Ctrl-C) while it loads the cache or fits (stop points in both), it writes nothing. */
+async function fitLocked(dir: string, o: { seed: number; force?: boolean }): Promise<string> {
   const file = fitPath(dir);
   if (existsSync(file) && !o.force)
     throw new RefusedError(`${file} exists: pass --force to fit again (the endpoint's answers to contexts not yet recorded change with it)`);
-  const cache = loadCache(dir);
-  const { fit, calibration } = fitSimulator(cache, { seed: o.seed, log: (line) => console.error(line) });
+  const unregister = onInterrupt({ say: () => [`cache fit ${dir} stopped before it wrote ${file}; nothing was written: a rerun fits from the start`] });
+  const { cache, fit, calibration } = await stoppableSteps(
+    (function* () {
+      const cache = yield* loadCacheSteps(dir);
+      return { cache, ...(yield* fitSimulatorSteps(cache, { seed: o.seed, log: (line) => console.error(line) })) };
+    })(),
+  ).finally(unregister);
   saveFit(dir, fit);
   const k = fit.knobs;
   const knobs = markdownTable(

@@ -123,7 +123,7 @@ const fit = <T>(y: Argv<T>) =>
         })
         .option('seed', { type: 'number', default: 0, describe: 'seed of the per-question ability offsets drawn from their posteriors' })
         .option('force', { type: 'boolean', default: false, describe: 'replace the fit the folder holds' }),
-    async (a) => console.log((await import('../../jobs/cache.ts')).fitJob(a.dir, { seed: a.seed, force: a.force })),
+    async (a) => console.log(await (await import('../../jobs/cache.ts')).fitJob(a.dir, { seed: a.seed, force: a.force })),
   );
 
 const importCommand = <T>(y: Argv<T>) =>

@@ -28,6 +28,7 @@ import { drawIndex } from '../shuffle.ts';
 import type { Knobs, SimulatorFit } from './fitFile.ts';
 import { logit, revisedAnswer, sigmoid, type AgentProfile, type QuestionLatent, type ShownArgument } from './world.ts';
 import { InputError, SettingsError } from '../io/errors.ts';
+import { runSteps } from '../io/interrupt.ts';
 
 /** ownBoost / stubbornness in the default world (atlas 0.69, sage 0.65, brisk 0.67). */
 const OWN_SHARE = 0.67;
@@ -69,28 +70,28 @@ export function profileOf(k: Knobs, skill: Record<string, number>): AgentProfile
   };
 }
 
-/** A one-dimensional maximum by golden-section search on [lo, hi]. */
-function goldenMax(f: (x: number) => number, lo: number, hi: number, iterations = 40): number {
+/** A one-dimensional maximum by golden-section search on [lo, hi]; `f` as steps (src/io/interrupt.ts). */
+function* goldenMax(f: (x: number) => Generator<unknown, number>, lo: number, hi: number, iterations = 40): Generator<unknown, number> {
   const r = (Math.sqrt(5) - 1) / 2;
   let a = lo,
     b = hi,
     c = b - r * (b - a),
     d = a + r * (b - a),
-    fc = f(c),
-    fd = f(d);
+    fc = yield* f(c),
+    fd = yield* f(d);
   for (let i = 0; i < iterations; i++) {
     if (fc > fd) {
       b = d;
       d = c;
       fd = fc;
       c = b - r * (b - a);
-      fc = f(c);
+      fc = yield* f(c);
     } else {
       a = c;
       c = d;
       fc = fd;
       d = a + r * (b - a);
-      fd = f(d);
+      fd = yield* f(d);
     }
   }
   return (a + b) / 2;
@@ -250,7 +251,13 @@ export interface FitOptions {
 }
 
 /** Fit the world to a cache's records (see the top of this file). */
-export function fitSimulator(cache: Cache, o: FitOptions): { fit: SimulatorFit; calibration: CalibrationRow[] } {
+export const fitSimulator = (cache: Cache, o: FitOptions): { fit: SimulatorFit; calibration: CalibrationRow[] } => runSteps(fitSimulatorSteps(cache, o));
+
+/** Revisions a step of a pass over them reads between stop points (src/io/interrupt.ts). */
+const REVISIONS_A_STEP = 1024;
+
+/** `fitSimulator` as steps (src/io/interrupt.ts): each likelihood of the ability search, and every REVISIONS_A_STEP revisions of the knobs' search. */
+export function* fitSimulatorSteps(cache: Cache, o: FitOptions): Generator<unknown, { fit: SimulatorFit; calibration: CalibrationRow[] }> {
   if (cache.header.source === 'simulator')
     throw new SettingsError(`cache ${cache.file} is simulated: its own simulator answers every context (a fit is for recorded caches)`);
   const log = o.log ?? (() => {});
@@ -266,7 +273,16 @@ export function fitSimulator(cache: Cache, o: FitOptions): { fit: SimulatorFit; 
     let ll = 0;
     for (const s of subjects) {
       const qs = withRound1.filter((d) => d.subject === s);
-      const x = qs.length ? goldenMax((x) => round1LogLik(qs, sigmoid(x), sd), -8, 8) : 0;
+      const x = qs.length
+        ? yield* goldenMax(
+            function* (x) {
+              yield 'simulator fit';
+              return round1LogLik(qs, sigmoid(x), sd);
+            },
+            -8,
+            8,
+          )
+        : 0;
       skill[s] = Math.min(0.999, Math.max(0.001, sigmoid(x)));
       ll += round1LogLik(qs, skill[s], sd);
     }
@@ -294,18 +310,21 @@ export function fitSimulator(cache: Cache, o: FitOptions): { fit: SimulatorFit; 
     revisions.push({ d, agent: cache.agents[r.a].id, prev: optionIndex(d, prev.ans), shown, observed: optionIndex(d, r.ans), posterior: posteriors[r.q] });
   }
   if (!revisions.length) throw new InputError(`cache ${cache.file}: no recorded revision (round >= 2 with a previous response) to fit the revision knobs to`);
-  const logLik = (x: number[]) => {
+  function* logLik(x: number[]): Generator<unknown, number> {
     const k = knobsOf(x, best.sd);
     const profile = profileOf(k, best.skill);
     let ll = 0;
-    for (const v of revisions) ll += Math.log(Math.max(revisionProbs(k, profile, v)[v.observed], 1e-12));
+    for (const [n, v] of revisions.entries()) {
+      if (n % REVISIONS_A_STEP === REVISIONS_A_STEP - 1) yield 'simulator fit';
+      ll += Math.log(Math.max(revisionProbs(k, profile, v)[v.observed], 1e-12));
+    }
     return ll / revisions.length;
-  };
+  }
   const x = SEARCH.map((s) => s.start);
-  let fitted = logLik(x);
+  let fitted = yield* logLik(x);
   for (let sweep = 0; sweep < (o.sweeps ?? 3); sweep++) {
-    for (let i = 0; i < SEARCH.length; i++) x[i] = goldenMax((xi) => logLik(x.map((v, j) => (j === i ? xi : v))), SEARCH[i].lo, SEARCH[i].hi, 22);
-    fitted = logLik(x);
+    for (let i = 0; i < SEARCH.length; i++) x[i] = yield* goldenMax((xi) => logLik(x.map((v, j) => (j === i ? xi : v))), SEARCH[i].lo, SEARCH[i].hi, 22);
+    fitted = yield* logLik(x);
     log(`cache fit: sweep ${sweep + 1}: revision log-likelihood ${fitted.toFixed(4)} per revision (${revisions.length} revisions)`);
   }
   const knobs = knobsOf(x, best.sd);

@@ -1,5 +1,5 @@
 // Ctrl-C inside the long parts of `cache stats`, `cache audit`, `cache to-parquet`,
-// `cache from-parquet`, `eval`, `baselines` and `record`: each part has stop points that name it
+// `cache from-parquet`, `cache fit`, `eval`, `baselines` and `record`: each part has stop points that name it
 // (src/io/interrupt.ts stopPoint's `at`, a step's yielded name), and the command, sent a real SIGINT
 // at the first stop point of that part (the preloaded fixture sigintAtFirstTurn.mjs, SIGINT_AT),
 // stops there: exit 130, the "interrupted" line, what it says it saved, and its output folder or
@@ -12,6 +12,7 @@ import { beforeAll, expect, it } from 'vitest';
 import { exportParquetJob } from '../../jobs/parquet.ts';
 import { generateCache } from '../../src/sim/generate.ts';
 import { listing, stopped } from '../fixtures/stopped.ts';
+import { recordedWorld } from '../fixtures/recordedWorld.ts';
 
 let root = '';
 let made = '';
@@ -96,3 +97,9 @@ for (const at of ['environment index', 'response model fit'])
     await stopsAt(['record', '--cache', dir, '--method', 'random'], at, said, dir);
     expect(readdirSync(dir)).not.toContain('journal.jsonl');
   }, 120_000);
+
+it('cache fit stopped in its fit writes no fit', async () => {
+  const dir = recordedWorld(40);
+  await stopsAt(['cache', 'fit', dir], 'simulator fit', `cache fit ${dir} stopped before it wrote ${join(dir, 'fit.json')}; nothing was written`, dir);
+  expect(existsSync(join(dir, 'fit.json'))).toBe(false);
+}, 120_000);

@@ -9,7 +9,6 @@ import { activeJob } from '../../jobs/active.ts';
 import { fitJob } from '../../jobs/cache.ts';
 import { importJob } from '../../jobs/import.ts';
 import { normalizeAnswer } from '../../src/answer.ts';
-import type { CacheLine } from '../../src/cache/format.ts';
 import type { Cache, Response } from '../../src/cache/types.ts';
 import { loadCache } from '../../src/cache/load.ts';
 import { writeCacheRecords } from '../../src/cache/write.ts';
@@ -23,20 +22,10 @@ import { dylanMathDir } from '../fixtures/dylanMath.ts';
 import { mathImport } from '../fixtures/duLayout.ts';
 import { killHolder, lockHolder } from '../fixtures/lockHolder.ts';
 import { METHOD } from '../fixtures/method.ts';
+import { recordedWorld } from '../fixtures/recordedWorld.ts';
 
 // DyLAN's MATH debates, committed as fixtures (tests/fixtures/dylan-math/).
 const DATA = dylanMathDir();
-
-/** A simulated world written as a recorded cache (no simulator in its header): a recorded layout whose agents we know. */
-function recordedWorld(questions: number): string {
-  const dir = mkdtempSync(join(tmpdir(), 'cpp-fit-'));
-  function* lines(): Generator<CacheLine> {
-    for (const line of generateWorld({ questions, round1Samples: 1, randomTrajectories: 1 }, 'recorded-world'))
-      yield line.type === 'cache' ? { type: 'cache', format: line.format, version: line.version, name: line.name, source: 'recorded' } : line;
-  }
-  writeCacheRecords(dir, lines());
-  return dir;
-}
 
 const load = (dir: string) => loadCache(dir, () => {});
 
@@ -104,7 +93,7 @@ describe('a simulator fitted to a recorded cache', () => {
     expect(right / asked).toBeGreaterThan(0.5);
   }, 120_000);
 
-  it('refuses a simulated cache, a fit of another cache, a broken fit file, and replacing a fit without --force', () => {
+  it('refuses a simulated cache, a fit of another cache, a broken fit file, and replacing a fit without --force', async () => {
     const simulated = mkdtempSync(join(tmpdir(), 'cpp-fit-sim-'));
     writeCacheRecords(simulated, generateWorld({ questions: 4, round1Samples: 1, randomTrajectories: 0 }, 'sim'));
     expect(() => fitSimulator(load(simulated), { seed: 0 })).toThrow(/is simulated: its own simulator answers every context/);
@@ -120,14 +109,14 @@ describe('a simulator fitted to a recorded cache', () => {
     writeFileSync(fitPath(other), JSON.stringify(broken));
     expect(() => loadFit(load(other))).toThrow(new RegExp(`${fitPath(other)}.*knobs\\.slip`));
 
-    expect(() => fitJob(dir, { seed: 0 })).toThrow(`${fitPath(dir)} exists: pass --force`);
+    await expect(fitJob(dir, { seed: 0 })).rejects.toThrow(`${fitPath(dir)} exists: pass --force`);
   });
 
   it('cache fit holds the cache lock: beside another writer of the cache it is refused, naming it, and writes nothing', async () => {
     const other = recordedWorld(4);
     const holder = await lockHolder(other);
     try {
-      expect(() => fitJob(other, { seed: 0 })).toThrow(`${other} is being written by another process (a test holder: pid ${holder.pid} on `);
+      await expect(fitJob(other, { seed: 0 })).rejects.toThrow(`${other} is being written by another process (a test holder: pid ${holder.pid} on `);
       expect(existsSync(fitPath(other))).toBe(false);
     } finally {
       await killHolder(holder);
@@ -140,7 +129,7 @@ describe('active recording on imported DyLAN MATH records, the fitted simulator 
     const root = mkdtempSync(join(tmpdir(), 'cpp-fit-dylan-'));
     const dir = join(root, 'dylan');
     await importJob({ ...mathImport, files: ['algebra_1_248_4_3.json', 'prealgebra_7_631_4_3.json'].map((f) => join(DATA, f)), out: dir, name: 'dylan-two' });
-    const report = fitJob(dir, { seed: 0 });
+    const report = await fitJob(dir, { seed: 0 });
     expect(report).toMatch(/a simulator fitted to the \d+ round-1 answers and \d+ revisions/);
     // The team a1,a2,a3 recorded 2 rounds (the 2-agent debates alone reach round 3): it replays 2.
     const config = resolveConfig({
