@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, expect, it } from 'vitest';
 import { exportParquetJob } from '../../jobs/parquet.ts';
+import { fitPath } from '../../src/sim/fitFile.ts';
 import { generateCache } from '../../src/sim/generate.ts';
 import { listing, stopped } from '../fixtures/stopped.ts';
 import { recordedWorld } from '../fixtures/recordedWorld.ts';
@@ -100,6 +101,6 @@ for (const at of ['environment index', 'response model fit'])
 
 it('cache fit stopped in its fit writes no fit', async () => {
   const dir = recordedWorld(40);
-  await stopsAt(['cache', 'fit', dir], 'simulator fit', `cache fit ${dir} stopped before it wrote ${join(dir, 'fit.json')}; nothing was written`, dir);
-  expect(existsSync(join(dir, 'fit.json'))).toBe(false);
+  await stopsAt(['cache', 'fit', dir], 'simulator fit', `cache fit ${dir} stopped before it wrote ${fitPath(dir)}; nothing was written`, dir);
+  expect(existsSync(fitPath(dir))).toBe(false);
 }, 120_000);
