@@ -333,8 +333,7 @@ export function readMcq(text: string, options: McqOption[] = []): Reading {
   for (const m of text.matchAll(P.verdict)) add(m.index, m[1] ?? m[2] ?? m[3] ?? m[4], 'statement');
 
   // 5. Bold options (not the lines of a list).
-  for (const m of text.matchAll(P.bold))
-    if (!inList(m.index)) add(m.index, m[1] ?? m[2], 'bold');
+  for (const m of text.matchAll(P.bold)) if (!inList(m.index)) add(m.index, m[1] ?? m[2], 'bold');
 
   // 6. A last line that is only an option, or an option's text (not the last line of a list).
   const lines = text.trimEnd().split('\n');
