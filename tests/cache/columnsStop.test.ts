@@ -1,12 +1,14 @@
 // The stop points of the columns file's reader and writer (src/io/interrupt.ts: a command running
 // them with stoppableSteps stops within one step): reading a columns file hashes it a step every
-// 8 MB, and writing one copies the texts spilled while it was built a step every 8 MB, so neither
-// holds the event loop for the whole file (a 100,000-question cache's columns are gigabytes).
-import { mkdtempSync, statSync } from 'node:fs';
+// 8 MB and builds the cache a step every 65,536 responses, and writing one copies the texts
+// spilled while it was built a step every 8 MB, so neither holds the event loop for the whole file
+// (a 100,000-question cache's columns are gigabytes, 4.6 million responses).
+import { mkdtempSync, openSync, readFileSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect, it } from 'vitest';
-import { columnsPath, readColumnsSteps, sourceState } from '../../src/cache/columns.ts';
+import { columnsHead, columnsPath, readColumnsSteps, sourceState } from '../../src/cache/columns.ts';
+import { buildCache } from '../../src/cache/columnsCache.ts';
 import { startColumns } from '../../src/cache/columnsWriter.ts';
 import { cacheFilePath, cacheFromRecords } from '../../src/cache/load.ts';
 import { writeCacheRecords } from '../../src/cache/write.ts';
@@ -52,3 +54,14 @@ it('writing a columns file copies its 30 MB of spilled texts a step at least eve
   expect(statSync(columnsPath(dir)).size).toBeGreaterThan(30 * MB);
   expect(written.steps).toBeGreaterThanOrEqual(Math.floor(cache.responses.length / 8));
 }, 120_000);
+
+it('serving a cache of 69,000 responses from its columns yields a step every 65,536 responses', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'cpp-columns-stop-'));
+  writeCacheRecords(dir, generateWorld({ questions: 1500 }, 'stop'));
+  const { head, base } = columnsHead(readFileSync(columnsPath(dir)));
+  expect(head.responses).toBeGreaterThan(65_536);
+  // The file stays open while the cache lives (closed once it is collected), as a load's does.
+  const built = stepsOf(buildCache(openSync(columnsPath(dir), 'r'), head, base, cacheFilePath(dir)));
+  expect(built.value.responses.length).toBe(head.responses);
+  expect(built.steps).toBe(Math.floor(head.responses / 65_536));
+}, 180_000);
