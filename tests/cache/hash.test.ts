@@ -23,15 +23,15 @@ describe('the hash kept beside a cache', () => {
     const dir = mkdtempSync(join(tmpdir(), 'cpp-hash-'));
     writeFileSync(join(dir, 'cache.jsonl'), 'abc\n');
     expect(await cacheHash(dir)).toBe(sha('abc\n'));
-    const kept = JSON.parse(readFileSync(join(dir, HASH_FILE), 'utf8')) as { sha256: string; from: string };
-    expect(kept.sha256).toBe(sha('abc\n'));
+    const kept = JSON.parse(readFileSync(join(dir, HASH_FILE), 'utf8')) as { content: { sha256: string; from: string } };
+    expect(kept.content.sha256).toBe(sha('abc\n'));
     // Another process: the kept hash stands for the file (a planted one shows it is read, not recomputed).
-    writeFileSync(join(dir, HASH_FILE), JSON.stringify({ ...kept, sha256: 'f'.repeat(64) }));
+    writeFileSync(join(dir, HASH_FILE), JSON.stringify({ content: { ...kept.content, sha256: 'f'.repeat(64) } }));
     expect(await freshProcessHash(dir)).toBe('f'.repeat(64));
     // The same size, another content: recomputed, and kept anew.
     writeFileSync(join(dir, 'cache.jsonl'), 'abd\n');
     expect(await freshProcessHash(dir)).toBe(sha('abd\n'));
-    expect(JSON.parse(readFileSync(join(dir, HASH_FILE), 'utf8')).sha256).toBe(sha('abd\n'));
+    expect(JSON.parse(readFileSync(join(dir, HASH_FILE), 'utf8')).content.sha256).toBe(sha('abd\n'));
     writeFileSync(join(dir, HASH_FILE), '{"sha256": ');
     expect(await freshProcessHash(dir)).toBe(sha('abd\n'));
   });
@@ -42,6 +42,24 @@ describe('the hash kept beside a cache', () => {
     expect(await freshProcessHash(dir)).toBe(sha('abc\n'));
     writeFileSync(journalPath(dir), 'j\n');
     expect(await freshProcessHash(dir)).toBe(sha('abc\nj\n'));
+  });
+
+  it("keeps a file's own hash (provenance's) beside the content hash, each checked against its file", async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'cpp-hash-'));
+    writeFileSync(join(dir, 'cache.jsonl'), 'abc\n');
+    writeFileSync(journalPath(dir), 'j\n');
+    expect(await freshProcessHash(dir)).toBe(sha('abc\nj\n'));
+    expect(await sha256File(join(dir, 'cache.jsonl'), true)).toBe(sha('abc\n'));
+    const kept = JSON.parse(readFileSync(join(dir, HASH_FILE), 'utf8'));
+    expect(Object.keys(kept).sort()).toEqual(['cache.jsonl', 'content']);
+    writeFileSync(join(dir, HASH_FILE), JSON.stringify({ ...kept, 'cache.jsonl': { ...kept['cache.jsonl'], sha256: 'e'.repeat(64) } }));
+    vi.resetModules();
+    const { sha256File: fresh } = await import('../../src/cache/hash.ts');
+    expect(await fresh(join(dir, 'cache.jsonl'), true)).toBe('e'.repeat(64));
+    writeFileSync(join(dir, 'cache.jsonl'), 'abd\n');
+    vi.resetModules();
+    const { sha256File: after } = await import('../../src/cache/hash.ts');
+    expect(await after(join(dir, 'cache.jsonl'), true)).toBe(sha('abd\n'));
   });
 });
 
