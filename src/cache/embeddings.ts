@@ -8,6 +8,8 @@
 // Embedding streams (embeddingsFile.ts): texts are read from the cache as they are embedded, and
 // vectors are appended to the file as they are made (whole lines, fsynced, under the cache's lock),
 // so a stopped or killed embedding keeps what it made and the next use embeds only the rest.
+// Training and evaluation read the vectors from their binary form (vectorsFile.ts) while it is bound
+// to today's cache and embeddings file: no JSON vector is parsed and no text hashed.
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Encoder } from '../encoders/index.ts';
