@@ -1,7 +1,7 @@
 // Scale: how load, memory, baselines, replay, validation, embedding and a training epoch grow with
 // the cache, on generated worlds of 1,000, 10,000 and 100,000 questions (`npm run bench -- scale`,
-// or `npm run bench -- scale 1000 10000` for some sizes: 100,000 takes minutes and about 10 GB to
-// generate, once, and its first load builds the columns). Each figure is a fresh process:
+// or `npm run bench -- scale 1000 10000` for some sizes: 100,000 takes half an hour to generate, once,
+// in a process of Node's default heap whose CPU time and peak are said). Each figure is a fresh process:
 //   load      loadCache from the columns file (cache.columns), its time and the process's peak memory
 //   replay    Full-Debate replays of every question, one thread, debates/s (in the load's process)
 //   baselines `cpp-workbench baselines --split test`, the built bin, time and peak memory
@@ -10,25 +10,21 @@
 //   epoch     one training epoch of train/configs/main.json (`train --epochs 1`) on the embedded
 //             cache, time, peak memory and its setup's share (its `time:` line)
 // Each with its CPU time (the process, its threads and ended children): under load the steadier
-// figure. Every command but generation runs with Node's default heap.
+// figure. Every command runs with Node's default heap.
 // Goals at 100,000 questions: load <= 10 s, baselines <= 60 s, peak memory <= 3 GB, one epoch
 // <= 10 minutes with setup under 10% of it, embedding and the epoch <= 20 minutes; growth per 10x
 // no worse than linear (<= 10x).
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { columnsPath } from '../src/cache/columns.ts';
 import { cacheFilePath } from '../src/cache/load.ts';
 import { UsageError } from '../src/io/errors.ts';
-import { generateCache } from '../src/sim/generate.ts';
 import { beside } from './goals.ts';
 import { BIN, timed } from './jobs.ts';
 
 export const SCALE_SIZES = [1000, 10000, 100000];
 /** The bench's 10,000-question cache is the load section's. */
 const dirOf = (questions: number) => (questions === 10000 ? 'cache/bench-10k' : `cache/bench-${questions}`);
-/** Generating and first loading 100,000 questions holds all its records at once: more than Node's default heap. */
-const BIG_HEAP = '--max-old-space-size=16000';
 
 const LOAD = (dir: string) => `
   const { loadCache } = await import('./src/cache/load.ts');
@@ -71,27 +67,19 @@ async function ensureScaleCache(questions: number): Promise<string> {
   const dir = dirOf(questions);
   if (!existsSync(cacheFilePath(dir))) {
     console.error(`generating ${dir} (${questions.toLocaleString('en-US')} questions), once`);
-    if (questions >= 100000 && !process.execArgv.includes(BIG_HEAP))
-      timed(`generate ${dir}`, [
+    // Generation streams (its check writes the columns as it parses): Node's default heap.
+    const gen = timed(
+      `generate ${dir}`,
+      [
         process.execPath,
-        BIG_HEAP,
         '--import',
         'tsx',
         '-e',
         `await (await import('./src/sim/generate.ts')).generateCache(${JSON.stringify(dir)}, { questions: ${questions} }, 'bench-${questions}')`,
-      ]);
-    else await generateCache(dir, { questions }, `bench-${questions}`);
-  }
-  if (!existsSync(columnsPath(dir))) {
-    // The first load reads cache.jsonl and writes the columns: once, not part of the figures.
-    const first = timed(
-      `first load of ${dir}`,
-      [process.execPath, BIG_HEAP, '--import', 'tsx', '-e', `(await import('./src/cache/load.ts')).loadCache(${JSON.stringify(dir)})`],
+      ],
       true,
     );
-    console.log(
-      `  ${dir}: first load from cache.jsonl, building ${columnsPath(dir)}: ${first.seconds.toFixed(1)} s, peak ${(first.peakMB / 1024).toFixed(2)} GB`,
-    );
+    console.error(`  ${dir}: generated in ${gen.seconds.toFixed(1)} s (CPU ${gen.cpuSeconds.toFixed(1)} s, peak ${gen.peakMB.toFixed(0)} MB)`);
   }
   return dir;
 }

@@ -103,7 +103,7 @@ async function ablateLocked(o: AblateOptions, grid: GridFile, results: string): 
   evaluating.stop();
   session.inputs = await Promise.all(evaluated.map((x) => hashFile(runFiles(x.cell.settings.out).best)));
   const embeddings = new Set(evaluated.map((x) => embeddingsPath(x.cell.cache, readAnyPolicy(runFiles(x.cell.settings.out).best).encoder)));
-  session.embeddings = await Promise.all([...embeddings].map(hashFile));
+  session.embeddings = await Promise.all([...embeddings].map((f) => hashFile(f, true)));
   files.push(recordReport(results, session, files.find((f) => f.endsWith('.md'))!));
   const count = (s: string) => outcomes.filter((x) => x.status === s).length;
   const failed = count('failed');

@@ -246,7 +246,7 @@ async function runMethods(
         const emb = await keptEmbeddings(o.cache, cache, await encoderFor(a.encoder));
         const engine = await inferenceEngine(o.compute, shape, a.weights);
         const embeddings = embeddingsPath(o.cache, emb.encoder);
-        if (!session.embeddings.some((e) => e.path === embeddings)) session.embeddings.push(await hashFile(embeddings));
+        if (!session.embeddings.some((e) => e.path === embeddings)) session.embeddings.push(await hashFile(embeddings, true));
         session.compute ??= engine.ran;
         runs.push(await evaluatePolicy(engine, env, emb, questions, path));
         engine.dispose();

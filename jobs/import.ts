@@ -12,6 +12,7 @@ import { writeFileAtomic } from '../src/io/atomic.ts';
 import { journalPath } from '../src/cache/journal.ts';
 import { replacedWithCache, writeCacheRecordsYielding } from '../src/cache/write.ts';
 import { withLock } from '../src/io/lock.ts';
+import { spilledRecords, type RecordStore } from '../src/cache/recordSpill.ts';
 import { droppedReport, importReportSteps } from '../eval/importReport.ts';
 import { InputError, RefusedError } from '../src/io/errors.ts';
 import { CacheError } from '../src/cache/types.ts';
@@ -62,14 +63,32 @@ async function importLocked(o: ImportOptions): Promise<string> {
 }
 
 async function importStoppable(o: ImportOptions, progress: ImportProgress, writing: () => void): Promise<string> {
-  const result = await stoppableSteps(importDuSteps(o.files, o, progress));
+  // Each problem's records are spilled beside the cache as it is read: what the import holds does not grow with the texts.
+  const stored = { externals: spilledRecords(spillPath(o.out, 'externals')), responses: spilledRecords(spillPath(o.out, 'responses')) };
+  try {
+    return await importSpilled(o, progress, writing, stored);
+  } finally {
+    stored.externals.close();
+    stored.responses.close();
+  }
+}
+
+const spillPath = (out: string, kind: string) => join(out, `import.${process.pid}.${kind}.tmp`);
+
+async function importSpilled(
+  o: ImportOptions,
+  progress: ImportProgress,
+  writing: () => void,
+  stored: { externals: RecordStore; responses: RecordStore },
+): Promise<string> {
+  const result = await stoppableSteps(importDuSteps(o.files, o, progress, stored));
   const problems = result.problems.map(formatImportProblem);
   if (result.imported === 0) throw new InputError(`nothing imported from ${o.files.join(', ')}:\n  ${problems.join('\n  ')}`);
   writing();
   let report = '';
   // The report is made from the cache as checked, before the rename (a stop meanwhile writes nothing);
   // from the rename on, only short writes remain.
-  await writeCacheRecordsYielding(o.out, letGo(result.records), function* (written) {
+  await writeCacheRecordsYielding(o.out, result.records, function* (written) {
     // A journal left in the folder without --force is read with the cache; with --force it goes with the cache replaced.
     if (!o.force && existsSync(journalPath(o.out))) {
       const journal = applyJournal(written, o.out);
@@ -90,13 +109,4 @@ async function importStoppable(o: ImportOptions, progress: ImportProgress, writi
   if (o.force) for (const f of replacedWithCache(o.out)) rmSync(f, { force: true });
   writeFileAtomic(join(o.out, 'import-report.md'), [report + '\n']);
   return report;
-}
-
-/** The records, each let go of once it is written: the cache read back holds them again, and two copies of every text need not be held at once. */
-function* letGo<T>(records: (T | undefined)[]): Generator<T> {
-  for (let i = 0; i < records.length; i++) {
-    const r = records[i] as T;
-    records[i] = undefined;
-    yield r;
-  }
 }

@@ -85,9 +85,9 @@ export const Provenance = z.strictObject({
 });
 export type Provenance = z.infer<typeof Provenance>;
 
-/** SHA-256 of a file's content, read as a stream (a large cache is never held in memory). */
-export async function hashFile(path: string): Promise<FileHash> {
-  return { path, bytes: statSync(path).size, sha256: await sha256File(path) };
+/** SHA-256 of a file's content, read as a stream (a large cache is never held in memory); `keep`: kept beside it (src/cache/hash.ts). */
+export async function hashFile(path: string, keep = false): Promise<FileHash> {
+  return { path, bytes: statSync(path).size, sha256: await sha256File(path, keep) };
 }
 
 // `status` with --no-optional-locks: it must not take the repository's index.lock, which a process
@@ -130,7 +130,8 @@ export const LAUNCHED_BY = 'CPP_WORKBENCH_LAUNCHED_BY';
 export async function startSession(
   o: { caches?: string[]; embeddings?: string[]; compute?: ComputeRan | null; inputs?: string[]; command?: string[] } = {},
 ): Promise<Session> {
-  const hashAll = (files: string[] = []) => Promise.all(files.filter((f) => existsSync(f)).map(hashFile));
+  // A cache's files are hashed again by every run on it: their hashes are kept beside them.
+  const hashAll = (files: string[] = [], keep = false) => Promise.all(files.filter((f) => existsSync(f)).map((f) => hashFile(f, keep)));
   const cpu = cpus();
   const parent = process.env[LAUNCHED_BY];
   return {
@@ -142,8 +143,8 @@ export async function startSession(
     versions: runtimeVersions(),
     started: new Date().toISOString(),
     ended: null,
-    caches: await hashAll(o.caches),
-    embeddings: await hashAll(o.embeddings),
+    caches: await hashAll(o.caches, true),
+    embeddings: await hashAll(o.embeddings, true),
     compute: o.compute ?? null,
     epochs: [],
     inputs: await hashAll(o.inputs),

@@ -18,7 +18,11 @@ const NONE: readonly number[] = Object.freeze([]);
 /** A loaded cache holds its columns file open; once nothing holds the cache (a warm process moved on to another), the file is closed. */
 const closeWhenGone = new FinalizationRegistry<number>((fd) => closeSync(fd));
 
-export function buildCache(fd: number, head: Head, base: number, file: string): Cache {
+/** Responses built a step. */
+const RESPONSES_STEP = 1 << 16;
+
+/** The cache served from the columns file `fd` (checked) as steps (src/io/interrupt.ts): one every RESPONSES_STEP responses. */
+export function* buildCache(fd: number, head: Head, base: number, file: string): Generator<unknown, Cache> {
   const int = (name: string) => new Int32Array(readSection(fd, base, head.sections[name]));
   const num = (name: string) => new Float64Array(readSection(fd, base, head.sections[name]));
   const c = Object.fromEntries(INT_COLUMNS.map((name) => [name, int(name)])) as Record<(typeof INT_COLUMNS)[number], Int32Array>;
@@ -30,6 +34,7 @@ export function buildCache(fd: number, head: Head, base: number, file: string): 
   const questions = head.questions;
   const responses = store.responses;
   for (let i = 0; i < head.responses; i++) {
+    if (i % RESPONSES_STEP === RESPONSES_STEP - 1) yield;
     let ctx: number[] = NONE as number[];
     let ext: number[] = NONE as number[];
     const from = c.ctxStart[i];

@@ -8,6 +8,8 @@
 // Embedding streams (embeddingsFile.ts): texts are read from the cache as they are embedded, and
 // vectors are appended to the file as they are made (whole lines, fsynced, under the cache's lock),
 // so a stopped or killed embedding keeps what it made and the next use embeds only the rest.
+// Training and evaluation read the vectors from their binary form (vectorsFile.ts) while it is bound
+// to today's cache and embeddings file: no JSON vector is parsed and no text hashed.
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Encoder } from '../encoders/index.ts';
@@ -18,6 +20,7 @@ import { EMBEDDINGS_DIR } from './format.ts';
 import type { Problem } from '../io/problems.ts';
 import { CacheError, type Cache } from './types.ts';
 import { float32FromBase64 } from '../io/float32.ts';
+import { readVectors, vectorsPath, vectorStore, writeVectors } from './vectorsFile.ts';
 import { appendedSince, appendLines, keepOnly, scanFile, startedFor, startFile, textIndex, VERSION, vectorLine, type TextIndex } from './embeddingsFile.ts';
 
 export { textKey } from './embeddingsFile.ts';
@@ -188,34 +191,29 @@ export async function embedCache(
 /**
  * The cache's embeddings under `encoder`, embedding (embedCache) only the texts without a vector.
  * The vectors are held in blocks of contiguous memory, one per distinct text: what training
- * needs of them at once (the number of distinct texts x dim x 4 bytes).
+ * needs of them at once (the number of distinct texts x dim x 4 bytes). They are read from the
+ * binary vectors file (vectorsFile.ts) when it is bound to today's cache and embeddings file: no
+ * JSON vector is parsed and no text hashed; otherwise from the embeddings file, and the binary
+ * file is (re)written from them, a stale or damaged one said.
  */
 export async function ensureEmbeddings(dir: string, cache: Cache, encoder: Encoder, o: { batch?: number; locked?: boolean } = {}): Promise<Embeddings> {
+  const file = embeddingsPath(dir, encoder.id);
+  const stored = existsSync(file) ? readVectors(dir, file, cache, encoder) : undefined;
+  if (stored && 'vectors' in stored) return { encoder: encoder.id, dim: encoder.dim, ...stored.vectors, embedder: encoder };
+  if (stored) console.error(`${vectorsPath(dir, encoder.id)}: ${stored.refused}; rebuilt from ${file}`);
   const store = vectorStore(encoder.dim);
   const { index } = await embedCache(dir, cache, encoder, o, store.set);
+  try {
+    writeVectors(dir, file, encoder, index, store);
+  } catch (e) {
+    console.error(`${vectorsPath(dir, encoder.id)}: could not be written (${(e as Error).message}); the next run reads ${file} again`);
+  }
   return {
     encoder: encoder.id,
     dim: encoder.dim,
     questions: Array.from(index.questions, store.get),
     responses: Array.from(index.responses, store.get),
     embedder: encoder,
-  };
-}
-
-/** Vectors by slot, in blocks of BLOCK vectors (one allocation each instead of one per vector), each slot's view made once. */
-const BLOCK = 4096;
-function vectorStore(dim: number) {
-  const blocks: Float32Array[] = [];
-  const views: Float32Array[] = [];
-  return {
-    set: (slot: number, v: Float32Array) => {
-      const b = Math.floor(slot / BLOCK);
-      while (blocks.length <= b) blocks.push(new Float32Array(BLOCK * dim));
-      const at = (slot % BLOCK) * dim;
-      blocks[b].set(v, at);
-      views[slot] = blocks[b].subarray(at, at + dim);
-    },
-    get: (slot: number) => views[slot],
   };
 }
 

@@ -32,6 +32,7 @@ import { chatPrefixCounter, tokenCounter, type Encoding } from './tokens.ts';
 import { InputError, SettingsError } from '../io/errors.ts';
 import { runSteps } from '../io/interrupt.ts';
 import { PEER_MARKERS, peerMarker, shownSolutions, type PeerStats } from './peerMarkers.ts';
+import { heldRecords, type RecordStore } from './recordSpill.ts';
 
 /** Price per million tokens of one model (at most a million: the cache's bound of 1 per token). */
 const perMillion = z
@@ -109,8 +110,9 @@ export interface DroppedReading {
   reading: string;
 }
 
-export interface DuImport {
-  records: CacheLine[];
+export interface DuImport<Records = CacheLine[]> {
+  /** Header, agents, questions, external entries, responses. */
+  records: Records;
   problems: ImportProblem[];
   /** Problems read, and imported. */
   read: number;
@@ -135,7 +137,10 @@ export function answerFields(text: string, r: Reading, drop: (reading: string) =
 }
 
 /** Read Du-layout files into cache records; problems are collected, never thrown (except a missing price). */
-export const importDu = (files: string[], o: DuImportOptions): DuImport => runSteps(importDuSteps(files, o));
+export function importDu(files: string[], o: DuImportOptions): DuImport {
+  const result = runSteps(importDuSteps(files, o));
+  return { ...result, records: [...result.records] };
+}
 
 /** How far an import got: files read whole (the one being read is not counted), and problems read. */
 export interface ImportProgress {
@@ -143,8 +148,18 @@ export interface ImportProgress {
   problems: number;
 }
 
-/** importDu as steps, one a problem (src/io/interrupt.ts: `cache import` stops between them), counting in `progress` how far it got. */
-export function* importDuSteps(files: string[], o: DuImportOptions, progress: ImportProgress = { files: 0, problems: 0 }): Generator<unknown, DuImport> {
+/**
+ * importDu as steps, one a problem (src/io/interrupt.ts: `cache import` stops between them), counting
+ * in `progress` how far it got. Each problem's external entries and responses go to `stored` as it
+ * is read (held, or spilled to files: src/cache/recordSpill.ts); the records returned read them
+ * from there, the caller closes them.
+ */
+export function* importDuSteps(
+  files: string[],
+  o: DuImportOptions,
+  progress: ImportProgress = { files: 0, problems: 0 },
+  stored: { externals: RecordStore; responses: RecordStore } = { externals: heldRecords(), responses: heldRecords() },
+): Generator<unknown, DuImport<Iterable<CacheLine>>> {
   if (!(o.trainFraction >= 0 && o.validationFraction >= 0 && o.trainFraction + o.validationFraction <= 1))
     throw new SettingsError(`train fraction ${o.trainFraction} and validation fraction ${o.validationFraction} must be >= 0 and add up to at most 1`);
   // Texts recur within a problem (the prompt every agent is given, a reply in its agent's next
@@ -162,8 +177,6 @@ export function* importDuSteps(files: string[], o: DuImportOptions, progress: Im
   let firstRevision: string | undefined;
   const problems: ImportProblem[] = [];
   const questions: QuestionRecord[] = [];
-  const externals: ExternalRecord[] = [];
-  const responses: ResponseRecord[] = [];
   const dropped: DroppedReading[] = [];
   let read = 0;
   let positions = 0;
@@ -264,6 +277,7 @@ export function* importDuSteps(files: string[], o: DuImportOptions, progress: Im
 
       // Contexts: own previous response, then every shown solution, matched by text.
       const external = new Map<string, string>();
+      const externals: ExternalRecord[] = [];
       for (const { agent, round, record, user } of recorded) {
         if (round === 1) continue;
         record.context.push(record.prev!);
@@ -315,7 +329,11 @@ export function* importDuSteps(files: string[], o: DuImportOptions, progress: Im
         promptTokens: prompts(first)[firstAssistant],
         meta: { file: basename(file), problem, ...(level !== undefined && { level }), ...(subject !== undefined && { subject }) },
       });
-      responses.push(...recorded.map((r) => r.record));
+      stored.externals.add(qid, externals);
+      stored.responses.add(
+        qid,
+        recorded.map((r) => r.record),
+      );
     };
     for (const [k, [prompt, value]] of Object.entries(json).entries()) {
       importProblem(prompt, value, k);
@@ -345,21 +363,22 @@ export function* importDuSteps(files: string[], o: DuImportOptions, progress: Im
     if (!price) throw new SettingsError(`no price for model '${model}': give --price-in/--price-out or a --prices file naming it (prices per million tokens)`);
     return { type: 'agent' as const, id: `a${i + 1}`, model, priceIn: price.in / 1e6, priceOut: price.out / 1e6 };
   });
-  const records: CacheLine[] = [
-    {
-      type: 'cache',
-      format: CACHE_FORMAT,
-      version: CACHE_VERSION,
-      name: o.name,
-      source: 'imported',
-      meta: { format: 'du', files: files.map((f) => basename(f)), encoding: o.encoding, splitSeed: o.splits ? null : o.splitSeed },
-    },
-    ...agents,
-    ...questions.filter((q) => kept.has(q.id)),
-    ...externals.filter((e) => kept.has(e.question)),
-    ...responses.filter((r) => kept.has(r.question)),
-  ];
-  return { records, problems, read, imported: kept.size, peers, dropped: dropped.filter((d) => kept.has(d.question)) };
+  const header: CacheLine = {
+    type: 'cache',
+    format: CACHE_FORMAT,
+    version: CACHE_VERSION,
+    name: o.name,
+    source: 'imported',
+    meta: { format: 'du', files: files.map((f) => basename(f)), encoding: o.encoding, splitSeed: o.splits ? null : o.splitSeed },
+  };
+  const records = function* (): Generator<CacheLine> {
+    yield header;
+    yield* agents;
+    yield* questions.filter((q) => kept.has(q.id));
+    yield* stored.externals.records(kept);
+    yield* stored.responses.records(kept);
+  };
+  return { records: records(), problems, read, imported: kept.size, peers, dropped: dropped.filter((d) => kept.has(d.question)) };
 }
 
 export const SplitFile = z.record(z.string(), z.enum(SPLITS));

@@ -3,280 +3,21 @@
 // field. The only write is the derived columnar form (columns.ts), rebuilt when a large cache is
 // loaded without a sound one.
 import { closeSync, existsSync, openSync } from 'node:fs';
-import { COLUMNS_MIN_BYTES, columnsPath, readColumns, sameSource, sourceState, writeColumns } from './columns.ts';
+import { COLUMNS_MIN_BYTES, columnsPath, readColumnsSteps, sameSource, sourceState } from './columns.ts';
+import type { Source } from './columnsLayout.ts';
+import { startColumns } from './columnsWriter.ts';
 import { join } from 'node:path';
-import { emptySymbolicCounts, normalizeAnswer, questionOptions, readAnswer, sameMath, storedAnswer } from '../answer.ts';
-import { CACHE_FILE, CacheLine, type ExternalRecord, type HeaderRecord, type ResponseRecord, type SummaryRecord } from './format.ts';
+import { normalizeAnswer } from '../answer.ts';
+import { CACHE_FILE, CacheLine, type ResponseRecord } from './format.ts';
 import { JournalLine, journalPath, journalTail } from './journal.ts';
-import { checkedLines, zodProblems, type Problem } from '../io/problems.ts';
+import { internAnswer, parseCache, parseCacheSteps, parseIntoColumnsSteps, resolveRefs } from './parse.ts';
+import { checkedLines, type Problem } from '../io/problems.ts';
 import { checkReadable, fileLines } from '../io/textFile.ts';
-import { CacheError, type Cache, type External, type JournalSummary, type Question, type Response } from './types.ts';
+import { CacheError, type Cache, type JournalSummary, type Response } from './types.ts';
 import { InputError } from '../io/errors.ts';
 import { runSteps } from '../io/interrupt.ts';
 
-/**
- * The key of a normalized answer to question `q`. Equal strings share a key; so do equivalent MATH
- * answers to the same question: a string new to a MATH question is compared (symbolically where
- * strings differ, see answer/equivalence.ts) with one answer of each key the question has so far.
- */
-export function internAnswer(cache: Cache, normalized: string | null, q: number): number {
-  if (normalized === null) return -1;
-  if (cache.questions[q].answerType !== 'math') return internString(cache, normalized);
-  let seen = cache.mathKeys.get(q);
-  if (!seen) cache.mathKeys.set(q, (seen = new Map()));
-  let k = seen.get(normalized);
-  if (k !== undefined) return k;
-  const compared = new Set<number>();
-  for (const [s, key] of seen) {
-    if (compared.has(key)) continue;
-    compared.add(key);
-    if (sameMath(s, normalized, cache.symbolic)) {
-      k = key;
-      break;
-    }
-  }
-  k ??= internString(cache, normalized);
-  seen.set(normalized, k);
-  return k;
-}
-
-function internString(cache: Cache, normalized: string): number {
-  let k = cache.answerIndex.get(normalized);
-  if (k === undefined) {
-    k = cache.answerKeys.length;
-    cache.answerKeys.push(normalized);
-    cache.answerIndex.set(normalized, k);
-  }
-  return k;
-}
-
-/**
- * Parse and check the lines of a cache file. Returns the cache, or every problem found. `parsed`
- * sees each line's JSON (with its line number) as parsed, before it is checked: `cache validate`
- * checks more of the same records without parsing the file again.
- */
-export const parseCache = (lines: Iterable<string>, file: string, parsed?: (json: unknown, line: number) => void): { cache?: Cache; problems: Problem[] } =>
-  runSteps(parseCacheSteps(lines, file, parsed));
-
-/** Lines a step of parseCacheSteps reads. */
-const LINES_A_STEP = 256;
-
-/** parseCache as steps (src/io/interrupt.ts runSteps): it yields the number of lines read every LINES_A_STEP lines, so that `cache validate` can be stopped. */
-export function* parseCacheSteps(
-  lines: Iterable<string>,
-  file: string,
-  parsed?: (json: unknown, line: number) => void,
-): Generator<number, { cache?: Cache; problems: Problem[] }> {
-  const problems: Problem[] = [];
-  const problem = (line: number, field: string, message: string) => problems.push({ file, line, field, message });
-  const cache: Cache = {
-    file,
-    header: undefined as unknown as HeaderRecord, // checked below
-    agents: [],
-    questions: [],
-    responses: [],
-    externals: [],
-    agentIndex: new Map(),
-    questionIndex: new Map(),
-    responseIndex: new Map(),
-    externalIndex: new Map(),
-    answerKeys: [],
-    answerIndex: new Map(),
-    mathKeys: new Map(),
-    symbolic: emptySymbolicCounts(),
-  };
-  const agentLine: number[] = [];
-  const questionLine: number[] = [];
-  const responseLine: number[] = [];
-  const externalLine: number[] = [];
-  const isDuplicate = (kind: string, index: Map<string, number>, firstLines: number[], rid: string, line: number) => {
-    const seen = index.get(rid);
-    if (seen !== undefined) problem(line, 'id', `duplicate ${kind} id '${rid}' (first on line ${firstLines[seen]})`);
-    return seen !== undefined;
-  };
-  // Responses are indexed as they stream in (so parsed records die young), except those whose
-  // question or agent comes later in the file: those wait for the end.
-  const deferred: { rec: ResponseRecord; line: number }[] = [];
-  /** `agent:<id>`, `question:<id>` and `record:<id>` (responses, externals) of lines refused or left out: their problem is reported once, on their line. */
-  const rejected = new Set<string>();
-  const reject = (json: unknown) => {
-    const r = json as { type?: unknown; id?: unknown } | null;
-    if (r && typeof r === 'object' && typeof r.type === 'string' && typeof r.id === 'string')
-      rejected.add(`${r.type === 'question' || r.type === 'agent' ? r.type : 'record'}:${r.id}`);
-  };
-  const pendingExternals: { rec: ExternalRecord | SummaryRecord; line: number }[] = [];
-  const addResponse = (rec: ResponseRecord, line: number, final: boolean) => {
-    if (isDuplicate('response', cache.responseIndex, responseLine, rec.id, line)) return;
-    const q = cache.questionIndex.get(rec.question);
-    const a = cache.agentIndex.get(rec.agent);
-    if (!final && (q === undefined || a === undefined)) return void deferred.push({ rec, line });
-    if (rec.round === 1 && (rec.context.length > 0 || rec.prev !== null))
-      problem(line, rec.prev !== null ? 'prev' : 'context', 'a round-1 response has no context and no previous response');
-    // A record of a question or agent whose own line was refused is left out without a problem of
-    // its own: that line's problem says it (one bad price is one problem, not one per response).
-    if (q === undefined && !rejected.has(`question:${rec.question}`)) problem(line, 'question', `unknown question '${rec.question}'`);
-    if (a === undefined && !rejected.has(`agent:${rec.agent}`)) problem(line, 'agent', `unknown agent '${rec.agent}'`);
-    if (q === undefined || a === undefined) return void rejected.add(`record:${rec.id}`);
-    const unstored = unstoredAnswer(rec.answer, cache.questions[q]);
-    if (unstored) problem(line, 'answer', unstored);
-    cache.responseIndex.set(rec.id, cache.responses.length);
-    responseLine.push(line);
-    cache.responses.push(indexResponse(cache, rec, q, a));
-  };
-
-  let line = 0;
-  let records = 0;
-  for (const text of lines) {
-    if (line > 0 && line % LINES_A_STEP === 0) yield line; // the lines read so far
-    line++;
-    const raw = text.trim();
-    if (raw === '') continue;
-    let json: unknown;
-    try {
-      json = JSON.parse(raw);
-    } catch (e) {
-      problem(line, '', `invalid JSON: ${(e as Error).message}`);
-      continue;
-    }
-    parsed?.(json, line);
-    const checked = CacheLine.safeParse(json);
-    if (!checked.success) {
-      problems.push(...zodProblems(checked.error.issues, file, line));
-      reject(json);
-      continue;
-    }
-    // The schemas are strict and add no defaults, so a valid line's parsed JSON *is* the record.
-    // Keeping it (rather than zod's copy) makes loading a large cache several times faster.
-    const rec = json as CacheLine;
-    records++;
-    if (rec.type === 'cache') {
-      if (cache.header) problem(line, 'type', 'a second cache header');
-      else if (records > 1) problem(line, 'type', 'the cache header must be the first line');
-      else cache.header = rec;
-    } else if (rec.type === 'agent') {
-      if (isDuplicate('agent', cache.agentIndex, agentLine, rec.id, line)) continue;
-      agentLine.push(line);
-      cache.agentIndex.set(rec.id, cache.agents.length);
-      cache.agents.push({ ...rec, index: cache.agents.length });
-    } else if (rec.type === 'question') {
-      if (isDuplicate('question', cache.questionIndex, questionLine, rec.id, line)) continue;
-      const gold = normalizeAnswer(rec.gold, rec.answerType);
-      if (gold === null) {
-        problem(line, 'gold', `gold answer '${rec.gold}' cannot be read as a ${rec.answerType} answer`);
-        reject(rec);
-        continue;
-      }
-      questionLine.push(line);
-      const question: Question = { ...rec, index: cache.questions.length, goldKey: -1 };
-      cache.questionIndex.set(rec.id, question.index);
-      cache.questions.push(question);
-      question.goldKey = internAnswer(cache, gold, question.index);
-    } else if (rec.type === 'external' || rec.type === 'summary') pendingExternals.push({ rec, line });
-    else addResponse(rec, line, false);
-  }
-  if (!cache.header) problem(0, 'type', 'no cache header line ({"type":"cache",...}) found');
-  for (const { rec, line } of deferred) addResponse(rec, line, true);
-  for (const [k, { rec, line }] of pendingExternals.entries()) {
-    if (k > 0 && k % LINES_A_STEP === 0) yield line; // (answers of externals are compared as answers of responses are: a step as long)
-    if (isDuplicate(rec.type, cache.externalIndex, externalLine, rec.id, line)) continue;
-    const q = cache.questionIndex.get(rec.question);
-    if (q === undefined) {
-      if (!rejected.has(`question:${rec.question}`)) problem(line, 'question', `unknown question '${rec.question}'`);
-      rejected.add(`record:${rec.id}`);
-      continue;
-    }
-    if (cache.responseIndex.has(rec.id)) problem(line, 'id', `id '${rec.id}' is also a response id`);
-    const unstored = unstoredAnswer(rec.answer, cache.questions[q]);
-    if (unstored) problem(line, 'answer', unstored);
-    externalLine.push(line);
-    cache.externalIndex.set(rec.id, cache.externals.length);
-    const e = rec as External;
-    e.index = cache.externals.length;
-    e.q = q;
-    e.ans = internAnswer(cache, normalizeAnswer(rec.answer, cache.questions[q].answerType), q);
-    cache.externals.push(e);
-    if (rec.type === 'summary') summaryProblem(cache, rec, q, (field, message) => problem(line, field, message));
-  }
-  // References are resolved after all ids are known: records may come in any order.
-  cache.responses.forEach((r, i) => {
-    const refProblem = resolveReferences(cache, r);
-    if (refProblem && !(refProblem.id !== undefined && rejected.has(`record:${refProblem.id}`))) problem(responseLine[i], refProblem.field, refProblem.message);
-  });
-
-  return problems.length ? { problems } : { cache, problems };
-}
-
-/**
- * Why a stored answer is refused, if it is: one that does not parse under its question's answer
- * type (src/answer.ts storedAnswer, the form `cache import` stores: "C", not "**C**" or "banana").
- * Loading refuses it, so every command that reads the cache refuses what `cache validate` does.
- */
-function unstoredAnswer(answer: string | null, q: Question): string | undefined {
-  if (answer === null || storedAnswer(answer, q.answerType) !== null) return undefined;
-  const parsed = readAnswer(answer, q.answerType, q.answerType === 'mcq' ? questionOptions(q.text) : [], q.text).answer;
-  return `'${answer}' does not parse as a ${q.answerType} answer; store the parsed form${parsed !== null ? ` ('${parsed}')` : ''} or null`;
-}
-
-/** A summary's `of` must name responses to its own question. */
-function summaryProblem(cache: Cache, rec: SummaryRecord, q: number, problem: (field: string, message: string) => void): void {
-  (rec.of ?? []).forEach((id, j) => {
-    const r = cache.responseIndex.get(id);
-    if (r === undefined) problem(`of.${j}`, `unknown response id '${id}'`);
-    else if (cache.responses[r].q !== q) problem(`of.${j}`, `response '${id}' answers another question (${cache.responses[r].question})`);
-  });
-}
-
-function indexResponse(cache: Cache, rec: ResponseRecord, q: number, a: number): Response {
-  const question = cache.questions[q];
-  const ans = internAnswer(cache, normalizeAnswer(rec.answer, question.answerType), q);
-  // Extend the freshly parsed record in place: copying 100k records is the bulk of load time.
-  const r = rec as Response;
-  r.index = cache.responses.length;
-  r.q = q;
-  r.a = a;
-  r.ans = ans;
-  r.correct = ans === question.goldKey;
-  r.ctx = [];
-  r.ext = [];
-  r.prevIndex = -1;
-  return r;
-}
-
-/** Fill `ctx` and `prevIndex`; return the first broken reference, if any. */
-function resolveReferences(cache: Cache, r: Response): { field: string; message: string; id?: string } | undefined {
-  for (let j = 0; j < r.context.length; j++) {
-    const c = cache.responseIndex.get(r.context[j]);
-    const field = `context.${j}`;
-    if (c === undefined) {
-      const e = cache.externalIndex.get(r.context[j]);
-      if (e === undefined) return { field, message: `unknown response, external or summary id '${r.context[j]}'`, id: r.context[j] };
-      if (cache.externals[e].q !== r.q)
-        return { field, message: `${cache.externals[e].type} '${r.context[j]}' belongs to another question (${cache.externals[e].question})` };
-      r.ext.push(e);
-      continue;
-    }
-    const other = cache.responses[c];
-    if (other.q !== r.q) return { field, message: `response '${other.id}' answers another question (${other.question})` };
-    // An earlier round than t - 1: the answer of an agent that made no call since (a skipped revision).
-    const sameRound = other.round === r.round && other.a !== r.a;
-    if (other.round >= r.round && !sameRound)
-      return {
-        field,
-        message: `response '${other.id}' is from round ${other.round}: a context holds responses of earlier rounds, or another agent's round-${r.round} response`,
-      };
-    r.ctx.push(c);
-  }
-  if (r.prev !== null) {
-    const p = cache.responseIndex.get(r.prev);
-    if (p === undefined) return { field: 'prev', message: `unknown response id '${r.prev}'`, id: r.prev };
-    const other = cache.responses[p];
-    // Its latest response: of an earlier round than t - 1 where it made no call since (a skipped revision).
-    if (other.q !== r.q || other.a !== r.a || other.round >= r.round)
-      return { field: 'prev', message: `response '${other.id}' is not this agent's response of an earlier round to this question` };
-    r.prevIndex = p;
-  }
-  return undefined;
-}
+export { internAnswer, parseCache, parseCacheSteps } from './parse.ts';
 
 /** Add one new response (from the `record` tier) to a loaded cache; throws on a broken reference. */
 export function appendResponse(cache: Cache, rec: ResponseRecord): Response {
@@ -285,9 +26,18 @@ export function appendResponse(cache: Cache, rec: ResponseRecord): Response {
   const a = cache.agentIndex.get(checked.agent);
   if (q === undefined || a === undefined || cache.responseIndex.has(checked.id))
     throw new InputError(`cannot append response '${checked.id}': unknown question/agent or duplicate id`);
-  const r = indexResponse(cache, checked, q, a);
-  const broken = resolveReferences(cache, r);
-  if (broken) throw new InputError(`cannot append response '${checked.id}': ${broken.field}: ${broken.message}`);
+  const referenced = { cache, q: (i: number) => cache.responses[i].q, a: (i: number) => cache.responses[i].a, round: (i: number) => cache.responses[i].round };
+  const got = resolveRefs(referenced, { context: checked.context, prev: checked.prev, q, a, round: checked.round }, true)!;
+  if ('problem' in got) throw new InputError(`cannot append response '${checked.id}': ${got.problem.field}: ${got.problem.message}`);
+  const r = checked as Response;
+  r.index = cache.responses.length;
+  r.q = q;
+  r.a = a;
+  r.ans = internAnswer(cache, normalizeAnswer(r.answer, cache.questions[q].answerType), q);
+  r.correct = r.ans === cache.questions[q].goldKey;
+  r.ctx = got.refs.filter((ref) => ref >= 0);
+  r.ext = got.refs.filter((ref) => ref < 0).map((ref) => -ref - 1);
+  r.prevIndex = got.prevIndex;
   cache.responseIndex.set(r.id, r.index);
   cache.responses.push(r);
   return r;
@@ -315,26 +65,58 @@ export function* loadCacheSteps(dir: string, warn: (message: string) => void = c
 
 /**
  * The cache from its columns file (columns.ts) when that is fresh and sound; else parsed from
- * cache.jsonl, and the columns (re)built from it when the file is large enough to gain from them.
+ * cache.jsonl: a large one into new columns as it is parsed (its texts are never all held), then
+ * served from them; a small one (where parsing is as quick as reading columns) held whole.
  */
 function* columnsOrParse(dir: string, file: string, warn: (message: string) => void): Generator<unknown, Cache> {
   const source = sourceState(file);
-  const columns = readColumns(dir, source, file);
+  const columns = yield* readColumnsSteps(dir, source, file);
   if (columns && 'cache' in columns) return columns.cache;
   yield;
+  const why = columns && ('stale' in columns.refused ? columns.refused.stale : `damaged: ${columns.refused.damaged}`);
+  if (columns || source.size >= COLUMNS_MIN_BYTES) {
+    let built: Cache | string;
+    try {
+      built = yield* parsedIntoColumns(dir, file, source);
+    } catch (e) {
+      if (e instanceof CacheError) throw e;
+      built = `${why ?? 'missing'}, and could not be written (${(e as Error).message})`;
+    }
+    if (typeof built !== 'string') {
+      if (why) warn(`${columnsPath(dir)}: ${why}; rebuilt from ${file}`);
+      return built;
+    }
+    warn(`${columnsPath(dir)}: ${built}; ${file} was read instead`);
+  }
   const { cache, problems } = yield* parseCacheSteps(fileLines(file), file);
   if (!cache) throw new CacheError(problems);
-  const readWhole = sameSource(sourceState(file), source);
-  if (readWhole && (columns || source.size >= COLUMNS_MIN_BYTES)) {
-    const why = columns && ('stale' in columns.refused ? columns.refused.stale : `damaged: ${columns.refused.damaged}`);
-    try {
-      writeColumns(dir, cache, source);
-      if (why) warn(`${columnsPath(dir)}: ${why}; rebuilt from ${file}`);
-    } catch (e) {
-      warn(`${columnsPath(dir)}: ${why ?? 'missing'}, and could not be written (${(e as Error).message}); ${file} was read instead`);
-    }
-  }
   return cache;
+}
+
+/** Bytes of cache.jsonl read at once by a parse into columns: its text is held while its lines are parsed. */
+const LINES_CHUNK = 1 << 20;
+
+/**
+ * Parse `file` (whose state was `source` before; its problems named as `name`'s) into new columns
+ * of `dir` and serve the cache from them (unless not `served`); throws a CacheError for its problems, or why the columns could not be written or read back
+ * (`file` changed while it was read).
+ */
+export function parsedIntoColumns(dir: string, file: string, source: Source, name?: string): Generator<unknown, Cache>;
+export function parsedIntoColumns(dir: string, file: string, source: Source, name: string, served: boolean): Generator<unknown, Cache | undefined>;
+export function* parsedIntoColumns(dir: string, file: string, source: Source, name = file, served = true): Generator<unknown, Cache | undefined> {
+  const build = startColumns(columnsPath(dir));
+  try {
+    const { cache, problems } = yield* parseIntoColumnsSteps(fileLines(file, LINES_CHUNK), name, build);
+    if (!cache) throw new CacheError(problems);
+    if (!sameSource(sourceState(file), source)) throw new Error(`${file} changed while it was read`);
+    yield* build.finish(cache, source);
+  } finally {
+    build.close();
+  }
+  if (!served) return undefined;
+  const read = yield* readColumnsSteps(dir, source, name);
+  if (!read || !('cache' in read)) throw new Error(`${columnsPath(dir)} not read back: ${read ? JSON.stringify(read.refused) : 'missing'}`);
+  return read.cache;
 }
 
 /**

@@ -23,7 +23,7 @@ import { checkEmbeddings } from './embeddings.ts';
 import { journalPath } from './journal.ts';
 import { formatProblem, type Problem } from '../io/problems.ts';
 import type { Cache, Response } from './types.ts';
-import { readColumns, sourceState } from './columns.ts';
+import { readColumnsSteps, sourceState } from './columns.ts';
 import { applyJournal, cacheFilePath, parseCacheSteps } from './load.ts';
 import { countLines, fileLines } from '../io/textFile.ts';
 import { runSteps } from '../io/interrupt.ts';
@@ -100,7 +100,7 @@ export function* validateSteps(dir: string, progress: ValidateProgress = { lines
   const file = cacheFilePath(dir);
   if (!existsSync(file)) return { issues: [{ file, line: 0, field: '', message: 'file not found', severity: 'error' }] };
   progress.lines = countLines(file);
-  const columns = readColumns(dir, sourceState(file), file);
+  const columns = yield* readColumnsSteps(dir, sourceState(file), file);
   let loaded: { cache?: Cache; problems: Problem[] };
   if (columns && 'cache' in columns) loaded = { cache: columns.cache, problems: [] };
   else {

@@ -3,11 +3,11 @@
 // interrupted write, a power loss or a failed check never leaves a half-written or invalid file.
 import { existsSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { COLUMNS_MIN_BYTES, columnsPath, sourceState, writeColumns } from './columns.ts';
+import { COLUMNS_MIN_BYTES, columnsPath, sourceState } from './columns.ts';
 import { AgentRecord, FIT_FILE, ExternalRecord, QuestionRecord, ResponseRecord, SummaryRecord, type CacheLine } from './format.ts';
 import { journalPath } from './journal.ts';
 import { CacheError, type Cache } from './types.ts';
-import { cacheFilePath, loadCacheSteps, parseCacheSteps } from './load.ts';
+import { cacheFilePath, loadCacheSteps, parsedIntoColumns, parseCacheSteps } from './load.ts';
 import { removeOnExit, writeFileAtomic, writeFileAtomicYielding } from '../io/atomic.ts';
 import { fileLines } from '../io/textFile.ts';
 import { withLock } from '../io/lock.ts';
@@ -60,7 +60,7 @@ export function* serializeRecords(records: Iterable<CacheLine>): Generator<strin
 export function writeCacheRecords(dir: string, records: Iterable<CacheLine>, beforeRename?: (cache: Cache) => void): Cache {
   let written: Cache | undefined;
   writeFileAtomic(cacheFilePath(dir), chunked(serializeRecords(records)), (tmp) => {
-    written = checkCache(dir, tmp);
+    written = runSteps(checkCacheSteps(dir, tmp));
     beforeRename?.(written);
   });
   return written!;
@@ -69,44 +69,40 @@ export function writeCacheRecords(dir: string, records: Iterable<CacheLine>, bef
 /**
  * `writeCacheRecords` letting signals in between chunks (about 1 MB) and steps of its check, so that
  * a stop (SIGINT) takes effect within a long write, before the rename. `beforeRename`: steps run on
- * the checked cache before the rename (an import's report), stoppable alike.
+ * the checked cache before the rename (an import's report), stoppable alike. Without it, the cache
+ * is checked and its columns written, but no cache is served from them (`cache gen` needs none).
  */
 export async function writeCacheRecordsYielding(
   dir: string,
   records: Iterable<CacheLine>,
   beforeRename?: (cache: Cache) => Generator<unknown, void>,
-): Promise<Cache> {
-  let written: Cache | undefined;
+): Promise<void> {
   // The columns its check writes for a new cache go with the process if it stops before the rename (no cache, no columns).
   const forget = existsSync(columnsPath(dir)) ? () => true : removeOnExit(columnsPath(dir));
   try {
     await writeFileAtomicYielding(cacheFilePath(dir), chunked(serializeRecords(records)), function* (tmp) {
-      written = yield* checkCacheSteps(dir, tmp);
-      if (beforeRename) yield* beforeRename(written);
+      const written = yield* checkCacheSteps(dir, tmp, beforeRename !== undefined);
+      if (beforeRename) yield* beforeRename(written!);
     });
   } finally {
     forget();
   }
-  return written!;
-}
-
-/** The check of a cache written to `tmp` for the folder `dir`: every line parses; the cache it holds. */
-const checkCache = (dir: string, tmp: string): Cache => runSteps(checkCacheSteps(dir, tmp));
-
-function* checkCacheSteps(dir: string, tmp: string): Generator<unknown, Cache> {
-  const { cache, problems } = yield* parseCacheSteps(fileLines(tmp), cacheFilePath(dir));
-  if (!cache) throw new CacheError(problems);
-  columnsOf(dir, cache, tmp);
-  return cache;
 }
 
 /**
- * The columns of a large cache, from the parse that checked it (so its first load need not parse
- * it again): built for `tmp`, whose stat its rename into place keeps. Should the rename not
- * happen, they do not match the cache.jsonl there and are rebuilt when it is loaded.
+ * The check of a cache written to `tmp` for the folder `dir`: every line parses; the cache it holds
+ * (unless not `served`). A large cache is parsed into its columns (so its first load need not parse
+ * it again, and its texts are never all held), built for `tmp`, whose stat its rename into place
+ * keeps (should the rename not happen, they do not match the cache.jsonl there and are rebuilt when
+ * it is loaded), and served from them; a small one is held as parsed.
  */
-function columnsOf(dir: string, cache: Cache, tmp: string): void {
-  if (statSync(tmp).size >= COLUMNS_MIN_BYTES) writeColumns(dir, cache, sourceState(tmp));
+function checkCacheSteps(dir: string, tmp: string): Generator<unknown, Cache>;
+function checkCacheSteps(dir: string, tmp: string, served: boolean): Generator<unknown, Cache | undefined>;
+function* checkCacheSteps(dir: string, tmp: string, served = true): Generator<unknown, Cache | undefined> {
+  if (statSync(tmp).size >= COLUMNS_MIN_BYTES) return yield* parsedIntoColumns(dir, tmp, sourceState(tmp), cacheFilePath(dir), served);
+  const { cache, problems } = yield* parseCacheSteps(fileLines(tmp), cacheFilePath(dir));
+  if (!cache) throw new CacheError(problems);
+  return cache;
 }
 
 /** Files that belong to the cache in `dir` and go when it is replaced (--force): its record journal, import report and fitted simulator. */

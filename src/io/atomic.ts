@@ -99,6 +99,38 @@ export async function writeFileAtomicYielding(
 const tempOf = (path: string) => `${path}.${process.pid}.tmp`;
 
 /**
+ * `writeFileAtomic` as steps (src/io/interrupt.ts): it yields after each chunk, so that a caller's
+ * stop points fall between chunks of a long write (a columns file built within a cache's check).
+ * Stopped (the generator left unfinished, the process exiting), the temporary file goes at exit.
+ */
+export function* writeFileAtomicSteps(path: string, chunks: Iterable<string | Uint8Array>): Generator<unknown, void> {
+  const tmp = tempOf(path);
+  const forget = removeOnExit(tmp);
+  let renamed = false;
+  try {
+    const fd = openTemp(tmp);
+    try {
+      for (const chunk of chunks) {
+        writeAll(fd, bytesOf(chunk));
+        yield;
+      }
+      fsyncSync(fd);
+    } finally {
+      closeSync(fd);
+    }
+    renameSync(tmp, path);
+    renamed = true;
+  } catch (e) {
+    throw writeFailed(path, e, keptFile(path));
+  } finally {
+    // Also when the steps are left unfinished (a failed check of the caller's ends them): no temporary file stays.
+    if (!renamed) rmSync(tmp, { force: true });
+    forget();
+  }
+  syncFolder(dirname(path));
+}
+
+/**
  * Write `chunks` to a temporary file beside `path` (`<path>.<pid>.tmp`), fsync it, run `check` on
  * it (which throws to refuse it), then rename it into place and fsync the folder.
  */
