@@ -5,7 +5,7 @@
 import type { Split } from '../src/cache/format.ts';
 import { ensureEmbeddings } from '../src/cache/embeddings.ts';
 import type { Cache, Question } from '../src/cache/types.ts';
-import { loadCache } from '../src/cache/load.ts';
+import { loadCacheSteps } from '../src/cache/load.ts';
 import { fitResponseModelOfSteps, splitQuestions, teamIds, type Environment } from '../src/env/environment.ts';
 import { exactKey } from '../src/env/lookupIndex.ts';
 import { RecordingStopped, type Recording } from '../src/env/record.ts';
@@ -62,7 +62,7 @@ export async function recordJob(
   o: RecordOptions,
 ): Promise<{ text: string; recording: Recording; before: MethodResult; during?: MethodResult; after: MethodResult }> {
   ensureDefaultCache(o.cache);
-  const cache = loadCache(o.cache);
+  const cache = await stoppableSteps(loadCacheSteps(o.cache));
   const method = await methodOf(o, cache);
   // The before/after replays measure tier shares: rounds the cache has not recorded yet are the
   // tier-3 model's, and the table shows that share.

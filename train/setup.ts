@@ -1,14 +1,15 @@
 // A training run's setup, before its first step: the cache (kept loaded in a warm process), the
 // training and evaluation environments, the embeddings, the policy's shape, and its first weights.
-import { keptCache, keptEmbeddings } from '../src/cache/kept.ts';
+import { keptCacheSteps, keptEmbeddings } from '../src/cache/kept.ts';
 import type { Embeddings } from '../src/cache/embeddings.ts';
-import { loadCache } from '../src/cache/load.ts';
+import { loadCacheSteps } from '../src/cache/load.ts';
 import type { Cache } from '../src/cache/types.ts';
 import { makeEncoder } from '../src/encoders/index.ts';
-import { teamIds, type Environment } from '../src/env/environment.ts';
+import { fitResponseModelOfSteps, teamIds, type Environment } from '../src/env/environment.ts';
+import { stoppableSteps } from '../src/io/interrupt.ts';
 import { behaviorInit } from '../src/policy/behavior.ts';
 import { initWeights, type PolicyShape, type Weights } from '../src/policy/model.ts';
-import { openEnvironment } from '../src/recording.ts';
+import { openEnvironmentSteps } from '../src/recording.ts';
 import { ensureDefaultCache } from '../src/sim/generate.ts';
 import { architectureOf, debateSettingsOf, type TrainConfig } from './config.ts';
 import { checkTrainingData } from './smallData.ts';
@@ -29,11 +30,14 @@ export async function setup(config: TrainConfig, part: (p: SetupPart) => void = 
   ensureDefaultCache(config.cache);
   part('load');
   // A cache is kept loaded between runs of a process (a warm grid worker), except one the run records into.
-  const cache = config.miss === 'record' ? loadCache(config.cache) : keptCache(config.cache);
+  // The load, the environments' indexes and the response model's fit are steps: Ctrl-C stops setup between them.
+  const cache = await stoppableSteps(config.miss === 'record' ? loadCacheSteps(config.cache) : keptCacheSteps(config.cache));
   part('environments');
   // With miss = record both environments ask one endpoint and share its journal and spending.
-  const trainEnv = openEnvironment(cache, debateSettingsOf(config, 'train'), { endpoints: config.endpoints });
-  const evalEnv = openEnvironment(cache, debateSettingsOf(config, 'eval'), { shared: trainEnv.recording });
+  const trainEnv = await stoppableSteps(openEnvironmentSteps(cache, debateSettingsOf(config, 'train'), { endpoints: config.endpoints }));
+  const evalEnv = await stoppableSteps(openEnvironmentSteps(cache, debateSettingsOf(config, 'eval'), { shared: trainEnv.recording }));
+  // Fitted now rather than at the first miss, which falls inside a training step with no stop point.
+  if (trainEnv.settings.miss === 'model') await stoppableSteps(fitResponseModelOfSteps(trainEnv));
   part('other');
   for (const warning of checkTrainingData(trainEnv, evalEnv, config.batchSize)) console.error(`warning: ${warning}`);
   part('embeddings');

@@ -8,7 +8,8 @@ import type { Encoder } from '../encoders/index.ts';
 import { embeddingsPath, ensureEmbeddings, type Embeddings } from './embeddings.ts';
 import { fileState } from './hash.ts';
 import { journalPath } from './journal.ts';
-import { cacheFilePath, loadCache } from './load.ts';
+import { runSteps } from '../io/interrupt.ts';
+import { cacheFilePath, loadCacheSteps } from './load.ts';
 import type { Cache } from './types.ts';
 
 /** Caches kept at most: a grid over many caches keeps the last ones it used, not all. */
@@ -24,14 +25,17 @@ interface Kept {
 const kept = new Map<string, Kept>();
 
 /** The cache in `dir`, as loadCache gives it: kept from an earlier call while its files are unchanged (its warnings said again). */
-export function keptCache(dir: string, warn: (message: string) => void = console.error): Cache {
+export const keptCache = (dir: string, warn: (message: string) => void = console.error): Cache => runSteps(keptCacheSteps(dir, warn));
+
+/** keptCache as steps (src/io/interrupt.ts): a load it makes stops between its steps. */
+export function* keptCacheSteps(dir: string, warn: (message: string) => void = console.error): Generator<unknown, Cache> {
   const state = `${fileState(cacheFilePath(dir))}|${fileState(journalPath(dir))}`;
   let k = kept.get(dir);
   kept.delete(dir); // set again below: the most recently used comes last
   if (k?.state === state) for (const w of k.warnings) warn(w);
   else {
     const warnings: string[] = [];
-    const cache = loadCache(dir, (w) => {
+    const cache = yield* loadCacheSteps(dir, (w) => {
       warnings.push(w);
       warn(w);
     });

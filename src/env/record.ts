@@ -24,6 +24,7 @@ import { exactHits, indexResponse } from './lookupIndex.ts';
 import { shownInLogOrder, type RecordedTurn } from './protocol.ts';
 import { recordedResponseId, requestKey, type RequestIds } from './requestKey.ts';
 import { RefusedError, SettingsError, UserError } from '../io/errors.ts';
+import { stopPoint } from '../io/interrupt.ts';
 
 export interface RecordLimits {
   /** Stop before a call that would exceed this many calls. */
@@ -213,6 +214,9 @@ async function recordMissing(env: Environment, rec: Recording, requests: RecordR
             { cause: e },
           );
       }
+      // A stand-in endpoint answers at once, so this loop may never reach the event loop: a stop
+      // point after each reply (journaled whole) lets Ctrl-C in before the next call.
+      await stopPoint('record replies');
     }
   };
   await Promise.all(Array.from({ length: Math.min(rec.concurrency, todo.length) }, worker));

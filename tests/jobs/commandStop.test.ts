@@ -1,11 +1,11 @@
 // Ctrl-C inside the long parts of `cache stats`, `cache audit`, `cache to-parquet`,
-// `cache from-parquet`, `cache fit`, `eval`, `baselines` and `record`: each part has stop points that name it
+// `cache from-parquet`, `cache fit`, `eval`, `baselines`, `record` and `train`'s setup: each part has stop points that name it
 // (src/io/interrupt.ts stopPoint's `at`, a step's yielded name), and the command, sent a real SIGINT
 // at the first stop point of that part (the preloaded fixture sigintAtFirstTurn.mjs, SIGINT_AT),
 // stops there: exit 130, the "interrupted" line, what it says it saved, and its output folder or
 // file as it was. Without the part's stop points the signal would come only after it, or the
 // command would finish first.
-import { cpSync, existsSync, mkdtempSync, readdirSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, expect, it } from 'vitest';
@@ -101,6 +101,31 @@ for (const at of ['environment index', 'response model fit'])
     const said = `record stopped before it asked the endpoint anything; nothing was written: the cache in ${dir} is as it was`;
     await stopsAt(['record', '--cache', dir, '--method', 'random'], at, said, dir);
     expect(readdirSync(dir)).not.toContain('journal.jsonl');
+  }, 120_000);
+
+it('record stopped between its calls keeps what it journaled and leaves cache.jsonl as it was', async () => {
+  const dir = cacheCopy('record-replies');
+  const cacheFile = listing(dir).find((f) => f.startsWith('cache.jsonl '));
+  const r = await stopped(['record', '--cache', dir, '--method', 'random'], { at: 'record replies' });
+  expect(r.err).toMatch(/interrupted \(SIGINT\): stopping/);
+  expect(r.err).toContain(`journaled in ${join(dir, 'journal.jsonl')}: a rerun asks none of them again`);
+  expect(r.code).toBe(130);
+  expect(listing(dir).find((f) => f.startsWith('cache.jsonl '))).toBe(cacheFile);
+  // Stopped after its first reply: that reply is in the journal, whole.
+  const journaled = readFileSync(join(dir, 'journal.jsonl'), 'utf8')
+    .trimEnd()
+    .split('\n')
+    .map((l) => JSON.parse(l));
+  expect(journaled.filter((l) => l.type === 'response').length).toBeGreaterThan(0);
+}, 120_000);
+
+for (const at of ['environment index', 'response model fit'])
+  it(`train stopped in its setup's ${at} makes no run folder and says how to continue`, async () => {
+    const dir = cacheCopy(`train-${at.replace(/\W/g, '-')}`);
+    const out = join(root, `train-${at.replace(/\W/g, '-')}-run`);
+    const said = `${out}: no checkpoint yet (stopped before the first): the run starts anew`;
+    await stopsAt(['train', '--cache', dir, '--out', out, '--epochs', '1'], at, said, dir);
+    expect(existsSync(out)).toBe(false);
   }, 120_000);
 
 it('cache fit stopped in its fit writes no fit', async () => {
