@@ -47,7 +47,7 @@ it('--round1-sample and --tie-break reach the settings and change what a replay 
   const singles = (out: string) => ['Single atlas', 'Single sage', 'Single brisk'].map((m) => accuracy(out, m));
   expect(singles(first).every(Number.isFinite)).toBe(true);
   expect(singles(drawn)).not.toEqual(singles(first));
-}, 120_000);
+}, 600_000);
 
 it('cache gen --adversary adds the adversary; record --budget-usd stops at its budget', () => {
   const gen = join(dir, 'gen');
