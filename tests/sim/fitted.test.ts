@@ -132,7 +132,7 @@ describe('a simulator fitted to a recorded cache', () => {
     } finally {
       await killHolder(holder);
     }
-  }, 60_000);
+  }, 600_000);
 });
 
 describe('active recording on imported DyLAN MATH records, the fitted simulator answering', () => {
