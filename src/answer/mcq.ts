@@ -126,11 +126,28 @@ function optionTexts(options: McqOption[]): OptionText[] {
   return texts;
 }
 
+// The responses to one question repeat their sentences ("The answer is (D).", a template's steps), and
+// every closing sentence is looked up: what each phrase names is kept for the latest options list
+// read (readers of a cache go question by question), up to PHRASES phrases, and dropped when
+// another list (or this one, changed) is read.
+const PHRASES = 4096;
+let recent: { texts: OptionText[]; named: Map<string, string | null> } | undefined;
+
 /** The option whose text a phrase states (see the header), or null. */
 export function optionByText(phrase: string, options: McqOption[]): string | null {
+  const texts = optionTexts(options);
+  if (recent?.texts !== texts) recent = { texts, named: new Map() };
+  const known = recent.named.get(phrase);
+  if (known !== undefined) return known;
+  const letter = namedByText(phrase, options, texts);
+  if (recent.named.size >= PHRASES) recent.named.clear();
+  recent.named.set(phrase, letter);
+  return letter;
+}
+
+function namedByText(phrase: string, options: McqOption[], texts: OptionText[]): string | null {
   const p = simplify(phrase);
   if (!p) return null;
-  const texts = optionTexts(options);
   const exact = texts.filter((o) => o.t === p);
   if (exact.length) return exact.length === 1 ? exact[0].letter : null;
   const inside = texts.filter((o) => o.inside.test(p));
@@ -169,22 +186,100 @@ export function normalizeMcq(raw: string): string | null {
   return m ? m[1].toUpperCase() : null;
 }
 
+// The patterns of readMcq depend only on the option letters: built once per set of letters, not per reply.
+const OWNER = String.raw`(?<!\b(?:their|his|her|your|its|other|others'|agents?'?s?|agent\s*\d+'?s?|solution\s*\d+'?s?)\s+(?:\w+\s+)?)`;
+const VERB = String.raw`(?:\s+(?:is|was|would be|will be|should be|must be|remains|stays|becomes|here is|to this question is|to the question is))`;
+const FILL = String.raw`(?:\s+(?:still|now|therefore|thus|then|clearly|definitely|indeed|again|also|the same|unchanged|probably|likely|most likely|that))*`;
+const LABEL = String.raw`\s*(?:\*\*)?\s*(?:[:=\-–—]\s*)?(?:\*\*)?\s*(?:the\s+)?`;
+/**
+ * 2. An answer statement, not about another agent's answer: what precedes the option it names. The
+ * leading lookahead only lets the engine skip the places where no such word starts before it tries
+ * the owner lookbehind (the same matches, 3x quicker).
+ */
+const STATEMENT = new RegExp(String.raw`(?=answer|option|choice|pick)${OWNER}\b(?:answer|option|choice|pick)${VERB}?${FILL}${LABEL}`, 'gi');
+const WILL = String.raw`'d|'ll|'m going to| would| will| am going to`;
+const CHOOSING = String.raw`choose|select|pick|go with|stick with|stay with|maintain|keep|vote for|opt for|agree with`;
+/** 3. A first-person choice: what precedes the option it names. */
+const CHOOSE = new RegExp(
+  String.raw`\bI(?:${WILL})?(?:\s+(?:still|now|also|therefore|thus|then))?\s+(?:${CHOOSING})\s+(?:the\s+)?(?:answer\s+|option\s+|choice\s+)?`,
+  'gi',
+);
+
+interface LetterPatterns {
+  /** A letter token at a position (sticky): bracketed (any case), bold, or a bare capital followed by a boundary. */
+  token: RegExp;
+  lineStarts: RegExp;
+  opening: RegExp;
+  verdict: RegExp;
+  bold: RegExp;
+  only: RegExp;
+  labelled: RegExp;
+  closing: RegExp;
+}
+const letterPatterns = new Map<string, LetterPatterns>();
+function patternsOf(letters: string): LetterPatterns {
+  const known = letterPatterns.get(letters);
+  if (known) return known;
+  const L = `[${letters}]`;
+  const l = `[${letters}${letters.toLowerCase()}]`;
+  // The bare A and I also need what follows to be punctuation, a line end, or a connective (bareOk).
+  const after = `(?=[^A-Za-z0-9'’]|$)`;
+  const lower = letters.toLowerCase().replace(/[ai]/g, '');
+  const LETTER = String.raw`(?:\((${l})\)|\[(${l})\]|(${L})${after}|([${lower}])(?=[.!;]?\s*$))`;
+  const TOKEN = String.raw`(?:\*\*\s*)?(?:(?:option|choice|letter)\s+)?(?:\*\*)?${LETTER}(?:\*\*)?`;
+  const NAMED = String.raw`\b(?:[Oo]ption|[Cc]hoice|[Aa]nswer)\s+(?:\*\*)?\(?(${L})\)?(?:\*\*)?|\((${l})\)|\*\*\(?(${L})\)?\*\*|^(${L})`;
+  const made: LetterPatterns = {
+    token: new RegExp(TOKEN, 'y'),
+    lineStarts: new RegExp(String.raw`^[ \t]*(?:[-*][ \t]+)?(?:\*\*)?(?:\((${L})\)|(${L})[.):])`, 'gm'),
+    opening: new RegExp(
+      String.raw`^\s*(?:\*\*)?(?:(?:[Oo]ption|[Cc]hoice|[Aa]nswer)\s+)?(?:\((${l})\)|\[(${l})\]|(${L})(?:[).:]|\*\*|(?=\s*$)))(?:\*\*)?:?(?=\s|$)`,
+    ),
+    // The option's text may follow its letter: "(B) Helicase is correct".
+    verdict: new RegExp(
+      String.raw`(?:${NAMED})(?:\s+[A-Za-z][\w'-]*){0,3}?\s+is\s+(?:the\s+)?(?:most\s+|only\s+)?(?:correct|right|best|accurate|appropriate)\b`,
+      'gm',
+    ),
+    bold: new RegExp(String.raw`\*\*\s*(?:\((${l})\)|(${L}))(?:[.:)]\s*[^*\n]{0,120}?)?\s*\*\*`, 'g'),
+    only: new RegExp(`^(?:\\((${l})\\)|\\[(${l})\\]|(${L}))[.:)]?$`),
+    labelled: new RegExp(`^(?:\\((${l})\\)|(${L})[.:)])\\s+(.+)$`),
+    closing: new RegExp(String.raw`(?<!\b(?:not|than|unlike|of|or|nor|over)\s+(?:\w+\s+)?)(?:\((${l})\)|\[(${l})\])[\s.!*]*$`, 'y'),
+  };
+  letterPatterns.set(letters, made);
+  return made;
+}
+
+const CLOSING_TAIL = /[\s.!*]/;
+/**
+ * Rule 7's "(C)" or "[C]" followed only by spaces and ".!*" to the end: it can stand only where the
+ * text's last other character closes it, so the pattern (sticky) is tried there alone, not at every
+ * place of the text (its lookbehind made that the costliest part of a reading).
+ */
+function closingOption(text: string, closing: RegExp): RegExpExecArray | null {
+  let end = text.length;
+  while (end > 0 && CLOSING_TAIL.test(text[end - 1])) end--;
+  if (end < 3) return null;
+  closing.lastIndex = end - 3;
+  return closing.exec(text);
+}
+
+const SENTENCE_BREAK = /(?<=[.!?])\s+|\n/g;
+/** What follows the last match of `breaks` (global): `text.split(breaks).pop()` without the pieces before it. */
+function lastPiece(text: string, breaks: RegExp): string {
+  let end = 0;
+  breaks.lastIndex = 0;
+  for (let m: RegExpExecArray | null; (m = breaks.exec(text)); ) end = m.index + m[0].length;
+  return text.slice(end);
+}
+
 /** The option a response states (see the header), as its letter; two letters when it names two that disagree. */
 export function readMcq(text: string, options: McqOption[] = []): Reading {
   const letters = options.length ? options.map((o) => o.letter).join('') : LETTERS;
-  const L = `[${letters}]`;
-  const l = `[${letters}${letters.toLowerCase()}]`;
+  const P = patternsOf(letters);
   const found: Stated[] = [];
   const hedges: Hedge[] = [];
   const add = (at: number, letter: string | null | undefined, rule: Stated['rule']) => {
     if (letter && letters.includes(letter.toUpperCase())) found.push({ at, letter: letter.toUpperCase(), rule });
   };
-  // A letter token: bracketed (any case), bold, or a bare capital followed by a boundary.
-  // The bare A and I also need what follows to be punctuation, a line end, or a connective.
-  const after = `(?=[^A-Za-z0-9'’]|$)`;
-  const lower = letters.toLowerCase().replace(/[ai]/g, '');
-  const LETTER = String.raw`(?:\((${l})\)|\[(${l})\]|(${L})${after}|([${lower}])(?=[.!;]?\s*$))`;
-  const TOKEN = String.raw`(?:\*\*\s*)?(?:(?:option|choice|letter)\s+)?(?:\*\*)?${LETTER}(?:\*\*)?`;
   const bareOk = (token: RegExpMatchArray, end: number) => {
     const bare = token[3];
     if (!bare || !'AI'.includes(bare)) return true;
@@ -192,7 +287,8 @@ export function readMcq(text: string, options: McqOption[] = []): Reading {
     return /^(?:\s*(?:[.,;:!?)\]\n/]|$)|\s+(?:because|since|as|which|or|and|—|-|\())/.test(rest) || optionByText(rest.split(/[.\n]/)[0], options) === bare;
   };
   const tokenAt = (start: number) => {
-    const token = text.slice(start).match(new RegExp(`^${TOKEN}`));
+    P.token.lastIndex = start;
+    const token = P.token.exec(text);
     return token && bareOk(token, start + token[0].length) ? { letter: token[1] ?? token[2] ?? token[3] ?? token[4], end: start + token[0].length } : null;
   };
   // "(A) or (C)", "B/C", "**A** and **C**", "(B) (C)": a second option joined to the first names two.
@@ -205,15 +301,13 @@ export function readMcq(text: string, options: McqOption[] = []): Reading {
 
   // Options listed one a line ("A) Sydney", "(B) Melbourne", "**C) Canberra** - ..."): a list names
   // every option and chooses none, so its lines are no statement of rules 0, 5 and 6.
-  const lineStarts = [...text.matchAll(new RegExp(String.raw`^[ \t]*(?:[-*][ \t]+)?(?:\*\*)?(?:\((${L})\)|(${L})[.):])`, 'gm'))];
+  const lineStarts = [...text.matchAll(P.lineStarts)];
   const listLines = new Set(lineStarts.map((m) => m.index));
   const isList = new Set(lineStarts.map((m) => m[1] ?? m[2])).size >= 2;
   const inList = (at: number) => isList && listLines.has(text.lastIndexOf('\n', at - 1) + 1);
 
   // 0. The first token is the chosen option ("C) Canberra. It was ...", "(C) The ...", "**C** — ..."), unless it opens a list or a verdict against it.
-  const opening = text.match(
-    new RegExp(String.raw`^\s*(?:\*\*)?(?:(?:[Oo]ption|[Cc]hoice|[Aa]nswer)\s+)?(?:\((${l})\)|\[(${l})\]|(${L})(?:[).:]|\*\*|(?=\s*$)))(?:\*\*)?:?(?=\s|$)`),
-  );
+  const opening = text.match(P.opening);
   if (opening && !isList && !/^\s*(?:is|are)\s+(?:not|incorrect|wrong|false)\b/i.test(text.slice(opening[0].length)))
     add(opening[0].length - opening[0].trimStart().length, opening[1] ?? opening[2] ?? opening[3], 'opening');
 
@@ -221,12 +315,7 @@ export function readMcq(text: string, options: McqOption[] = []): Reading {
   for (const { at, content } of boxedContents(text)) add(at, letterOf(content, options), 'boxed');
 
   // 2. Answer statements, not about another agent's answer.
-  const OWNER = String.raw`(?<!\b(?:their|his|her|your|its|other|others'|agents?'?s?|agent\s*\d+'?s?|solution\s*\d+'?s?)\s+(?:\w+\s+)?)`;
-  const VERB = String.raw`(?:\s+(?:is|was|would be|will be|should be|must be|remains|stays|becomes|here is|to this question is|to the question is))`;
-  const FILL = String.raw`(?:\s+(?:still|now|therefore|thus|then|clearly|definitely|indeed|again|also|the same|unchanged|probably|likely|most likely|that))*`;
-  const LABEL = String.raw`\s*(?:\*\*)?\s*(?:[:=\-–—]\s*)?(?:\*\*)?\s*(?:the\s+)?`;
-  const statement = new RegExp(String.raw`${OWNER}\b(?:answer|option|choice|pick)${VERB}?${FILL}${LABEL}`, 'gi');
-  for (const m of text.matchAll(statement)) {
+  for (const m of text.matchAll(STATEMENT)) {
     if (!/(?:\bis|\bwas|\bbe|\bremains|\bstays|\bbecomes|[:=\-–—])\s*(?:the\s+)?$/i.test(m[0].replace(/\*\*/g, '').trimEnd())) continue;
     if (REPORTED.test(text.slice(Math.max(0, m.index - 80), m.index))) continue;
     const start = m.index + m[0].length;
@@ -238,33 +327,20 @@ export function readMcq(text: string, options: McqOption[] = []): Reading {
   }
 
   // 3. First-person choices.
-  const WILL = String.raw`'d|'ll|'m going to| would| will| am going to`;
-  const CHOOSING = String.raw`choose|select|pick|go with|stick with|stay with|maintain|keep|vote for|opt for|agree with`;
-  const choose = new RegExp(
-    String.raw`\bI(?:${WILL})?(?:\s+(?:still|now|also|therefore|thus|then))?\s+(?:${CHOOSING})\s+(?:the\s+)?(?:answer\s+|option\s+|choice\s+)?`,
-    'gi',
-  );
-  for (const m of text.matchAll(choose)) add(m.index + m[0].length, tokenAt(m.index + m[0].length)?.letter, 'statement');
+  for (const m of text.matchAll(CHOOSE)) add(m.index + m[0].length, tokenAt(m.index + m[0].length)?.letter, 'statement');
 
   // 4. Verdicts naming an option.
-  const NAMED = String.raw`\b(?:[Oo]ption|[Cc]hoice|[Aa]nswer)\s+(?:\*\*)?\(?(${L})\)?(?:\*\*)?|\((${l})\)|\*\*\(?(${L})\)?\*\*|^(${L})`;
-  // The option's text may follow its letter: "(B) Helicase is correct".
-  const verdict = new RegExp(
-    String.raw`(?:${NAMED})(?:\s+[A-Za-z][\w'-]*){0,3}?\s+is\s+(?:the\s+)?(?:most\s+|only\s+)?(?:correct|right|best|accurate|appropriate)\b`,
-    'gm',
-  );
-  for (const m of text.matchAll(verdict)) add(m.index, m[1] ?? m[2] ?? m[3] ?? m[4], 'statement');
+  for (const m of text.matchAll(P.verdict)) add(m.index, m[1] ?? m[2] ?? m[3] ?? m[4], 'statement');
 
   // 5. Bold options (not the lines of a list).
-  for (const m of text.matchAll(new RegExp(String.raw`\*\*\s*(?:\((${l})\)|(${L}))(?:[.:)]\s*[^*\n]{0,120}?)?\s*\*\*`, 'g')))
-    if (!inList(m.index)) add(m.index, m[1] ?? m[2], 'bold');
+  for (const m of text.matchAll(P.bold)) if (!inList(m.index)) add(m.index, m[1] ?? m[2], 'bold');
 
   // 6. A last line that is only an option, or an option's text (not the last line of a list).
   const lines = text.trimEnd().split('\n');
   const lastLine = lines[lines.length - 1].replace(/^[\s#>*-]+|[\s*]+$/g, '');
   const lastAt = text.trimEnd().length - lastLine.length;
-  const only = lastLine.match(new RegExp(`^(?:\\((${l})\\)|\\[(${l})\\]|(${L}))[.:)]?$`));
-  const labelled = lastLine.match(new RegExp(`^(?:\\((${l})\\)|(${L})[.:)])\\s+(.+)$`));
+  const only = lastLine.match(P.only);
+  const labelled = lastLine.match(P.labelled);
   if (!inList(text.trimEnd().lastIndexOf('\n') + 1)) {
     if (only) add(lastAt, only[1] ?? only[2] ?? only[3], 'last line');
     else if (
@@ -283,12 +359,8 @@ export function readMcq(text: string, options: McqOption[] = []): Reading {
   }
 
   // 7. "(C)" closing the response.
-  const closing = text.trimEnd().match(new RegExp(String.raw`(?<!\b(?:not|than|unlike|of|or|nor|over)\s+(?:\w+\s+)?)(?:\((${l})\)|\[(${l})\])[\s.!*]*$`));
-  const lastSentence =
-    text
-      .trimEnd()
-      .split(/(?<=[.!?])\s+|\n/)
-      .pop() ?? '';
+  const closing = closingOption(text.trimEnd(), P.closing);
+  const lastSentence = lastPiece(text.trimEnd(), SENTENCE_BREAK);
   const aboutOthers = /\b(?:agents?|solutions?|they|their|he|she|others?)\b/i.test(lastSentence) && !/\b(?:I|my|we|our)\b/i.test(lastSentence);
   if (closing && !aboutOthers) add(closing.index!, closing[1] ?? closing[2], 'closing');
 

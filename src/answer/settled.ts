@@ -149,7 +149,8 @@ function sentenceRanges(text: string, masked: string): [number, number][] {
   const ranges: [number, number][] = [];
   let start = 0;
   // A line break ends a sentence, unless a display follows it or the line ends with ":".
-  for (const m of masked.matchAll(/[.!?](?=\s|$)|(?<!:\s*)\n/g)) {
+  // The lookbehind after the "\n" it guards, not before it: the same breaks, without trying it at every place.
+  for (const m of masked.matchAll(/[.!?](?=\s|$)|\n(?<!:\s*\n)/g)) {
     if (m[0] === '\n' && /^\s*(?:\$\$|\\\[)/.test(text.slice(m.index + 1, m.index + 40))) continue;
     ranges.push([start, m.index + 1]);
     start = m.index + 1;
@@ -268,18 +269,20 @@ export function settledOption(response: string, options: McqOption[]): string | 
   // Options listed one a line name every option and choose none: their lines hold no candidate.
   const listLines = [...text.matchAll(/^[ \t]*(?:[-*][ \t]+)?(?:\*\*)?(?:\([A-J]\)|[A-J][.):])/gm)].map((m) => [m.index, text.indexOf('\n', m.index) >>> 0]);
   const inList = (at: number) => listLines.length >= 2 && listLines.some(([a, b]) => at >= a && at < b);
-  const ranges = sentenceRanges(text, text);
-  if (options.length)
-    for (const [a, b] of ranges) {
-      const letter = optionByText(text.slice(a, b), options);
-      if (letter) candidates.push({ at: a, letter });
-    }
-  const last = lastSentence(
-    text,
-    ranges,
-    candidates.filter((c) => letters.includes(c.letter) && !inList(c.at)),
-  );
+  const named = candidates.filter((c) => letters.includes(c.letter) && !inList(c.at));
+  // The closing sentences one at a time from the last, as lastSentence reads them (a sentence's
+  // reading depends on its own candidates alone): an option's text is looked for only in the
+  // sentences read, not in those before the one that settles.
+  const ranges = sentenceRanges(text, text).slice(-CLOSING);
+  let last: ReturnType<typeof lastSentence<{ at: number; letter: string }>> = null;
+  for (let k = ranges.length - 1; k >= 0 && !last; k--) {
+    const [a, b] = ranges[k];
+    const found = named.filter((c) => c.at >= a && c.at < b);
+    const letter = options.length ? optionByText(text.slice(a, b), options) : null;
+    if (letter && letters.includes(letter) && !inList(a)) found.push({ at: a, letter });
+    last = lastSentence(text, [ranges[k]], found);
+  }
   if (!last || REJECTS.test(last.sentence)) return null;
-  const named = new Set(last.found.map((c) => c.letter));
-  return named.size === 1 ? [...named][0] : null;
+  const said = new Set(last.found.map((c) => c.letter));
+  return said.size === 1 ? [...said][0] : null;
 }

@@ -182,21 +182,25 @@ export function* validateSteps(dir: string, progress: ValidateProgress = { lines
     if (stated === null || stored === stated || (q.type === 'math' && stored !== null && sameMath(stored, stated))) return;
     say('warning', line, 'answer', `${answer === null ? 'null' : `'${answer}'`}, but the text states '${stated}'`);
   };
-  // The loaded response of a response record: responses load in file order (the next one), except
-  // those whose question or agent came later in the file, which are looked up by id.
+  // The loaded response of a response record. A cache loads only from a file without a problem, and
+  // its responses load in file order, except those whose question or agent came later in the file,
+  // which load after the rest (load.ts addResponse): a response whose question and agent records
+  // were read before it is the next in order; another is looked up by id. (A loaded response's id
+  // is read from the columns file when asked for: comparing each was a read per record.)
+  const before = { questions: new Set<string>(), agents: new Set<string>() };
   let next = 0;
-  const loadedOf = (id: string): Response | undefined => {
+  const loadedOf = (rec: { id: string; question: string; agent: string }): Response | undefined => {
     if (!cache) return undefined;
-    const at = next < cache.responses.length && cache.responses[next].id === id ? next : cache.responseIndex.get(id);
-    if (at === undefined) return undefined;
-    next = at + 1;
-    return cache.responses[at];
+    if (before.questions.has(rec.question) && before.agents.has(rec.agent)) return cache.responses[next++];
+    const at = cache.responseIndex.get(rec.id);
+    return at === undefined ? undefined : cache.responses[at];
   };
 
   let checked = 0;
   for (const { line, rec } of records(file)) {
     yield (progress.checked = checked++); // the records before this one are checked
     if (rec.type === 'agent') {
+      before.agents.add(rec.id);
       for (const field of ['priceIn', 'priceOut'] as const)
         if (typeof rec[field] === 'number' && rec[field] > MAX_PRICE_PER_TOKEN)
           say(
@@ -206,14 +210,15 @@ export function* validateSteps(dir: string, progress: ValidateProgress = { lines
             `${rec[field]} per token is ${(rec[field] * 1e6).toLocaleString('en-US')} per million tokens: ` +
               `prices are per token (e.g. 2.5e-6 for $2.50 per million); is this a price per million?`,
           );
-    } else if (rec.type === 'response') {
+    } else if (rec.type === 'question') before.questions.add(rec.id);
+    else if (rec.type === 'response') {
       const q = questions.get(rec.question);
       checkAnswer(line, rec, q);
       if (!simulated && typeof rec.text === 'string' && typeof rec.outTokens === 'number') {
         const off = tokenMismatch(rec.outTokens, rec.text);
         if (off) say('warning', line, 'outTokens', off);
       }
-      const r = typeof rec.id === 'string' ? loadedOf(rec.id) : undefined;
+      const r = loadedOf(rec);
       const shown = q && r && typeof rec.inTokens === 'number' ? promptHeld(cache!, r, q.promptTokens) : undefined;
       if (shown && rec.inTokens < shown.tokens) say('warning', line, 'inTokens', `${rec.inTokens} is less than what its prompt held: ${shown.what}`);
       if (cache && rec.turn !== undefined) laterTurns(cache, rec, (field, message) => say('warning', line, field, message));

@@ -166,6 +166,20 @@ describe('cache validate', () => {
     ]);
   });
 
+  it("a prompt's tokens are those of its own response's context where responses come before their agent in the file (loaded after the rest)", () => {
+    const dir = dirOf((r) => {
+      // a2's responses come before a2's record: they load after q2.a1.r1.
+      r.push(...r.splice(r.indexOf(at(r, 'a2') as CacheLine), 1));
+      r.push(...r.splice(r.indexOf(at(r, 'q2.a1.r1') as CacheLine), 1));
+      at(r, 'q1.a2.r2').inTokens = 40;
+    });
+    expect(issuesOf(dir)).toEqual(['warning 7 inTokens: 40 is less than what its prompt held: promptTokens 30 + 31 outTokens of 2 context responses = 61']);
+    // In file order throughout, the same responses.
+    expect(issuesOf(dirOf((r) => void (at(r, 'q1.a2.r2').inTokens = 40)))).toEqual([
+      'warning 8 inTokens: 40 is less than what its prompt held: promptTokens 30 + 31 outTokens of 2 context responses = 61',
+    ]);
+  });
+
   it('a MATH answer that is no mathematics is an error, by the rule import stores by (storedAnswer)', () => {
     const dir = dirOf((r) => void (at(r, 'q2.a1.r1').answer = ', which is 0.5'));
     expect(issuesOf(dir)).toEqual(["error 9 answer: ', which is 0.5' does not parse as a math answer; store the parsed form ('0.5') or null"]);
