@@ -73,7 +73,7 @@ describe('the packed package, installed in an empty project', () => {
       'cpp-workbench/inference': [`${dist}/src/policy/inference.js`, 'function'],
       'cpp-workbench/jobs': [`${dist}/jobs/index.js`, 'function'],
     });
-  }, 60_000);
+  }, 600_000);
 
   it('gives a TypeScript project the types of its entry points', () => {
     writeFileSync(
@@ -108,7 +108,7 @@ describe('the packed package, installed in an empty project', () => {
     // The declarations carry real types: a wrong use is an error.
     const wrong = check(`const policy = await loadDeployedPolicy('p.json');\nexport const team: number = policy.artifact.team;`);
     expect(wrong.stdout).toContain("error TS2322: Type 'string[]' is not assignable to type 'number'");
-  }, 120_000);
+  }, 600_000);
 
   it('runs the inference example of docs/deploy.md as it stands, on ONNX Runtime alone (TF.js cannot load)', () => {
     const example = readFileSync(join(repo, 'docs/deploy.md'), 'utf8').match(/```js\n([\s\S]*?)```/)![1];
@@ -125,7 +125,7 @@ describe('the packed package, installed in an empty project', () => {
     const guarded = node(['--input-type=module', '-e', "await import('@tensorflow/tfjs')"], '^@tensorflow/');
     expect(guarded.status).not.toBe(0);
     expect(guarded.stderr).toContain('forbidden module loaded: @tensorflow/tfjs');
-  }, 120_000);
+  }, 600_000);
 
   it('runs its bin from dist/: --help, and a main job whose training child and ONNX worker thread run the built code', () => {
     const bin = join(app, 'node_modules/.bin/cpp-workbench');

@@ -25,7 +25,7 @@ it('a bug exits 70 with its stack and a line asking to report it', () => {
   expect(r.err).toContain("TypeError: Cannot read properties of undefined (reading 'header')");
   expect(r.err).toMatch(/This is a bug in cpp-workbench: please report it/);
   expect(r.code).toBe(70);
-}, 60_000);
+}, 600_000);
 
 it('--round1-sample and --tie-break reach the settings and change what a replay reads', () => {
   const base = ['baselines', '--split', 'validation'];
@@ -47,7 +47,7 @@ it('--round1-sample and --tie-break reach the settings and change what a replay 
   const singles = (out: string) => ['Single atlas', 'Single sage', 'Single brisk'].map((m) => accuracy(out, m));
   expect(singles(first).every(Number.isFinite)).toBe(true);
   expect(singles(drawn)).not.toEqual(singles(first));
-}, 120_000);
+}, 600_000);
 
 it('cache gen --adversary adds the adversary; record --budget-usd stops at its budget', () => {
   const gen = join(dir, 'gen');
@@ -61,11 +61,11 @@ it('cache gen --adversary adds the adversary; record --budget-usd stops at its b
   expect(r.out + r.err).toMatch(/stopped: budget of 0\.00001 reached \([\d.]+ spent on received replies\)/);
   expect(r.out + r.err).toContain('the method did not finish: a rerun continues where this one stopped');
   expect(r.code).toBe(0);
-}, 120_000);
+}, 600_000);
 
 it('cache embed --encoder use embeds with the Universal Sentence Encoder (512 dimensions)', () => {
   const r = run(['cache', 'embed', tiny, '--encoder', 'use']);
   expect(r.out).toContain(`${tiny}: 24 question and 648 response embeddings under use-lite-512 (dim 512)`);
   expect(r.code).toBe(0);
   expect(JSON.parse(readFileSync(embeddingsPath(tiny, 'use-lite-512'), 'utf8').split('\n')[0])).toMatchObject({ encoder: 'use-lite-512', dim: 512 });
-}, 120_000);
+}, 600_000);

@@ -16,7 +16,7 @@ const errors = (r: ReturnType<typeof cli>) =>
     .split('\n')
     .filter((l) => l && !l.startsWith('npm warn'))
     .join('\n');
-const T = 60_000;
+const T = 600_000;
 
 let dir: string;
 let hand: string;
@@ -198,7 +198,7 @@ describe('a flag over a config file', () => {
     expect(errors(r).split('\n')[0]).toBe(`--epochs 1 overrides epochs 2 of ${config}`); // --batch-size 6 equals the file's: nothing to say
     expect(r.stderr).not.toContain('install our node backend'); // TF.js's CPU backend in Node, silenced (src/policy/tfjs.ts)
     expect(r.stdout).toMatch(/^done: /);
-  }, 120_000);
+  }, 600_000);
 });
 
 describe('ranges of the shared flags', () => {

@@ -24,7 +24,7 @@ describe('what a command loads', () => {
     expect(r.stderr).toBe('');
     expect(r.status).toBe(0);
     expect(r.stdout).toMatch(/cpp-workbench baselines +replay Full-Debate/);
-  }, 60_000);
+  }, 600_000);
 
   it("a command loads its own module only: export's flags need no settings schema, baselines' do", () => {
     const noSchemas = new RegExp(`${RUNTIMES}|^zod$`);
@@ -34,7 +34,7 @@ describe('what a command loads', () => {
     // The guard does stop a load: the same run of a command whose flags are built from schemas fails on zod.
     const baselines = guarded(noSchemas, 'baselines', '--bogus');
     expect(baselines.stderr).toContain('forbidden module loaded: zod');
-  }, 60_000);
+  }, 600_000);
 
   it('baselines replays without loading a policy engine, the plots, the endpoint client, the queues, a tokenizer or the symbolic engine', () => {
     const cache = join(mkdtempSync(join(tmpdir(), 'cpp-startup-')), 'tiny');
@@ -43,7 +43,7 @@ describe('what a command loads', () => {
     expect(r.stderr).not.toContain('forbidden module');
     expect(r.status).toBe(0);
     expect(r.stdout).toMatch(/\| Full-Debate +\|/);
-  }, 120_000);
+  }, 600_000);
 
   it('ablate of a local grid loads neither BullMQ nor ioredis', () => {
     const dir = mkdtempSync(join(tmpdir(), 'cpp-startup-'));
@@ -52,5 +52,5 @@ describe('what a command loads', () => {
     expect(r.stderr).not.toContain('forbidden module');
     expect(r.status).toBe(0);
     expect(r.stdout).toContain('train 110 cells');
-  }, 120_000);
+  }, 600_000);
 });

@@ -11,7 +11,7 @@ describe('cpp-workbench', () => {
     const r = cli('--help');
     expect(r.status).toBe(0);
     for (const command of ['main', 'baselines', 'cache', 'train', 'eval', 'ablate', 'export']) expect(r.stdout).toContain(`cpp-workbench ${command}`);
-  }, 60_000);
+  }, 600_000);
 
   it('train --help says what --engine auto picks and why', () => {
     const r = cli('train', '--help');
@@ -21,7 +21,7 @@ describe('cpp-workbench', () => {
     expect(help).toContain(
       "else onnx (a software adapter is slower than the CPU), or tfjs where onnxruntime-node does not load; the run's first line says what it picked",
     );
-  }, 60_000);
+  }, 600_000);
 
   it('a mistyped flag is one line and a hint, exit 2, not the whole help', () => {
     const r = cli('train', '--epochs', '2', '--learning-rate', '0.1');
@@ -31,7 +31,7 @@ describe('cpp-workbench', () => {
       .split('\n')
       .filter((l) => !l.startsWith('npm warn'));
     expect(lines).toEqual(['cpp-workbench: unknown flag --learning-rate', "Run 'cpp-workbench train --help' for usage."]);
-  }, 60_000);
+  }, 600_000);
 
   it('a mistyped flag or command gets the nearest real one; an unknown command is named as one, and --help on it is an error', () => {
     const said = (...args: string[]) => {
@@ -59,13 +59,13 @@ describe('cpp-workbench', () => {
       ["cpp-workbench: unknown command 'cache gne' (did you mean 'cache gen'?)", "Run 'cpp-workbench cache --help' for its commands."],
     ]);
     expect(said('xyzzy')[2]).toEqual(["cpp-workbench: unknown command 'xyzzy'", "Run 'cpp-workbench --help' for the commands."]);
-  }, 120_000);
+  }, 600_000);
 
   it('a flag given twice is one line naming it (was: expected number, received array); a repeatable flag may repeat', () => {
     const r = cli('train', '--epochs', '12', '--epochs=40', '--dry-run');
     expect([r.status, r.stderr.trim()]).toEqual([1, '--epochs given twice: give it once']);
     expect(cli('eval', '--policy', 'a', '--policy', 'b', '--cache', '/nonexistent/c').stderr).not.toContain('given twice');
-  }, 60_000);
+  }, 600_000);
 
   it('a number flag given an empty or blank value is one line naming it, not 0', () => {
     for (const args of [
@@ -77,7 +77,7 @@ describe('cpp-workbench', () => {
       const flag = /^--[a-z-]+/.exec(args.find((a) => a.startsWith('--') && a !== '--dry-run' && a !== '--out') ?? '')![0];
       expect([r.status, r.stderr.trim()], args.join(' ')).toEqual([1, `${flag}: expected a number, found an empty value`]);
     }
-  }, 120_000);
+  }, 600_000);
 
   it('a missing --cache other than the default path is an error naming it, and nothing is created', () => {
     const dir = join(mkdtempSync(join(tmpdir(), 'cpp-cli-')), 'cahce', 'mine');
@@ -85,7 +85,7 @@ describe('cpp-workbench', () => {
     expect(r.status).toBe(1);
     expect(r.stderr).toContain(`${dir}/cache.jsonl: file not found`);
     expect(existsSync(dir)).toBe(false);
-  }, 60_000);
+  }, 600_000);
 
   it('empty work and out-of-range settings are one sentence each, exit 1, and create nothing', () => {
     const dir = mkdtempSync(join(tmpdir(), 'cpp-cli-'));
@@ -106,5 +106,5 @@ describe('cpp-workbench', () => {
       expect(r.stderr.trim().split('\n')[0]).toContain(message);
     }
     expect(readdirSync(dir)).toEqual([]);
-  }, 120_000);
+  }, 600_000);
 });

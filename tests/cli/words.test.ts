@@ -23,7 +23,7 @@ const cli = (...args: string[]) => {
 beforeAll(() => {
   writeTinyCache(cache);
   expect(cli('train', '--cache', cache, '--rounds', '2', '--miss', 'error', '--epochs', '2', '--batch-size', '6', '--hidden', '8', '--out', run).code).toBe(0);
-}, 120_000);
+}, 600_000);
 
 it("train --resume refuses a checkpoint whose team names an agent its cache lacks; export names the team's cache", () => {
   const exported = cli('export', runFiles(run).best, '--out', join(dir, 'export'));
@@ -34,7 +34,7 @@ it("train --resume refuses a checkpoint whose team names an agent its cache lack
   const resumed = cli('train', '--resume', '--out', run);
   expect(resumed.err).toContain(`${runFiles(run).checkpoint}: does not fit its own run: team zz, a2, a3, the run's settings give a1, a2, a3`);
   expect(resumed.code).toBe(1);
-}, 120_000);
+}, 600_000);
 
 it('export with no checkpoint says a checkpoint is missing; given a run folder, it names the checkpoint to export', () => {
   const none = cli('export', join(dir, 'nothing.json'));
@@ -43,7 +43,7 @@ it('export with no checkpoint says a checkpoint is missing; given a run folder, 
   const folder = cli('export', run);
   expect(folder.err).toContain(`${run} is a run folder, not a checkpoint: export ${runFiles(run).best}`);
   expect(folder.code).toBe(1);
-}, 60_000);
+}, 600_000);
 
 it('cache validate names the temporary file an interrupted write left (of a process that is gone)', () => {
   const left = `${cacheFilePath(cache)}.999999999.tmp`;
@@ -51,4 +51,4 @@ it('cache validate names the temporary file an interrupted write left (of a proc
   const r = cli('cache', 'validate', cache);
   expect(r.err + r.out).toContain(`${left}: warning: a temporary file of an interrupted write (its process is gone): not part of the cache`);
   expect(r.code).toBe(0);
-}, 60_000);
+}, 600_000);

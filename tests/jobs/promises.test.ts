@@ -18,7 +18,7 @@ const cache = join(dir, 'cache');
 
 beforeAll(async () => {
   await generateCache(cache, {}, 'default-sim'); // the default world (src/sim/generate.ts FIRST_USE)
-}, 120_000);
+}, 600_000);
 
 // Measured (seed 0, 300 test questions): CPP 84.3% against Full-Debate's 78.0% (+6.3 points), at
 // 88.1% of its cost, keeping 61.6% of the edges: margins of 6.3, 11.9 and 38.4 points.
@@ -40,7 +40,7 @@ it('train with no flags learns a policy that prunes and is not below Full-Debate
   expect(cpp.keptPct).toBeLessThan(100);
   expect(cpp.costPct).toBeLessThan(100);
   expect(cpp.accuracy).toBeGreaterThanOrEqual(full.accuracy);
-}, 300_000);
+}, 600_000);
 
 // Measured (seed 0, test split): cost 80.6% at target 80% and 89.4% at 90%, within 0.6 points; the
 // tolerance, 3 points, leaves 2.4 points of margin. (The target holds the greedy policy's cost on

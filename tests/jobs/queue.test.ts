@@ -207,7 +207,7 @@ describe('redis URLs', () => {
     });
     expect(r.status).toBe(2);
     expect(r.stderr).toContain('Arguments queue and workers are mutually exclusive');
-  }, 60_000);
+  }, 600_000);
 });
 
 describe('cell identity', () => {
@@ -313,7 +313,7 @@ describe('a grid on a queue', () => {
     } finally {
       await worker.close();
     }
-  }, 120_000);
+  }, 600_000);
 
   it("a cell with counterfactual credit trains on a worker like any other: its settings travel in the cell, its log is a local run's", async () => {
     const dir = tempDir();
@@ -339,7 +339,7 @@ describe('a grid on a queue', () => {
     } finally {
       await worker.close();
     }
-  }, 300_000);
+  }, 600_000);
 
   it('a worker on the GPU engine (worker --engine webgpu) trains a cell with K rollouts and counterfactual credit step for step as a local CPU run does', async () => {
     const dir = tempDir();
@@ -364,7 +364,7 @@ describe('a grid on a queue', () => {
     } finally {
       await worker.close();
     }
-  }, 300_000);
+  }, 600_000);
 
   it('a worker killed with kill -9 leaves its work folder; the next worker removes it, and only folders of workers that are gone', async () => {
     const dir = tempDir();
@@ -394,7 +394,7 @@ describe('a grid on a queue', () => {
     second.proc.kill('SIGTERM');
     expect(await second.exited).toBe(143);
     expect(workFolders()).toEqual([`cpp-worker-${process.pid}`]); // a worker that stops removes its own
-  }, 120_000);
+  }, 600_000);
 
   it('a training process that crashes is retried, and the retry finishes the cell', async () => {
     const dir = tempDir();
@@ -418,7 +418,7 @@ describe('a grid on a queue', () => {
     } finally {
       await worker.close();
     }
-  }, 300_000);
+  }, 600_000);
 
   it('two workers, one killed mid-cell, a coordinator killed and restarted, TLS and a password: the table of local workers, the password nowhere', async () => {
     const dir = tempDir();
@@ -558,7 +558,7 @@ describe('a grid on a queue', () => {
       new RegExp(`the job that started this training process \\(pid ${worker.proc.pid}\\) is gone: stopping; .*: saved`),
     );
     coordinator.proc.kill('SIGKILL');
-  }, 300_000);
+  }, 600_000);
 
   it('a restarted coordinator knows the cells that failed (results/failed.json, with the reason) and queues them again only with --retry-failed', async () => {
     const dir = tempDir();
@@ -609,7 +609,7 @@ describe('a grid on a queue', () => {
     const children = trainingProcessesOf(worker.proc.pid!);
     worker.proc.kill('SIGKILL');
     await until(() => children.every((c) => processState(c) === undefined || processState(c) === 'Z'), 'the training process to stop', 120);
-  }, 300_000);
+  }, 600_000);
 
   it('a cell folder holding a run of other settings is refused naming what differs, never overwritten', async () => {
     const dir = tempDir();
@@ -621,5 +621,5 @@ describe('a grid on a queue', () => {
       `${cells[0].settings.out}: a run of other settings or another cache (epochs 1 there, 4 asked; k 1 there, 0 asked)`,
     );
     expect(readFileSync(runFiles(cells[0].settings.out).checkpoint)).toEqual(before);
-  }, 60_000);
+  }, 600_000);
 });

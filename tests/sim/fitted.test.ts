@@ -41,7 +41,7 @@ describe('a simulator fitted to a recorded cache', () => {
     dir = recordedWorld(80);
     cache = load(dir);
     ({ fit, calibration } = fitSimulator(cache, { seed: 0, sweeps: 2 }));
-  }, 120_000);
+  }, 600_000);
 
   it('reproduces the recorded revisions it was fitted to, and explains them better than "state the previous answer again"', () => {
     const n = calibration.reduce((s, r) => s + r.n, 0);
@@ -62,7 +62,7 @@ describe('a simulator fitted to a recorded cache', () => {
       expect(normalizeAnswer(options[0].answer, 'mcq')).toBe(q.gold); // option 0: the gold answer
       expect(options.at(-1)!.answer).toBeNull(); // the last: no stated answer
     }
-  }, 120_000);
+  }, 600_000);
 
   it('is the endpoint of the cache once written beside it: same request, same reply; ' +
     "replies state the question's answers; two right peers carry a wrong recipient", async () => {
@@ -91,7 +91,7 @@ describe('a simulator fitted to a recorded cache', () => {
     }
     expect(asked).toBeGreaterThanOrEqual(20);
     expect(right / asked).toBeGreaterThan(0.5);
-  }, 120_000);
+  }, 600_000);
 
   it('refuses a simulated cache, a fit of another cache, a broken fit file, and replacing a fit without --force', async () => {
     const simulated = mkdtempSync(join(tmpdir(), 'cpp-fit-sim-'));
@@ -121,7 +121,7 @@ describe('a simulator fitted to a recorded cache', () => {
     } finally {
       await killHolder(holder);
     }
-  }, 60_000);
+  }, 600_000);
 });
 
 describe('active recording on imported DyLAN MATH records, the fitted simulator answering', () => {

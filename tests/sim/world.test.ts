@@ -194,5 +194,5 @@ function expectCalibrated(files: string[]): void {
 describe('the default world is calibrated to dylan-math', () => {
   it('within-model correlation and revision rates with one peer sit near the recorded ones', () => {
     expectCalibrated(dylanMathFiles());
-  }, 120_000);
+  }, 600_000);
 });

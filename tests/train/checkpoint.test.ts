@@ -54,5 +54,5 @@ describe('settings saved in a checkpoint', () => {
     expect(r.status).toBe(1);
     expect(existsSync(join(dir, 'cache'))).toBe(false);
     expect(readdirSync(dir)).toEqual(['checkpoint.json']);
-  }, 60_000);
+  }, 600_000);
 });

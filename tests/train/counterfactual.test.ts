@@ -186,7 +186,7 @@ describe('training with counterfactual credit', () => {
     const steps = readLog(config.out).filter((l) => l.type === 'step');
     expect(steps.every((l) => l.branches === 54 && l.branch_tier_exact === 1 && l.branchCalls === undefined)).toBe(true);
     await expectTinyLearned(checkpoint, setup);
-  }, 300_000);
+  }, 600_000);
 
   it('a sample of flips with K rollouts and normalization: a resumed run repeats the uninterrupted one; TF.js trains it too', async () => {
     const { dir, base } = tiny();
@@ -220,7 +220,7 @@ describe('training with counterfactual credit', () => {
         .filter((l) => l.type === 'step')
         .map((l) => l.branches),
     ).toEqual([40, 40, 40]);
-  }, 300_000);
+  }, 600_000);
 
   it('with miss = record the branches ask the endpoint for the contexts the cache lacks, counted apart; a rerun asks nothing', async () => {
     const cache = sparseWorld(40);
@@ -244,5 +244,5 @@ describe('training with counterfactual credit', () => {
     await train(resolveConfig({ ...cf, out: join(dir, 'again') }), { log: (l) => again.push(l) });
     expect(recordCalls(again)).toBe(0);
     expect(again.find((l) => l.startsWith('counterfactual credit:'))).toMatch(/the record tier's calls for branches: 0$/);
-  }, 300_000);
+  }, 600_000);
 });

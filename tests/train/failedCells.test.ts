@@ -56,7 +56,7 @@ it('a failed cell is remembered with its reason and not trained again unless --r
   expect(fixed.failed).toBe(0);
   expect(remembered()).toEqual([]);
   expect(existsSync(join(out, 'bad', 'cache', 'seed-0', 'best.json'))).toBe(true);
-}, 300_000);
+}, 600_000);
 
 it('a failure is remembered as it happens: ablate killed (SIGKILL) while its other cells train, the rerun knows it', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'cpp-failed-cells-'));
@@ -88,4 +88,4 @@ it('a failure is remembered as it happens: ablate killed (SIGKILL) while its oth
   const [failure] = JSON.parse(readFileSync(failedFile(out), 'utf8')).cells;
   expect(failure).toMatchObject({ id, reason: expect.stringMatching(/targetCost: 0\.1 is below/) });
   await ablateUntil(`cell not trained: ${id}: failed in an earlier run (${failure.at}): ${failure.reason}; not trained again (--retry-failed trains it again)`);
-}, 300_000);
+}, 600_000);

@@ -72,7 +72,7 @@ describe('ablation grids', () => {
     const second = await runGrid(cells, 2, quiet);
     expect(second.filter((o) => o.status === 'reused').length).toBe(4);
     expect(statSync(done).mtimeMs).toBe(before);
-  }, 180_000);
+  }, 600_000);
 
   it('settings that contradict each other once a variant is merged over the base are an error naming the file and the variant', () => {
     const dir = mkdtempSync(join(tmpdir(), 'cpp-grid-'));

@@ -77,7 +77,7 @@ describe('run identity', () => {
     expect(forced.map((o) => o.status)).toEqual(['trained']);
     expect(reuseNote(forced)).toBe('Runs: all 1 trained by this run.');
     expect(loadCheckpoint(runFiles(out).checkpoint).epoch).toBe(2);
-  }, 180_000);
+  }, 600_000);
 
   it('main refuses seeds trained under another config, naming the difference, before training or comparing anything', async () => {
     const { dir, cache } = tiny();
@@ -103,7 +103,7 @@ describe('run identity', () => {
     expect(await mainDescription({ ...o, force: true }).plan()).toContain(
       `  train anew (--force) ${join(o.out, 'seed-0')}: it holds a run of other settings or another cache (lr 0.001 there, 0.002 asked)`,
     );
-  }, 120_000);
+  }, 600_000);
 
   it('train --resume on a cache whose content changed is refused, naming it, with what to run instead', async () => {
     const { dir, cache } = tiny();
@@ -116,5 +116,5 @@ describe('run identity', () => {
       `${c.out} cannot resume: cache content sha256 ${before.slice(0, 12)} there, ${after.slice(0, 12)} in ${cache} now; it would go on with ` +
         `other data: restore the cache, or train anew there with --force (train --config ${runFiles(c.out).config} --out ${c.out} --force)`,
     );
-  }, 120_000);
+  }, 600_000);
 });

@@ -59,4 +59,4 @@ it('ablate killed alone (SIGKILL, left a zombie): its training processes stop th
   } finally {
     shell.kill('SIGKILL');
   }
-}, 300_000);
+}, 600_000);

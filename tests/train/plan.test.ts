@@ -54,7 +54,7 @@ describe('--print-config and --dry-run', () => {
     );
     rmSync(columnsPath(large));
     before = snapshot(dir);
-  }, 120_000);
+  }, 600_000);
 
   it('train --print-config prints the resolved settings as JSON', () => {
     const printed = JSON.parse(cli('train', '--config', join(repo, 'train/configs/main.json'), '--epochs', '4', '--print-config'));
@@ -62,7 +62,7 @@ describe('--print-config and --dry-run', () => {
     // A resumed run prints the settings it would continue with: its saved ones, and the compute flags given.
     const resumed = JSON.parse(cli('train', '--resume', '--out', run, '--threads', '2', '--print-config'));
     expect(resumed).toMatchObject({ cache, out: run, epochs: 3, lr: 0.01, hidden: 16, threads: 2 });
-  }, 60_000);
+  }, 600_000);
 
   it('train --dry-run says what the run would do', () => {
     expect(cli('train', '--resume', '--out', run, '--dry-run')).toContain(`resume ${run}: epochs 2-3 (checkpoint at epoch 1)`);
@@ -71,7 +71,7 @@ describe('--print-config and --dry-run', () => {
     expect(fresh).toContain(`start ${join(dir, 'new')}: 5 epochs`);
     expect(fresh).toContain('cache: cache/default is missing; generate the default simulated world there first');
     expect(fresh).toMatch(/engine: (onnx|tfjs) \(auto picked (onnx|tfjs): /);
-  }, 60_000);
+  }, 600_000);
 
   it("main, ablate, eval, baselines and train plan without writing, not even a large cache's columns", () => {
     const config = join(repo, 'train/configs/main.json');
@@ -111,5 +111,5 @@ describe('--print-config and --dry-run', () => {
     expect(cli('train', '--cache', large, '--out', join(dir, 'new'), '--dry-run')).toContain(`cache: read ${join(large, 'cache.jsonl')}`);
     expect(existsSync(columnsPath(large))).toBe(false);
     expect(snapshot(dir)).toEqual(before); // nothing written, not even the default cache or the large one's columns
-  }, 120_000);
+  }, 600_000);
 });

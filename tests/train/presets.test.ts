@@ -40,7 +40,7 @@ describe('training defaults and presets', () => {
     expect(said.at(-1)).toBe(`settings: built-in defaults (the main job's settings) < preset paper < config file ${file} < flags (--epochs); later wins`);
     const plain = cli('train', '--print-config');
     expect(plain.stderr.trim()).toBe("settings: built-in defaults (the main job's settings); later wins");
-  }, 60_000);
+  }, 600_000);
 
   it('--preset with --resume is refused (the run goes on with its own settings); an unknown preset is a usage error', () => {
     const resume = cli('train', '--resume', '--preset', 'paper', '--out', join(tmpdir(), 'no-such-run'));
@@ -48,5 +48,5 @@ describe('training defaults and presets', () => {
     const unknown = cli('train', '--preset', 'papr', '--print-config');
     expect(unknown.status).toBe(2);
     expect(unknown.stderr).toContain('papr');
-  }, 60_000);
+  }, 600_000);
 });

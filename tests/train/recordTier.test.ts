@@ -52,5 +52,5 @@ describe('training with miss = record (small simulated world, sparse recorded de
     const withoutTiers = (run: string) =>
       readLog(join(dir, run)).map(({ time: _t, seconds: _s, decisionsPerSecond: _d, tier_exact: _e, tier_record: _r, ...l }) => l);
     expect(withoutTiers('again')).toEqual(withoutTiers('run'));
-  }, 300_000);
+  }, 600_000);
 });

@@ -60,7 +60,7 @@ describe('a run folder', () => {
     await train(config, { log: () => {}, stopAfterEpochs: 1 });
     // The rest as a user runs it: `npx cpp-workbench train --resume`.
     resumed = resume();
-  }, 120_000);
+  }, 600_000);
 
   it('holds provenance: code version, command, times, versions, cache hash, what computed', () => {
     const p = readProvenance(files.provenance);
@@ -111,7 +111,7 @@ describe('a run folder', () => {
         `npx cpp-workbench train --config ${files.config} --epochs N --out OTHER`,
     );
     expect(readFileSync(files.provenance, 'utf8')).toBe(before);
-  }, 60_000);
+  }, 600_000);
 
   it('logs every step with its wall time', () => {
     const log = readLog(config.out);
@@ -205,7 +205,7 @@ describe('a run folder is self-contained and survives a kill at any point', () =
     await train(config('moved'), { ...quiet, resume: true });
     expect(existsSync(join(dir, 'run'))).toBe(false);
     expect(readLog(join(dir, 'moved'))).toHaveLength(8);
-  }, 120_000);
+  }, 600_000);
 
   it('the first checkpoint is on disk before the first log line; a folder killed before it starts anew, once', async () => {
     const { config } = setup();
@@ -231,7 +231,7 @@ describe('a run folder is self-contained and survives a kill at any point', () =
         .split('\n')
         .filter((l) => l.startsWith('type,')).length,
     ).toBe(1);
-  }, 120_000);
+  }, 600_000);
 
   it('temporary files of killed writes are removed by the next run there', async () => {
     const { dir, config } = setup();
@@ -243,7 +243,7 @@ describe('a run folder is self-contained and survives a kill at any point', () =
     await train(c, { ...quiet, resume: true });
     expect(readdirSync(c.out).filter((f) => f.endsWith('.tmp'))).toEqual([]);
     expect(readdirSync(dir).filter((f) => f.endsWith('.tmp'))).toEqual([]);
-  }, 120_000);
+  }, 600_000);
 
   it('a second writer of a run folder is refused, naming the holder', async () => {
     const { config } = setup();
@@ -255,7 +255,7 @@ describe('a run folder is self-contained and survives a kill at any point', () =
     } finally {
       await killHolder(holder);
     }
-  }, 60_000);
+  }, 600_000);
 
   it('a refused run creates nothing; a folder holding a run is replaced only with force', async () => {
     const { dir, settings, config } = setup();
@@ -268,5 +268,5 @@ describe('a run folder is self-contained and survives a kill at any point', () =
     );
     await train(c, { ...quiet, force: true });
     expect(readLog(c.out)).toHaveLength(8);
-  }, 120_000);
+  }, 600_000);
 });

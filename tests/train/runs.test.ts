@@ -38,7 +38,7 @@ describe('training runs of a job', () => {
     expect(await runTraining(settings, await cacheHash(settings.cache), () => {})).toEqual({ status: 'reused' });
     expect(existsSync(runFiles(settings.out).curves)).toBe(true);
     expect(existsSync(join(settings.out, LOCK_FILE))).toBe(false);
-  }, 120_000);
+  }, 600_000);
 
   it("a failed child's error is the line naming it, not Node's version line", () => {
     const stderr =

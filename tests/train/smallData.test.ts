@@ -57,7 +57,7 @@ describe('split sizes a training run is told about', () => {
       expect.stringMatching(/validation split: only 6 questions: a 95% interval of an accuracy on them is ±\d+\.\d points wide/),
       expect.stringMatching(/no test questions/),
     ]);
-  }, 60_000);
+  }, 600_000);
 });
 
 describe('a report on few questions says its intervals are wide', () => {
@@ -79,5 +79,5 @@ describe('a report on few questions says its intervals are wide', () => {
     expect(table).toContain(
       `test split (Full-Debate): only 2 questions: a 95% interval of an accuracy on them is ±${half} points wide (at 50.0% right, Wilson)`,
     );
-  }, 60_000);
+  }, 600_000);
 });

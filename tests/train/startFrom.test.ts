@@ -31,7 +31,7 @@ describe('fine-tuning: a run that starts from a policy (from), trains part of it
     // Resumed, a finished run trains nothing more.
     await train(config, { ...quiet, resume: true });
     expect(readLog(config.out).length).toBe(log.length);
-  }, 120_000);
+  }, 600_000);
 
   it('starts from the weights of the policy it names, and with trainable behavior moves its behavior embedding alone', async () => {
     const { dir, base } = setup();
@@ -57,7 +57,7 @@ describe('fine-tuning: a run that starts from a policy (from), trains part of it
     const all = await train(resolveConfig({ ...tuned, out: join(dir, 'all'), trainable: 'all' }), quiet);
     expect(all.checkpoint.engine.weights['head.w'].data).not.toEqual(start['head.w'].data);
     expect(readProvenance(runFiles(join(dir, 'all')).provenance).sessions[0].inputs.map((i) => i.path)).toEqual([runFiles(first.out).checkpoint]);
-  }, 180_000);
+  }, 600_000);
 
   it('refuses a policy that does not fit the run, before writing anything, and a trainable behavior embedding that does not exist', async () => {
     const { dir, base } = setup();
@@ -71,5 +71,5 @@ describe('fine-tuning: a run that starts from a policy (from), trains part of it
     await expect(train(resolveConfig({ ...base, out, from, hidden: 8 }), quiet)).rejects.toThrow(/its hidden is 16, the run's 8 \(--hidden\)/);
     expect(existsSync(runFiles(out).checkpoint) || existsSync(runFiles(out).config)).toBe(false);
     expect(() => resolveConfig({ ...base, trainable: 'behavior', behavior: 'none' })).toThrow(/behavior: none has none .*nothing would train/);
-  }, 120_000);
+  }, 600_000);
 });

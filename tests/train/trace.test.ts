@@ -40,7 +40,7 @@ describe('the test-split trace of a run (traceEvery)', () => {
     engine.dispose();
     expect(lines.at(-1)!.accuracy).toBeCloseTo(v.correct / v.questions, 4);
     expect(lines.at(-1)!.keptEdges).toBeCloseTo(v.keptEdges / v.maxEdges, 4);
-  }, 120_000);
+  }, 600_000);
 
   it('a run resumed after a kill traces the same lines as an uninterrupted one', async () => {
     const whole = resolveConfig({ ...base, out: join(dir, 'whole'), epochs: 3, traceEvery: 2 });
@@ -50,5 +50,5 @@ describe('the test-split trace of a run (traceEvery)', () => {
     await train(split, { ...quiet, resume: true });
     expect(traced(split.out)).toEqual(traced(whole.out));
     expect(traced(whole.out).map((l) => l.step)).toEqual([0, 2, 4, 6, 8, 9]);
-  }, 180_000);
+  }, 600_000);
 });

@@ -38,7 +38,7 @@ describe('training (tiny world: a2 always helps, the other wrong agent always hu
     const { checkpoint, setup } = await train(config, quiet);
     const p = await expectTinyLearned(checkpoint, setup);
     for (let j = 0; j < 3; j++) expect(p(1, j)).toBeLessThan(0.2); // a2 is right anyway: keeping costs k
-  }, 120_000);
+  }, 600_000);
 
   it('a resumed run writes the same log and weights as an uninterrupted one', async () => {
     const { dir, base } = tinySetup();
@@ -61,7 +61,7 @@ describe('training (tiny world: a2 always helps, the other wrong agent always hu
     expect(b.engine.weights).toEqual(a.engine.weights);
     expect(b.baseline).toEqual(a.baseline);
     expect(readFileSync(runFiles(whole.out).jsonl, 'utf8').trim().split('\n').length).toBe(4 * 3 + 2); // 3 steps an epoch, 2 evaluations
-  }, 120_000);
+  }, 600_000);
 
   it('K rollouts with a context baseline and a target budget: the multiplier follows the batch cost, and a resumed run repeats it exactly', async () => {
     const { dir, base } = tinySetup();
@@ -90,5 +90,5 @@ describe('training (tiny world: a2 always helps, the other wrong agent always hu
     expect(a.baseline.length).toBe(2 * 4 * 9); // context state: means and counts of 9 decision slots x 4 contexts
     await expect(train(resolveConfig({ ...budget, targetCost: 0.5, out: join(dir, 'low') }), quiet)).rejects.toThrow(/targetCost: 0.5 is below 0.571/);
     expect(() => resolveConfig({ ...budget, baseline: 'rloo', rollouts: 1 })).toThrow(/rloo needs rollouts >= 2/);
-  }, 180_000);
+  }, 600_000);
 });

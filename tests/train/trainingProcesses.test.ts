@@ -111,7 +111,7 @@ describe('warm training processes', () => {
     } finally {
       processes.close();
     }
-  }, 300_000);
+  }, 600_000);
 });
 
 const until = async (ok: () => boolean) => {
