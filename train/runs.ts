@@ -118,7 +118,7 @@ function removeEmptyFolders(dir: string, top: string): void {
  * between the last checkpoint and its exit, are written now (learning-curves.svg from log.jsonl),
  * under the run folder's lock (a lock left by the killed process is taken over, see src/io/lock.ts).
  */
-async function completeFinished(out: string): Promise<void> {
+export async function completeFinished(out: string): Promise<void> {
   await withLock(out, 'a finished training run (its end-of-run files)', async () => {
     if (!existsSync(runFiles(out).curves)) await (await import('./curves.ts')).writeRunCurves(out);
   });

@@ -55,7 +55,11 @@ export const trainCommand = command(
       () => trainDescription(config, a.resume, compute, a.force),
       async () => {
         const finished = a.resume ? finishedRun(config.out) : undefined;
-        if (finished) return console.log(finished);
+        if (finished) {
+          // Killed after its last checkpoint, a finished run may lack its end-of-run files: written now.
+          await (await import('../../train/runs.ts')).completeFinished(config.out);
+          return console.log(finished);
+        }
         const { train } = await import('../../train/trainer.ts');
         const { runFiles } = await import('../../train/runFolder.ts');
         // A stop keeps the last checkpoint: it says which, and that --resume continues from it.

@@ -113,6 +113,17 @@ describe('a run folder', () => {
     expect(readFileSync(files.provenance, 'utf8')).toBe(before);
   }, 600_000);
 
+  it('--resume of a finished run whose process was killed before its plot writes learning-curves.svg and says it is finished', () => {
+    const before = readFileSync(files.provenance, 'utf8');
+    const plot = readFileSync(files.curves, 'utf8');
+    rmSync(files.curves);
+    const again = resume();
+    expect(again.status).toBe(0);
+    expect(again.stdout).toContain(`${config.out} is finished: 2 of 2 epochs trained`);
+    expect(readFileSync(files.curves, 'utf8')).toBe(plot);
+    expect(readFileSync(files.provenance, 'utf8')).toBe(before);
+  }, 600_000);
+
   it('logs every step with its wall time', () => {
     const log = readLog(config.out);
     expect(log.map((l) => `${l.type} ${l.epoch}`)).toEqual(['step 1', 'step 1', 'step 1', 'eval 1', 'step 2', 'step 2', 'step 2', 'eval 2']);
