@@ -46,7 +46,7 @@ describe('bin/cpp-workbench.mjs', () => {
     expect(run().stderr).toContain('dist/ is older than src/library.ts');
     rmSync(join(dir, 'dist/tsconfig.build.tsbuildinfo'));
     expect(run()).toMatchObject({ stdout: 'the sources --help\n', stderr: expect.stringContaining('cpp-workbench: dist/ is not built:') });
-  }, 60_000);
+  }, 300_000);
 
   it('runs dist/ as it is where there are no sources (an installed package)', () => {
     const { dir, run } = standIn();

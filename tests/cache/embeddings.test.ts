@@ -86,7 +86,7 @@ describe('embeddings', () => {
     expect(new Set(stored())).toEqual(fresh);
     const e = await ensureEmbeddings(dir, cache, bof);
     expect(e.responses[5]).toEqual((await bof.encode([cache.responses[5].text]))[0]);
-  }, 60_000);
+  }, 300_000);
 
   it('cache embed holds the cache lock throughout: beside another writer of the cache it is refused, naming it (was: both ran to the end)', async () => {
     const dir = cacheOf();
@@ -99,7 +99,7 @@ describe('embeddings', () => {
     }
     await embedJob(dir, 'bof'); // the lock of the killed holder is taken over
     expect(readdirSync(dir).sort()).toEqual(['cache.jsonl', 'embeddings']);
-  }, 60_000);
+  }, 300_000);
 
   it('cache validate reads the embeddings: wrong dimension, a value that is not finite, two vectors for one text', async () => {
     const bof = await makeEncoder('bof');

@@ -101,7 +101,7 @@ describe('every form of a cache carries every field of the cache format', () => 
     expect(unrecordedTurn(back)).toBeUndefined();
     expect(() => checkProtocol(back, DebateSettings.parse({ protocol: 'recorded' }))).not.toThrow();
     expect(cacheFromRecords(fixtures.dylan).responses.map((r) => [r.id, r.turn])).toEqual(back.responses.map((r) => [r.id, r.turn]));
-  }, 60_000);
+  }, 300_000);
 });
 
 describe('the cache format page', () => {

@@ -131,7 +131,7 @@ describe('the record journal', () => {
     expect(third.calls).toEqual([cache3.journal!.unanswered.get(last.id)]); // the same idempotency key
     expect(rec3.reasked).toBe(1);
     expect(loadCache(dir, quiet).journal!.unanswered.size).toBe(0);
-  }, 60_000);
+  }, 300_000);
 
   it('compaction folds the journal into cache.jsonl atomically; a crash before the journal is cleared loses and duplicates nothing', async () => {
     const dir = sparseWorld(6);
@@ -161,7 +161,7 @@ describe('the record journal', () => {
     writeFileSync(journalPath(dir), '');
     await compactCache(dir);
     expect(existsSync(journalPath(dir))).toBe(false);
-  }, 60_000);
+  }, 300_000);
 
   it('a response recorded twice with different replies keeps the first, with a warning', () => {
     const dir = handDir();
@@ -186,7 +186,7 @@ describe('the record journal', () => {
     expect(endpoint.calls.length).toBe(calls);
     closeJournal(recA.journal!);
     closeJournal(recB.journal!);
-  }, 60_000);
+  }, 300_000);
 
   it('a request key covers everything asked', () => {
     const cache = loadCache(handDir(), quiet);

@@ -46,7 +46,7 @@ beforeAll(async () => {
     { cache: simDir, seed: 0 },
   );
   policy = (await exportPolicy(checkpoint, join(dir, 'export'))).policy;
-}, 60_000);
+}, 300_000);
 
 async function withServer<T>(faults: Partial<Faults>, run: (url: string, stats: () => { paid: number; replayed: number }) => Promise<T>): Promise<T> {
   const server = await serveSimulator(sim, { ...NO_FAULTS, port: 0, key: KEY, ...faults });

@@ -112,7 +112,7 @@ describe('openai endpoint against serve with faults', () => {
     } finally {
       await server.close();
     }
-  }, 60_000);
+  }, 300_000);
 
   it('refuses a call whose worst case could pass the dollar cap; spending stays under it', async () => {
     const server = await serveSimulator(cache, { ...NO_FAULTS, port: 0 });
@@ -142,7 +142,7 @@ describe('openai endpoint against serve with faults', () => {
     } finally {
       await server.close();
     }
-  }, 60_000);
+  }, 300_000);
 });
 
 /** A one-route server on 127.0.0.1 for cases `serve` does not produce. */
@@ -196,7 +196,7 @@ describe('openai endpoint: timeouts, usage and keys', () => {
       server.closeAllConnections();
       server.close();
     }
-  }, 30_000);
+  }, 300_000);
 
   it('reads the key from the named environment variable and keeps it out of every error and reply', async () => {
     const { url, server } = await tinyServer(({ auth }, reply) =>
@@ -220,7 +220,7 @@ describe('openai endpoint: timeouts, usage and keys', () => {
       server.closeAllConnections();
       server.close();
     }
-  }, 30_000);
+  }, 300_000);
 
   it('a wrong key is refused by serve (401) and not retried', async () => {
     const server = await serveSimulator(cache, { ...NO_FAULTS, port: 0, key: KEY });
@@ -232,5 +232,5 @@ describe('openai endpoint: timeouts, usage and keys', () => {
     } finally {
       await server.close();
     }
-  }, 30_000);
+  }, 300_000);
 });

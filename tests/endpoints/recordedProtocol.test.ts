@@ -168,7 +168,7 @@ describe('the record tier under the recorded protocol, through a team file (an O
     expect(again.tiers).toEqual({ exact: 3, signature: 0, model: 0, record: 0, skipped: 0 });
     expect(again.results[0].answers).toEqual(first.results[0].answers);
     expect(prompts).toHaveLength(2);
-  }, 60_000);
+  }, 300_000);
 });
 
 describe('the record tier under the recorded protocol, the simulator fitted to the records answering', () => {

@@ -149,7 +149,7 @@ describe('recording through a team file', () => {
     await expect(train(resolveConfig({ cache: dir, endpoints: team, epochs: 1, out }))).rejects.toThrow(
       /setting endpoints \(.*team\.json\): the record tier asks them only with miss = record, and miss is model/,
     );
-  }, 60_000);
+  }, 300_000);
 
   it("active recording and training with miss = record ask the team file's endpoints; the key reaches no file", async () => {
     const dir = sparseWorld(40, 2);

@@ -107,5 +107,5 @@ describe('serve', () => {
     const atlas2 = await ask('atlas', 2, [first('brisk')], first('atlas'));
     const sage2 = await ask('sage', 2, [first('atlas')], first('sage'));
     await ask('atlas', 3, [atlas2, sage2], atlas2);
-  }, 60_000);
+  }, 300_000);
 });

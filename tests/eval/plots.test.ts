@@ -63,7 +63,7 @@ describe('learning curves', () => {
     expect(t.filter((x) => x === 'validation (greedy)')).toHaveLength(1);
     expect(t).toContain('line: mean over 3 runs (seeds); band: lowest to highest run');
     expect(curvesSubtitle(readRunCurves(runFolder(log), 'seed 0'))).toBe('one run each: no band'); // was: "mean over seeds" for one seed
-  }, 30_000);
+  }, 300_000);
 
   it('train() leaves learning-curves.svg in the run folder', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'cpp-plots-train-'));
@@ -114,7 +114,7 @@ describe('accuracy against cost', () => {
       (x) => !legendAndAxes.has(x) && !/^\d+(\.\d+)?$/.test(x) && !x.startsWith('bars: ') && !x.includes('Pareto') && !x.includes("Full-Debate's"),
     );
     expect(other).toEqual([]);
-  }, 30_000);
+  }, 300_000);
 
   it('draws a point far beyond the others as off scale at the axis end, its cost in the legend, instead of squeezing them', async () => {
     const points = [
@@ -135,7 +135,7 @@ describe('accuracy against cost', () => {
         { costPct: 100 },
       ),
     ).toBeUndefined(); // every point fits
-  }, 30_000);
+  }, 300_000);
 
   it('keeps intervals within [0, 100]%, and the title says what the bars are for the n shown', async () => {
     const wide = { ...point('CPP', 'CPP policy', 77, 90, 2, 2), accuracyLow: 43.1, accuracyHigh: 110.9 }; // a two-seed t interval
@@ -150,7 +150,7 @@ describe('accuracy against cost', () => {
     expect(barsSubtitle([point('a', 'variant', 80, 90, 1, 3), point('b', 'variant', 81, 92, 1, 3)])).toBe(
       'bars: 95% t interval of the mean over 3 seeds, accuracy and cost',
     );
-  }, 30_000);
+  }, 300_000);
 
   it('gives every method its own colour-blind-safe colour and shape', async () => {
     const names = Array.from({ length: 56 }, (_, i) => `m${i}`);
@@ -159,5 +159,5 @@ describe('accuracy against cost', () => {
     expect(new Set(colors)).toEqual(new Set(OKABE_ITO));
     const svg = await accuracyCostPlot([point('a', 'CPP policy', 80, 90, 1), point('b', 'baseline', 70, 95), point('c', 'baseline', 75, 100)], 'plane');
     for (const c of OKABE_ITO.slice(0, 3)) expect(svg).toContain(`fill="${c}"`);
-  }, 30_000);
+  }, 300_000);
 });

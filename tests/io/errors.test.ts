@@ -63,7 +63,7 @@ describe('the command line', () => {
     const r = cli('cache', 'gen', '--questions', '-5', '--out', out);
     expect([r.status, lines(r.stderr)]).toEqual([1, ['--questions: must be more than 0 (found -5)']]);
     expect(cli('cache', 'gen', '--questoins', '5', '--out', out).status).toBe(2);
-  }, 60_000);
+  }, 300_000);
 });
 
 describe('a training child', () => {
@@ -110,7 +110,7 @@ describe('policy engines', () => {
     } finally {
       engine.dispose();
     }
-  }, 60_000);
+  }, 300_000);
 
   it('an engine that cannot start here says why, as a SettingsError', async () => {
     // The CUDA execution provider: without its library beside ONNX Runtime's (install scripts are off,
@@ -140,5 +140,5 @@ describe('policy engines', () => {
     }
     if (!installed)
       await expect(loadBackend('tensorflow')).rejects.toThrow(/^backend 'tensorflow' could not be loaded \(install .*\); tensorflow: .*tfjs-node/);
-  }, 60_000);
+  }, 300_000);
 });

@@ -46,7 +46,7 @@ describe('a stop by signal', () => {
     expect(Number(/up to (\d+\.\d) s/.exec(lines[0])![1])).toBeGreaterThan(0.5);
     expect(r.code).toBe(0);
     expect(readdirSync(r.dir)).toEqual([]);
-  }, 60_000);
+  }, 300_000);
 
   it('a second signal exits at once, releasing the lock and removing the temporary file all the same', async () => {
     // (No wall-clock bound: the 60 s the first stop would wait for never ends, so 'saved:' is never said.)
@@ -54,5 +54,5 @@ describe('a stop by signal', () => {
     expect(r.err).not.toContain('saved:');
     expect(r.code).toBe(130);
     expect(readdirSync(r.dir)).toEqual([]);
-  }, 60_000);
+  }, 300_000);
 });

@@ -37,7 +37,7 @@ describe('folder locks (one writer at a time)', () => {
     expect(holderOf(dir)?.pid).toBe(process.pid);
     release();
     expect(existsSync(join(dir, LOCK_FILE))).toBe(false);
-  }, 60_000);
+  }, 300_000);
 
   it("a lock copied along with its folder is not the copy's: the copy can be written at once", async () => {
     const root = mkdtempSync(join(tmpdir(), 'cpp-lock-'));
@@ -46,7 +46,7 @@ describe('folder locks (one writer at a time)', () => {
     const release = lockFolder(join(root, 'copy'), 'a training run');
     release();
     expect(() => lockFolder(join(root, 'run'), 'a training run')).toThrow(`pid ${child.pid}`);
-  }, 60_000);
+  }, 300_000);
 
   it('a refused write leaves no folder it made only to lock', () => {
     const root = mkdtempSync(join(tmpdir(), 'cpp-lock-'));

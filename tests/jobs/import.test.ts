@@ -26,7 +26,7 @@ describe('cache import', () => {
     expect(() => pricesOf(['gpt-3.5-turbo'], undefined, 1e308, 1.5)).toThrow('--price-in: must be at most 1000000000 (found 1e+308)');
     await importJob(options(out, pricesOf(['gpt-3.5-turbo'], undefined, 0.5, 1.5)));
     expect(loadCache(out).questions).toHaveLength(100);
-  }, 60_000);
+  }, 300_000);
 
   it('a folder holding a cache is replaced only with force (an imported cache by cache gen too)', async () => {
     const out = join(mkdtempSync(join(tmpdir(), 'cpp-import-')), 'algebra');
@@ -44,7 +44,7 @@ describe('cache import', () => {
     await genJob({ out, questions: 10, name: 'w', force: true });
     expect(loadCache(out).header.source).toBe('simulator');
     expect(existsSync(join(out, 'import-report.md'))).toBe(false); // it described the replaced cache
-  }, 60_000);
+  }, 300_000);
 
   it('a cache being written by another process is refused, naming it', async () => {
     const out = join(mkdtempSync(join(tmpdir(), 'cpp-import-')), 'algebra');
@@ -58,5 +58,5 @@ describe('cache import', () => {
     } finally {
       await killHolder(holder);
     }
-  }, 60_000);
+  }, 300_000);
 });

@@ -102,7 +102,7 @@ describe('a policy replayed for other rounds than it was trained for', () => {
     expect(out.rows.find((r) => r.policy)!.tiers.model).toBeGreaterThan(0); // round 3 is the model's
     expect(said.mock.calls.flat()).toContain(`${join(dir, 'policy-2-false.json')}: trained for 2 rounds, replayed for 3 (it has no round feature)`);
     said.mockRestore();
-  }, 60_000);
+  }, 300_000);
 });
 
 describe('rounds given to the jobs that train', () => {
@@ -158,5 +158,5 @@ describe('rounds given to the jobs that train', () => {
       `${settings.out} holds a run of other settings or another cache (batchSize 6 there, 3 ` +
         `asked; k 0 there, -1 asked): pass --force to train it anew there, or choose another folder`,
     );
-  }, 60_000);
+  }, 300_000);
 });

@@ -116,7 +116,7 @@ describe('reading checkpoints and policies', () => {
     expect(readdirSync(dir)).toEqual(['export']);
     expect(readFileSync(join(dir, 'export', 'policy.json'))).toEqual(before);
     expect(existsSync(join(dir, 'export', 'tfjs', 'weights.bin'))).toBe(true);
-  }, 60_000);
+  }, 300_000);
 });
 
 describe('a policy without a behavior embedding', () => {

@@ -92,7 +92,7 @@ describe('the deployable export', () => {
         }
       }
     }
-  }, 60_000);
+  }, 300_000);
 
   it('golden.json holds the texts with their vectors, and decisions whose inputs policy.onnx turns into their keep probabilities', async () => {
     const golden = JSON.parse(readFileSync(join(exportDir, 'golden.json'), 'utf8')) as Golden;
@@ -127,7 +127,7 @@ describe('the deployable export', () => {
         expect((out.keep_probability.data as Float32Array)[0]).toBeCloseTo(r.keep_probability, 6);
       }
     }
-  }, 60_000);
+  }, 300_000);
 
   it('serves on the WebGPU provider (`provider: webgpu`) with the decisions golden.json holds, naming its adapter', async () => {
     const golden = JSON.parse(readFileSync(join(exportDir, 'golden.json'), 'utf8')) as Golden;
@@ -135,7 +135,7 @@ describe('the deployable export', () => {
     expect(policy.adapter?.device).toBeTruthy();
     for (const d of golden.decisions)
       expect(await policy.decide(d.request)).toEqual(d.rows.map((r) => ({ agent: r.agent, keep: r.keep, p: expect.closeTo(r.keep_probability, 5) })));
-  }, 60_000);
+  }, 300_000);
 
   it('`export` writes golden.json and prints no TF.js banner (was: "install our node backend")', () => {
     const r = spawnSync(process.execPath, [...CLI, 'export', runFiles(config.out).best, '--out', join(dir, 'cli-export')], {
