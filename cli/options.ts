@@ -8,6 +8,7 @@ import { z } from 'zod';
 import { parseSettings } from '../src/io/problems.ts';
 import { RecordingSettings, type RecordingOptions } from '../src/recording.ts';
 import { SPLITS, type Split } from '../src/cache/format.ts';
+import { keepNoHashes } from '../src/cache/hash.ts';
 import { parseDebateSettings } from '../src/env/environment.ts';
 import { DebateSettings } from '../src/env/settings.ts';
 import { COMPUTE_SETTINGS, ComputeSettings } from '../src/policy/backends.ts';
@@ -158,6 +159,7 @@ export async function runOrPlan(
   describe: () => JobDescription | Promise<JobDescription>,
   run: () => Promise<void>,
 ) {
+  if (a.printConfig || a.dryRun) keepNoHashes(); // planning writes nothing
   if (a.printConfig) console.log(JSON.stringify((await describe()).settings, null, 2));
   else if (a.dryRun) console.log((await (await describe()).plan()).join('\n'));
   else await run();

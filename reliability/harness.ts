@@ -6,8 +6,9 @@
 import { execFileSync, spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { cpSync, existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import { join, relative, resolve } from 'node:path';
+import { basename, join, relative, resolve } from 'node:path';
 import { columnsHead } from '../src/cache/columns.ts';
+import { HASH_FILE } from '../src/cache/hash.ts';
 import { DIGEST_BYTES } from '../src/cache/columnsLayout.ts';
 
 export const REPO = resolve(import.meta.dirname, '..');
@@ -196,14 +197,17 @@ export function snapshot(dir: string, exclude: string[] = []): Snapshot {
   return shot;
 }
 
-/** What differs between two snapshots, as `+path` (created), `-path` (removed), `~path` (changed). */
+/** Files a run derives from a cache (kept hashes, binary vectors), bound to their sources' inodes: stale in a trial's copy, rebuilt atomically by its first run. */
+const derived = (path: string) => basename(path) === HASH_FILE || path.endsWith('.vectors');
+
+/** What differs between two snapshots, as `+path` (created), `-path` (removed), `~path` (changed); derived files left out. */
 export function changes(before: Snapshot, after: Snapshot): string[] {
   const out: string[] = [];
   for (const [p, h] of after)
     if (!before.has(p)) out.push(`+${p}`);
     else if (before.get(p) !== h) out.push(`~${p}`);
   for (const p of before.keys()) if (!after.has(p)) out.push(`-${p}`);
-  return out.sort();
+  return out.filter((c) => !derived(c.slice(1))).sort();
 }
 
 /** Files of interrupted writes under `dir`: `*.tmp` (the workbench writes `<name>.<pid>.tmp`, then renames). */

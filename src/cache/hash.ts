@@ -55,6 +55,12 @@ export function sha256File(file: string, keep = false): Promise<string> {
   return once([file], () => (keep ? keptSha256(dirname(file), basename(file), [file]) : hashOf([file])));
 }
 
+let keeping = true;
+/** A process that only plans (`--dry-run`, `--print-config`) writes nothing: hashes are read from `cache.sha256` but no longer kept there. */
+export function keepNoHashes(): void {
+  keeping = false;
+}
+
 /** sha256 of a cache's content: cache.jsonl, then journal.jsonl when present; kept in `<dir>/cache.sha256`. */
 export function cacheHash(dir: string): Promise<string> {
   return once([cacheFilePath(dir), journalPath(dir)], () => keptSha256(dir, 'content', [cacheFilePath(dir), journalPath(dir)]));
@@ -81,6 +87,7 @@ async function keptSha256(dir: string, name: string, files: string[]): Promise<s
   const entry = kept[name] as { sha256?: unknown; from?: unknown } | undefined;
   if (entry?.from === from && typeof entry.sha256 === 'string' && /^[0-9a-f]{64}$/.test(entry.sha256)) return entry.sha256;
   const sha256 = await hashOf(files);
+  if (!keeping) return sha256;
   try {
     writeFileAtomic(file, [`${JSON.stringify({ ...keptHashes(file), [name]: { sha256, from } })}\n`]);
   } catch (e) {
