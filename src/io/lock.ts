@@ -282,8 +282,8 @@ export function withLockSync<T>(dir: string, what: string, fn: () => T): T {
   }
 }
 
-/** A temporary file of an interrupted write: `<name>.<pid>.tmp` (or `.<pid>.stale.tmp`), file or folder. */
-const TEMP = /\.(\d+)(?:\.stale)?\.tmp$/;
+/** A temporary file of an interrupted write: `<name>.<pid>.tmp`, or `<name>.<pid>.<part>.tmp` (`.stale`, a columns build's or an import's spill files), file or folder. */
+const TEMP = /\.(\d+)(?:\.[a-z]+)?\.tmp$/;
 
 /**
  * The temporary files (and folders) of interrupted writes under `dir` whose process no longer runs

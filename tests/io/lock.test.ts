@@ -55,7 +55,7 @@ describe('folder locks (one writer at a time)', () => {
     expect(readdirSync(root)).toEqual([]);
   });
 
-  it('temporary files of dead writers are removed by the next writer; those of live ones stay', () => {
+  it('temporary files of dead writers (spill files too) are removed by the next writer; those of live ones stay', () => {
     const dir = mkdtempSync(join(tmpdir(), 'cpp-lock-'));
     mkdirSync(join(dir, 'embeddings'));
     // pid 2^22 + 1 is above Linux's pid_max: no process has it.
@@ -63,6 +63,9 @@ describe('folder locks (one writer at a time)', () => {
     writeFileSync(join(dir, `checkpoint.json.${dead}.tmp`), 'half a checkpoint');
     writeFileSync(join(dir, 'embeddings', `bof-256.jsonl.${dead}.tmp`), 'half a file');
     mkdirSync(join(dir, `export.${dead}.tmp`));
+    // A killed columns build's and import's spill files.
+    writeFileSync(join(dir, `cache.columns.${dead}.text.tmp`), 'spilled texts');
+    writeFileSync(join(dir, `import.${dead}.responses.tmp`), 'spilled records');
     writeFileSync(join(dir, `log.jsonl.${process.pid}.tmp`), 'being written now');
     writeFileSync(join(dir, 'notes.tmp'), 'not ours');
     const release = lockFolder(dir, 'a training run');
