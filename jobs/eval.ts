@@ -7,8 +7,8 @@
 // them as Markdown and CSV with an accuracy-versus-cost SVG.
 import type { Split } from '../src/cache/format.ts';
 import { embeddingsPath } from '../src/cache/embeddings.ts';
-import { keptCacheSteps, keptEmbeddings } from '../src/cache/kept.ts';
-import { cacheFilePath, loadCacheSteps } from '../src/cache/load.ts';
+import { keptEmbeddings, runCacheSteps } from '../src/cache/kept.ts';
+import { cacheFilePath } from '../src/cache/load.ts';
 import { hashFile, recordReport, startSession, type Session } from '../src/provenance.ts';
 import type { Cache, Question } from '../src/cache/types.ts';
 import { onInterrupt, stoppableSteps } from '../src/io/interrupt.ts';
@@ -99,7 +99,7 @@ export async function evalJob(o: EvalOptions): Promise<{ table: string; rows: Ro
     say: () => [`stopped before the comparison's table was made; nothing was written${o.out ? `: ${o.out} is as it was` : ''}; a rerun starts over`],
   });
   // Kept loaded for every policy (src/cache/kept.ts), except a cache the comparison records into.
-  const cache = await stoppableSteps(o.settings.miss === 'record' ? loadCacheSteps(o.cache) : keptCacheSteps(o.cache));
+  const cache = await stoppableSteps(runCacheSteps(o.cache, o.settings.miss === 'record'));
   try {
     return await evalStoppable(o, policyList, artifacts, session, cache);
   } finally {

@@ -1,8 +1,7 @@
 // A training run's setup, before its first step: the cache (kept loaded in a warm process), the
 // training and evaluation environments, the embeddings, the policy's shape, and its first weights.
-import { keptCacheSteps, keptEmbeddings } from '../src/cache/kept.ts';
+import { keptEmbeddings, runCacheSteps } from '../src/cache/kept.ts';
 import type { Embeddings } from '../src/cache/embeddings.ts';
-import { loadCacheSteps } from '../src/cache/load.ts';
 import type { Cache } from '../src/cache/types.ts';
 import { makeEncoder } from '../src/encoders/index.ts';
 import { fitResponseModelOfSteps, teamIds, type Environment } from '../src/env/environment.ts';
@@ -31,7 +30,7 @@ export async function setup(config: TrainConfig, part: (p: SetupPart) => void = 
   part('load');
   // A cache is kept loaded between runs of a process (a warm grid worker), except one the run records into.
   // The load, the environments' indexes and the response model's fit are steps: Ctrl-C stops setup between them.
-  const cache = await stoppableSteps(config.miss === 'record' ? loadCacheSteps(config.cache) : keptCacheSteps(config.cache));
+  const cache = await stoppableSteps(runCacheSteps(config.cache, config.miss === 'record'));
   part('environments');
   // With miss = record both environments ask one endpoint and share its journal and spending.
   const trainEnv = await stoppableSteps(openEnvironmentSteps(cache, debateSettingsOf(config, 'train'), { endpoints: config.endpoints }));

@@ -8,7 +8,6 @@ import type { Encoder } from '../encoders/index.ts';
 import { embeddingsPath, ensureEmbeddings, type Embeddings } from './embeddings.ts';
 import { fileState } from './hash.ts';
 import { journalPath } from './journal.ts';
-import { runSteps } from '../io/interrupt.ts';
 import { cacheFilePath, loadCacheSteps } from './load.ts';
 import type { Cache } from './types.ts';
 
@@ -24,10 +23,13 @@ interface Kept {
 }
 const kept = new Map<string, Kept>();
 
-/** The cache in `dir`, as loadCache gives it: kept from an earlier call while its files are unchanged (its warnings said again). */
-export const keptCache = (dir: string, warn: (message: string) => void = console.error): Cache => runSteps(keptCacheSteps(dir, warn));
+/** The cache a run or a comparison reads, as steps: kept (keptCacheSteps), except one it records into (`records`), which it loads for itself. */
+export const runCacheSteps = (dir: string, records: boolean): Generator<unknown, Cache> => (records ? loadCacheSteps(dir) : keptCacheSteps(dir));
 
-/** keptCache as steps (src/io/interrupt.ts): a load it makes stops between its steps. */
+/**
+ * The cache in `dir`, as loadCacheSteps gives it: kept from an earlier call while its files are
+ * unchanged (its warnings said again); a load it makes stops between its steps (src/io/interrupt.ts).
+ */
 export function* keptCacheSteps(dir: string, warn: (message: string) => void = console.error): Generator<unknown, Cache> {
   const state = `${fileState(cacheFilePath(dir))}|${fileState(journalPath(dir))}`;
   let k = kept.get(dir);
