@@ -9,7 +9,8 @@
 // vectors are appended to the file as they are made (whole lines, fsynced, under the cache's lock),
 // so a stopped or killed embedding keeps what it made and the next use embeds only the rest.
 // Training and evaluation read the vectors from their binary form (vectorsFile.ts) while it is bound
-// to today's cache and embeddings file: no JSON vector is parsed and no text hashed.
+// to today's cache and embeddings file, by slot as steps ask (vectorReader.ts): no JSON vector is
+// parsed, no text hashed, and what is held does not grow with the cache.
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Encoder } from '../encoders/index.ts';
@@ -20,7 +21,8 @@ import { EMBEDDINGS_DIR } from './format.ts';
 import type { Problem } from '../io/problems.ts';
 import { CacheError, type Cache } from './types.ts';
 import { float32FromBase64 } from '../io/float32.ts';
-import { readVectors, vectorsPath, vectorStore, writeVectors } from './vectorsFile.ts';
+import { vectorReader } from './vectorReader.ts';
+import { openVectors, vectorsPath, vectorsWriter, type VectorsWriter } from './vectorsFile.ts';
 import { appendedSince, appendLines, keepOnly, scanFile, startedFor, startFile, textIndex, VERSION, vectorLine, type TextIndex } from './embeddingsFile.ts';
 
 export { textKey } from './embeddingsFile.ts';
@@ -28,10 +30,15 @@ export { textKey } from './embeddingsFile.ts';
 export interface Embeddings {
   encoder: string;
   dim: number;
-  /** By question index and by response index; every entry is filled (texts alike share one vector). */
-  questions: Float32Array[];
-  responses: Float32Array[];
-  /** The encoder that made them: responses the record tier adds are embedded with it (embedArrivals). */
+  /** The vector of question i (by its index in the cache; texts alike share one vector): a view, read and never written. */
+  question(i: number): Float32Array;
+  /** The vector of response j, the same way; responses the record tier adds are embedded with `embedder` (embedArrivals). */
+  response(j: number): Float32Array;
+  /** Responses with a vector: the cache's when they were read, and those embedArrivals added since. */
+  readonly responses: number;
+  /** Vectors of responses added since (embedArrivals), held in memory. */
+  arrived: Float32Array[];
+  /** The encoder that made them. */
   embedder: Encoder;
 }
 
@@ -188,43 +195,78 @@ export async function embedCache(
   return { index, embedded };
 }
 
-/**
- * The cache's embeddings under `encoder`, embedding (embedCache) only the texts without a vector.
- * The vectors are held in blocks of contiguous memory, one per distinct text: what training
- * needs of them at once (the number of distinct texts x dim x 4 bytes). They are read from the
- * binary vectors file (vectorsFile.ts) when it is bound to today's cache and embeddings file: no
- * JSON vector is parsed and no text hashed; otherwise from the embeddings file, and the binary
- * file is (re)written from them, a stale or damaged one said.
- */
-export async function ensureEmbeddings(dir: string, cache: Cache, encoder: Encoder, o: { batch?: number; locked?: boolean } = {}): Promise<Embeddings> {
-  const file = embeddingsPath(dir, encoder.id);
-  const stored = existsSync(file) ? readVectors(dir, file, cache, encoder) : undefined;
-  if (stored && 'vectors' in stored) return { encoder: encoder.id, dim: encoder.dim, ...stored.vectors, embedder: encoder };
-  if (stored) console.error(`${vectorsPath(dir, encoder.id)}: ${stored.refused}; rebuilt from ${file}`);
-  const store = vectorStore(encoder.dim);
-  const { index } = await embedCache(dir, cache, encoder, o, store.set);
-  try {
-    writeVectors(dir, file, encoder, index, store);
-  } catch (e) {
-    console.error(`${vectorsPath(dir, encoder.id)}: could not be written (${(e as Error).message}); the next run reads ${file} again`);
-  }
+/** Embeddings whose question and response vectors are rows of `row`, by slot. */
+function bySlot(encoder: Encoder, questions: Int32Array, responses: Int32Array, row: (slot: number) => Float32Array): Embeddings {
+  const arrived: Float32Array[] = [];
   return {
     encoder: encoder.id,
     dim: encoder.dim,
-    questions: Array.from(index.questions, store.get),
-    responses: Array.from(index.responses, store.get),
+    question: (i) => row(questions[i]),
+    response: (j) => (j < responses.length ? row(responses[j]) : arrived[j - responses.length]),
+    get responses() {
+      return responses.length + arrived.length;
+    },
+    arrived,
     embedder: encoder,
   };
 }
 
 /**
- * Embed the responses added to a loaded cache since `emb` was made (by the record tier), appending
+ * The cache's embeddings under `encoder`, embedding (embedCache) only the texts without a vector.
+ * The vectors are read from the binary vectors file (vectorsFile.ts) when it is bound to today's
+ * cache and embeddings file, a page at a time as they are asked for (vectorReader.ts): no JSON
+ * vector is parsed, no text hashed, and what is held does not grow with the number of distinct
+ * texts. Otherwise the file is (re)built, a stale or damaged one said, its rows written as the
+ * embeddings file is read and the missing texts embedded; only when it cannot be written are the
+ * vectors held in memory (one per distinct text).
+ */
+export async function ensureEmbeddings(dir: string, cache: Cache, encoder: Encoder, o: { batch?: number; locked?: boolean } = {}): Promise<Embeddings> {
+  const file = embeddingsPath(dir, encoder.id);
+  const path = vectorsPath(dir, encoder.id);
+  const fromFile = () => {
+    const stored = openVectors(dir, file, cache, encoder);
+    return stored && 'vectors' in stored ? bySlot(encoder, stored.vectors.questions, stored.vectors.responses, vectorReader(stored.vectors, file)) : stored;
+  };
+  const stored = existsSync(file) ? fromFile() : undefined;
+  if (stored && 'question' in stored) return stored;
+  if (stored) console.error(`${path}: ${stored.refused}; rebuilt from ${file}`);
+  let writer: VectorsWriter | undefined;
+  const notWritten = (e: unknown) => console.error(`${path}: could not be written (${(e as Error).message}); the next run reads ${file} again`);
+  try {
+    writer = vectorsWriter(dir, file, encoder);
+  } catch (e) {
+    notWritten(e);
+  }
+  const held: Float32Array[] = [];
+  let index: TextIndex;
+  try {
+    ({ index } = await embedCache(dir, cache, encoder, o, writer ? writer.set : (slot, v) => void (held[slot] = v)));
+  } catch (e) {
+    writer?.abandon();
+    throw e;
+  }
+  if (!writer) return bySlot(encoder, index.questions, index.responses, (slot) => held[slot]);
+  try {
+    writer.finish(index);
+    const written = fromFile();
+    if (written && 'question' in written) return written;
+    throw new Error(written ? written.refused : 'gone once written');
+  } catch (e) {
+    notWritten(e);
+    // Every vector is in the embeddings file by now: read again, held in memory.
+    await embedCache(dir, cache, encoder, o, (slot, v) => void (held[slot] = v));
+    return bySlot(encoder, index.questions, index.responses, (slot) => held[slot]);
+  }
+}
+
+/**
+ * Embed the responses added to a loaded cache since `emb` was made (by the record tier), holding
  * their vectors in memory; the embeddings file gets them at the next ensureEmbeddings.
  */
 export async function embedArrivals(emb: Embeddings, cache: Cache): Promise<void> {
-  if (emb.responses.length >= cache.responses.length) return;
-  const arrived = cache.responses.slice(emb.responses.length);
-  emb.responses.push(...(await emb.embedder.encode(arrived.map((r) => r.text))));
+  if (emb.responses >= cache.responses.length) return;
+  const arrived = cache.responses.slice(emb.responses);
+  emb.arrived.push(...(await emb.embedder.encode(arrived.map((r) => r.text))));
 }
 
 /**

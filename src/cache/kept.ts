@@ -1,7 +1,8 @@
 // Caches and embeddings kept loaded in a process that uses one cache again and again: a warm
 // training process (train/cellWorker.ts) trains cell after cell of a grid on it, and a job compares
 // several policies on it. What is kept is read again when its files changed (size, modification
-// time or inode of cache.jsonl, of its record journal, of the embeddings file), so a kept cache is
+// time or inode of cache.jsonl, of its record journal, of the embeddings file and its binary vectors
+// file; embeddings keep only the open vectors file and the pages read, vectorReader.ts), so a kept cache is
 // always the one a fresh load would give. Only caches that nothing adds to are kept: a run that
 // records (miss = record) appends to its cache in memory and loads its own.
 import type { Encoder } from '../encoders/index.ts';
@@ -9,6 +10,7 @@ import { embeddingsPath, ensureEmbeddings, type Embeddings } from './embeddings.
 import { fileState } from './hash.ts';
 import { journalPath } from './journal.ts';
 import { cacheFilePath, loadCacheSteps } from './load.ts';
+import { vectorsPath } from './vectorsFile.ts';
 import type { Cache } from './types.ts';
 
 /** Caches kept at most: a grid over many caches keeps the last ones it used, not all. */
@@ -55,10 +57,11 @@ export function* keptCacheSteps(dir: string, warn: (message: string) => void = c
 export async function keptEmbeddings(dir: string, cache: Cache, encoder: Encoder): Promise<Embeddings> {
   const k = [...kept.values()].find((x) => x.cache === cache);
   if (!k) return ensureEmbeddings(dir, cache, encoder);
-  const file = embeddingsPath(dir, encoder.id);
+  // The vectors file too: one removed as damaged (vectorReader.ts) is rebuilt, not read again.
+  const state = () => `${fileState(embeddingsPath(dir, encoder.id))}|${fileState(vectorsPath(dir, encoder.id))}`;
   const held = k.embeddings.get(encoder.id);
-  if (held && held.state === fileState(file)) return held.embeddings;
+  if (held && held.state === state()) return held.embeddings;
   const embeddings = await ensureEmbeddings(dir, cache, encoder);
-  k.embeddings.set(encoder.id, { state: fileState(file), embeddings });
+  k.embeddings.set(encoder.id, { state: state(), embeddings });
   return embeddings;
 }

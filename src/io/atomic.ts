@@ -96,7 +96,8 @@ export async function writeFileAtomicYielding(
   syncFolder(dirname(path));
 }
 
-const tempOf = (path: string) => `${path}.${process.pid}.tmp`;
+/** The temporary file beside `path` that a write of it goes to first (`<path>.<pid>.tmp`). */
+export const tempOf = (path: string) => `${path}.${process.pid}.tmp`;
 
 /**
  * `writeFileAtomic` as steps (src/io/interrupt.ts): it yields after each chunk, so that a caller's

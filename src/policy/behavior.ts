@@ -19,7 +19,10 @@ export function behaviorInit(cache: Cache, emb: Embeddings, team: number[], init
   team.forEach((a, i) => {
     const rs = cache.responses.filter((r) => r.a === a && chosen.has(r.q));
     if (rs.length === 0) throw new InputError(`behavior init: agent '${cache.agents[a].id}' has no responses to validation questions in ${cache.file}`);
-    for (const r of rs) for (let k = 0; k < D; k++) out[i * D + k] += emb.responses[r.index][k] / rs.length;
+    for (const r of rs) {
+      const v = emb.response(r.index);
+      for (let k = 0; k < D; k++) out[i * D + k] += v[k] / rs.length;
+    }
   });
   return out;
 }

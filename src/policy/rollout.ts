@@ -66,7 +66,7 @@ export async function rollout(engine: PolicyEngine, env: Environment, emb: Embed
   // S: per (debate, recipient), the token-weighted sum of the question and every kept candidate.
   const S = new Float32Array(B * A * D);
   debates.forEach((d, b) => {
-    const qe = emb.questions[d.q];
+    const qe = emb.question(d.q);
     const w = cache.questions[d.q].promptTokens;
     for (let i = 0; i < A; i++) for (let k = 0; k < D; k++) S[(b * A + i) * D + k] = qe[k] * w;
   });
@@ -84,16 +84,16 @@ export async function rollout(engine: PolicyEngine, env: Environment, emb: Embed
     const row = b * A + i;
     if (stale[row]) {
       if (o.conditioning) normalizeInto(S, row * D, D, Q, row * D);
-      else normalizeInto(emb.questions[debates[b].q], 0, D, Q, row * D);
+      else normalizeInto(emb.question(debates[b].q), 0, D, Q, row * D);
       stale[row] = 0;
     }
     // A stop decision is the debate's: it reads the question alone (no recipient's kept responses).
-    if (kind === KIND.stop) normalizeInto(emb.questions[debates[b].q], 0, D, step.query, r * D);
+    if (kind === KIND.stop) normalizeInto(emb.question(debates[b].q), 0, D, step.query, r * D);
     else step.query.set(Q.subarray(row * D, (row + 1) * D), r * D);
     const current = debates[b].current;
     // A member absent from the log (recorded protocol) shows nothing: a zero embedding.
     if (current[source].source < 0) step.candidate.fill(0, r * D, (r + 1) * D);
-    else step.candidate.set(emb.responses[cache.responses[current[source].source].index], r * D);
+    else step.candidate.set(emb.response(cache.responses[current[source].source].index), r * D);
     step.recipient[r] = i;
     step.own[r] = j === 0 ? 1 : 0;
     step.source[r] = source;
@@ -154,7 +154,7 @@ export async function rollout(engine: PolicyEngine, env: Environment, emb: Embed
         tokens[x] = shownTokens(env, candidate); // its length as shown (cut at a token limit)
         if (kept && o.conditioning && candidate.source >= 0) {
           const row = b * A + i;
-          const e = emb.responses[candidate.source];
+          const e = emb.response(candidate.source);
           for (let k = 0; k < D; k++) S[row * D + k] += e[k] * tokens[x];
           stale[row] = 1;
         }

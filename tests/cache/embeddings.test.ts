@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
 import { embedJob, genJob } from '../../jobs/cache.ts';
-import { embeddingsPath, ensureEmbeddings, textKey } from '../../src/cache/embeddings.ts';
+import { embeddingsPath, ensureEmbeddings, textKey, type Embeddings } from '../../src/cache/embeddings.ts';
 import type { CacheLine } from '../../src/cache/format.ts';
 import { loadCache } from '../../src/cache/load.ts';
 import { formatIssue, validateCache } from '../../src/cache/validate.ts';
@@ -23,6 +23,9 @@ function cacheOf(edit: (r: CacheLine[]) => void = () => {}): string {
   return dir;
 }
 
+/** The vectors of questions `from` onwards of a tiny cache (4 questions). */
+const questionsOf = (e: Embeddings, from: number) => Array.from({ length: 4 - from }, (_, i) => e.question(from + i));
+
 describe('embeddings', () => {
   it('an edited text gets its own vector; the stale one is dropped, the others kept', async () => {
     const bof = await makeEncoder('bof');
@@ -36,9 +39,9 @@ describe('embeddings', () => {
     const encode = vi.spyOn(bof, 'encode');
     const second = await ensureEmbeddings(dir, loadCache(dir), bof);
     expect(encode.mock.calls.map((c) => c[0])).toEqual([[edited]]);
-    expect(second.questions[0]).toEqual((await bof.encode([edited]))[0]);
-    expect(second.questions[0]).not.toEqual(first.questions[0]);
-    expect(second.questions.slice(1)).toEqual(first.questions.slice(1));
+    expect(second.question(0)).toEqual((await bof.encode([edited]))[0]);
+    expect(second.question(0)).not.toEqual(first.question(0));
+    expect(questionsOf(second, 1)).toEqual(questionsOf(first, 1));
     const stored = readFileSync(embeddingsPath(dir, bof.id), 'utf8');
     expect(stored).toContain(textKey(edited));
     expect(stored).not.toContain(textKey('Tiny question 0 about tiny things?'));
@@ -85,7 +88,7 @@ describe('embeddings', () => {
     await embedJob(dir, 'bof');
     expect(new Set(stored())).toEqual(fresh);
     const e = await ensureEmbeddings(dir, cache, bof);
-    expect(e.responses[5]).toEqual((await bof.encode([cache.responses[5].text]))[0]);
+    expect(e.response(5)).toEqual((await bof.encode([cache.responses[5].text]))[0]);
   }, 300_000);
 
   it('cache embed holds the cache lock throughout: beside another writer of the cache it is refused, naming it (was: both ran to the end)', async () => {

@@ -1,13 +1,17 @@
 // The binary vectors file (src/cache/vectorsFile.ts) derived from an embeddings file: used while it
-// is bound to today's cache and embeddings file and checks; a stale or damaged one is said and
-// rebuilt, never used.
-import { mkdtempSync, readFileSync, statSync, truncateSync, writeFileSync } from 'node:fs';
+// is bound to today's cache and embeddings file and its index checks; its rows are read by slot as
+// they are asked for (src/cache/vectorReader.ts), each page checked then. A stale or damaged file
+// is said and rebuilt, never used; a damaged page met during a run stops it and removes the file.
+import { existsSync, mkdtempSync, readFileSync, truncateSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { embeddingsPath, ensureEmbeddings } from '../../src/cache/embeddings.ts';
+import { embedCache, embeddingsPath, ensureEmbeddings, type Embeddings } from '../../src/cache/embeddings.ts';
+import { keptCacheSteps, keptEmbeddings } from '../../src/cache/kept.ts';
 import { loadCache } from '../../src/cache/load.ts';
-import { readVectors, vectorsPath } from '../../src/cache/vectorsFile.ts';
+import type { Cache } from '../../src/cache/types.ts';
+import { vectorReader } from '../../src/cache/vectorReader.ts';
+import { openVectors, PAGE_ROWS, vectorsPath, vectorsWriter } from '../../src/cache/vectorsFile.ts';
 import { writeCacheRecords } from '../../src/cache/write.ts';
 import { makeEncoder } from '../../src/encoders/index.ts';
 import { tinyRecords } from '../fixtures/tinyWorld.ts';
@@ -22,10 +26,31 @@ async function embedded() {
   return { dir, bof, first, file: vectorsPath(dir, bof.id), jsonl: embeddingsPath(dir, bof.id) };
 }
 
+/** Every question's and response's vector, copied out of `e`. */
+function all(e: Embeddings, cache: Cache) {
+  return {
+    questions: Array.from(cache.questions, (_, i) => e.question(i).slice()),
+    responses: Array.from(cache.responses, (_, j) => e.response(j).slice()),
+  };
+}
+
+/** The vectors the encoder gives the cache's texts. */
+async function encoded(cache: Cache) {
+  const bof = await makeEncoder('bof');
+  return { questions: await bof.encode(cache.questions.map((q) => q.text)), responses: await bof.encode(cache.responses.map((r) => r.text)) };
+}
+
 /** What ensureEmbeddings said on stderr. */
 function said() {
   const error = vi.spyOn(console, 'error').mockImplementation(() => {});
   return () => error.mock.calls.map((c) => String(c[0]));
+}
+
+/** Flip a bit of byte `at` (negative: from the end) of `file`, in place (the same inode, as a disk's damage would). */
+function damage(file: string, at: number) {
+  const bytes = readFileSync(file);
+  bytes[at < 0 ? bytes.length + at : at] ^= 0x40;
+  writeFileSync(file, bytes);
 }
 
 afterEach(() => {
@@ -33,38 +58,58 @@ afterEach(() => {
 });
 
 describe('the binary vectors file', () => {
-  it('is written by the first use and read by the next: the same vectors, by question and by response', async () => {
-    const { dir, bof, first, file, jsonl } = await embedded();
-    expect(statSync(file).size).toBeGreaterThan(0);
-    const read = readVectors(dir, jsonl, loadCache(dir), bof);
-    expect(read && 'vectors' in read).toBe(true);
-    const { vectors } = read as { vectors: { questions: Float32Array[]; responses: Float32Array[] } };
-    expect(vectors.questions).toEqual(first.questions);
-    expect(vectors.responses).toEqual(first.responses);
+  it('is written by the first use and read by the next: the encoder’s vectors, by question and by response', async () => {
+    const { dir, bof, first } = await embedded();
+    const cache = loadCache(dir);
+    expect(all(first, cache)).toEqual(await encoded(cache));
     const lines = said();
+    const encode = vi.spyOn(bof, 'encode');
     const second = await ensureEmbeddings(dir, loadCache(dir), bof);
-    expect(second.responses).toEqual(first.responses);
+    expect(all(second, cache)).toEqual(await encoded(cache));
+    expect(encode).not.toHaveBeenCalled();
     expect(lines()).toEqual([]);
+  });
+
+  it('reads rows by slot through a bounded set of pages: a reader keeping one page gives every vector', async () => {
+    const { dir, bof, jsonl } = await embedded();
+    const cache = loadCache(dir);
+    // Pages of 2 rows, so that the tiny cache’s texts fill several.
+    const writer = vectorsWriter(dir, jsonl, bof, 2);
+    writer.finish((await embedCache(dir, cache, bof, {}, writer.set)).index);
+    const opened = openVectors(dir, jsonl, cache, bof);
+    if (!opened || !('vectors' in opened)) throw new Error(`not read: ${JSON.stringify(opened)}`);
+    const { vectors } = opened;
+    expect(vectors.pageRows).toBe(2);
+    expect(vectors.slots).toBeGreaterThan(3 * 2);
+    const row = vectorReader(vectors, jsonl, 2 * bof.dim * 4); // room for one page: each read of another evicts it
+    const want = await encoded(cache);
+    // Back and forth across pages, so that rows are read again after their page was evicted.
+    for (const j of [...cache.responses.keys()].reverse()) expect(row(vectors.responses[j])).toEqual(want.responses[j]);
+    cache.questions.forEach((_, i) => expect(row(vectors.questions[i])).toEqual(want.questions[i]));
+    cache.responses.forEach((_, j) => expect(row(vectors.responses[j])).toEqual(want.responses[j]));
   });
 
   it('is stale once a text of the cache changed: the edited text gets its own vector, and the staleness is said', async () => {
     const { dir, bof, first, file, jsonl } = await embedded();
+    const before = first.question(0).slice();
     writeCacheRecords(
       dir,
       tinyRecords(4).map((r) => (r.type === 'question' && r.id === 'q0' ? { ...r, text: EDITED } : r)),
     );
-    expect(readVectors(dir, jsonl, loadCache(dir), bof)).toEqual({ refused: 'stale: cache.jsonl changed since it was built' });
+    expect(openVectors(dir, jsonl, loadCache(dir), bof)).toEqual({ refused: 'stale: cache.jsonl changed since it was built' });
     const lines = said();
     const second = await ensureEmbeddings(dir, loadCache(dir), bof);
-    expect(second.questions[0]).toEqual((await bof.encode([EDITED]))[0]);
-    expect(second.questions[0]).not.toEqual(first.questions[0]);
+    expect(second.question(0)).toEqual((await bof.encode([EDITED]))[0]);
+    expect(second.question(0)).not.toEqual(before);
     expect(lines()).toEqual([`${file}: stale: cache.jsonl changed since it was built; rebuilt from ${jsonl}`]);
     // Rebuilt: bound to the cache as it is now.
-    expect(readVectors(dir, jsonl, loadCache(dir), bof)).toHaveProperty('vectors');
+    expect(openVectors(dir, jsonl, loadCache(dir), bof)).toHaveProperty('vectors');
   });
 
   it('is stale once the embeddings file changed: its vectors are the ones used', async () => {
     const { dir, bof, first, file, jsonl } = await embedded();
+    const cache = loadCache(dir);
+    const before = all(first, cache);
     // The first vector line rewritten with another (valid) vector for the same text.
     const [header, line, ...rest] = readFileSync(jsonl, 'utf8').split('\n');
     const { sha256 } = JSON.parse(line) as { sha256: string };
@@ -72,35 +117,61 @@ describe('the binary vectors file', () => {
     const changed = JSON.stringify({ sha256, v: Buffer.from(other.buffer).toString('base64') });
     writeFileSync(jsonl, [header, changed, ...rest].join('\n'));
     const lines = said();
-    const second = await ensureEmbeddings(dir, loadCache(dir), bof);
-    const holders = [...second.questions, ...second.responses].filter((v) => v.every((x) => x === 0.5));
+    const after = all(await ensureEmbeddings(dir, loadCache(dir), bof), cache);
+    const holders = [...after.questions, ...after.responses].filter((v) => v.every((x) => x === 0.5));
     expect(holders.length).toBeGreaterThan(0);
-    expect([...first.questions, ...first.responses].some((v) => v.every((x) => x === 0.5))).toBe(false);
+    expect([...before.questions, ...before.responses].some((v) => v.every((x) => x === 0.5))).toBe(false);
     expect(lines()).toEqual([`${file}: stale: the embeddings file changed since it was built; rebuilt from ${jsonl}`]);
   });
 
-  it('is damaged when a byte of it changed: said, never used, rebuilt', async () => {
-    const { dir, bof, first, file, jsonl } = await embedded();
-    const bytes = readFileSync(file);
-    bytes[bytes.length - 100] ^= 0x40; // inside the last vector
-    writeFileSync(file, bytes);
-    expect(readVectors(dir, jsonl, loadCache(dir), bof)).toEqual({ refused: 'damaged: its content does not match its SHA-256' });
+  it('is damaged when a byte of its index changed: said, never used, rebuilt', async () => {
+    const { dir, bof, file, jsonl } = await embedded();
+    const cache = loadCache(dir);
+    damage(file, 4 * bof.dim * new Set(textsOf(cache)).size + 1); // the first question's slot, just past the rows
+    expect(openVectors(dir, jsonl, cache, bof)).toEqual({ refused: 'damaged: its index does not match its SHA-256' });
     const lines = said();
     const second = await ensureEmbeddings(dir, loadCache(dir), bof);
-    expect(second.questions).toEqual(first.questions);
-    expect(second.responses).toEqual(first.responses);
-    expect(lines()).toEqual([`${file}: damaged: its content does not match its SHA-256; rebuilt from ${jsonl}`]);
-    expect(readVectors(dir, jsonl, loadCache(dir), bof)).toHaveProperty('vectors');
+    expect(all(second, cache)).toEqual(await encoded(cache));
+    expect(lines()).toEqual([`${file}: damaged: its index does not match its SHA-256; rebuilt from ${jsonl}`]);
+    expect(openVectors(dir, jsonl, loadCache(dir), bof)).toHaveProperty('vectors');
   });
 
-  it('is damaged when cut short, or not a vectors file', async () => {
+  it('a damaged page met during a run stops it, naming the file and the page; the file is removed and the next run rebuilds it', async () => {
     const { dir, bof, file, jsonl } = await embedded();
-    const size = statSync(file).size;
-    truncateSync(file, size - 10);
-    expect(readVectors(dir, jsonl, loadCache(dir), bof)).toEqual({
-      refused: expect.stringMatching(/^damaged: \d+ bytes where its slots, vectors and SHA-256 end at \d+$/),
+    const cache = loadCache(dir);
+    const kept = (function run(steps: Generator<unknown, Cache>): Cache {
+      for (let s = steps.next(); ; s = steps.next()) if (s.done) return s.value;
+    })(keptCacheSteps(dir));
+    const during = await keptEmbeddings(dir, kept, bof); // the file opened, no row read yet
+    const slots = new Set(textsOf(cache)).size;
+    expect(slots).toBeLessThanOrEqual(PAGE_ROWS);
+    damage(file, 5); // a byte of the first row
+    expect(() => during.question(0)).toThrow(
+      `${file}: page 1 of 1 (rows 0-${slots - 1}) does not match its SHA-256: damaged; removed: the next run rebuilds it from ${jsonl}`,
+    );
+    expect(existsSync(file)).toBe(false);
+    const lines = said();
+    const next = await keptEmbeddings(dir, kept, bof);
+    expect(all(next, cache)).toEqual(await encoded(cache));
+    expect(lines()).toEqual([]);
+    expect(openVectors(dir, jsonl, cache, bof)).toHaveProperty('vectors');
+  });
+
+  it('is damaged when cut short, or not a vectors file; one of the older version is stale', async () => {
+    const { dir, bof, file, jsonl } = await embedded();
+    const bytes = readFileSync(file);
+    truncateSync(file, bytes.length - 10);
+    expect(openVectors(dir, jsonl, loadCache(dir), bof)).toEqual({ refused: 'damaged: not a vectors file (no magic)' });
+    writeFileSync(file, Buffer.concat([bytes.subarray(0, 100), bytes]));
+    expect(openVectors(dir, jsonl, loadCache(dir), bof)).toEqual({
+      refused: expect.stringMatching(/^damaged: \d+ bytes where its rows, slots, page digests, head and trailer end at \d+$/),
     });
     writeFileSync(file, 'not vectors at all, but long enough to have a head and a digest');
-    expect(readVectors(dir, jsonl, loadCache(dir), bof)).toEqual({ refused: 'damaged: not a vectors file (no magic)' });
+    expect(openVectors(dir, jsonl, loadCache(dir), bof)).toEqual({ refused: 'damaged: not a vectors file (no magic)' });
+    writeFileSync(file, `CPPVEC01${'\0'.repeat(100)}`);
+    expect(openVectors(dir, jsonl, loadCache(dir), bof)).toEqual({ refused: 'stale: version 1, this workbench reads 2' });
   });
 });
+
+/** The cache's texts, questions then responses. */
+const textsOf = (cache: Cache) => [...cache.questions.map((q) => q.text), ...cache.responses.map((r) => r.text)];

@@ -49,10 +49,10 @@ describe('embeddings stored beside the cache', () => {
     // One vector per distinct text (vectors are keyed by their text's hash).
     const texts = new Set([...cache.questions.map((q) => q.text), ...cache.responses.map((r) => r.text)]).size;
     expect(encoded).toBe(texts);
-    expect(first.responses[3]).toEqual(encodeBof(cache.responses[3].text, 32));
+    expect(first.response(3)).toEqual(encodeBof(cache.responses[3].text, 32));
     const again = await ensureEmbeddings(dir, cache, counting);
     expect(encoded).toBe(texts);
-    expect(again.questions).toEqual(first.questions);
+    expect(Array.from(cache.questions, (_, i) => again.question(i))).toEqual(Array.from(cache.questions, (_, i) => first.question(i)));
     // A second encoder lives in its own file.
     await ensureEmbeddings(dir, cache, bofEncoder(16));
     expect(readFileSync(embeddingsPath(dir, 'bof-16'), 'utf8').split('\n')[0]).toContain('"dim":16');

@@ -111,11 +111,11 @@ describe('conditional, progressive query (docs/method.md §4)', () => {
       await rollout(stub, env, emb, [0], { mode: 'greedy', debateSeed: '0', conditioning });
       const q = cache.questions[0];
       const own = cache.responses.find((r) => r.question === q.id && r.agent === 'a1' && r.round === 1)!;
-      const S = new Float32Array(32).map((_, k) => emb.questions[0][k] * q.promptTokens + (conditioning ? emb.responses[own.index][k] * own.outTokens : 0));
+      const S = new Float32Array(32).map((_, k) => emb.question(0)[k] * q.promptTokens + (conditioning ? emb.response(own.index)[k] * own.outTokens : 0));
       const want = new Float32Array(32);
       normalizeInto(S, 0, 32, want, 0);
       const first = new Float32Array(32);
-      normalizeInto(emb.questions[0], 0, 32, first, 0);
+      normalizeInto(emb.question(0), 0, 32, first, 0);
       // recipient a1 (row 0): position 0 sees the question alone; position 1 sees question + kept own response
       expect([...seen[0].query.subarray(0, 32)].map((x) => x.toFixed(5))).toEqual([...first].map((x) => x.toFixed(5)));
       expect([...seen[1].query.subarray(0, 32)].map((x) => x.toFixed(5))).toEqual([...want].map((x) => x.toFixed(5)));
