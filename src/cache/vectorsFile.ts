@@ -32,11 +32,13 @@ const DIGEST_BYTES = 32;
 /** The trailer: the index's SHA-256, the head's length and the magic. */
 const TRAILER = DIGEST_BYTES + 4 + 8;
 /**
- * Rows checked together: a page is the unit a reader reads, checks and keeps (64 KiB at dim 256).
- * A question's responses hold neighbouring slots, so a step's rows fall in few pages; smaller
- * pages would cost a read and a hash per few rows, larger ones read rows no step asked for.
+ * Rows checked together: a page is the unit a reader reads, checks and keeps (16 KiB at dim 256).
+ * A question's responses hold neighbouring slots (46 a question in the simulated worlds: about 4
+ * pages), its own text a slot among the questions' (one page, of which one row is asked for); larger
+ * pages read and hash rows no step asked for (64-row pages: about twice the bytes a question), and
+ * smaller ones pay a read and a hash per few rows.
  */
-export const PAGE_ROWS = 64;
+export const PAGE_ROWS = 16;
 
 export const vectorsPath = (dir: string, encoderId: string) => join(dir, EMBEDDINGS_DIR, `${encoderId}.vectors`);
 
