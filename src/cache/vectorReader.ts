@@ -3,7 +3,7 @@
 // and kept among at most KEPT_BYTES of pages, so what a run holds of the vectors does not grow with
 // the number of distinct texts. A page that does not match its SHA-256 is an error naming the file
 // and the page; the file is removed, so that the next run rebuilds it from the embeddings file.
-import { closeSync, fstatSync, readSync, rmSync, statSync } from 'node:fs';
+import { closeSync, existsSync, fstatSync, readSync, rmSync, statSync } from 'node:fs';
 import { createHash } from 'node:crypto';
 import { InputError } from '../io/errors.ts';
 import type { VectorsFile } from './vectorsFile.ts';
@@ -53,7 +53,8 @@ export function vectorReader(file: VectorsFile, jsonl: string, keptBytes = KEPT_
 function damaged(file: VectorsFile, jsonl: string, p: number, pages: number): never {
   let removed: string;
   try {
-    if (statSync(file.path).ino === fstatSync(file.fd).ino) {
+    if (!existsSync(file.path)) removed = `already removed: the next run rebuilds it from ${jsonl}`;
+    else if (statSync(file.path).ino === fstatSync(file.fd).ino) {
       rmSync(file.path);
       removed = `removed: the next run rebuilds it from ${jsonl}`;
     } else removed = 'already replaced by another process';
