@@ -7,9 +7,12 @@
 /** Why a string is not `count` float32 values: not base64, another number of bytes, or a value that is not finite. */
 export type Float32Problem = { notBase64: true } | { bytes: number } | { index: number; value: number };
 
-/** `count` float32 values from base64 `text`, or what is wrong with it. */
-export function float32FromBase64(text: string, count: number): Float32Array | Float32Problem {
-  const values = new Float32Array(count);
+/**
+ * `count` float32 values from base64 `text`, or what is wrong with it; decoded `into` an array of
+ * `count` values when given (a check of many vectors, each dropped once checked, reuses one).
+ */
+export function float32FromBase64(text: string, count: number, into?: Float32Array): Float32Array | Float32Problem {
+  const values = into?.length === count ? into : new Float32Array(count);
   const written = Buffer.from(values.buffer).write(text, 'base64');
   if (written !== count * 4 || (text.length !== 4 * Math.ceil((count * 4) / 3) && text.length !== Math.ceil((count * 16) / 3)))
     return /^[A-Za-z0-9+/]*={0,2}$/.test(text) ? { bytes: Buffer.byteLength(text, 'base64') } : { notBase64: true };
