@@ -7,7 +7,7 @@
 // dim, the counts of questions, responses, distinct texts and rows per page, and what it is bound
 // to), the SHA-256 of the index up to here, the head's length (uint32 LE) and the magic `CPPVEC02`.
 // The rows come first so that they are written at their slot's place as they are made, and the
-// index last, once all are (writeVectorsSteps: nothing of them is held in memory).
+// index last, once all are (vectorsWriter: nothing of them is held in memory).
 // It is bound to what it derives from: cache.jsonl and its record journal (the texts: size, mtime,
 // inode and the hash of their first and last 64 KiB, as the columns file is, columns.ts
 // sourceState) and the embeddings file (the vectors: the same of `<encoder id>.jsonl`). A file whose
