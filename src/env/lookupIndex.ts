@@ -34,6 +34,8 @@ export class KeyedLists<K extends string | number> {
   /** Bucket b's responses are items[start[b]] to items[start[b + 1] - 1]. */
   private start = new Int32Array(2);
   private items = new Int32Array(0);
+  /** Each item's key's hash: a key is made again only for the items of the same hash. */
+  private hashes = new Int32Array(0);
   private mask = 0;
   private readonly added = new Map<K, number[]>();
 
@@ -61,17 +63,29 @@ export class KeyedLists<K extends string | number> {
     for (let i = 0; i < count; i++) if (bucket[i] >= 0) this.start[(bucket[i] & this.mask) + 1]++;
     for (let b = 0; b < size; b++) this.start[b + 1] += this.start[b];
     this.items = new Int32Array(listed);
+    this.hashes = new Int32Array(listed);
     const next = this.start.slice(0, size);
-    for (let i = 0; i < count; i++) if (bucket[i] >= 0) this.items[next[bucket[i] & this.mask]++] = i;
-    if (order) for (let b = 0; b < size; b++) if (this.start[b + 1] - this.start[b] > 1) this.items.subarray(this.start[b], this.start[b + 1]).sort(order);
+    for (let i = 0; i < count; i++)
+      if (bucket[i] >= 0) {
+        const at = next[bucket[i] & this.mask]++;
+        this.items[at] = i;
+        this.hashes[at] = bucket[i];
+      }
+    if (order)
+      for (let b = 0; b < size; b++) {
+        if (this.start[b + 1] - this.start[b] < 2) continue;
+        this.items.subarray(this.start[b], this.start[b + 1]).sort(order);
+        for (let j = this.start[b]; j < this.start[b + 1]; j++) this.hashes[j] = bucket[this.items[j]];
+      }
     this.added.clear();
     return this;
   }
 
   get(key: K): number[] | undefined {
-    const b = hashOf(key) & this.mask;
+    const hash = hashOf(key);
+    const b = hash & this.mask;
     let out: number[] | undefined;
-    for (let j = this.start[b]; j < this.start[b + 1]; j++) if (this.keyOf(this.items[j]) === key) (out ??= []).push(this.items[j]);
+    for (let j = this.start[b]; j < this.start[b + 1]; j++) if (this.hashes[j] === hash && this.keyOf(this.items[j]) === key) (out ??= []).push(this.items[j]);
     const added = this.added.get(key);
     return added ? [...(out ?? []), ...added] : out;
   }
