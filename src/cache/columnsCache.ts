@@ -133,18 +133,20 @@ class ColumnResponse implements Response {
   get outTokens(): number {
     return this.store.outTokens[this.index];
   }
-  /** The context's responses (ctxRefs from 0 up), in record order: a new array each time. */
+  /** The context's responses, in record order: a new array each time. */
   get ctx(): number[] {
-    const { ctxStart, ctxRefs } = this.store.c;
-    let out = NONE as number[];
-    for (let j = ctxStart[this.index]; j < ctxStart[this.index + 1]; j++) if (ctxRefs[j] >= 0) (out === NONE ? (out = []) : out).push(ctxRefs[j]);
-    return out;
+    return this.contextRefs(false);
   }
-  /** The context's external entries (ctxRefs below 0), in record order: a new array each time. */
+  /** The context's external entries, in record order: a new array each time. */
   get ext(): number[] {
+    return this.contextRefs(true);
+  }
+  /** The context's refs of one kind: responses (ctxRefs from 0 up), or external entries (below 0: -1 - their index). */
+  private contextRefs(external: boolean): number[] {
     const { ctxStart, ctxRefs } = this.store.c;
     let out = NONE as number[];
-    for (let j = ctxStart[this.index]; j < ctxStart[this.index + 1]; j++) if (ctxRefs[j] < 0) (out === NONE ? (out = []) : out).push(-ctxRefs[j] - 1);
+    for (let j = ctxStart[this.index]; j < ctxStart[this.index + 1]; j++)
+      if (ctxRefs[j] < 0 === external) (out === NONE ? (out = []) : out).push(external ? -ctxRefs[j] - 1 : ctxRefs[j]);
     return out;
   }
   get id(): string {
