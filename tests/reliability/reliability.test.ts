@@ -10,7 +10,8 @@ import { makeInputs } from '../../reliability/inputs.ts';
 import { diskPassed, diskTrials, diskTrialsUnavailable } from '../../reliability/disk.ts';
 import { KILL_COMMANDS, killTrials, reference, saidToContinue, slug, stopPassed, trainingPhase, type Reference } from '../../reliability/kill.ts';
 
-// Each command starts Node, tsx and often ONNX Runtime (2-5 s on a loaded 2-core machine).
+// Each command starts Node (and tsx where dist/ is older than a source) and often ONNX Runtime (2-5 s
+// on a loaded 2-core machine).
 const LONG = 600_000;
 let inputs = '';
 beforeAll(async () => {
