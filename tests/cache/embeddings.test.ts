@@ -1,5 +1,6 @@
 // Embeddings are keyed by the hash of their text under their encoder: an edited or regenerated text
 // gets a vector of its own, never a stale one; `cache validate` checks the stored vectors.
+import { createHash } from 'node:crypto';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -7,6 +8,7 @@ import { describe, expect, it, vi } from 'vitest';
 import { embedJob, genJob } from '../../jobs/cache.ts';
 import { embeddingsPath, ensureEmbeddings, textKey } from '../../src/cache/embeddings.ts';
 import type { CacheLine } from '../../src/cache/format.ts';
+import { textIndex } from '../../src/cache/embeddingsFile.ts';
 import { loadCache } from '../../src/cache/load.ts';
 import { formatIssue, validateCache } from '../../src/cache/validate.ts';
 import { writeCacheRecords } from '../../src/cache/write.ts';
@@ -24,6 +26,25 @@ function cacheOf(edit: (r: CacheLine[]) => void = () => {}): string {
 }
 
 describe('embeddings', () => {
+  it("a text's key is the SHA-256 of its UTF-8 bytes, in hex in the file and in the index's binary form", () => {
+    const texts = ['Tiny question 0 about tiny things?', 'café — naïve ✓ 🙂', '', 'lone \ud800 surrogate'];
+    const digest = (t: string) => createHash('sha256').update(Buffer.from(t, 'utf8')).digest();
+    expect(texts.map(textKey)).toEqual(texts.map((t) => digest(t).toString('hex')));
+    const dir = cacheOf((records) => {
+      for (const r of records) if (r.type === 'response') r.text = texts[Number(r.id.replace(/\D/g, '')) % texts.length] || 'x';
+    });
+    const index = textIndex(loadCache(dir));
+    const held = [...index.slots.keys()].sort();
+    const expected = [
+      ...new Set(
+        loadCache(dir)
+          .responses.map((r) => r.text)
+          .concat(loadCache(dir).questions.map((q) => q.text)),
+      ),
+    ].map((t) => digest(t).toString('latin1'));
+    expect(held).toEqual(expected.sort());
+  });
+
   it('an edited text gets its own vector; the stale one is dropped, the others kept', async () => {
     const bof = await makeEncoder('bof');
     const dir = cacheOf();

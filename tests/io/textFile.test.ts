@@ -42,6 +42,24 @@ describe('reading text files', () => {
     expect(() => [...fileLines(cacheFilePath(dir))]).toThrow(`${cacheFilePath(dir)}:${lines}: not valid UTF-8 text`);
   });
 
+  it('lines are read whole whatever their length, in every chunk size, with UTF-8 text and a bad byte named by its line', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'cpp-text-'));
+    const file = join(dir, 'lines.txt');
+    // Lines from empty to longer than a read and than a decoded piece (64 kB), ASCII and not, so
+    // that line ends fall on every side of the pieces' and chunks' boundaries.
+    const lines: string[] = [];
+    for (let i = 0; i < 400; i++) lines.push(i % 7 === 3 ? '' : `${i}:${(i % 5 === 0 ? 'é–' : 'ab').repeat((i * 997) % 3000)}`);
+    lines.push('x'.repeat(200_000), 'tail é');
+    writeFileSync(file, lines.join('\n'));
+    for (const chunk of [1 << 16, 1 << 17, 1 << 20, 1 << 24]) expect([...fileLines(file, chunk)]).toEqual(lines);
+    writeFileSync(file, `${lines.join('\n')}\n`);
+    expect([...fileLines(file, 1 << 20)]).toEqual(lines); // a last newline ends the last line
+    const bad = Buffer.from(`${lines.join('\n')}\n`);
+    bad[bad.indexOf('399:')] = 0xff;
+    writeFileSync(file, bad);
+    expect(() => [...fileLines(file, 1 << 20)]).toThrow(`${file}:400: not valid UTF-8 text (column 1)`);
+  });
+
   it('a folder or a missing file where a file should be is an error naming the path', () => {
     const dir = mkdtempSync(join(tmpdir(), 'cpp-text-'));
     mkdirSync(cacheFilePath(dir));
