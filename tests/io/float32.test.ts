@@ -17,8 +17,7 @@ describe('float32 values from base64', () => {
     const v = new Float32Array([7]); // 4 bytes: '=='
     const text = b64(v);
     expect(text.endsWith('==')).toBe(true);
-    for (const tail of ['\t\t', '"x', '=\t', 'AA'])
-      expect(float32FromBase64(text.slice(0, -2) + tail, 1)).not.toBeInstanceOf(Float32Array);
+    for (const tail of ['\t\t', '"x', '=\t', 'AA']) expect(float32FromBase64(text.slice(0, -2) + tail, 1)).not.toBeInstanceOf(Float32Array);
   });
 
   it('decodes into a view that does not start its buffer, leaving the rest of the buffer alone', () => {
