@@ -66,6 +66,8 @@ export interface EvalOptions {
   recording?: RecordingOptions;
   /** Lines the report carries under its table (the main job: which runs it reused). */
   notes?: string[];
+  /** The command its provenance names (default: this process's; the main job's comparison runs in its training process). */
+  command?: string[];
 }
 
 /** Policy groups: `label=a,b` entries are their own methods; plain paths form one. */
@@ -93,7 +95,7 @@ export async function evalJob(o: EvalOptions): Promise<{ table: string; rows: Ro
   const artifacts = policyList.flatMap((g) => g.paths).map(readAnyPolicy);
   if (artifacts.length) console.error(`policies evaluated on ${await computePlan(o.compute)}`);
   ensureDefaultCache(o.cache);
-  const session = await startSession({ caches: [cacheFilePath(o.cache)], inputs: policyList.flatMap((g) => g.paths) });
+  const session = await startSession({ caches: [cacheFilePath(o.cache)], inputs: policyList.flatMap((g) => g.paths), command: o.command });
   // Stopped (Ctrl-C) before its report is written, it writes nothing.
   const unregister = onInterrupt({
     say: () => [`stopped before the comparison's table was made; nothing was written${o.out ? `: ${o.out} is as it was` : ''}; a rerun starts over`],

@@ -11,7 +11,9 @@ import { runFiles } from '../train/runFolder.ts';
 import { otherRunError, runStatus, trainRuns } from '../train/runs.ts';
 import { runContentHashes } from '../train/identity.ts';
 import { withLock } from '../src/io/lock.ts';
-import { evalDescription, evalJob, METHODS, type EvalOptions } from './eval.ts';
+import { evalDescription, METHODS, type EvalOptions } from './eval.ts';
+import type { CompareRequest } from './trainingProcessMain.ts';
+import { trainingProcesses } from '../train/trainingProcesses.ts';
 import { runPlan, type JobDescription } from '../train/plan.ts';
 import { ensureDefaultCache } from '../src/sim/generate.ts';
 import { RefusedError, SettingsError } from '../src/io/errors.ts';
@@ -106,16 +108,24 @@ export async function mainJob(o: MainOptions): Promise<string> {
     const other = runs.map((r) => ({ r, d: runStatus({ ...settings, ...r }, hash).differences })).filter((x) => x.d.length);
     if (other.length && !o.force) throw new RefusedError(other.map((x) => otherRunError(x.r.out, x.d).message).join('\n'));
     console.error(`\ntraining CPP (${o.config}) for ${o.seeds} seeds, ${o.workers} at a time, in ${o.out}/`);
-    const trained = await trainRuns(
-      runs.map((run) => ({ ...settings, ...run })),
-      hash,
-      { workers: o.workers, label: 'train CPP', force: o.force },
-    );
-    const statuses = trained.map((outcome, i) => `seed ${runs[i].seed} ${outcome.status}`);
-    const reused = `CPP runs: ${statuses.join(', ')} (reused: finished earlier with the same settings and cache content)`;
-    const evaluating = progress(`comparing with every baseline on ${o.split}`, 1);
-    const { table, files } = await evalJob({ ...comparison, notes: [reused] });
-    evaluating.stop();
-    return `\nCPP (${o.seeds} seeds, settings ${o.config}, best validation checkpoints) against every baseline\n\n${table}\n\nwritten: ${files.join(', ')}`;
+    // The comparison runs in the training process that trained last, which holds loaded what it reads too (jobs/trainingProcessMain.ts).
+    const processes = trainingProcesses({ from: import.meta.url, name: './trainingProcessMain' });
+    try {
+      const trained = await trainRuns(
+        runs.map((run) => ({ ...settings, ...run })),
+        hash,
+        { workers: o.workers, label: 'train CPP', force: o.force, processes },
+      );
+      const statuses = trained.map((outcome, i) => `seed ${runs[i].seed} ${outcome.status}`);
+      const reused = `CPP runs: ${statuses.join(', ')} (reused: finished earlier with the same settings and cache content)`;
+      const evaluating = progress(`comparing with every baseline on ${o.split}`, 1);
+      const request: CompareRequest = { compare: { ...comparison, notes: [reused], command: process.argv.slice(1) } };
+      const { table, files } = await processes.task<{ table: string; files: string[] }>(request, `the comparison (${comparison.out})`);
+      evaluating.stop();
+      return `\nCPP (${o.seeds} seeds, settings ${o.config}, best validation checkpoints) against every baseline\n\n${table}\n\nwritten: ${files.join(', ')}`;
+    } finally {
+      // Awaited: the job ends after its processes, which a measure of its time (its waited-for children) then counts.
+      await processes.close();
+    }
   });
 }

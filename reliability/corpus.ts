@@ -9,7 +9,7 @@
 // order and runs one.
 import { rmSync } from 'node:fs';
 import { changes, cli, copyTree, excerpt, freshDir, snapshot, STACK_TRACE } from './harness.ts';
-import { INPUT } from './inputs.ts';
+import { WIDE_INPUTS } from './inputs.ts';
 import { slug } from './kill.ts';
 import { cacheCases } from './corpus/cache.ts';
 import type { CorpusCase } from './corpus/case.ts';
@@ -64,7 +64,7 @@ const rawSchema = (kind: CorpusCase['kind'], out: string) =>
 /** Run one case in a fresh copy of the inputs. */
 export async function runCase(c: CorpusCase, inputs: string): Promise<CorpusResult> {
   const ws = freshDir('corpus', slug(c.id));
-  copyTree(inputs, ws, [INPUT.plain, INPUT.sparse, INPUT.table]); // (no case reads them)
+  copyTree(inputs, ws, WIDE_INPUTS); // (no case reads them)
   const vars = c.setup?.(ws) ?? {};
   const before = snapshot(ws, c.writes);
   const run = await cli(c.args, { cwd: ws, timeoutMs: 180_000 });

@@ -9,7 +9,7 @@ import { existsSync, rmSync, statfsSync } from 'node:fs';
 import { join } from 'node:path';
 import seedrandom from 'seedrandom';
 import { changes, cli, copyTree, freshDir, leftoverTemp, snapshot, STACK_TRACE, tail, unparseable, type CliRun } from './harness.ts';
-import { differing, output, reference, slug, type KillCommand } from './kill.ts';
+import { differing, output, slug, uninterrupted, type KillCommand } from './kill.ts';
 
 /** Room for the inputs and any whole run: what a trial's tmpfs starts with, and gets back for the rerun. */
 const ROOMY = '256m';
@@ -70,9 +70,12 @@ async function onTmpfs<T>(ws: string, inputs: string, room: number | undefined, 
 
 /** `trials` disk-full trials of `command`, the room drawn (seeded) uniformly between 5% and 95% of what its uninterrupted run writes. */
 export async function diskTrials(command: KillCommand, inputs: string, trials: number, seed: string, onTrial: (t: DiskTrial) => void = () => {}) {
-  const ref = await reference(command, inputs, false, 'disk');
+  // The probe of what a run writes is an uninterrupted run: its files are what every trial's rerun must give.
   const probe = freshDir('disk', slug(command.name), 'growth');
-  const { growth } = await onTmpfs(probe, inputs, undefined, (ws) => cli(command.args, { cwd: ws }));
+  const { result: ref, growth } = await onTmpfs(probe, inputs, undefined, async (ws) => {
+    await uninterrupted(command, ws);
+    return { output: output(ws, command.writes) };
+  });
   rmSync(probe, { recursive: true, force: true });
   const random = seedrandom(`${seed}/${command.name}/disk`);
   const results: DiskTrial[] = [];
@@ -90,7 +93,7 @@ export async function diskTrials(command: KillCommand, inputs: string, trials: n
         runs.push(await cli(args, { cwd: ws }));
         if (runs.at(-1)!.code === 0) break;
       }
-      const differ = differing(ref.output, output(ws, command.writes)).filter((f) => !ref.unstable.includes(f));
+      const differ = differing(ref.output, output(ws, command.writes));
       const finished = runs.at(-1)!.code === 0;
       const t: DiskTrial = {
         command: command.name,

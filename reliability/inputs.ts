@@ -45,16 +45,26 @@ const GRID = {
   ],
 };
 
-/** Make WORK/<name>; returns its path. Each step is a command a user would run. */
-export async function makeInputs(log: (line: string) => void = () => {}, name = 'inputs'): Promise<string> {
+/** The inputs that only `cache embed`, `cache from-parquet` and `record` read: no corpus case, no trial of train or cache gen. */
+export const WIDE_INPUTS = [INPUT.plain, INPUT.sparse, INPUT.table];
+
+/**
+ * Make WORK/<name>; returns its path. Each step is a command a user would run. `wide`: WIDE_INPUTS
+ * too (`npm test`'s trials, of train and cache gen, leave out their four commands).
+ */
+export async function makeInputs(log: (line: string) => void = () => {}, name = 'inputs', wide = true): Promise<string> {
   const dir = freshDir(name);
   const steps: string[][] = [
     ['cache', 'gen', '--out', INPUT.cache, '--questions', '60', '--seed', '11', '--name', 'reliability'],
     ['cache', 'embed', INPUT.cache],
-    ['cache', 'gen', '--out', INPUT.plain, '--questions', '200', '--seed', '12', '--name', 'plain'],
-    ['cache', 'to-parquet', INPUT.plain, '--out', INPUT.table],
-    ['cache', 'gen', '--out', INPUT.sparse, '--world', 'sparse-world.json', '--seed', '13', '--name', 'sparse'],
-    ['cache', 'embed', INPUT.sparse],
+    ...(wide
+      ? [
+          ['cache', 'gen', '--out', INPUT.plain, '--questions', '200', '--seed', '12', '--name', 'plain'],
+          ['cache', 'to-parquet', INPUT.plain, '--out', INPUT.table],
+          ['cache', 'gen', '--out', INPUT.sparse, '--world', 'sparse-world.json', '--seed', '13', '--name', 'sparse'],
+          ['cache', 'embed', INPUT.sparse],
+        ]
+      : []),
   ];
   writeFileSync(join(dir, 'sparse-world.json'), JSON.stringify({ randomTrajectories: 0, questions: 200 }) + '\n');
   writeFileSync(join(dir, INPUT.config), JSON.stringify(SMALL_CONFIG, null, 2) + '\n');

@@ -152,18 +152,25 @@ export async function pool<T, R>(items: T[], workers: number, task: (item: T) =>
 export async function trainRuns(
   runs: (Partial<TrainConfig> & { out: string })[],
   cacheHash: string,
-  o: { workers: number; label: string; force?: boolean; before?: (settings: Partial<TrainConfig> & { out: string }) => Promise<void> },
+  o: {
+    workers: number;
+    label: string;
+    force?: boolean;
+    before?: (settings: Partial<TrainConfig> & { out: string }) => Promise<void>;
+    /** The job's training processes, kept for what it does next (the caller closes them); default: processes of these runs alone. */
+    processes?: TrainingProcesses;
+  },
 ): Promise<RunOutcome[]> {
   const bar = progress(
     o.label,
     runs.reduce((s, r) => s + resolveConfig(r).epochs, 0),
   );
   let done = 0;
-  const processes = trainingProcesses();
+  const processes = o.processes ?? trainingProcesses();
   const trained = await pool(runs, o.workers, async (r) => {
     await o.before?.(r);
     return runTraining(r, cacheHash, () => bar.update(++done), { force: o.force, processes });
-  }).finally(() => processes.close());
+  }).finally(() => (o.processes ? undefined : processes.close()));
   bar.stop();
   const failed = trained.filter((r): r is PromiseRejectedResult => r.status === 'rejected');
   if (failed.length)

@@ -28,7 +28,7 @@ export function savedRun(out: string): string {
 export const sayRunOnStop = (out: string) => onInterrupt({ say: () => [savedRun(out)] });
 
 /** The training children of this process, by their run folders; the runs it started (or resumed). */
-const live = new Map<ChildProcess, string>();
+const live = new Map<ChildProcess, string | undefined>();
 const runs = new Set<string>();
 let forward = true;
 
@@ -36,8 +36,11 @@ let forward = true;
 export const letChildrenFinish = () => (forward = false);
 
 let watching = false;
-/** Watch training child `child` of run `out` (train/runs.ts): stopped with the job; returns the call for when it has exited. */
-export function watchChild(child: ChildProcess, out: string): () => void {
+/**
+ * Watch training child `child` of run `out` (train/runs.ts), or doing a task for the job (no `out`):
+ * stopped with the job; returns the call for when it has exited.
+ */
+export function watchChild(child: ChildProcess, out?: string): () => void {
   if (!watching) {
     watching = true;
     // A worker's cells end or go back to the queue (its own line says so); a job's runs say where they stand.
@@ -48,7 +51,7 @@ export function watchChild(child: ChildProcess, out: string): () => void {
     });
   }
   live.set(child, out);
-  runs.add(out);
+  if (out !== undefined) runs.add(out);
   return () => live.delete(child);
 }
 

@@ -24,10 +24,20 @@ export interface RunRequest {
 /** Why a run failed: a user error's message, or a bug's stack. */
 export type ChildFailure = { userError: string } | { bug: string };
 
-/** What the process sends: a piece of its stderr, then the run's time split, or why it failed and the exit code a command would give. */
-export type RunReply = { log: string } | { done: TimeSplit } | { failed: ChildFailure; code: number };
+/**
+ * What the process sends: a piece of its stderr, then the run's time split (a task's answer, see
+ * serveTasks), or why it failed and the exit code a command would give.
+ */
+export type RunReply = { log: string } | { done: TimeSplit } | { answer: unknown } | { failed: ChildFailure; code: number };
 
 const send = (reply: RunReply) => new Promise<void>((sent, failed) => process.send!(reply, (e: Error | null) => (e ? failed(e) : sent())));
+
+/** Why `e` failed, with the exit code a command would give; said as the command line would say it (reportError) by `print`. */
+async function sendFailure(e: unknown, print?: (text: string) => void): Promise<void> {
+  const code = reportError(e, print);
+  const said = userMessage(e);
+  await send({ failed: said !== undefined ? { userError: said } : { bug: stackOf(e) }, code });
+}
 
 /** The run in progress, if any. */
 let running: string | undefined;
@@ -62,7 +72,9 @@ process.stderr.write = ((chunk: string | Uint8Array, ...rest: unknown[]) => {
 // exits 143; a terminal's SIGINT (sent to the whole process group) is the job's to act on.
 handleInterrupts({ ignore: ['SIGINT'] });
 
-process.on('message', async ({ settingsFile, resume }: RunRequest) => {
+process.on('message', async (m: RunRequest | object) => {
+  if (!('settingsFile' in m)) return; // a task (serveTasks)
+  const { settingsFile, resume } = m;
   const unsay = sayRunOnStop(dirname(settingsFile));
   running = dirname(settingsFile);
   try {
@@ -72,11 +84,27 @@ process.on('message', async ({ settingsFile, resume }: RunRequest) => {
     const { time } = await train(resolveConfig(readConfigFile(settingsFile), { out: dirname(settingsFile) }), { resume, command });
     await send({ done: time });
   } catch (e) {
-    const code = reportError(e);
-    const said = userMessage(e);
-    await send({ failed: said !== undefined ? { userError: said } : { bug: stackOf(e) }, code });
+    await sendFailure(e);
   } finally {
     running = undefined;
     unsay();
   }
 });
+
+/**
+ * Serve another kind of request than a run (`is` tells which) in this process, between runs: an
+ * entry that imports this one adds it (jobs/trainingProcessMain.ts: the main job's comparison), so
+ * that it finds loaded what the runs before it loaded. Its stderr goes to the parent as a run's does;
+ * then it sends `handle`'s answer, or why it failed.
+ */
+export function serveTasks<T extends object>(is: (m: object) => m is T, handle: (request: T) => Promise<unknown>): void {
+  process.on('message', async (m: object) => {
+    if (!is(m)) return;
+    try {
+      await send({ answer: await handle(m) });
+    } catch (e) {
+      // Not said here: the parent says it as its own error.
+      await sendFailure(e, () => {});
+    }
+  });
+}

@@ -37,8 +37,14 @@ export interface Trained {
 export interface TrainingProcesses {
   /** Train `job` in an idle process (a new one when none is idle); rejects as runs.ts childError says. */
   train(job: RunJob): Promise<Trained>;
-  /** End every process (idle ones at once; call it when no run is out). */
-  close(): void;
+  /**
+   * Send `request` to the idle process that ran last (a new one when none is idle), for a task its
+   * entry serves (trainingProcess.ts serveTasks); `what` names it in an error. Its stderr goes to this
+   * process's; resolves to its answer, rejects as childError says.
+   */
+  task<T>(request: object, what: string): Promise<T>;
+  /** End every process (idle ones at once; call it when no run is out); resolves once they have exited. */
+  close(): Promise<void>;
 }
 
 interface Running extends RunJob {
@@ -52,12 +58,28 @@ interface Running extends RunJob {
   reject: (e: Error) => void;
 }
 
+/** A task in progress (TrainingProcesses.task). */
+interface Task {
+  what: string;
+  log: string;
+  unwatch: () => void;
+  resolve: (answer: unknown) => void;
+  reject: (e: Error) => void;
+}
+
 interface Process {
   child: ChildProcess;
   run?: Running;
+  task?: Task;
 }
 
-export function trainingProcesses(): TrainingProcesses {
+/** The module the processes run: train/trainingProcess.ts, or an entry that imports it and serves tasks too (`from`: its import.meta.url, `name`: its path from there without extension). */
+export interface ProcessEntry {
+  from: string;
+  name: string;
+}
+
+export function trainingProcesses(entry: ProcessEntry = { from: import.meta.url, name: './trainingProcess' }): TrainingProcesses {
   const idle: Process[] = [];
   const all = new Set<Process>();
 
@@ -88,16 +110,17 @@ export function trainingProcesses(): TrainingProcesses {
 
   function start(): Process {
     // Its provenance names the job (main, ablate, worker) that started it.
-    const child = spawn(process.execPath, moduleArgs(import.meta.url, './trainingProcess'), {
+    const child = spawn(process.execPath, moduleArgs(entry.from, entry.name), {
       stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
       env: { ...process.env, [LAUNCHED_BY]: JSON.stringify(process.argv.slice(1)) },
     });
     const p: Process = { child };
     all.add(p);
     // What Node itself writes (a crash's last words) comes on the real stderr: the run's log, or this job's between runs.
-    child.stderr!.on('data', (chunk: Buffer) => (p.run ? logged(p.run, chunk.toString()) : process.stderr.write(chunk)));
+    child.stderr!.on('data', (chunk: Buffer) => (p.run ? logged(p.run, chunk.toString()) : said(p, chunk.toString())));
     child.on('message', (m: RunReply) => {
-      if ('log' in m) return logged(p.run!, m.log);
+      if ('log' in m) return p.run ? logged(p.run, m.log) : said(p, m.log);
+      if (p.task) return taskEnded(p, m);
       const r = endRun(p)!;
       if ('done' in m) {
         r.resolve({ time: m.done, seconds: (performance.now() - r.started) / 1000 });
@@ -106,20 +129,51 @@ export function trainingProcesses(): TrainingProcesses {
         return;
       }
       retire(p);
-      r.reject(childError(r.out, r.logFile, r.log, m.code, null, m.failed));
+      if ('failed' in m) r.reject(childError(r.out, r.logFile, r.log, m.code, null, m.failed));
+      else r.reject(new Error(`training in ${r.out}: the process answered as a task does`));
     });
     child.on('error', (e) => {
       // It could not be started (or signalled): the run fails with that error.
       retire(p);
       endRun(p)?.reject(e);
+      endTask(p)?.reject(e);
     });
     // 'close', not 'exit': by then the last of its stderr has come.
     child.on('close', (code, signal) => {
       retire(p);
       const r = endRun(p);
       r?.reject(childError(r.out, r.logFile, r.log, code, signal));
+      const t = endTask(p);
+      t?.reject(childError(t.what, 'the output above', t.log, code, signal, undefined, t.what));
     });
     return p;
+  }
+
+  /** What a process says between runs (a task's lines, a crash's last words): this process's stderr. */
+  const said = (p: Process, text: string) => {
+    if (p.task) p.task.log += text;
+    process.stderr.write(text);
+  };
+  const endTask = (p: Process) => {
+    const t = p.task;
+    p.task = undefined;
+    t?.unwatch();
+    return t;
+  };
+  /** A task's answer, or why it failed (then the process is not reused, as after a failed run). */
+  function taskEnded(p: Process, m: Exclude<RunReply, { log: string }>) {
+    const t = endTask(p)!;
+    if ('answer' in m) {
+      hold(p, false);
+      idle.push(p);
+      return t.resolve(m.answer);
+    }
+    retire(p);
+    if ('done' in m) return t.reject(new Error(`${t.what}: the process answered as a run does`));
+    // As if the task had failed in this process: a user error its message (and exit code), a bug its stack.
+    const f = m.failed;
+    if ('userError' in f) return t.reject(Object.assign(new UserError(f.userError), { exitCode: m.code }));
+    t.reject(Object.assign(new Error(f.bug.split('\n')[0]), { stack: f.bug }));
   }
 
   function retire(p: Process) {
@@ -137,11 +191,24 @@ export function trainingProcesses(): TrainingProcesses {
         p.child.send({ settingsFile: job.settingsFile, resume: job.resume } satisfies RunRequest);
       });
     },
+    task<T>(request: object, what: string) {
+      const p = idle.pop() ?? start();
+      hold(p, true);
+      return new Promise<T>((resolve, reject) => {
+        p.task = { what, log: '', unwatch: watchChild(p.child), resolve: resolve as (answer: unknown) => void, reject };
+        p.child.send(request);
+      });
+    },
     close() {
-      for (const p of [...all]) {
+      const exits = [...all].map((p) => {
+        // 'exit' (the process reaped), not 'close': an idle process's stderr may not report its end.
+        const exited = p.child.exitCode !== null || p.child.signalCode !== null ? Promise.resolve() : new Promise<void>((e) => p.child.once('exit', () => e()));
+        hold(p, true); // an idle process's handles, unreferenced, would let this one exit before it is awaited
         retire(p);
-        if (p.run) p.child.kill();
-      }
+        if (p.run || p.task) p.child.kill();
+        return exited;
+      });
+      return Promise.all(exits).then(() => {});
     },
   };
 }
@@ -152,11 +219,20 @@ export function trainingProcesses(): TrainingProcesses {
  * started), an Error saying the end of its log. Either Error has an `exitCode`: the one a command
  * would exit with (1, 70), or the crashed process's (null when killed).
  */
-export function childError(out: string, logFile: string, log: string, code: number | null, signal: string | null, failure?: ChildFailure): Error {
+export function childError(
+  out: string,
+  logFile: string,
+  log: string,
+  code: number | null,
+  signal: string | null,
+  failure?: ChildFailure,
+  /** What the process did, when not training the run in `out` (a task). */
+  what = `training in ${out}`,
+): Error {
   const stop = Object.entries(STOP_EXIT).find(([, exit]) => exit === code)?.[0];
   // Stopped by a signal (exit 130 or 143): it kept its last checkpoint; like a kill, not a failure of its settings.
-  if (stop) return Object.assign(new Error(`training in ${out} stopped by ${stop}: ${lastWords(log)}`), { exitCode: null });
-  const failed = `training in ${out} failed (exit ${code ?? signal})`;
+  if (stop) return Object.assign(new Error(`${what} stopped by ${stop}: ${lastWords(log)}`), { exitCode: null });
+  const failed = `${what} failed (exit ${code ?? signal})`;
   if (failure && 'userError' in failure) return new UserError(`${failed}: ${failure.userError} (all of it in ${logFile})`);
   if (!failure) return Object.assign(new Error(`${failed}: ${lastWords(log)} (all of it in ${logFile})`), { exitCode: code });
   const bug = Object.assign(new Error(), { stack: failure.bug });

@@ -3,7 +3,7 @@
 // tiers in tiers.ts, the record path in record.ts, pricing in cost.ts.
 import type { Split } from '../cache/format.ts';
 import type { Cache, Question } from '../cache/types.ts';
-import { emptyIndex, indexResponse, type LookupIndex } from './lookupIndex.ts';
+import { buildIndexSteps, type LookupIndex } from './lookupIndex.ts';
 import type { Debate, DebateResponse } from './debate.ts';
 import type { Recording } from './record.ts';
 import type { ResponseModel, RevisionContext } from './responseModel.ts';
@@ -139,19 +139,13 @@ const indexes = new WeakMap<Cache, { responses: number; index: LookupIndex }>();
 function* lookupIndexSteps(cache: Cache, shared: boolean): Generator<unknown, LookupIndex> {
   const held = shared ? indexes.get(cache) : undefined;
   if (held?.responses === cache.responses.length) return held.index;
-  const index = emptyIndex();
-  for (const [i, r] of cache.responses.entries()) {
-    if (i % RESPONSES_A_STEP === RESPONSES_A_STEP - 1) yield 'environment index';
-    indexResponse(index, cache, r);
-  }
-  yield;
-  for (const list of index.round1.values()) list.sort((x, y) => cache.responses[x].sample - cache.responses[y].sample);
+  const index = yield* buildIndexSteps(cache, cache.responses.length, RESPONSES_A_STEP);
   if (shared) indexes.set(cache, { responses: cache.responses.length, index });
   return index;
 }
 
 /** Responses a step of indexing reads between stop points (src/io/interrupt.ts). */
-const RESPONSES_A_STEP = 2048;
+const RESPONSES_A_STEP = 8192;
 
 export const makeEnvironment = (cache: Cache, settings: Partial<DebateSettings> = {}, recording?: Recording): Environment =>
   runSteps(makeEnvironmentSteps(cache, settings, recording));

@@ -5,15 +5,123 @@
 import type { Cache, Response } from '../cache/types.ts';
 
 export interface LookupIndex {
-  exact: Map<string, number[]>;
-  signature: Map<string, number[]>;
+  exact: KeyedLists<string>;
+  signature: KeyedLists<string>;
   /** Round-1 responses per question and agent (key q * agents + a), by sample. */
-  round1: Map<number, number[]>;
+  round1: KeyedLists<number>;
   /** Responses per question and answer (key `q|ans`), for tier-3 text. */
-  byAnswer: Map<string, number[]>;
+  byAnswer: KeyedLists<string>;
 }
 
-export const emptyIndex = (): LookupIndex => ({ exact: new Map(), signature: new Map(), round1: new Map(), byAnswer: new Map() });
+const hashString = (key: string) => {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < key.length; i++) h = Math.imul(h ^ key.charCodeAt(i), 0x01000193);
+  return h;
+};
+const hashNumber = (key: number) => Math.imul(key ^ (key >>> 16), 0x45d9f3b) ^ (key >>> 13);
+/** A key's hash, from 0 to 2^31 - 1. */
+const hashOf = (key: string | number) => (typeof key === 'string' ? hashString(key) : hashNumber(key)) >>> 1;
+
+/**
+ * Lists of response indices by key, as a Map of number[] would hold them, for a cache of millions
+ * of responses: the responses held when it is built sit in two typed arrays (each hash bucket's
+ * responses, in response order), and a key is never kept but made again from a response
+ * (`keyOf`) to check a hit of its bucket, so a response costs 4 bytes and a bucket 4, where a Map
+ * held a key string and an array per key (about 100 bytes a response at 10,000 questions).
+ * Responses added later (the record tier) go to a Map. `get` returns a new array each time.
+ */
+export class KeyedLists<K extends string | number> {
+  /** Bucket b's responses are items[start[b]] to items[start[b + 1] - 1]. */
+  private start = new Int32Array(2);
+  private items = new Int32Array(0);
+  /** Each item's key's hash: a key is made again only for the items of the same hash. */
+  private hashes = new Int32Array(0);
+  private mask = 0;
+  private readonly added = new Map<K, number[]>();
+
+  /** Empty lists of the responses whose key is `keyOf` (undefined: not listed); `fill` lists the responses a cache holds. */
+  constructor(private readonly keyOf: (i: number) => K | undefined) {}
+
+  /**
+   * List responses 0 to `count - 1` (replacing what was listed), as steps (src/io/interrupt.ts)
+   * every `step` responses; `order` sorts each list (else response order).
+   */
+  *fill(count: number, step: number, order?: (x: number, y: number) => number): Generator<unknown, this> {
+    const bucket = new Int32Array(count).fill(-1);
+    let listed = 0;
+    for (let i = 0; i < count; i++) {
+      if (i % step === step - 1) yield 'environment index';
+      const key = this.keyOf(i);
+      if (key === undefined) continue;
+      bucket[i] = hashOf(key);
+      listed++;
+    }
+    let size = 1;
+    while (size < listed) size *= 2;
+    this.mask = size - 1;
+    this.start = new Int32Array(size + 1);
+    for (let i = 0; i < count; i++) if (bucket[i] >= 0) this.start[(bucket[i] & this.mask) + 1]++;
+    for (let b = 0; b < size; b++) this.start[b + 1] += this.start[b];
+    this.items = new Int32Array(listed);
+    this.hashes = new Int32Array(listed);
+    const next = this.start.slice(0, size);
+    for (let i = 0; i < count; i++)
+      if (bucket[i] >= 0) {
+        const at = next[bucket[i] & this.mask]++;
+        this.items[at] = i;
+        this.hashes[at] = bucket[i];
+      }
+    if (order)
+      for (let b = 0; b < size; b++) {
+        if (this.start[b + 1] - this.start[b] < 2) continue;
+        this.items.subarray(this.start[b], this.start[b + 1]).sort(order);
+        for (let j = this.start[b]; j < this.start[b + 1]; j++) this.hashes[j] = bucket[this.items[j]];
+      }
+    this.added.clear();
+    return this;
+  }
+
+  get(key: K): number[] | undefined {
+    const hash = hashOf(key);
+    const b = hash & this.mask;
+    let out: number[] | undefined;
+    for (let j = this.start[b]; j < this.start[b + 1]; j++) if (this.hashes[j] === hash && this.keyOf(this.items[j]) === key) (out ??= []).push(this.items[j]);
+    const added = this.added.get(key);
+    return added ? [...(out ?? []), ...added] : out;
+  }
+
+  has(key: K): boolean {
+    return this.get(key) !== undefined;
+  }
+
+  /** List response `i` (one the lists were not built from) under `key`, after the others. */
+  add(key: K, i: number): void {
+    const list = this.added.get(key);
+    if (list) list.push(i);
+    else this.added.set(key, [i]);
+  }
+
+  /** Every key and its list. */
+  *[Symbol.iterator](): Generator<[K, number[]]> {
+    const keys = new Set<K>();
+    for (const i of this.items) keys.add(this.keyOf(i)!);
+    for (const key of this.added.keys()) keys.add(key);
+    for (const key of keys) yield [key, this.get(key)!];
+  }
+}
+
+/** The lookup indexes of the first `count` responses of `cache`, as steps (src/io/interrupt.ts) every `step` responses of each. */
+export function* buildIndexSteps(cache: Cache, count: number, step: number): Generator<unknown, LookupIndex> {
+  const A = cache.agents.length;
+  const rs = cache.responses;
+  const revision = (i: number) => rs[i].round !== 1;
+  return {
+    exact: yield* new KeyedLists((i) => (revision(i) ? exactKeyOf(rs[i]) : undefined)).fill(count, step),
+    signature: yield* new KeyedLists((i) => (revision(i) ? signatureKeyOf(cache, rs[i]) : undefined)).fill(count, step),
+    round1: yield* new KeyedLists((i) => (revision(i) ? undefined : rs[i].q * A + rs[i].a)).fill(count, step, (x, y) => rs[x].sample - rs[y].sample),
+    byAnswer: yield* new KeyedLists((i) => `${rs[i].q}|${rs[i].ans}`).fill(count, step),
+  };
+}
 
 /**
  * A response answers exactly the request it was recorded for: the question, agent, round, the
@@ -60,22 +168,21 @@ export function signatureKey(q: number, a: number, t: number, agents: number[], 
   return `${q}|${a}|${t}|${codes.join(',')}`;
 }
 
-function push<K>(map: Map<K, number[]>, key: K, value: number) {
-  const list = map.get(key);
-  if (list) list.push(value);
-  else map.set(key, [value]);
+// A context with external entries is rebuilt only by the recorded protocol, which shows them as recorded.
+const exactKeyOf = (r: Response) => exactKey(r.q, r.a, r.round, r.prevIndex, r.ctx, r.ext);
+
+function signatureKeyOf(cache: Cache, r: Response): string {
+  const A = cache.agents.length;
+  const agents = [...r.ctx.map((c) => cache.responses[c].a), ...r.ext.map(() => A)];
+  return signatureKey(r.q, r.a, r.round, agents, [...r.ctx.map((c) => cache.responses[c].ans), ...r.ext.map((e) => cache.externals[e].ans)]);
 }
 
+/** Index a response the indexes were not built from (one the record tier added). */
 export function indexResponse(index: LookupIndex, cache: Cache, r: Response) {
-  const A = cache.agents.length;
-  if (r.round === 1) push(index.round1, r.q * A + r.a, r.index);
+  if (r.round === 1) index.round1.add(r.q * cache.agents.length + r.a, r.index);
   else {
-    // A context with external entries is rebuilt only by the recorded protocol, which shows them as recorded.
-    push(index.exact, exactKey(r.q, r.a, r.round, r.prevIndex, r.ctx, r.ext), r.index);
-    const ctx = r.ctx.map((c) => cache.responses[c]);
-    const ext = r.ext.map((e) => cache.externals[e]);
-    const agents = [...ctx.map((c) => c.a), ...ext.map(() => A)];
-    push(index.signature, signatureKey(r.q, r.a, r.round, agents, [...ctx.map((c) => c.ans), ...ext.map((e) => e.ans)]), r.index);
+    index.exact.add(exactKeyOf(r), r.index);
+    index.signature.add(signatureKeyOf(cache, r), r.index);
   }
-  push(index.byAnswer, `${r.q}|${r.ans}`, r.index);
+  index.byAnswer.add(`${r.q}|${r.ans}`, r.index);
 }

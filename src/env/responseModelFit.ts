@@ -11,7 +11,6 @@ import {
   onTrain,
   outcomes,
   revisionContext,
-  softmax,
   type AgentFit,
   type ModelInputs,
   type Outcomes,
@@ -41,61 +40,116 @@ export function* revisionsSteps(cache: Cache, inputs: ModelInputs, keep: (r: Res
   const out: Revision[] = [];
   for (const [i, r] of cache.responses.entries()) {
     if (i % RESPONSES_A_STEP === RESPONSES_A_STEP - 1) yield 'response model fit';
-    if (r.round < 2 || r.prevIndex < 0 || !keep(r)) continue;
-    const o = outcomes(inputs, revisionContext(cache, r));
-    let observed = o.answers.indexOf(r.ans);
-    if (observed < 0) observed = o.answers.length - 1; // an answer nobody proposed: the OTHER bucket
-    out.push({ agent: r.a, outcomes: o, observed });
+    const revision = keep(r) ? revisionOf(cache, inputs, r) : undefined;
+    if (revision) out.push(revision);
   }
   return out;
+}
+
+/** Response `r` as a fitting example, if it is a revision with a known previous response. */
+function revisionOf(cache: Cache, inputs: ModelInputs, r: Response): Revision | undefined {
+  if (r.round < 2 || r.prevIndex < 0) return undefined;
+  const o = outcomes(inputs, revisionContext(cache, r));
+  let observed = o.answers.indexOf(r.ans);
+  if (observed < 0) observed = o.answers.length - 1; // an answer nobody proposed: the OTHER bucket
+  return { agent: r.a, outcomes: o, observed };
 }
 
 /** Examples a step of a pass over them (an iteration, the objective) reads between stop points (src/io/interrupt.ts). */
 const EXAMPLES_A_STEP = 512;
 
-/** A revision's features restricted to the form's, computed once per fit. */
-interface Example {
-  f: number[][];
-  observed: number;
+/**
+ * One agent's examples, each revision's outcome rows restricted to the form's features and laid end
+ * to end in one array (a revision's rows as arrays of arrays took several times the heap at 10,000
+ * questions, and the fit held every agent's at once): example n's rows start at `start[n]` (in rows)
+ * and end at `start[n + 1]`; `fresh[n]` is its observed answer's fresh probability (full form).
+ */
+interface Examples {
+  d: number;
+  rows: number[];
+  start: number[];
+  observed: number[];
+  fresh: number[];
+}
+
+const noExamples = (form: ResponseModelForm): Examples => ({ d: FORM_FEATURES[form].length, rows: [], start: [0], observed: [], fresh: [] });
+
+/** Adds a revision's outcomes to `into`, its rows restricted to the form's features. */
+function addExample(into: Examples, form: ResponseModelForm, o: Outcomes, observed: number): void {
+  const use = FORM_FEATURES[form];
+  for (const row of o.features) for (const k of use) into.rows.push(row[k]);
+  into.start.push(into.start[into.start.length - 1] + o.features.length);
+  into.observed.push(observed);
+  if (form === 'full') into.fresh.push(freshProbabilities(o)[observed]);
+}
+
+/** The softmax of `w`'s scores of example n's rows, into `p` (softmax in responseModel.ts, summed in the same order). */
+function softmaxOf(w: number[], x: Examples, n: number, p: number[]): number[] {
+  const { d, rows } = x;
+  const from = x.start[n];
+  const count = x.start[n + 1] - from;
+  p.length = count;
+  let max = -Infinity;
+  for (let k = 0; k < count; k++) {
+    let score = 0;
+    const at = (from + k) * d;
+    for (let j = 0; j < d; j++) score += w[j] * rows[at + j];
+    p[k] = score;
+    if (score > max) max = score;
+  }
+  let z = 0;
+  for (let k = 0; k < count; k++) z += p[k] = Math.exp(p[k] - max);
+  for (let k = 0; k < count; k++) p[k] /= z;
+  return p;
 }
 
 /**
  * Newton's method on Σ_d ω_d · log softmax(w · f_d)[observed] − l2/2 |w|², from `w`, with a
  * halving line search (small L2 keeps the Hessian invertible on degenerate data).
  */
-function* newton(data: Example[], omega: number[], w: number[], l2: number, iterations: number): Generator<unknown, number[]> {
+function* newton(x: Examples, omega: number[], w: number[], l2: number, iterations: number): Generator<unknown, number[]> {
   const d = w.length;
+  const examples = x.observed.length;
+  const p: number[] = [];
   function* objective(v: number[]): Generator<unknown, number> {
     let sum = 0;
-    for (const [i, x] of data.entries()) {
-      if (i % EXAMPLES_A_STEP === EXAMPLES_A_STEP - 1) yield 'response model fit';
-      sum += omega[i] * Math.log(softmax(v, x.f)[x.observed]);
+    for (let n = 0; n < examples; n++) {
+      if (n % EXAMPLES_A_STEP === EXAMPLES_A_STEP - 1) yield 'response model fit';
+      sum += omega[n] * Math.log(softmaxOf(v, x, n, p)[x.observed[n]]);
     }
     return sum - (l2 / 2) * v.reduce((s, y) => s + y * y, 0);
   }
   let current = yield* objective(w);
+  const mean = new Array<number>(d);
+  const diff = new Array<number>(d);
   for (let it = 0; it < iterations; it++) {
-    const g = w.map((x) => -l2 * x);
+    const g = w.map((v) => -l2 * v);
     const H = w.map((_, i) => w.map((_, j) => (i === j ? -l2 : 0)));
-    for (const [n, x] of data.entries()) {
+    for (let n = 0; n < examples; n++) {
       if (n % EXAMPLES_A_STEP === EXAMPLES_A_STEP - 1) yield 'response model fit';
-      const p = softmax(w, x.f);
-      const mean = new Array<number>(d).fill(0);
-      for (let k = 0; k < p.length; k++) for (let i = 0; i < d; i++) mean[i] += p[k] * x.f[k][i];
-      for (let i = 0; i < d; i++) g[i] += omega[n] * (x.f[x.observed][i] - mean[i]);
-      for (let k = 0; k < p.length; k++)
+      softmaxOf(w, x, n, p);
+      const row = (k: number) => (x.start[n] + k) * d;
+      mean.fill(0);
+      for (let k = 0; k < p.length; k++) for (let i = 0; i < d; i++) mean[i] += p[k] * x.rows[row(k) + i];
+      const observed = row(x.observed[n]);
+      for (let i = 0; i < d; i++) g[i] += omega[n] * (x.rows[observed + i] - mean[i]);
+      for (let k = 0; k < p.length; k++) {
+        const at = row(k);
+        for (let i = 0; i < d; i++) diff[i] = x.rows[at + i] - mean[i];
         for (let i = 0; i < d; i++) {
-          const a = omega[n] * p[k] * (x.f[k][i] - mean[i]);
-          for (let j = 0; j < d; j++) H[i][j] -= a * (x.f[k][j] - mean[j]);
+          const a = omega[n] * p[k] * diff[i];
+          const Hi = H[i];
+          for (let j = 0; j < d; j++) Hi[j] -= a * diff[j];
         }
+      }
     }
-    const step = solve(H, g).map((x) => -x); // Newton: w - H^{-1} g
+    const step = solve(H, g).map((v) => -v); // Newton: w - H^{-1} g
     let scale = 1;
-    let next = w.map((x, i) => x + step[i]);
+    let next = w.map((v, i) => v + step[i]);
     let value = yield* objective(next);
     while (value < current && scale > 1e-6) {
       scale /= 2;
-      next = w.map((x, i) => x + scale * step[i]);
+      next = w.map((v, i) => v + scale * step[i]);
       value = yield* objective(next);
     }
     if (value < current) break;
@@ -117,46 +171,37 @@ export const fitWeights = (data: Revision[], form: ResponseModelForm, l2 = 1e-3,
 
 /** `fitWeights` as steps (src/io/interrupt.ts): it yields every EXAMPLES_A_STEP examples of each pass of Newton's method and of EM. */
 export function* fitWeightsSteps(data: Revision[], form: ResponseModelForm, l2 = 1e-3, iterations = 50): Generator<unknown, AgentFit> {
-  const use = FORM_FEATURES[form];
+  const examples = noExamples(form);
+  for (const [n, x] of data.entries()) {
+    if (n % EXAMPLES_A_STEP === EXAMPLES_A_STEP - 1) yield 'response model fit';
+    addExample(examples, form, x.outcomes, x.observed);
+  }
+  return yield* fitExamplesSteps(examples, form, l2, iterations);
+}
+
+function* fitExamplesSteps(x: Examples, form: ResponseModelForm, l2 = 1e-3, iterations = 50): Generator<unknown, AgentFit> {
   const fit: AgentFit = { weights: unfitted(form), slip: 0 };
-  if (data.length === 0) return fit;
-  const examples: Example[] = [];
-  for (const [n, x] of data.entries()) {
-    if (n % EXAMPLES_A_STEP === EXAMPLES_A_STEP - 1) yield 'response model fit';
-    examples.push({ f: x.outcomes.features.map((row) => use.map((k) => row[k])), observed: x.observed });
-  }
-  if (form === 'base')
-    return {
-      weights: yield* newton(
-        examples,
-        examples.map(() => 1),
-        fit.weights,
-        l2,
-        iterations,
-      ),
-      slip: 0,
-    };
-  const fresh: number[] = [];
-  for (const [n, x] of data.entries()) {
-    if (n % EXAMPLES_A_STEP === EXAMPLES_A_STEP - 1) yield 'response model fit';
-    fresh.push(freshProbabilities(x.outcomes)[x.observed]);
-  }
+  const examples = x.observed.length;
+  if (examples === 0) return fit;
+  if (form === 'base') return { weights: yield* newton(x, new Array<number>(examples).fill(1), fit.weights, l2, iterations), slip: 0 };
+  const { fresh } = x;
+  const p: number[] = [];
   fit.slip = 0.05;
   let logLik = -Infinity;
   for (let it = 0; it < iterations; it++) {
     const inContext: number[] = [];
-    for (const [n, x] of examples.entries()) {
+    for (let n = 0; n < examples; n++) {
       if (n % EXAMPLES_A_STEP === EXAMPLES_A_STEP - 1) yield 'response model fit';
-      inContext.push(softmax(fit.weights, x.f)[x.observed]);
+      inContext.push(softmaxOf(fit.weights, x, n, p)[x.observed[n]]);
     }
-    const mixed = inContext.map((p, n) => (1 - fit.slip) * p + fit.slip * fresh[n]);
-    const next = mixed.reduce((s, p) => s + Math.log(p), 0);
-    if (next - logLik < 1e-7 * data.length) break;
+    const mixed = inContext.map((q, n) => (1 - fit.slip) * q + fit.slip * fresh[n]);
+    const next = mixed.reduce((s, q) => s + Math.log(q), 0);
+    if (next - logLik < 1e-7 * examples) break;
     logLik = next;
-    const responsibility = mixed.map((p, n) => (fit.slip * fresh[n]) / p);
-    fit.slip = Math.min(0.5, responsibility.reduce((a, b) => a + b, 0) / data.length);
+    const responsibility = mixed.map((q, n) => (fit.slip * fresh[n]) / q);
+    fit.slip = Math.min(0.5, responsibility.reduce((a, b) => a + b, 0) / examples);
     fit.weights = yield* newton(
-      examples,
+      x,
       responsibility.map((r) => 1 - r),
       fit.weights,
       l2,
@@ -202,14 +247,15 @@ export function* fitResponseModelSteps(
 ): Generator<unknown, ResponseModel> {
   const inputs = modelInputs(cache, settings.priorSmoothing, use);
   yield 'response model fit';
-  const data = yield* revisionsSteps(cache, inputs, (r) => use(r.q));
+  // Each revision goes straight into its agent's examples: no revision is held with all its features.
+  const form = settings.responseModel;
+  const byAgent = cache.agents.map(() => noExamples(form));
+  for (const [i, r] of cache.responses.entries()) {
+    if (i % RESPONSES_A_STEP === RESPONSES_A_STEP - 1) yield 'response model fit';
+    const revision = revisionOf(cache, inputs, r);
+    if (revision && use(r.q)) addExample(byAgent[r.a], form, revision.outcomes, revision.observed);
+  }
   const fits: AgentFit[] = [];
-  for (const a of cache.agents.keys())
-    fits.push(
-      yield* fitWeightsSteps(
-        data.filter((d) => d.agent === a),
-        settings.responseModel,
-      ),
-    );
-  return { ...inputs, form: settings.responseModel, fits };
+  for (const examples of byAgent) fits.push(yield* fitExamplesSteps(examples, form));
+  return { ...inputs, form, fits };
 }

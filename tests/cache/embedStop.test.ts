@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { expect, it } from 'vitest';
 import { embeddingsPath } from '../../src/cache/embeddings.ts';
 import { generateCache } from '../../src/sim/generate.ts';
-import { CLI } from '../fixtures/cli.ts';
+import { BUILT_CLI as CLI } from '../fixtures/cli.ts';
 
 it('cache embed stopped by SIGINT mid-way keeps what it embedded and says so; the rerun embeds the rest', async () => {
   const cache = join(mkdtempSync(join(tmpdir(), 'cpp-embed-stop-')), 'cache');

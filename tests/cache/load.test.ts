@@ -7,7 +7,7 @@ import { CacheError } from '../../src/cache/types.ts';
 import { cacheFilePath, cacheFromRecords, loadCache } from '../../src/cache/load.ts';
 import { saveCache, writeCacheRecords } from '../../src/cache/write.ts';
 import { handRecords } from '../fixtures/handCache.ts';
-import { CLI } from '../fixtures/cli.ts';
+import { BUILT_CLI as CLI } from '../fixtures/cli.ts';
 
 function cacheDir(lines: string[]): string {
   const dir = mkdtempSync(join(tmpdir(), 'cpp-cache-'));

@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect, it } from 'vitest';
 import { cacheFilePath } from '../../src/cache/load.ts';
-import { CLI } from '../fixtures/cli.ts';
+import { BUILT_CLI as CLI } from '../fixtures/cli.ts';
 import { writeTinyGrid } from '../fixtures/tinyGrid.ts';
 import { tinyRecords } from '../fixtures/tinyWorld.ts';
 

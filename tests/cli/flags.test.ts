@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { beforeAll, expect, it } from 'vitest';
 import { cacheFilePath } from '../../src/cache/load.ts';
 import { embeddingsPath } from '../../src/cache/embeddings.ts';
-import { CLI } from '../fixtures/cli.ts';
+import { BUILT_CLI as CLI } from '../fixtures/cli.ts';
 import { writeTinyCache } from '../fixtures/tinyWorld.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'cpp-flags-'));

@@ -9,7 +9,7 @@ import { writeCacheRecords } from '../../src/cache/write.ts';
 import { keepRateCoerce } from '../../cli/options.ts';
 import { handRecords } from '../fixtures/handCache.ts';
 import { writeTinyCache } from '../fixtures/tinyWorld.ts';
-import { cli } from '../fixtures/cli.ts';
+import { builtCli as cli } from '../fixtures/cli.ts';
 
 const errors = (r: ReturnType<typeof cli>) =>
   r.stderr

@@ -4,7 +4,7 @@ import { existsSync, mkdtempSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { cli } from '../fixtures/cli.ts';
+import { builtCli as cli } from '../fixtures/cli.ts';
 
 describe('cpp-workbench', () => {
   it('runs from its bin entry and lists its commands', () => {

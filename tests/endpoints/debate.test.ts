@@ -16,6 +16,7 @@ import { tokenCounter } from '../../src/cache/tokens.ts';
 import { exportPolicy } from '../../src/policy/export.ts';
 import { essence, inProcess, KEY, KEY_ENV, requestOf, worldRecords, writeTeam } from '../fixtures/endpoints.ts';
 import { untrainedCheckpoint } from '../fixtures/untrainedPolicy.ts';
+import { BUILT_CLI } from '../fixtures/cli.ts';
 
 const root = resolve(import.meta.dirname, '../..');
 let dir: string;
@@ -24,7 +25,7 @@ let sim: Cache;
 let policy: string;
 
 function start(args: string[]): { child: ChildProcess; done: Promise<{ code: number | null; out: string; err: string }> } {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'cli/index.ts', ...args], { cwd: root, env: { ...process.env, [KEY_ENV]: KEY } });
+  const child = spawn(process.execPath, [...BUILT_CLI, ...args], { cwd: root, env: { ...process.env, [KEY_ENV]: KEY } });
   let out = '';
   let err = '';
   child.stdout!.on('data', (d) => (out += d));

@@ -8,12 +8,14 @@ import {
   drawAnswer,
   FEATURES,
   formFeatures,
+  modelInputs,
+  onTrain,
   outcomes,
   type ModelInputs,
   type ResponseModel,
   type RevisionContext,
 } from '../../src/env/responseModel.ts';
-import { fitResponseModel, fitWeights, type Revision } from '../../src/env/responseModelFit.ts';
+import { fitResponseModel, fitWeights, revisions, type Revision } from '../../src/env/responseModelFit.ts';
 import { generateWorld } from '../../src/sim/generate.ts';
 import { response } from '../fixtures/handCache.ts';
 
@@ -205,6 +207,24 @@ describe('tier-3 response model', () => {
     const original = fitOf(ownKeptRecords());
     expect(fitOf(flip('e'))).toEqual(original);
     expect(fitOf(flip('t'))).not.toEqual(original);
+  });
+
+  it("a cache's fit is each agent's fit on its own train-split revisions, to the last bit, in either form", () => {
+    const cache = cacheFromRecords([...generateWorld({ questions: 60, round1Samples: 2 })]);
+    const train = onTrain(cache);
+    for (const form of ['base', 'full'] as const) {
+      const model = fitResponseModel(cache, { responseModel: form, priorSmoothing: 0.5 });
+      const data = revisions(cache, modelInputs(cache, 0.5, train), (r) => train(r.q));
+      expect(new Set(data.map((d) => d.agent)).size).toBe(cache.agents.length);
+      expect(model.fits).toEqual(
+        cache.agents.map((_, a) =>
+          fitWeights(
+            data.filter((d) => d.agent === a),
+            form,
+          ),
+        ),
+      );
+    }
   });
 
   it('on the simulated world the full form beats the base form and "keep your previous answer" on held-out revisions', () => {

@@ -16,7 +16,7 @@ import { runTraining } from '../../train/runs.ts';
 import { childError } from '../../train/trainingProcesses.ts';
 import { randomBatch } from '../../bench/randomBatch.ts';
 import { OPT, TINY } from '../fixtures/gradientCheck.ts';
-import { cli } from '../fixtures/cli.ts';
+import { builtCli as cli } from '../fixtures/cli.ts';
 
 const lines = (text: string) => text.trimEnd().split('\n');
 

@@ -15,7 +15,7 @@ import { resolveConfig } from '../../train/config.ts';
 import { runFiles } from '../../train/runFolder.ts';
 import { train } from '../../train/trainer.ts';
 import { handRecords } from '../fixtures/handCache.ts';
-import { cli } from '../fixtures/cli.ts';
+import { builtCli as cli } from '../fixtures/cli.ts';
 import { METHOD } from '../fixtures/method.ts';
 
 async function smallWorld(): Promise<string> {

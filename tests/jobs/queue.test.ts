@@ -22,6 +22,7 @@ import { parseQueueUrl } from '../../jobs/queue/redis.ts';
 import { startWorker } from '../../jobs/queue/worker.ts';
 import { runFiles, readLog } from '../../train/runFolder.ts';
 import { train } from '../../train/trainer.ts';
+import { BUILT_CLI } from '../fixtures/cli.ts';
 import { writeTinyCache } from '../fixtures/tinyWorld.ts';
 import { processState, trainingProcessesOf, trainingProcessOf } from '../fixtures/trainingProcess.ts';
 import { METHOD } from '../fixtures/method.ts';
@@ -120,7 +121,7 @@ function tlsFiles(dir: string) {
 
 /** A command of the CLI as a process; all it prints is kept (and, for debugging, appended to `logFile`). */
 function cli(args: string[], env: NodeJS.ProcessEnv, logFile: string) {
-  const proc: ChildProcess = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'cli/index.ts'), ...args], { cwd: ROOT, env });
+  const proc: ChildProcess = spawn(process.execPath, [...BUILT_CLI, ...args], { cwd: ROOT, env });
   cleanups.push(() => proc.exitCode === null && proc.signalCode === null && proc.kill('SIGKILL'));
   let stdout = '';
   let stderr = '';
@@ -201,7 +202,7 @@ describe('redis URLs', () => {
   });
 
   it('ablate refuses --workers with --queue (local workers only)', () => {
-    const r = spawnSync(process.execPath, ['--import', 'tsx', 'cli/index.ts', 'ablate', '--queue', 'redis://127.0.0.1:1/0', '--workers', '3'], {
+    const r = spawnSync(process.execPath, [...BUILT_CLI, 'ablate', '--queue', 'redis://127.0.0.1:1/0', '--workers', '3'], {
       cwd: ROOT,
       encoding: 'utf8',
     });

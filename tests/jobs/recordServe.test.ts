@@ -15,12 +15,13 @@ import { NO_FAULTS, serveSimulator } from '../../src/endpoints/simServer.ts';
 import { sameRequest } from '../../src/env/requestKey.ts';
 import { essence, inProcess, KEY, KEY_ENV, writeTeam } from '../fixtures/endpoints.ts';
 import { sparseWorld } from '../fixtures/sparseWorld.ts';
+import { BUILT_CLI } from '../fixtures/cli.ts';
 
 const root = resolve(import.meta.dirname, '../..');
 const filesUnder = (d: string): string[] => readdirSync(d).flatMap((f) => (statSync(join(d, f)).isDirectory() ? filesUnder(join(d, f)) : [join(d, f)]));
 
 function cli(args: string[], started?: (child: ChildProcess) => void): Promise<{ code: number | null; signal: string | null; out: string }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'cli/index.ts', ...args], { cwd: root, env: { ...process.env, [KEY_ENV]: KEY } });
+  const child = spawn(process.execPath, [...BUILT_CLI, ...args], { cwd: root, env: { ...process.env, [KEY_ENV]: KEY } });
   let out = '';
   child.stdout.on('data', (d) => (out += d));
   child.stderr.on('data', (d) => (out += d));

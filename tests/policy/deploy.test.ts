@@ -21,7 +21,7 @@ import { resolveConfig } from '../../train/config.ts';
 import { runFiles } from '../../train/runFolder.ts';
 import { setup } from '../../train/setup.ts';
 import { train } from '../../train/trainer.ts';
-import { CLI } from '../fixtures/cli.ts';
+import { BUILT_CLI as CLI } from '../fixtures/cli.ts';
 import { METHOD } from '../fixtures/method.ts';
 
 describe('the deployable export', () => {

@@ -8,21 +8,28 @@ import { CONCURRENCY_CASES, concurrencyCase } from '../../reliability/concurrenc
 import { CORPUS, runCase } from '../../reliability/corpus.ts';
 import { makeInputs } from '../../reliability/inputs.ts';
 import { diskPassed, diskTrials, diskTrialsUnavailable } from '../../reliability/disk.ts';
-import { KILL_COMMANDS, killTrials, saidToContinue, slug, stopPassed, trainingPhase } from '../../reliability/kill.ts';
+import { KILL_COMMANDS, killTrials, reference, saidToContinue, slug, stopPassed, trainingPhase, type Reference } from '../../reliability/kill.ts';
 
-// Each command starts Node, tsx and often ONNX Runtime (2-5 s on a loaded 2-core machine).
+// Each command starts Node (and tsx where dist/ is older than a source) and often ONNX Runtime (2-5 s
+// on a loaded 2-core machine).
 const LONG = 600_000;
 let inputs = '';
 beforeAll(async () => {
-  inputs = await makeInputs();
+  inputs = await makeInputs(undefined, 'inputs', false); // (no trial here reads the wide inputs)
 }, LONG);
+
+const train = KILL_COMMANDS.find((c) => c.name === 'train')!;
+/** train's uninterrupted run, made once: the kill -9 and the SIGINT and SIGTERM trials compare with it. */
+let trainReference: Promise<Reference> | undefined;
+const trainMade = () => (trainReference ??= reference(train, inputs));
 
 describe('kill -9 trials', () => {
   for (const name of ['train', 'cache gen'])
     it(
       `${name}: killed at 2 random moments, the rerun gives the uninterrupted run's files; nothing else changes, nothing is left half-written`,
       async () => {
-        const { trials } = await killTrials(KILL_COMMANDS.find((c) => c.name === name)!, inputs, 2, 'npm test');
+        const command = KILL_COMMANDS.find((c) => c.name === name)!;
+        const { trials } = await killTrials(command, inputs, 2, 'npm test', undefined, false, undefined, command === train ? trainMade() : undefined);
         for (const t of trials) {
           expect(t.killed).toBe(true); // a kill that never landed (the command ended first) tries nothing
           expect(t.finished, JSON.stringify(t.refusals)).toBe(true);
@@ -43,8 +50,7 @@ describe('SIGINT and SIGTERM trials', () => {
   it(
     'train: stopped after start-up, it exits 130/143 saying the command that continues, leaves no lock or *.tmp; that command finishes the run',
     async () => {
-      const train = KILL_COMMANDS.find((c) => c.name === 'train')!;
-      const { trials } = await killTrials(train, inputs, 1, 'npm test', undefined, false, ['SIGINT', 'SIGTERM']);
+      const { trials } = await killTrials(train, inputs, 1, 'npm test', undefined, false, ['SIGINT', 'SIGTERM'], trainMade());
       for (const t of trials) {
         // The signal landed (the command had not ended), and the stop passed: no branch that may not run.
         expect(t.killed).toBe(true);
@@ -91,7 +97,7 @@ describe('disk full', () => {
     'train on a tmpfs that fills up: exit 1 naming the path and ENOSPC, nothing half-written or left; ' +
       `with room again the resume gives the uninterrupted run${unavailable ? ` (skipped: ${unavailable})` : ''}`,
     async () => {
-      const { trials } = await diskTrials(KILL_COMMANDS.find((c) => c.name === 'train')!, inputs, 1, 'npm test');
+      const { trials } = await diskTrials(train, inputs, 1, 'npm test');
       for (const t of trials) expect(diskPassed(t), JSON.stringify(t)).toBe(true);
       expect(trials.filter((t) => t.code === 1).length).toBeGreaterThan(0);
     },

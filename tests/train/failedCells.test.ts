@@ -9,7 +9,7 @@ import { expect, it } from 'vitest';
 import { ablateJob } from '../../jobs/ablate.ts';
 import { defaultCompute } from '../../src/policy/backends.ts';
 import { failedFile } from '../../train/failedCells.ts';
-import { CLI } from '../fixtures/cli.ts';
+import { BUILT_CLI as CLI } from '../fixtures/cli.ts';
 import { writeTinyGrid } from '../fixtures/tinyGrid.ts';
 import { writeTinyCache } from '../fixtures/tinyWorld.ts';
 

@@ -13,7 +13,7 @@ import { writeCacheRecords } from '../../src/cache/write.ts';
 import { resolveConfig } from '../../train/config.ts';
 import { train } from '../../train/trainer.ts';
 import { tinyRecords, writeTinyCache } from '../fixtures/tinyWorld.ts';
-import { CLI } from '../fixtures/cli.ts';
+import { BUILT_CLI as CLI } from '../fixtures/cli.ts';
 import { METHOD } from '../fixtures/method.ts';
 
 const repo = resolve(import.meta.dirname, '../..');

@@ -17,7 +17,7 @@ import { readLog, runFiles } from '../../train/runFolder.ts';
 import { train } from '../../train/trainer.ts';
 import { killHolder, lockHolder } from '../fixtures/lockHolder.ts';
 import { writeTinyCache } from '../fixtures/tinyWorld.ts';
-import { CLI } from '../fixtures/cli.ts';
+import { BUILT_CLI as CLI } from '../fixtures/cli.ts';
 import { METHOD } from '../fixtures/method.ts';
 
 const repo = resolve(import.meta.dirname, '../..');

@@ -6,6 +6,7 @@ import { ensureEmbeddings } from '../../src/cache/embeddings.ts';
 import { cacheHash } from '../../src/cache/hash.ts';
 import { loadCache } from '../../src/cache/load.ts';
 import { makeEncoder } from '../../src/encoders/index.ts';
+import { UserError } from '../../src/io/errors.ts';
 import { generateCache } from '../../src/sim/generate.ts';
 import { ablationReport } from '../../eval/table6.ts';
 import { expandGrid, GridFile, runGrid } from '../../train/grid.ts';
@@ -117,3 +118,31 @@ describe('warm training processes', () => {
 const until = async (ok: () => boolean) => {
   for (const end = Date.now() + 120_000; !ok(); await new Promise((r) => setTimeout(r, 20))) if (Date.now() > end) throw new Error('timed out');
 };
+
+describe('a task in a training process', () => {
+  it('is answered by the idle process that ran last, its lines relayed; a user error keeps its message and exit code, a bug its stack, and neither process is reused', async () => {
+    const processes = trainingProcesses({ from: import.meta.url, name: '../fixtures/taskProcess' });
+    const said: string[] = [];
+    const write = process.stderr.write;
+    process.stderr.write = ((chunk: string) => said.push(String(chunk)) > 0) as typeof process.stderr.write;
+    try {
+      const first = await processes.task<number>({ say: 'first line' }, 'the first task');
+      expect(await processes.task<number>({ say: 'second line' }, 'the second task')).toBe(first);
+      expect(said.join('')).toContain('first line\nsecond line\n');
+      const refused = await processes.task({ refuse: 'setting rounds: 9 is more than the cache holds' }, 'a refused task').catch((e: unknown) => e);
+      expect(refused).toBeInstanceOf(UserError);
+      expect((refused as UserError).message).toBe('setting rounds: 9 is more than the cache holds');
+      expect((refused as UserError).exitCode).toBe(1);
+      const afterRefusal = await processes.task<number>({ say: 'third' }, 'a task after a refusal');
+      expect(afterRefusal).not.toBe(first);
+      const bug = await processes.task({ crash: true }, 'a crashing task').catch((e: unknown) => e);
+      expect(bug).not.toBeInstanceOf(UserError);
+      expect((bug as Error).stack).toMatch(/TypeError: Cannot read properties of undefined[\s\S]*taskProcess\.ts/);
+      expect(await processes.task<number>({ say: 'fourth' }, 'a task after a bug')).not.toBe(afterRefusal);
+    } finally {
+      process.stderr.write = write;
+      await processes.close();
+    }
+    expect(said.join('')).not.toContain('setting rounds: 9'); // said once, by whoever catches it, not by the process too
+  }, 120_000);
+});
