@@ -43,7 +43,13 @@ describe('the packed package, installed in an empty project', () => {
     const files = readdirSync(installed, { recursive: true, encoding: 'utf8' }).filter((f) => !f.startsWith('node_modules'));
     expect(files.filter((f) => f.endsWith('.ts') && !f.endsWith('.d.ts') && !f.endsWith('.d.mts'))).toEqual([]);
     expect(files).toEqual(
-      expect.arrayContaining(['bin/cpp-workbench.mjs', 'dist/cli/index.js', 'dist/train/trainingProcess.js', 'dist/src/policy/onnx/worker.mjs']),
+      expect.arrayContaining([
+        'bin/cpp-workbench.mjs',
+        'dist/cli/index.js',
+        'dist/train/trainingProcess.js',
+        'dist/jobs/trainingProcessMain.js',
+        'dist/src/policy/onnx/worker.mjs',
+      ]),
     );
     // Every relative import of the built JavaScript names JavaScript (tsc rewrites `.ts`; a dynamic
     // import it left would fail at run time). The bin names the sources only for a checkout's tsx fallback.
@@ -139,7 +145,7 @@ describe('the packed package, installed in an empty project', () => {
     expect(main.status).toBe(0);
     expect(main.stdout).toContain('CPP runs: seed 0 trained');
     const provenance = JSON.parse(readFileSync(join(app, 'job/seed-0/provenance.json'), 'utf8'));
-    expect(provenance.sessions[0].command[0]).toBe(join(installed, 'dist/train/trainingProcess.js'));
+    expect(provenance.sessions[0].command[0]).toBe(join(installed, 'dist/jobs/trainingProcessMain.js')); // the main job's training process (it serves the comparison too)
     expect(provenance.sessions[0].compute.engine).toBe('onnx');
   }, 600_000);
 });
