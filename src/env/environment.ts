@@ -145,7 +145,7 @@ function* lookupIndexSteps(cache: Cache, shared: boolean): Generator<unknown, Lo
 }
 
 /** Responses a step of indexing reads between stop points (src/io/interrupt.ts). */
-const RESPONSES_A_STEP = 8192;
+const RESPONSES_A_STEP = 2048;
 
 export const makeEnvironment = (cache: Cache, settings: Partial<DebateSettings> = {}, recording?: Recording): Environment =>
   runSteps(makeEnvironmentSteps(cache, settings, recording));
