@@ -6,7 +6,8 @@ import type { Cache, Question } from '../cache/types.ts';
 import { buildIndexSteps, type LookupIndex } from './lookupIndex.ts';
 import type { Debate, DebateResponse } from './debate.ts';
 import type { Recording } from './record.ts';
-import type { ResponseModel, RevisionContext } from './responseModel.ts';
+import { fitBinding, keepFits, keptFits } from './keptFit.ts';
+import { modelInputs, type ResponseModel, type RevisionContext } from './responseModel.ts';
 import { fitResponseModelSteps } from './responseModelFit.ts';
 import { checkProtocol, turnIndex } from './protocol.ts';
 import { tokenLimits } from './tokenLimit.ts';
@@ -107,6 +108,8 @@ function checkRounds(cache: Cache, s: DebateSettings, team: number[]): void {
 // lookup, so a replay the cache answers (the baselines on the default world) never does; the fit
 // reads the `responses` first responses, those the cache held when the environment was made, as
 // it would have then (the record tier may have added others since).
+// The weights are also kept beside the cache (keptFit.ts): a process that finds them bound to the
+// cache as it is takes them instead of fitting.
 // A command that will need the fit (a replay that keeps other subsets than the recorded ones) makes
 // it up front with stop points (fitSharedSteps); the first lookup then finds it made.
 const fits = new WeakMap<Cache, Map<string, ResponseModel>>();
@@ -118,8 +121,15 @@ function* sharedFitSteps(cache: Cache, s: DebateSettings, responses: number): Ge
   const key = `${s.responseModel}|${s.priorSmoothing}|${responses}`;
   let model = byKey.get(key);
   if (!model) {
-    const held = responses === cache.responses.length ? cache : { ...cache, responses: cache.responses.slice(0, responses) };
-    byKey.set(key, (model = yield* fitResponseModelSteps(held, s)));
+    const whole = responses === cache.responses.length;
+    const from = whole ? fitBinding(cache) : undefined;
+    const kept = from ? keptFits(cache, s, from) : undefined;
+    if (kept) model = { ...modelInputs(cache, s.priorSmoothing), form: s.responseModel, fits: kept };
+    else {
+      model = yield* fitResponseModelSteps(whole ? cache : { ...cache, responses: cache.responses.slice(0, responses) }, s);
+      if (from) keepFits(cache, s, from, model.fits);
+    }
+    byKey.set(key, model);
   }
   return model;
 }

@@ -20,6 +20,9 @@ import {
 import type { DebateSettings } from './settings.ts';
 import { runSteps } from '../io/interrupt.ts';
 
+/** The fit's version, kept with its weights (keptFit.ts): a change to what the fit computes must raise it, or kept weights of the code before are taken. */
+export const FIT_VERSION = 1;
+
 /** Weights before fitting (no revisions to fit on): the round-1 frequency alone. */
 const unfitted = (form: ResponseModelForm): number[] => FORM_FEATURES[form].map((k) => (FEATURES[k] === 'prior' ? 1 : 0));
 

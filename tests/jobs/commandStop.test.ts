@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { beforeAll, expect, it } from 'vitest';
 import { exportParquetJob } from '../../jobs/parquet.ts';
 import { HASH_FILE } from '../../src/cache/hash.ts';
+import { FITS_FILE } from '../../src/env/keptFit.ts';
 import { fitPath } from '../../src/sim/fitFile.ts';
 import { generateCache } from '../../src/sim/generate.ts';
 import { listing, stopped } from '../fixtures/stopped.ts';
@@ -33,8 +34,8 @@ function cacheCopy(name: string): string {
   return dir;
 }
 
-/** The folder's listing, less the hashes a run's provenance keeps at its start, before any long work (src/cache/hash.ts HASH_FILE). */
-const outputs = (dir: string) => listing(dir).filter((f) => !f.startsWith(`${HASH_FILE} `));
+/** The folder's listing, less what a run keeps for the next process as it goes: the hashes its provenance keeps at its start, before any long work (src/cache/hash.ts HASH_FILE), and the response model's fit (src/env/keptFit.ts). */
+const outputs = (dir: string) => listing(dir).filter((f) => !f.startsWith(`${HASH_FILE} `) && !f.startsWith(`${FITS_FILE} `));
 
 /** The command stopped at the first stop point of `at`: exit 130, the interrupted line, `says`, and `dir` as it was. */
 async function stopsAt(args: string[], at: string, says: string, dir: string): Promise<string> {
