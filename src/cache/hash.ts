@@ -10,9 +10,10 @@
 // process (each run of `train`, a job's first training processes) does not read the whole cache
 // again; a file that differs from them, or that does not parse, is recomputed and rewritten.
 import { createHash, type Hash } from 'node:crypto';
-import { createReadStream, existsSync, readFileSync, statSync } from 'node:fs';
+import { createReadStream, existsSync, statSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import { writeFileAtomic } from '../io/atomic.ts';
+import { keptEntries } from '../io/jsonFile.ts';
 import { sourceState } from './columns.ts';
 import { journalPath } from './journal.ts';
 import { cacheFilePath } from './load.ts';
@@ -83,26 +84,15 @@ async function keptSha256(dir: string, name: string, files: string[]): Promise<s
   checkReadable(files[0]);
   const from = JSON.stringify(files.map((f) => (existsSync(f) ? sourceState(f) : null)));
   const file = join(dir, HASH_FILE);
-  const kept = keptHashes(file);
+  const kept = keptEntries(file);
   const entry = kept[name] as { sha256?: unknown; from?: unknown } | undefined;
   if (entry?.from === from && typeof entry.sha256 === 'string' && /^[0-9a-f]{64}$/.test(entry.sha256)) return entry.sha256;
   const sha256 = await hashOf(files);
   if (!keeping) return sha256;
   try {
-    writeFileAtomic(file, [`${JSON.stringify({ ...keptHashes(file), [name]: { sha256, from } })}\n`]);
+    writeFileAtomic(file, [`${JSON.stringify({ ...keptEntries(file), [name]: { sha256, from } })}\n`]);
   } catch (e) {
     console.error(`${file}: could not be written (${(e as Error).message}); the next process hashes ${files[0]} again`);
   }
   return sha256;
-}
-
-/** The entries of a `cache.sha256`: none when it is not there or does not parse (each is then recomputed). */
-function keptHashes(file: string): Record<string, unknown> {
-  if (!existsSync(file)) return {};
-  try {
-    const kept = JSON.parse(readFileSync(file, 'utf8')) as unknown;
-    return kept && typeof kept === 'object' && !Array.isArray(kept) ? (kept as Record<string, unknown>) : {};
-  } catch {
-    return {};
-  }
 }

@@ -6,12 +6,13 @@
 // as the columns file is). An entry bound to other files is never used: the model is fitted again
 // and the entry replaced, and a line says so. The rest of the model (priors, accuracies) is made
 // from the cache each time (tens of milliseconds). JSON keeps every weight exactly.
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { sourceState } from '../cache/columns.ts';
 import { journalPath } from '../cache/journal.ts';
 import type { Cache } from '../cache/types.ts';
 import { writeFileAtomic } from '../io/atomic.ts';
+import { keptEntries } from '../io/jsonFile.ts';
 import type { AgentFit } from './responseModel.ts';
 import { FIT_VERSION } from './responseModelFit.ts';
 import type { DebateSettings } from './settings.ts';
@@ -36,15 +37,7 @@ const fitsPath = (cache: Cache) => join(dirname(cache.file), FITS_FILE);
 const keyOf = (s: FitSettings) => `${s.responseModel}|${s.priorSmoothing}|${FIT_VERSION}`;
 
 /** The entries of a fits file: none when it is not there or does not parse (each is then fitted again). */
-function entries(file: string): Record<string, Entry> {
-  if (!existsSync(file)) return {};
-  try {
-    const kept = JSON.parse(readFileSync(file, 'utf8')) as unknown;
-    return kept && typeof kept === 'object' && !Array.isArray(kept) ? (kept as Record<string, Entry>) : {};
-  } catch {
-    return {};
-  }
-}
+const entries = (file: string) => keptEntries(file) as Record<string, Entry | undefined>;
 
 const isFits = (fits: unknown, agents: number): fits is AgentFit[] =>
   Array.isArray(fits) &&

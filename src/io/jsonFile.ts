@@ -1,4 +1,6 @@
 // Reading a JSON settings file, or a JSONL file, against a zod schema; every problem names the file, line and field.
+// Also the derived files of entries a process keeps for the next (keptEntries), where a bad file is no error: it is made again.
+import { existsSync, readFileSync } from 'node:fs';
 import type { z } from 'zod';
 import { InputError } from './errors.ts';
 import { checkedLines, formatProblem, zodProblems, type Problem } from './problems.ts';
@@ -24,4 +26,15 @@ export function readJsonLines<T extends z.ZodType>(file: string, schema: T): z.i
   const records = [...checkedLines(fileLines(file), file, () => schema, problems)].map(({ rec }) => schema.parse(rec) as z.infer<T>);
   if (problems.length) throw new InputError(problems.map(formatProblem).join('\n'));
   return records;
+}
+
+/** The entries of a derived JSON object file (kept hashes, kept fits): none when it is not there or does not parse (each is then made again). */
+export function keptEntries(file: string): Record<string, unknown> {
+  if (!existsSync(file)) return {};
+  try {
+    const kept = JSON.parse(readFileSync(file, 'utf8')) as unknown;
+    return kept && typeof kept === 'object' && !Array.isArray(kept) ? (kept as Record<string, unknown>) : {};
+  } catch {
+    return {};
+  }
 }
