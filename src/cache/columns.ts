@@ -12,6 +12,8 @@ import { closeSync, existsSync, fstatSync, openSync, readSync } from 'node:fs';
 import { join } from 'node:path';
 import { normalizeAnswer } from '../answer.ts';
 import { buildCache } from './columnsCache.ts';
+import { CACHE_FILE } from './format.ts';
+import { journalPath } from './journal.ts';
 import { DIGEST_BYTES, type Head, MAGIC, OLDER_MAGIC, pad8, type Section, type Source, VERSION } from './columnsLayout.ts';
 import { startColumns } from './columnsWriter.ts';
 import type { Cache } from './types.ts';
@@ -41,6 +43,11 @@ export function sourceState(file: string): Source {
   } finally {
     closeSync(fd);
   }
+}
+/** The state of a cache's records now: sourceState of `<dir>/cache.jsonl` and of its record journal (null: none), what a file derived from them is bound to. */
+export function recordsState(dir: string): { cache: Source; journal: Source | null } {
+  const journal = journalPath(dir);
+  return { cache: sourceState(join(dir, CACHE_FILE)), journal: existsSync(journal) ? sourceState(journal) : null };
 }
 export const sameSource = (a: Source, b: Source) => a.size === b.size && a.mtimeMs === b.mtimeMs && a.ino === b.ino && a.ends === b.ends;
 

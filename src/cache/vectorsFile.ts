@@ -20,10 +20,8 @@ import { closeSync, existsSync, fstatSync, fsyncSync, mkdirSync, openSync, readS
 import { createHash } from 'node:crypto';
 import { dirname, join } from 'node:path';
 import { removeOnExit, syncFolder, tempOf, writeFailed } from '../io/atomic.ts';
-import { sourceState } from './columns.ts';
+import { recordsState, sourceState } from './columns.ts';
 import { EMBEDDINGS_DIR } from './format.ts';
-import { journalPath } from './journal.ts';
-import { cacheFilePath } from './load.ts';
 import type { Cache } from './types.ts';
 
 const MAGIC = 'CPPVEC02';
@@ -56,12 +54,7 @@ interface Head {
 
 /** What the file is bound to, now: the texts (cache.jsonl, the journal) and the vectors (the embeddings file). */
 function binding(dir: string, jsonl: string): string {
-  const journal = journalPath(dir);
-  return JSON.stringify({
-    cache: sourceState(cacheFilePath(dir)),
-    journal: existsSync(journal) ? sourceState(journal) : null,
-    embeddings: sourceState(jsonl),
-  });
+  return JSON.stringify({ ...recordsState(dir), embeddings: sourceState(jsonl) });
 }
 
 const bytesOf = (a: Int32Array | Float32Array) => new Uint8Array(a.buffer, a.byteOffset, a.byteLength);

@@ -8,8 +8,8 @@
 // from the cache each time (tens of milliseconds). JSON keeps every weight exactly.
 import { existsSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
-import { sourceState } from '../cache/columns.ts';
-import { journalPath } from '../cache/journal.ts';
+import { recordsState } from '../cache/columns.ts';
+import { CACHE_FILE } from '../cache/format.ts';
 import type { Cache } from '../cache/types.ts';
 import { writeFileAtomic } from '../io/atomic.ts';
 import { keptEntries } from '../io/jsonFile.ts';
@@ -27,10 +27,9 @@ interface Entry {
 
 /** What a cache's fit is bound to now (cache.jsonl and its journal, and how much of them the cache holds), or undefined for a cache not read from a folder. */
 export function fitBinding(cache: Cache): string | undefined {
-  if (basename(cache.file) !== 'cache.jsonl' || !existsSync(cache.file)) return undefined;
-  const journal = journalPath(dirname(cache.file));
+  if (basename(cache.file) !== CACHE_FILE || !existsSync(cache.file)) return undefined;
   const held = { questions: cache.questions.length, agents: cache.agents.length, responses: cache.responses.length };
-  return JSON.stringify({ cache: sourceState(cache.file), journal: existsSync(journal) ? sourceState(journal) : null, held });
+  return JSON.stringify({ ...recordsState(dirname(cache.file)), held });
 }
 
 const fitsPath = (cache: Cache) => join(dirname(cache.file), FITS_FILE);
