@@ -15,14 +15,23 @@ export function behaviorInit(cache: Cache, emb: Embeddings, team: number[], init
     seedrandom(`${seed}|behavior`),
   );
   const chosen = new Set(initSamples === null ? val : val.slice(0, initSamples));
+  // Two passes over the responses, none per member: the counts, then each agent's sum in response
+  // order (the order its vectors' pages lie in), so each page is read once, not once a member.
+  const inTeam = new Uint8Array(cache.agents.length);
+  for (const a of team) inTeam[a] = 1;
+  const counts = new Int32Array(cache.agents.length);
+  for (const r of cache.responses) if (inTeam[r.a] && chosen.has(r.q)) counts[r.a]++;
+  for (const a of team)
+    if (counts[a] === 0) throw new InputError(`behavior init: agent '${cache.agents[a].id}' has no responses to validation questions in ${cache.file}`);
+  const sums = new Float32Array(cache.agents.length * D);
+  for (const r of cache.responses) {
+    if (!inTeam[r.a] || !chosen.has(r.q)) continue;
+    const v = emb.response(r.index);
+    for (let k = 0; k < D; k++) sums[r.a * D + k] += v[k] / counts[r.a];
+  }
   const out = new Float32Array(team.length * D);
   team.forEach((a, i) => {
-    const rs = cache.responses.filter((r) => r.a === a && chosen.has(r.q));
-    if (rs.length === 0) throw new InputError(`behavior init: agent '${cache.agents[a].id}' has no responses to validation questions in ${cache.file}`);
-    for (const r of rs) {
-      const v = emb.response(r.index);
-      for (let k = 0; k < D; k++) out[i * D + k] += v[k] / rs.length;
-    }
+    out.set(sums.subarray(a * D, (a + 1) * D), i * D);
   });
   return out;
 }

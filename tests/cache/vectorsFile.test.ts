@@ -89,6 +89,25 @@ describe('the binary vectors file', () => {
     cache.responses.forEach((_, j) => expect(row(vectors.responses[j])).toEqual(want.responses[j]));
   });
 
+  it('a page that fails its check holds no frame: neither it nor the page its frame held is given from there', async () => {
+    const { dir, bof, jsonl } = await embedded();
+    const cache = loadCache(dir);
+    const writer = vectorsWriter(dir, jsonl, bof, 2);
+    writer.finish((await embedCache(dir, cache, bof, {}, writer.set)).index);
+    const opened = openVectors(dir, jsonl, cache, bof);
+    if (!opened || !('vectors' in opened)) throw new Error(`not read: ${JSON.stringify(opened)}`);
+    const { vectors } = opened;
+    const row = vectorReader(vectors, jsonl, 2 * bof.dim * 4); // one frame: the second page is read into the first's
+    const want = await encoded(cache);
+    const first = vectors.questions[0];
+    const other = vectors.responses.findIndex((slot) => Math.floor(slot / 2) !== Math.floor(first / 2));
+    expect(row(first)).toEqual(want.questions[0]);
+    damage(vectors.path, 4 * bof.dim * vectors.responses[other] + 1);
+    expect(() => row(vectors.responses[other])).toThrow('does not match its SHA-256: damaged');
+    expect(() => row(vectors.responses[other])).toThrow('does not match its SHA-256: damaged'); // checked again, not kept
+    expect(row(first)).toEqual(want.questions[0]); // read again, not the damaged page's bytes left in the frame
+  });
+
   it('is stale once a text of the cache changed: the edited text gets its own vector, and the staleness is said', async () => {
     const { dir, bof, first, file, jsonl } = await embedded();
     const before = first.question(0).slice();
