@@ -8,6 +8,7 @@ import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statfsSync, 
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { fileBytes } from '../fixtures/bytes.ts';
 import { writeTinyCache } from '../fixtures/tinyWorld.ts';
 
 const BIN = resolve(import.meta.dirname, '../../bin/cpp-workbench.mjs');
@@ -90,7 +91,7 @@ describe.skipIf(why !== null)(`a full disk and a read-only folder, on a tmpfs${w
     // A run with an epoch left to train (--resume of a finished run writes nothing, not even its lock).
     const saved = JSON.parse(readFileSync(join(out, 'checkpoint.json'), 'utf8'));
     writeFileSync(join(out, 'checkpoint.json'), JSON.stringify({ ...saved, config: { ...saved.config, epochs: 2 } }));
-    const before = readFileSync(join(out, 'checkpoint.json'));
+    const before = fileBytes(join(out, 'checkpoint.json'));
     mount('ro');
     try {
       const ro = cli(['train', '--resume', '--out', out]);
@@ -99,7 +100,7 @@ describe.skipIf(why !== null)(`a full disk and a read-only folder, on a tmpfs${w
     } finally {
       mount('rw');
     }
-    expect(readFileSync(join(out, 'checkpoint.json'))).toEqual(before);
+    expect(fileBytes(join(out, 'checkpoint.json'))).toEqual(before);
     expect(leftovers(out)).toEqual([]);
     expect(cli(['train', '--resume', '--out', out]).code).toBe(0);
   }, 600_000);
@@ -107,12 +108,12 @@ describe.skipIf(why !== null)(`a full disk and a read-only folder, on a tmpfs${w
   it('cache gen on a full disk: one line naming cache.jsonl; a cache there before stays whole', () => {
     const out = join(disk, 'world');
     expect(cli(['cache', 'gen', '--out', out, '--questions', '12']).code).toBe(0);
-    const before = readFileSync(join(out, 'cache.jsonl'));
+    const before = fileBytes(join(out, 'cache.jsonl'));
     leaveFree(64 * 1024);
     const full = cli(['cache', 'gen', '--out', out, '--questions', '400', '--force']);
     expect(full.err.split('\n').at(-1)).toBe(`${out}/cache.jsonl: not written: no space left on device (ENOSPC); the file there before is unchanged`);
     expect(full.code).toBe(1);
-    expect(readFileSync(join(out, 'cache.jsonl'))).toEqual(before);
+    expect(fileBytes(join(out, 'cache.jsonl'))).toEqual(before);
     expect(leftovers(out)).toEqual([]);
     leaveFree(null);
   }, 600_000);

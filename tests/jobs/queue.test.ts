@@ -22,6 +22,7 @@ import { parseQueueUrl } from '../../jobs/queue/redis.ts';
 import { startWorker } from '../../jobs/queue/worker.ts';
 import { runFiles, readLog } from '../../train/runFolder.ts';
 import { train } from '../../train/trainer.ts';
+import { fileBytes } from '../fixtures/bytes.ts';
 import { BUILT_CLI } from '../fixtures/cli.ts';
 import { writeTinyCache } from '../fixtures/tinyWorld.ts';
 import { processState, trainingProcessesOf, trainingProcessOf } from '../fixtures/trainingProcess.ts';
@@ -617,10 +618,10 @@ describe('a grid on a queue', () => {
     const { grid } = tinyGrid(dir);
     const cells = expandGrid(grid, join(dir, 'results'));
     await train(resolveConfig({ ...cells[0].settings, k: 1, epochs: 1 }), { log: () => {} });
-    const before = readFileSync(runFiles(cells[0].settings.out).checkpoint);
+    const before = fileBytes(runFiles(cells[0].settings.out).checkpoint);
     await expect(runQueuedGrid(cells, { queue: parseQueueUrl('redis://127.0.0.1:1/0'), log: () => {} })).rejects.toThrow(
       `${cells[0].settings.out}: a run of other settings or another cache (epochs 1 there, 4 asked; k 1 there, 0 asked)`,
     );
-    expect(readFileSync(runFiles(cells[0].settings.out).checkpoint)).toEqual(before);
+    expect(fileBytes(runFiles(cells[0].settings.out).checkpoint)).toEqual(before);
   }, 600_000);
 });

@@ -9,6 +9,7 @@ import { artifactOf, loadAnyPolicy, loadCheckpoint, loadPolicy, saveCheckpoint, 
 import { exportPolicy } from '../../src/policy/export.ts';
 import { initWeights, type PolicyShape } from '../../src/policy/model.ts';
 import { zeroMoments } from '../../src/policy/engine.ts';
+import { fileBytes } from '../fixtures/bytes.ts';
 import { checkpoint, shape } from '../fixtures/checkpoint.ts';
 
 /** A saved checkpoint's JSON, changed by `edit`, written to a file of its own. */
@@ -111,10 +112,10 @@ describe('reading checkpoints and policies', () => {
     await expect(exportPolicy(broken, join(dir, 'export'))).rejects.toThrow();
     expect(readdirSync(dir)).toEqual([]);
     await exportPolicy(checkpoint(), join(dir, 'export'));
-    const before = readFileSync(join(dir, 'export', 'policy.json'));
+    const before = fileBytes(join(dir, 'export', 'policy.json'));
     await expect(exportPolicy(broken, join(dir, 'export'))).rejects.toThrow();
     expect(readdirSync(dir)).toEqual(['export']);
-    expect(readFileSync(join(dir, 'export', 'policy.json'))).toEqual(before);
+    expect(fileBytes(join(dir, 'export', 'policy.json'))).toEqual(before);
     expect(existsSync(join(dir, 'export', 'tfjs', 'weights.bin'))).toBe(true);
   }, 300_000);
 });

@@ -13,6 +13,7 @@ import { expandGrid, GridFile, runGrid } from '../../train/grid.ts';
 import { readLog, runFiles } from '../../train/runFolder.ts';
 import { runTraining } from '../../train/runs.ts';
 import { trainingProcesses } from '../../train/trainingProcesses.ts';
+import { fileBytes } from '../fixtures/bytes.ts';
 import { writeTinyCache } from '../fixtures/tinyWorld.ts';
 import { trainingProcessOf } from '../fixtures/trainingProcess.ts';
 
@@ -66,8 +67,8 @@ describe('warm training processes', () => {
     for (const [i, c] of cold.entries()) {
       const [w, k] = [runFiles(warm[i].settings.out), runFiles(c.settings.out)];
       // The settings a run saves name no folder (checkpoints) or its own (config.json).
-      expect(readFileSync(w.checkpoint)).toEqual(readFileSync(k.checkpoint));
-      expect(readFileSync(w.best)).toEqual(readFileSync(k.best));
+      expect(fileBytes(w.checkpoint)).toEqual(fileBytes(k.checkpoint));
+      expect(fileBytes(w.best)).toEqual(fileBytes(k.best));
       expect(timelessLines(warm[i].settings.out)).toEqual(timelessLines(c.settings.out));
       expect(timelessLog(warm[i].settings.out).map((l) => l.replaceAll(warm[i].settings.out, 'RUN'))).toEqual(
         timelessLog(c.settings.out).map((l) => l.replaceAll(c.settings.out, 'RUN')),
