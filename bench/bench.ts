@@ -15,7 +15,9 @@
 //   gpu      the GPU engine beside the CPU engine and PyTorch on CUDA per batch size, the adapter,
 //            bytes a step moves (goal >= 25x 2 CPU threads at batch 16,384 on a GPU); gpu.ts. Only
 //            when asked (`gpu 256 1024` for some batches): on a software adapter it takes minutes and
-//            measures the CPU. `--json FILE` writes its figures as JSON.
+//            measures the CPU. `--json FILE` writes its figures as JSON; `--trial-seconds S` makes each
+//            warm-up and timed trial S seconds (default 1; 0: one step each, figures of no precision
+//            for a check that every step runs: the device check's --small).
 //   heads    a training step with the revise and stop heads beside an edges-only one (goal <= 1.3x); decisionHeads.ts
 //   scale    1,000, 10,000 and 100,000 generated questions: load, memory, replay, baselines, an epoch
 //            (only when named: `scale`, or `scale 1000 10000` for some sizes, `no-epoch` to leave the epoch out); scale.ts
@@ -40,7 +42,10 @@ const GROUPS: Record<string, string[]> = { waits: ['load', 'loop', 'startup', 'g
 const jsonAt = process.argv.indexOf('--json');
 const json = jsonAt > 0 ? process.argv[jsonAt + 1] : undefined;
 if (jsonAt > 0 && !json) throw new UsageError('bench: --json needs a file');
-const args = process.argv.slice(2).filter((a, i) => a !== 'no-epoch' && a !== '--json' && i + 1 !== jsonAt);
+const trialAt = process.argv.indexOf('--trial-seconds');
+const trialSeconds = trialAt > 0 ? Number(process.argv[trialAt + 1]) : undefined;
+if (trialSeconds !== undefined && !(trialSeconds >= 0)) throw new UsageError('bench: --trial-seconds needs a number of seconds, 0 or more');
+const args = process.argv.slice(2).filter((a, i) => a !== 'no-epoch' && a !== '--json' && i + 1 !== jsonAt && a !== '--trial-seconds' && i + 1 !== trialAt);
 const noEpoch = process.argv.includes('no-epoch');
 const sizes = args.filter((a) => /^\d+$/.test(a)).map(Number);
 const asked = args.filter((a) => !/^\d+$/.test(a)).flatMap((a) => GROUPS[a] ?? [a]);
@@ -52,6 +57,7 @@ if (sizes.length && asked.includes('scale') === asked.includes('gpu'))
     `bench: sizes (${sizes.join(', ')}) belong to the scale section or the gpu section, one of them: \`scale ${sizes.join(' ')}\` or \`gpu ${sizes.join(' ')}\``,
   );
 if (json && !asked.includes('gpu')) throw new UsageError("bench: --json writes the gpu section's figures: name `gpu`");
+if (trialSeconds !== undefined && !asked.includes('gpu')) throw new UsageError("bench: --trial-seconds sets the gpu section's trials: name `gpu`");
 const wanted = (section: string) => (asked.length === 0 && section !== 'gpu' && section !== 'scale') || asked.includes(section);
 console.log(`${new Date().toISOString()}, ${cpus()[0].model}, ${cpus().length} cores, Node ${process.version}; ${loadNote(true)}`);
 
@@ -126,7 +132,7 @@ if (wanted('grid')) benchGrid(DEFAULT);
 if (wanted('main')) benchMain(DEFAULT);
 if (wanted('import')) benchImport();
 if (wanted('table6')) benchTable6();
-if (wanted('gpu')) await benchGpu({ batches: sizes.length ? sizes : undefined, json });
+if (wanted('gpu')) await benchGpu({ batches: sizes.length ? sizes : undefined, json, trialSeconds });
 if (wanted('heads')) await benchDecisionHeads();
 if (wanted('scale')) await benchScale(sizes.length ? sizes : SCALE_SIZES, !noEpoch);
 console.log(`\nAt the end: ${loadNote(false)}`);

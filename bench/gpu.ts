@@ -17,7 +17,7 @@ import { OPT as BENCH_OPT, SHAPE as BENCH_SHAPE, stepFlops } from './engines.ts'
 import { beside } from './goals.ts';
 import { randomBatch } from './randomBatch.ts';
 import { torchReference } from './torch.ts';
-import { interleaved, rateOf, type Contender, type Spread } from './trials.ts';
+import { interleaved, rateOf, type Contender, type Spread, type TrialSettings } from './trials.ts';
 
 export const GPU_BATCHES = [256, 1024, 4096, 16384, 65536];
 const SOFTWARE_MAX = 4096;
@@ -58,14 +58,18 @@ export interface GpuBench {
 
 const int = (x: number) => Math.round(x).toLocaleString('en-US');
 
-/** The bench; `batches` (default: all, up to 4,096 on a software adapter), and a JSON copy of its figures in `json`. */
-export async function benchGpu(o: { batches?: number[]; json?: string } = {}): Promise<GpuBench> {
-  const result = await measure(o.batches);
+/**
+ * The bench; `batches` (default: all, up to 4,096 on a software adapter), and a JSON copy of its
+ * figures in `json`; `trialSeconds` in place of TRIALS' warm-up and trial lengths (0: one step each).
+ */
+export async function benchGpu(o: { batches?: number[]; json?: string; trialSeconds?: number } = {}): Promise<GpuBench> {
+  const trials = o.trialSeconds === undefined ? TRIALS : { ...TRIALS, warmup: o.trialSeconds, seconds: o.trialSeconds };
+  const result = await measure(trials, o.batches);
   if (o.json) writeFileSync(o.json, `${JSON.stringify(result, null, 2)}\n`);
   return result;
 }
 
-async function measure(asked?: number[]): Promise<GpuBench> {
+async function measure(trials: TrialSettings, asked?: number[]): Promise<GpuBench> {
   console.log(
     `\nGPU engine (webgpu) beside the CPU engine (onnx) and PyTorch on CUDA: one REINFORCE step, width ${BENCH_SHAPE.dim}, hidden ${BENCH_SHAPE.hidden}, random decisions.`,
   );
@@ -84,7 +88,7 @@ async function measure(asked?: number[]): Promise<GpuBench> {
       : `  PyTorch ${torch.version} on CUDA (${torch.device}), ${torch.python} bench/torch_step.py`,
   );
   console.log(
-    `  Each figure: min / median / max of ${TRIALS.trials} trials of >= ${TRIALS.seconds} s (>= 1 step), after >= ${TRIALS.warmup} s of warm-up, interleaved.`,
+    `  Each figure: min / median / max of ${trials.trials} trials of >= ${trials.seconds} s (>= 1 step), after >= ${trials.warmup} s of warm-up, interleaved.`,
   );
 
   const weights = initWeights(BENCH_SHAPE, 'bench');
@@ -108,7 +112,7 @@ async function measure(asked?: number[]): Promise<GpuBench> {
       run: (seconds) => rateOf(() => engine.trainStep(batch, actions, advantages), n, seconds),
     }));
     if (!('missing' in torch)) contenders.push({ name: 'PyTorch CUDA', run: (seconds) => torch.step(n, seconds) });
-    const r = await interleaved(contenders, TRIALS);
+    const r = await interleaved(contenders, trials);
     await gpu.keepLogits(batch); // a forward call of the trained engine: its batch up, its logits down
     const rates = Object.fromEntries(names.map((name) => [name, r.get(name)!]));
     const [g, c2, t] = [rates.webgpu, rates['onnx 2 threads'], rates['PyTorch CUDA']];
@@ -142,7 +146,7 @@ async function measure(asked?: number[]): Promise<GpuBench> {
     `  crossover: the GPU engine ${crossover ? `passes the 2-thread CPU engine from batch ${int(crossover)}` : 'passes the 2-thread CPU engine at no batch measured'}`,
   );
   if (!('missing' in torch)) torch.close();
-  const forward = await forwardPass(engines, Math.min(EVAL_DECISIONS, Math.max(...batches)));
+  const forward = await forwardPass(engines, Math.min(EVAL_DECISIONS, Math.max(...batches)), trials);
   for (const { engine } of engines) engine.dispose();
   console.log('  A GPU step moves its batch up and its loss and entropy down; the parameters and Adam moments stay in GPU buffers.');
   return {
@@ -155,11 +159,15 @@ async function measure(asked?: number[]): Promise<GpuBench> {
 }
 
 /** An evaluation's forward pass on each engine as the steps left it (the GPU engine's parameters in GPU buffers: a call moves its batch and logits). */
-async function forwardPass(engines: { name: string; engine: PolicyEngine & { lastBytes?: LastBytes } }[], n: number): Promise<ForwardRow> {
+async function forwardPass(
+  engines: { name: string; engine: PolicyEngine & { lastBytes?: LastBytes } }[],
+  n: number,
+  trials: TrialSettings,
+): Promise<ForwardRow> {
   const { batch } = randomBatch(BENCH_SHAPE, n, `gpu-bench-forward-${n}`);
   const r = await interleaved(
     engines.map(({ name, engine }) => ({ name, run: (seconds) => rateOf(() => engine.keepLogits(batch), n, seconds) })),
-    TRIALS,
+    trials,
   );
   const rates = Object.fromEntries(engines.map(({ name }) => [name, r.get(name)!]));
   const bytes = engines[0].engine.lastBytes?.forward;

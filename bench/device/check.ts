@@ -13,17 +13,21 @@ import { cpus, loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { readLog } from '../../train/runFolder.ts';
 import type { GpuBench } from '../gpu.ts';
+import { moduleArgs } from '../../src/io/childModule.ts';
 import { adapterName, webgpuAdapter } from '../../src/policy/webgpu.ts';
 import { checkTable, type CheckReport, type StepResult, type TrainComparison } from './report.ts';
 
 const fromSources = import.meta.url.endsWith('.ts');
 /** The bundle's root (app/ holds the bundled entries) or the repository's. */
 const ROOT = resolve(import.meta.dirname, fromSources ? '../..' : '..');
-/** Node's arguments that run an entry: the bundled file, or the source through tsx. */
-const entry = (bundled: string, source: string) =>
-  fromSources ? ['--import', import.meta.resolve('tsx'), join(ROOT, source)] : [join(ROOT, 'app', `${bundled}.js`)];
-const CLI = entry('index', 'cli/index.ts');
-const BENCH = entry('bench', 'bench/bench.ts');
+/**
+ * Node's arguments that run an entry: the bundled file; from the sources, the compiled dist/ where it
+ * is fresh (the command line: plain Node, no tsx loader to start in each step), else the source through tsx
+ * (src/io/childModule.ts; dist/ holds no bench).
+ */
+const entry = (bundled: string, source: string) => (fromSources ? moduleArgs(import.meta.url, `../../${source}`) : [join(ROOT, 'app', `${bundled}.js`)]);
+const CLI = entry('index', 'cli/index');
+const BENCH = entry('bench', 'bench/bench');
 
 const args = process.argv.slice(2);
 const value = (flag: string) => (args.includes(flag) ? args[args.indexOf(flag) + 1] : undefined);
@@ -113,7 +117,8 @@ console.log(`adapter: ${adapter instanceof Error ? `none (${adapter.message})` :
 save();
 
 const gpuJson = join(out, 'bench-gpu.json');
-report.steps.push(await step('bench-gpu', [...BENCH, 'gpu', ...(small ? ['256'] : []), '--json', gpuJson], small ? 240 : 300, ROOT));
+// --small checks that every step runs, not the figures: one step a trial.
+report.steps.push(await step('bench-gpu', [...BENCH, 'gpu', ...(small ? ['256', '--trial-seconds', '0'] : []), '--json', gpuJson], small ? 240 : 300, ROOT));
 if (existsSync(gpuJson)) report.bench = JSON.parse(readFileSync(gpuJson, 'utf8')) as GpuBench;
 save();
 
