@@ -1,12 +1,13 @@
 // A command loads only what it uses (cli/commands/command.ts, and the libraries loaded at first use):
 // run with tests/fixtures/forbidModules.mjs, a process fails as soon as it loads a forbidden
-// package, so each command below succeeding shows it never loaded one.
+// package, so each command below succeeding shows it never loaded one. The command line runs as
+// `npx cpp-workbench` runs it (BUILT_CLI: the fresh dist/, else the sources through tsx).
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { CLI } from '../fixtures/cli.ts';
+import { BUILT_CLI as CLI } from '../fixtures/cli.ts';
 import { writeTinyCache } from '../fixtures/tinyWorld.ts';
 
 const GUARD = join(import.meta.dirname, '../fixtures/forbidModules.mjs');
