@@ -58,8 +58,8 @@ const cli = addCommands(yargs(hideBin(process.argv)), commands)
   .usage('$0 <command> [options]\n\nWorkbench for learned communication pruning in multi-agent debate (CPP), replayed offline from cached responses.')
   .middleware(refuseRepeated as never, true)
   .middleware(refuseEmptyNumbers as never, true)
-  // options.ts (and the settings schemas it reads) loads with the command that runs, not for --help.
-  .middleware(async (argv: object, ...rest: unknown[]) => (await import('./options.ts')).rememberDefaults(argv, ...rest))
+  // given.ts loads with the command that runs, not for --help.
+  .middleware(async (argv: object, ...rest: unknown[]) => (await import('./given.ts')).rememberDefaults(argv, ...rest))
   .demandCommand(1, 'name a command')
   .strict()
   .help()

@@ -21,6 +21,7 @@ import { congruenceValue, isClosed, NO_VALUE, NUMBER, REJECTED, resultOf } from 
 import { normalizeMath } from './normalize.ts';
 import { letterOf, optionByText, type McqOption } from './mcq.ts';
 import { askedUnknowns, inUnknown, isGiven } from './given.ts';
+import { lineStartMatches } from './scan.ts';
 
 /** Math spans, displays first: `$$...$$`, `\[...\]`, `\(...\)`, `$...$`. */
 const MATH = /\$\$([\s\S]+?)\$\$|\\\[([\s\S]+?)\\\]|\\\(([\s\S]+?)\\\)|\$([^$]+)\$/g;
@@ -56,7 +57,7 @@ const NOTE = /^\s*[(*_]*\s*(?:note|n\.b\.)\b|^\s*(?:I|we) should note\b|^\s*it(?
 const CHECK =
   /^\s*[(*_#\s]*(?:(?:check(?:ing)?|verification|double-check(?:ing)?)\s*\**:|to (?:check|verify|confirm)\b|as a check\b|we can (?:check|verify|confirm)\b)|✓|✔/i;
 // Where a sentence turns to a condition or a reason: values after it ("..., where $k$ is an integer") are not what it settles on.
-const TAIL = /,?\s+(?:where|for|if|when|since|because|given|provided|that)\b/gi;
+const TAIL = /,?\s+(?:where|for|if|when|since|because|given|provided|that)\b/i;
 const OWN = /\b(?:I|my|we|our)\b/;
 // A sentence that rejects the option it names ("(A) is wrong", "rules out C").
 const REJECTS = /\b(?:not|incorrect|wrong|false|rule[sd]? out|eliminat\w*|unlikely|cannot)\b/i;
@@ -175,8 +176,8 @@ function lastSentence<T extends { at: number }>(
     // when any come before it ("$a=3$, as shown in the first agent's solution"); a sentence about
     // others alone is not the reply's own, unless it boxes a value.
     const others = ABOUT_OTHERS.exec(sentence);
-    const turns = [...sentence.matchAll(TAIL)].map((m) => m.index).concat(others && !OWN.test(sentence) ? [others.index] : []);
-    const turn = a + Math.min(sentence.length, ...turns);
+    const tail = TAIL.exec(sentence); // the first turn to a condition: only the earliest turn counts
+    const turn = a + Math.min(sentence.length, tail ? tail.index : Infinity, others && !OWN.test(sentence) ? others.index : Infinity);
     const before = found.filter((c) => c.at < turn || ('boxed' in c && c.boxed));
     if (!before.length) {
       if (others && !OWN.test(sentence)) continue;
@@ -258,6 +259,8 @@ export function plainAnswer(response: string, question: string): string | null {
 
 // Option tokens (an option's text, place or paraphrase is matched per sentence): "(C)", "[C]", "**C**", "option C", "C)" opening a line, \boxed{C}.
 const OPTION_TOKEN = /\(([A-Ja-j])\)|\[([A-Ja-j])\]|\*\*\(?([A-J])\)?\*\*|\b(?:[Oo]ption|[Cc]hoice|[Aa]nswer)\s+\(?([A-J])\b|^\s*([A-J])\)/gm;
+/** An option listed at the start of a line (sticky: tried at line starts alone, lineStartMatches). */
+const LISTED = /[ \t]*(?:[-*][ \t]+)?(?:\*\*)?(?:\([A-J]\)|[A-J][.):])/y;
 /** The option a multiple-choice reply settles on (see the header), as its letter; null when it does not name exactly one. */
 export function settledOption(response: string, options: McqOption[]): string | null {
   const text = withoutNotes(response).replace(/\\(?:boxed|fbox)\s*\{([^{}]*)\}/g, (m, inner: string) => {
@@ -267,7 +270,7 @@ export function settledOption(response: string, options: McqOption[]): string | 
   const letters = options.length ? options.map((o) => o.letter).join('') : 'ABCDEFGHIJ';
   const candidates = [...text.matchAll(OPTION_TOKEN)].map((m) => ({ at: m.index, letter: (m[1] ?? m[2] ?? m[3] ?? m[4] ?? m[5]).toUpperCase() }));
   // Options listed one a line name every option and choose none: their lines hold no candidate.
-  const listLines = [...text.matchAll(/^[ \t]*(?:[-*][ \t]+)?(?:\*\*)?(?:\([A-J]\)|[A-J][.):])/gm)].map((m) => [m.index, text.indexOf('\n', m.index) >>> 0]);
+  const listLines = lineStartMatches(text, LISTED).map((m) => [m.index, text.indexOf('\n', m.index) >>> 0]);
   const inList = (at: number) => listLines.length >= 2 && listLines.some(([a, b]) => at >= a && at < b);
   const named = candidates.filter((c) => letters.includes(c.letter) && !inList(c.at));
   // The closing sentences one at a time from the last, as lastSentence reads them (a sentence's
