@@ -27,7 +27,7 @@
 // The option's text is matched when the question's options are known (`questionOptions`): the
 // stated phrase equals one option's text or contains exactly one (the longest, when one option's
 // text lies inside another's). No statement means no answer: nothing is guessed.
-import { lastSentenceOf, lineStartMatches } from './scan.ts';
+import { allMatches, lastSentenceOf, lineStartMatches } from './scan.ts';
 import { boxedContents, REPORTED, type Reading } from './statement.ts';
 
 export interface McqOption {
@@ -264,9 +264,16 @@ function closingOption(text: string, closing: RegExp): RegExpExecArray | null {
   return closing.exec(text);
 }
 
+/** The options' letters in order ("ABCD"). */
+export function lettersOf(options: McqOption[]): string {
+  let letters = '';
+  for (const o of options) letters += o.letter;
+  return letters;
+}
+
 /** The option a response states (see the header), as its letter; two letters when it names two that disagree. */
 export function readMcq(text: string, options: McqOption[] = []): Reading {
-  const letters = options.length ? options.map((o) => o.letter).join('') : LETTERS;
+  const letters = options.length ? lettersOf(options) : LETTERS;
   const P = patternsOf(letters);
   const found: Stated[] = [];
   const hedges: Hedge[] = [];
@@ -308,7 +315,7 @@ export function readMcq(text: string, options: McqOption[] = []): Reading {
   for (const { at, content } of boxedContents(text)) add(at, letterOf(content, options), 'boxed');
 
   // 2. Answer statements, not about another agent's answer.
-  for (const m of text.matchAll(STATEMENT)) {
+  for (const m of allMatches(STATEMENT, text)) {
     if (!/(?:\bis|\bwas|\bbe|\bremains|\bstays|\bbecomes|[:=\-–—])\s*(?:the\s+)?$/i.test(m[0].replace(/\*\*/g, '').trimEnd())) continue;
     if (REPORTED.test(text.slice(Math.max(0, m.index - 80), m.index))) continue;
     const start = m.index + m[0].length;
@@ -320,13 +327,13 @@ export function readMcq(text: string, options: McqOption[] = []): Reading {
   }
 
   // 3. First-person choices.
-  for (const m of text.matchAll(CHOOSE)) add(m.index + m[0].length, tokenAt(m.index + m[0].length)?.letter, 'statement');
+  for (const m of allMatches(CHOOSE, text)) add(m.index + m[0].length, tokenAt(m.index + m[0].length)?.letter, 'statement');
 
   // 4. Verdicts naming an option.
-  for (const m of text.matchAll(P.verdict)) add(m.index, m[1] ?? m[2] ?? m[3] ?? m[4], 'statement');
+  for (const m of allMatches(P.verdict, text)) add(m.index, m[1] ?? m[2] ?? m[3] ?? m[4], 'statement');
 
   // 5. Bold options (not the lines of a list).
-  for (const m of text.matchAll(P.bold)) if (!inList(m.index)) add(m.index, m[1] ?? m[2], 'bold');
+  for (const m of allMatches(P.bold, text)) if (!inList(m.index)) add(m.index, m[1] ?? m[2], 'bold');
 
   // 6. A last line that is only an option, or an option's text (not the last line of a list).
   const trimmed = text.trimEnd();

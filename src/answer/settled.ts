@@ -19,9 +19,9 @@
 import { boxedContents, boxValue, ownBox, withoutNotes } from './statement.ts';
 import { congruenceValue, isClosed, NO_VALUE, NUMBER, REJECTED, resultOf } from './conclusion.ts';
 import { normalizeMath } from './normalize.ts';
-import { letterOf, optionByText, type McqOption } from './mcq.ts';
+import { letterOf, lettersOf, optionByText, type McqOption } from './mcq.ts';
 import { askedUnknowns, inUnknown, isGiven } from './given.ts';
-import { lineStartMatches } from './scan.ts';
+import { allMatches, lineStartMatches } from './scan.ts';
 
 /** Math spans, displays first: `$$...$$`, `\[...\]`, `\(...\)`, `$...$`. */
 const MATH = /\$\$([\s\S]+?)\$\$|\\\[([\s\S]+?)\\\]|\\\(([\s\S]+?)\\\)|\$([^$]+)\$/g;
@@ -145,13 +145,15 @@ function passOver(text: string, from: number, all: Candidate[], closing: Candida
 /** A text with its math spans masked, so that no sentence ends inside one; a span keeps a closing period ("$\boxed{2}.$ The ..."), which ends its sentence. */
 const maskMath = (text: string) => text.replace(MATH, (m) => 'M'.repeat(m.length - 1) + (/[.!?]\s*(?:\$\$|\$|\\\]|\\\))$/.test(m) ? '.' : 'M'));
 
+// Where a sentence ends (sentenceRanges).
+const SENTENCE_END = /[.!?](?=\s|$)|\n(?<!:\s*\n)/g;
 /** The sentences of a text as [start, end) ranges, split where `masked` (the text, its math masked or not) ends one. */
 function sentenceRanges(text: string, masked: string): [number, number][] {
   const ranges: [number, number][] = [];
   let start = 0;
   // A line break ends a sentence, unless a display follows it or the line ends with ":".
   // The lookbehind after the "\n" it guards, not before it: the same breaks, without trying it at every place.
-  for (const m of masked.matchAll(/[.!?](?=\s|$)|\n(?<!:\s*\n)/g)) {
+  for (const m of allMatches(SENTENCE_END, masked)) {
     if (m[0] === '\n' && /^\s*(?:\$\$|\\\[)/.test(text.slice(m.index + 1, m.index + 40))) continue;
     ranges.push([start, m.index + 1]);
     start = m.index + 1;
@@ -267,8 +269,8 @@ export function settledOption(response: string, options: McqOption[]): string | 
     const letter = letterOf(inner, options);
     return letter ? `(${letter})`.padEnd(m.length) : m;
   });
-  const letters = options.length ? options.map((o) => o.letter).join('') : 'ABCDEFGHIJ';
-  const candidates = [...text.matchAll(OPTION_TOKEN)].map((m) => ({ at: m.index, letter: (m[1] ?? m[2] ?? m[3] ?? m[4] ?? m[5]).toUpperCase() }));
+  const letters = options.length ? lettersOf(options) : 'ABCDEFGHIJ';
+  const candidates = allMatches(OPTION_TOKEN, text).map((m) => ({ at: m.index, letter: (m[1] ?? m[2] ?? m[3] ?? m[4] ?? m[5]).toUpperCase() }));
   // Options listed one a line name every option and choose none: their lines hold no candidate.
   const listLines = lineStartMatches(text, LISTED).map((m) => [m.index, text.indexOf('\n', m.index) >>> 0]);
   const inList = (at: number) => listLines.length >= 2 && listLines.some(([a, b]) => at >= a && at < b);
