@@ -13,6 +13,7 @@ import { parseReplacement } from '../../src/sim/replace.ts';
 import { given, refuseUnused } from '../given.ts';
 import { SettingsError } from '../../src/io/errors.ts';
 import { command } from './command.ts';
+import { validateCommand } from '../validate.ts';
 
 const gen = <T>(y: Argv<T>) =>
   y.command(
@@ -60,12 +61,7 @@ const validate = <T>(y: Argv<T>) =>
     'check every line of a cache and of its record journal; prints file:line: field: problem ' +
       'for each error (exits 1 if any) and each warning (prices, answers, token counts)',
     (y) => y.positional('dir', { type: 'string', demandOption: true, describe: 'cache directory' }),
-    async (a) => {
-      const { validateJob } = await import('../../jobs/validate.ts');
-      const { text, valid } = await validateJob(a.dir);
-      console.log(text);
-      if (!valid) process.exitCode = 1;
-    },
+    (a) => validateCommand(a.dir),
   );
 
 const stats = <T>(y: Argv<T>) =>
