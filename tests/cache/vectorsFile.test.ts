@@ -26,6 +26,17 @@ async function embedded() {
   return { dir, bof, first, file: vectorsPath(dir, bof.id), jsonl: embeddingsPath(dir, bof.id) };
 }
 
+/** The tiny cache's vectors file rewritten with pages of 2 rows, so that its texts fill several pages. */
+async function twoRowPages() {
+  const { dir, bof, jsonl } = await embedded();
+  const cache = loadCache(dir);
+  const writer = vectorsWriter(dir, jsonl, bof, 2);
+  writer.finish((await embedCache(dir, cache, bof, {}, writer.set)).index);
+  const opened = openVectors(dir, jsonl, cache, bof);
+  if (!opened || !('vectors' in opened)) throw new Error(`not read: ${JSON.stringify(opened)}`);
+  return { cache, bof, jsonl, vectors: opened.vectors };
+}
+
 /** Every question's and response's vector, copied out of `e`. */
 function all(e: Embeddings, cache: Cache) {
   return {
@@ -71,14 +82,7 @@ describe('the binary vectors file', () => {
   });
 
   it('reads rows by slot through a bounded set of pages: a reader keeping one page gives every vector', async () => {
-    const { dir, bof, jsonl } = await embedded();
-    const cache = loadCache(dir);
-    // Pages of 2 rows, so that the tiny cache’s texts fill several.
-    const writer = vectorsWriter(dir, jsonl, bof, 2);
-    writer.finish((await embedCache(dir, cache, bof, {}, writer.set)).index);
-    const opened = openVectors(dir, jsonl, cache, bof);
-    if (!opened || !('vectors' in opened)) throw new Error(`not read: ${JSON.stringify(opened)}`);
-    const { vectors } = opened;
+    const { cache, bof, jsonl, vectors } = await twoRowPages();
     expect(vectors.pageRows).toBe(2);
     expect(vectors.slots).toBeGreaterThan(3 * 2);
     const row = vectorReader(vectors, jsonl, 2 * bof.dim * 4); // room for one page: each read of another evicts it
@@ -90,13 +94,7 @@ describe('the binary vectors file', () => {
   });
 
   it('a page that fails its check holds no frame: neither it nor the page its frame held is given from there', async () => {
-    const { dir, bof, jsonl } = await embedded();
-    const cache = loadCache(dir);
-    const writer = vectorsWriter(dir, jsonl, bof, 2);
-    writer.finish((await embedCache(dir, cache, bof, {}, writer.set)).index);
-    const opened = openVectors(dir, jsonl, cache, bof);
-    if (!opened || !('vectors' in opened)) throw new Error(`not read: ${JSON.stringify(opened)}`);
-    const { vectors } = opened;
+    const { cache, bof, jsonl, vectors } = await twoRowPages();
     const row = vectorReader(vectors, jsonl, 2 * bof.dim * 4); // one frame: the second page is read into the first's
     const want = await encoded(cache);
     const first = vectors.questions[0];

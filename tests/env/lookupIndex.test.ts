@@ -23,19 +23,21 @@ describe('lookup lists in typed arrays (KeyedLists)', () => {
     for (const [key, list] of map) expect(lists.get(key), key).toEqual(list);
     expect([...lists].sort()).toEqual([...map].sort());
     expect(lists.get('q1|z')).toBeUndefined();
-    expect(lists.has('q3|y')).toBe(map.has('q3|y'));
+    for (const key of map.keys()) expect(lists.has(key), key).toBe(true);
+    for (const key of ['q1|z', 'q1700|y', 'q3|']) expect(lists.has(key), key).toBe(false);
   });
 
-  it('lists responses added after the build after the built ones, and sorts each built list by the order asked', () => {
+  it('lists responses added after the build after the built ones, and sorts each built list by the rank asked', () => {
     const round1 = (i: number) => (i % 4 === 0 ? undefined : (i * 7919) % 500);
-    const sample = (i: number) => (i * 31) % 11;
-    const lists = runSteps(new KeyedLists(round1).fill(count, 256, (x, y) => sample(x) - sample(y)));
+    const sample = (i: number) => (i * 31) % 3; // ties within a list: they keep response order
+    const lists = runSteps(new KeyedLists(round1).fill(count, 256, sample));
     for (const [key, list] of mapOf(round1, count)) expect(lists.get(key), String(key)).toEqual([...list].sort((x, y) => sample(x) - sample(y) || x - y));
     const before = lists.get(17)!;
     lists.add(17, count);
     lists.add(-1, count + 1);
     expect(lists.get(17)).toEqual([...before, count]);
     expect(lists.get(-1)).toEqual([count + 1]);
+    expect(lists.has(-1)).toBe(true);
     // A fill lists the cache as it is then: what was added before is among it or not, never twice.
     runSteps(lists.fill(count, 256));
     expect(lists.get(-1)).toBeUndefined();

@@ -12,6 +12,7 @@ import { beforeAll, expect, it } from 'vitest';
 import { exportParquetJob } from '../../jobs/parquet.ts';
 import { HASH_FILE } from '../../src/cache/hash.ts';
 import { FITS_FILE } from '../../src/env/keptFit.ts';
+import { BEHAVIOR_FILE } from '../../src/policy/keptBehavior.ts';
 import { fitPath } from '../../src/sim/fitFile.ts';
 import { generateCache } from '../../src/sim/generate.ts';
 import { listing, stopped } from '../fixtures/stopped.ts';
@@ -34,8 +35,8 @@ function cacheCopy(name: string): string {
   return dir;
 }
 
-/** The folder's listing, less what a run keeps for the next process as it goes: the hashes its provenance keeps at its start, before any long work (src/cache/hash.ts HASH_FILE), and the response model's fit (src/env/keptFit.ts). */
-const outputs = (dir: string) => listing(dir).filter((f) => !f.startsWith(`${HASH_FILE} `) && !f.startsWith(`${FITS_FILE} `));
+/** The folder's listing, less what a run keeps for the next process as it goes: the hashes its provenance keeps at its start, before any long work (src/cache/hash.ts HASH_FILE), the response model's fit (src/env/keptFit.ts) and the behavior start's rows (src/policy/keptBehavior.ts). */
+const outputs = (dir: string) => listing(dir).filter((f) => ![HASH_FILE, FITS_FILE, BEHAVIOR_FILE].some((kept) => f.startsWith(`${kept} `)));
 
 /** The command stopped at the first stop point of `at`: exit 130, the interrupted line, `says`, and `dir` as it was. */
 async function stopsAt(args: string[], at: string, says: string, dir: string): Promise<string> {
