@@ -27,7 +27,7 @@
 // The option's text is matched when the question's options are known (`questionOptions`): the
 // stated phrase equals one option's text or contains exactly one (the longest, when one option's
 // text lies inside another's). No statement means no answer: nothing is guessed.
-import { allMatches, lastSentenceOf, lineStartMatches } from './scan.ts';
+import { allMatches, bareLine, lastSentenceOf, lineStartMatches } from './scan.ts';
 import { boxedContents, REPORTED, type Reading } from './statement.ts';
 
 export interface McqOption {
@@ -337,7 +337,7 @@ export function readMcq(text: string, options: McqOption[] = []): Reading {
 
   // 6. A last line that is only an option, or an option's text (not the last line of a list).
   const trimmed = text.trimEnd();
-  const lastLine = trimmed.slice(trimmed.lastIndexOf('\n') + 1).replace(/^[\s#>*-]+|[\s*]+$/g, '');
+  const lastLine = bareLine(trimmed.slice(trimmed.lastIndexOf('\n') + 1));
   const lastAt = trimmed.length - lastLine.length;
   const only = lastLine.match(P.only);
   const labelled = lastLine.match(P.labelled);

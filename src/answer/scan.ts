@@ -27,6 +27,20 @@ export function lastSentenceOf(text: string): string {
   return text;
 }
 
+const LEADING = new Set([0x23, 0x3e, 0x2a, 0x2d]); // # > * -
+/**
+ * `line.replace(/^[\s#>*-]+|[\s*]+$/g, '')`: a line without its leading spaces and marks ("> ",
+ * "- ", "**", "#") and its trailing spaces and "*". The pattern tried its second alternative at
+ * every space of the line, which took longer than anything else about a reply's last line.
+ */
+export function bareLine(line: string): string {
+  let a = 0;
+  while (a < line.length && (isSpace(line.charCodeAt(a)) || LEADING.has(line.charCodeAt(a)))) a++;
+  let b = line.length;
+  while (b > a && (isSpace(line.charCodeAt(b - 1)) || line.charCodeAt(b - 1) === 0x2a)) b--;
+  return line.slice(a, b);
+}
+
 const LINE_END = /[\n\r\u2028\u2029]/g;
 /**
  * The matches of `sticky` (flag y) at each line start of `text`: what `text.matchAll(/^.../gm)` gives

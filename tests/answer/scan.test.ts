@@ -2,12 +2,12 @@
 // stands for: on texts made of the characters that decide them (sentence ends, every kind of space
 // and line end, list markers), and on hand-picked cases.
 import { describe, expect, it } from 'vitest';
-import { lastSentenceOf, lineStartMatches } from '../../src/answer/scan.ts';
+import { bareLine, lastSentenceOf, lineStartMatches } from '../../src/answer/scan.ts';
 
 // Seeded texts of the characters the patterns turn on: the same texts every run.
 function texts(alphabet: string[], count: number, seed = 1): string[] {
   let s = seed;
-  const next = () => ((s = (s * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+  const next = () => (s = (s * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
   return Array.from({ length: count }, () => Array.from({ length: Math.floor(next() * 24) }, () => alphabet[Math.floor(next() * alphabet.length)]).join(''));
 }
 
@@ -44,10 +44,21 @@ describe('the matches at line starts', () => {
     expect(quick, JSON.stringify(t)).toEqual([...t.matchAll(whole)].map((m) => [m.index, m[0], m[1]]));
   };
   it('are the matches of the pattern after ^ (multiline)', () => {
-    for (const t of ['A) Sydney\nB) Melbourne\n(C) Canberra', 'The answer is (A).', '  - **B. x\r\n* (D) y', 'x\u2028C) z\u2029D. w', 'A)', '\n\nB.'])
-      same(t);
+    for (const t of ['A) Sydney\nB) Melbourne\n(C) Canberra', 'The answer is (A).', '  - **B. x\r\n* (D) y', 'x\u2028C) z\u2029D. w', 'A)', '\n\nB.']) same(t);
   });
   it('are the same on texts of list markers, spaces and line ends of every kind', () => {
     for (const t of texts(['A', 'B', 'E', ')', '(', '.', ':', ' ', '\t', '-', '*', '\n', '\r', '\u2028', 'x'], 20000, 7)) same(t);
+  });
+});
+
+describe('a line without its marks', () => {
+  const MARKS = /^[\s#>*-]+|[\s*]+$/g;
+  it('is the line with the pattern of its leading and trailing marks replaced', () => {
+    for (const t of ['', '**C**', '> - **Answer: C** *', '  ### (B)  ', '* *', '-- x **', 'plain', ' \u00a0#x\u2028'])
+      expect(bareLine(t), JSON.stringify(t)).toBe(t.replace(MARKS, ''));
+  });
+  it('is the same on texts of marks, spaces and letters', () => {
+    for (const t of texts(['#', '>', '*', '-', ' ', '\t', '\u00a0', '\u2028', 'x', 'C', '.', ')'], 20000, 3))
+      expect(bareLine(t), JSON.stringify(t)).toBe(t.replace(MARKS, ''));
   });
 });
