@@ -33,4 +33,3 @@ export function refuseUnused(a: object, rules: [flag: string, unused: boolean, w
   const refused = rules.filter(([flag, unused]) => unused && given(a, flag)).map(([flag, , why]) => `--${flag} ${why}`);
   if (refused.length) throw new SettingsError(`${refused.join('; ')}: leave ${refused.length === 1 ? 'it' : 'them'} out`);
 }
-
