@@ -16,7 +16,9 @@ import { kebab, settingFlags } from './flags.ts';
 import type { JobDescription } from '../train/plan.ts';
 
 import { DEFAULT_CACHE } from '../src/sim/generate.ts';
-import { SettingsError } from '../src/io/errors.ts';
+import { given } from './given.ts';
+
+export { given, refuseUnused } from './given.ts';
 
 export const cacheOption = <T>(y: Argv<T>) => y.option('cache', { type: 'string', default: DEFAULT_CACHE, describe: 'cache directory to read' });
 
@@ -88,37 +90,6 @@ export function debateSettings(a: DebateFlags): Partial<DebateSettings> {
   const out: Partial<DebateSettings> = Object.fromEntries(DEBATE_FLAGS.filter((k) => given(a, kebab(k))).map((k) => [k, a[k]]));
   parseDebateSettings(out);
   return out;
-}
-
-// Which flags the user gave: yargs fills in defaults, and a command must tell a flag given from one
-// defaulted to refuse flags it would not use (and to let a config file or a policy set the rest).
-const DEFAULTED = Symbol('flags left at their default');
-type Parsed = Record<string | symbol, unknown>;
-
-/**
- * Middleware of the whole command line (index.ts): remembers the flags that took their default.
- * yargs passes itself as the second argument (its types omit it); `parsed` is its documented
- * detailed parse, whose `defaulted` names the flags it filled in.
- */
-export function rememberDefaults(argv: object, ...rest: unknown[]): void {
-  const y = rest[0] as { parsed?: false | { defaulted?: Record<string, boolean> } } | undefined;
-  (argv as Parsed)[DEFAULTED] = new Set(Object.keys((y?.parsed ? y.parsed.defaulted : undefined) ?? {}).map(kebab));
-}
-
-/** The user gave `flag` (kebab-case) on the command line. */
-export function given(a: object, flag: string): boolean {
-  const p = a as Parsed;
-  const camel = flag.replace(/-([a-z0-9])/g, (_, c: string) => c.toUpperCase());
-  return p[camel] !== undefined && !(p[DEFAULTED] as Set<string> | undefined)?.has(flag);
-}
-
-/**
- * Refuse every flag the user gave that this invocation would not use (`rules`: flag, whether it
- * is unused, why): one error naming them all. Nothing a user sets is silently ignored.
- */
-export function refuseUnused(a: object, rules: [flag: string, unused: boolean, why: string][]): void {
-  const refused = rules.filter(([flag, unused]) => unused && given(a, flag)).map(([flag, , why]) => `--${flag} ${why}`);
-  if (refused.length) throw new SettingsError(`${refused.join('; ')}: leave ${refused.length === 1 ? 'it' : 'them'} out`);
 }
 
 /** The compute flags a run would not use: --threads drive the ONNX engines only, --backend the TF.js engine only. */

@@ -7,4 +7,5 @@ export { mainDescription, mainJob, type MainOptions } from './main.ts';
 export { evalDescription, evalJob, type EvalOptions } from './eval.ts';
 export { ablateDescription, ablateJob, type AblateOptions } from './ablate.ts';
 export { importJob, pricesOf, type ImportOptions } from './import.ts';
-export { auditJob, embedJob, genJob, statsJob, validateJob, type GenOptions } from './cache.ts';
+export { auditJob, embedJob, genJob, statsJob, type GenOptions } from './cache.ts';
+export { validateJob } from './validate.ts';

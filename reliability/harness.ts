@@ -10,6 +10,7 @@ import { basename, join, relative, resolve } from 'node:path';
 import { columnsHead } from '../src/cache/columns.ts';
 import { HASH_FILE } from '../src/cache/hash.ts';
 import { FITS_FILE } from '../src/env/keptFit.ts';
+import { INDEX_FILE } from '../src/env/keptIndex.ts';
 import { BEHAVIOR_FILE } from '../src/policy/keptBehavior.ts';
 import { DIGEST_BYTES } from '../src/cache/columnsLayout.ts';
 
@@ -199,8 +200,8 @@ export function snapshot(dir: string, exclude: string[] = []): Snapshot {
   return shot;
 }
 
-/** Files a run derives from a cache (kept hashes, binary vectors, kept fits, kept behavior rows), bound to their sources' inodes: stale in a trial's copy, rebuilt atomically by its first run. */
-const derived = (path: string) => [HASH_FILE, FITS_FILE, BEHAVIOR_FILE].includes(basename(path)) || path.endsWith('.vectors');
+/** Files a run derives from a cache (kept hashes, binary vectors, kept fits, kept lookup indexes, kept behavior rows), bound to their sources' inodes: stale in a trial's copy, rebuilt atomically by its first run. */
+const derived = (path: string) => [HASH_FILE, FITS_FILE, INDEX_FILE, BEHAVIOR_FILE].includes(basename(path)) || path.endsWith('.vectors');
 
 /** What differs between two snapshots, as `+path` (created), `-path` (removed), `~path` (changed); derived files left out. */
 export function changes(before: Snapshot, after: Snapshot): string[] {

@@ -1,5 +1,5 @@
 // `cache gen | validate | stats | audit | embed | import | from-parquet | to-parquet | compact | fit`: create, check and
-// inspect response caches (the jobs: jobs/cache.ts, jobs/import.ts, jobs/parquet.ts).
+// inspect response caches (the jobs: jobs/cache.ts, jobs/validate.ts, jobs/import.ts, jobs/parquet.ts).
 import { basename } from 'node:path';
 import type { Argv } from 'yargs';
 import { ANSWER_TYPES, type AnswerType } from '../../src/answer.ts';
@@ -10,9 +10,10 @@ import { DebateSettings } from '../../src/env/settings.ts';
 import { readJsonFile } from '../../src/io/jsonFile.ts';
 import { DEFAULT_CACHE } from '../../src/sim/generate.ts';
 import { parseReplacement } from '../../src/sim/replace.ts';
-import { given, refuseUnused } from '../options.ts';
+import { given, refuseUnused } from '../given.ts';
 import { SettingsError } from '../../src/io/errors.ts';
 import { command } from './command.ts';
+import { validateCommand } from '../validate.ts';
 
 const gen = <T>(y: Argv<T>) =>
   y.command(
@@ -60,12 +61,7 @@ const validate = <T>(y: Argv<T>) =>
     'check every line of a cache and of its record journal; prints file:line: field: problem ' +
       'for each error (exits 1 if any) and each warning (prices, answers, token counts)',
     (y) => y.positional('dir', { type: 'string', demandOption: true, describe: 'cache directory' }),
-    async (a) => {
-      const { validateJob } = await import('../../jobs/cache.ts');
-      const { text, valid } = await validateJob(a.dir);
-      console.log(text);
-      if (!valid) process.exitCode = 1;
-    },
+    (a) => validateCommand(a.dir),
   );
 
 const stats = <T>(y: Argv<T>) =>

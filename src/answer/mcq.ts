@@ -27,6 +27,7 @@
 // The option's text is matched when the question's options are known (`questionOptions`): the
 // stated phrase equals one option's text or contains exactly one (the longest, when one option's
 // text lies inside another's). No statement means no answer: nothing is guessed.
+import { allMatches, bareLine, lastSentenceOf, lineStartMatches } from './scan.ts';
 import { boxedContents, REPORTED, type Reading } from './statement.ts';
 
 export interface McqOption {
@@ -208,6 +209,7 @@ const CHOOSE = new RegExp(
 interface LetterPatterns {
   /** A letter token at a position (sticky): bracketed (any case), bold, or a bare capital followed by a boundary. */
   token: RegExp;
+  /** An option listed at the start of a line (sticky: tried at line starts alone, lineStartMatches). */
   lineStarts: RegExp;
   opening: RegExp;
   verdict: RegExp;
@@ -230,7 +232,7 @@ function patternsOf(letters: string): LetterPatterns {
   const NAMED = String.raw`\b(?:[Oo]ption|[Cc]hoice|[Aa]nswer)\s+(?:\*\*)?\(?(${L})\)?(?:\*\*)?|\((${l})\)|\*\*\(?(${L})\)?\*\*|^(${L})`;
   const made: LetterPatterns = {
     token: new RegExp(TOKEN, 'y'),
-    lineStarts: new RegExp(String.raw`^[ \t]*(?:[-*][ \t]+)?(?:\*\*)?(?:\((${L})\)|(${L})[.):])`, 'gm'),
+    lineStarts: new RegExp(String.raw`[ \t]*(?:[-*][ \t]+)?(?:\*\*)?(?:\((${L})\)|(${L})[.):])`, 'y'),
     opening: new RegExp(
       String.raw`^\s*(?:\*\*)?(?:(?:[Oo]ption|[Cc]hoice|[Aa]nswer)\s+)?(?:\((${l})\)|\[(${l})\]|(${L})(?:[).:]|\*\*|(?=\s*$)))(?:\*\*)?:?(?=\s|$)`,
     ),
@@ -262,18 +264,16 @@ function closingOption(text: string, closing: RegExp): RegExpExecArray | null {
   return closing.exec(text);
 }
 
-const SENTENCE_BREAK = /(?<=[.!?])\s+|\n/g;
-/** What follows the last match of `breaks` (global): `text.split(breaks).pop()` without the pieces before it. */
-function lastPiece(text: string, breaks: RegExp): string {
-  let end = 0;
-  breaks.lastIndex = 0;
-  for (let m: RegExpExecArray | null; (m = breaks.exec(text)); ) end = m.index + m[0].length;
-  return text.slice(end);
+/** The options' letters in order ("ABCD"). */
+export function lettersOf(options: McqOption[]): string {
+  let letters = '';
+  for (const o of options) letters += o.letter;
+  return letters;
 }
 
 /** The option a response states (see the header), as its letter; two letters when it names two that disagree. */
 export function readMcq(text: string, options: McqOption[] = []): Reading {
-  const letters = options.length ? options.map((o) => o.letter).join('') : LETTERS;
+  const letters = options.length ? lettersOf(options) : LETTERS;
   const P = patternsOf(letters);
   const found: Stated[] = [];
   const hedges: Hedge[] = [];
@@ -301,7 +301,7 @@ export function readMcq(text: string, options: McqOption[] = []): Reading {
 
   // Options listed one a line ("A) Sydney", "(B) Melbourne", "**C) Canberra** - ..."): a list names
   // every option and chooses none, so its lines are no statement of rules 0, 5 and 6.
-  const lineStarts = [...text.matchAll(P.lineStarts)];
+  const lineStarts = lineStartMatches(text, P.lineStarts);
   const listLines = new Set(lineStarts.map((m) => m.index));
   const isList = new Set(lineStarts.map((m) => m[1] ?? m[2])).size >= 2;
   const inList = (at: number) => isList && listLines.has(text.lastIndexOf('\n', at - 1) + 1);
@@ -315,7 +315,7 @@ export function readMcq(text: string, options: McqOption[] = []): Reading {
   for (const { at, content } of boxedContents(text)) add(at, letterOf(content, options), 'boxed');
 
   // 2. Answer statements, not about another agent's answer.
-  for (const m of text.matchAll(STATEMENT)) {
+  for (const m of allMatches(STATEMENT, text)) {
     if (!/(?:\bis|\bwas|\bbe|\bremains|\bstays|\bbecomes|[:=\-–—])\s*(?:the\s+)?$/i.test(m[0].replace(/\*\*/g, '').trimEnd())) continue;
     if (REPORTED.test(text.slice(Math.max(0, m.index - 80), m.index))) continue;
     const start = m.index + m[0].length;
@@ -327,21 +327,21 @@ export function readMcq(text: string, options: McqOption[] = []): Reading {
   }
 
   // 3. First-person choices.
-  for (const m of text.matchAll(CHOOSE)) add(m.index + m[0].length, tokenAt(m.index + m[0].length)?.letter, 'statement');
+  for (const m of allMatches(CHOOSE, text)) add(m.index + m[0].length, tokenAt(m.index + m[0].length)?.letter, 'statement');
 
   // 4. Verdicts naming an option.
-  for (const m of text.matchAll(P.verdict)) add(m.index, m[1] ?? m[2] ?? m[3] ?? m[4], 'statement');
+  for (const m of allMatches(P.verdict, text)) add(m.index, m[1] ?? m[2] ?? m[3] ?? m[4], 'statement');
 
   // 5. Bold options (not the lines of a list).
-  for (const m of text.matchAll(P.bold)) if (!inList(m.index)) add(m.index, m[1] ?? m[2], 'bold');
+  for (const m of allMatches(P.bold, text)) if (!inList(m.index)) add(m.index, m[1] ?? m[2], 'bold');
 
   // 6. A last line that is only an option, or an option's text (not the last line of a list).
-  const lines = text.trimEnd().split('\n');
-  const lastLine = lines[lines.length - 1].replace(/^[\s#>*-]+|[\s*]+$/g, '');
-  const lastAt = text.trimEnd().length - lastLine.length;
+  const trimmed = text.trimEnd();
+  const lastLine = bareLine(trimmed.slice(trimmed.lastIndexOf('\n') + 1));
+  const lastAt = trimmed.length - lastLine.length;
   const only = lastLine.match(P.only);
   const labelled = lastLine.match(P.labelled);
-  if (!inList(text.trimEnd().lastIndexOf('\n') + 1)) {
+  if (!inList(trimmed.lastIndexOf('\n') + 1)) {
     if (only) add(lastAt, only[1] ?? only[2] ?? only[3], 'last line');
     else if (
       labelled &&
@@ -359,8 +359,8 @@ export function readMcq(text: string, options: McqOption[] = []): Reading {
   }
 
   // 7. "(C)" closing the response.
-  const closing = closingOption(text.trimEnd(), P.closing);
-  const lastSentence = lastPiece(text.trimEnd(), SENTENCE_BREAK);
+  const closing = closingOption(trimmed, P.closing);
+  const lastSentence = lastSentenceOf(trimmed);
   const aboutOthers = /\b(?:agents?|solutions?|they|their|he|she|others?)\b/i.test(lastSentence) && !/\b(?:I|my|we|our)\b/i.test(lastSentence);
   if (closing && !aboutOthers) add(closing.index!, closing[1] ?? closing[2], 'closing');
 

@@ -19,8 +19,9 @@
 import { boxedContents, boxValue, ownBox, withoutNotes } from './statement.ts';
 import { congruenceValue, isClosed, NO_VALUE, NUMBER, REJECTED, resultOf } from './conclusion.ts';
 import { normalizeMath } from './normalize.ts';
-import { letterOf, optionByText, type McqOption } from './mcq.ts';
+import { letterOf, lettersOf, optionByText, type McqOption } from './mcq.ts';
 import { askedUnknowns, inUnknown, isGiven } from './given.ts';
+import { allMatches, lineStartMatches } from './scan.ts';
 
 /** Math spans, displays first: `$$...$$`, `\[...\]`, `\(...\)`, `$...$`. */
 const MATH = /\$\$([\s\S]+?)\$\$|\\\[([\s\S]+?)\\\]|\\\(([\s\S]+?)\\\)|\$([^$]+)\$/g;
@@ -56,7 +57,7 @@ const NOTE = /^\s*[(*_]*\s*(?:note|n\.b\.)\b|^\s*(?:I|we) should note\b|^\s*it(?
 const CHECK =
   /^\s*[(*_#\s]*(?:(?:check(?:ing)?|verification|double-check(?:ing)?)\s*\**:|to (?:check|verify|confirm)\b|as a check\b|we can (?:check|verify|confirm)\b)|✓|✔/i;
 // Where a sentence turns to a condition or a reason: values after it ("..., where $k$ is an integer") are not what it settles on.
-const TAIL = /,?\s+(?:where|for|if|when|since|because|given|provided|that)\b/gi;
+const TAIL = /,?\s+(?:where|for|if|when|since|because|given|provided|that)\b/i;
 const OWN = /\b(?:I|my|we|our)\b/;
 // A sentence that rejects the option it names ("(A) is wrong", "rules out C").
 const REJECTS = /\b(?:not|incorrect|wrong|false|rule[sd]? out|eliminat\w*|unlikely|cannot)\b/i;
@@ -144,13 +145,15 @@ function passOver(text: string, from: number, all: Candidate[], closing: Candida
 /** A text with its math spans masked, so that no sentence ends inside one; a span keeps a closing period ("$\boxed{2}.$ The ..."), which ends its sentence. */
 const maskMath = (text: string) => text.replace(MATH, (m) => 'M'.repeat(m.length - 1) + (/[.!?]\s*(?:\$\$|\$|\\\]|\\\))$/.test(m) ? '.' : 'M'));
 
+// Where a sentence ends (sentenceRanges).
+const SENTENCE_END = /[.!?](?=\s|$)|\n(?<!:\s*\n)/g;
 /** The sentences of a text as [start, end) ranges, split where `masked` (the text, its math masked or not) ends one. */
 function sentenceRanges(text: string, masked: string): [number, number][] {
   const ranges: [number, number][] = [];
   let start = 0;
   // A line break ends a sentence, unless a display follows it or the line ends with ":".
   // The lookbehind after the "\n" it guards, not before it: the same breaks, without trying it at every place.
-  for (const m of masked.matchAll(/[.!?](?=\s|$)|\n(?<!:\s*\n)/g)) {
+  for (const m of allMatches(SENTENCE_END, masked)) {
     if (m[0] === '\n' && /^\s*(?:\$\$|\\\[)/.test(text.slice(m.index + 1, m.index + 40))) continue;
     ranges.push([start, m.index + 1]);
     start = m.index + 1;
@@ -175,8 +178,8 @@ function lastSentence<T extends { at: number }>(
     // when any come before it ("$a=3$, as shown in the first agent's solution"); a sentence about
     // others alone is not the reply's own, unless it boxes a value.
     const others = ABOUT_OTHERS.exec(sentence);
-    const turns = [...sentence.matchAll(TAIL)].map((m) => m.index).concat(others && !OWN.test(sentence) ? [others.index] : []);
-    const turn = a + Math.min(sentence.length, ...turns);
+    const tail = TAIL.exec(sentence); // the first turn to a condition: only the earliest turn counts
+    const turn = a + Math.min(sentence.length, tail ? tail.index : Infinity, others && !OWN.test(sentence) ? others.index : Infinity);
     const before = found.filter((c) => c.at < turn || ('boxed' in c && c.boxed));
     if (!before.length) {
       if (others && !OWN.test(sentence)) continue;
@@ -258,16 +261,18 @@ export function plainAnswer(response: string, question: string): string | null {
 
 // Option tokens (an option's text, place or paraphrase is matched per sentence): "(C)", "[C]", "**C**", "option C", "C)" opening a line, \boxed{C}.
 const OPTION_TOKEN = /\(([A-Ja-j])\)|\[([A-Ja-j])\]|\*\*\(?([A-J])\)?\*\*|\b(?:[Oo]ption|[Cc]hoice|[Aa]nswer)\s+\(?([A-J])\b|^\s*([A-J])\)/gm;
+/** An option listed at the start of a line (sticky: tried at line starts alone, lineStartMatches). */
+const LISTED = /[ \t]*(?:[-*][ \t]+)?(?:\*\*)?(?:\([A-J]\)|[A-J][.):])/y;
 /** The option a multiple-choice reply settles on (see the header), as its letter; null when it does not name exactly one. */
 export function settledOption(response: string, options: McqOption[]): string | null {
   const text = withoutNotes(response).replace(/\\(?:boxed|fbox)\s*\{([^{}]*)\}/g, (m, inner: string) => {
     const letter = letterOf(inner, options);
     return letter ? `(${letter})`.padEnd(m.length) : m;
   });
-  const letters = options.length ? options.map((o) => o.letter).join('') : 'ABCDEFGHIJ';
-  const candidates = [...text.matchAll(OPTION_TOKEN)].map((m) => ({ at: m.index, letter: (m[1] ?? m[2] ?? m[3] ?? m[4] ?? m[5]).toUpperCase() }));
+  const letters = options.length ? lettersOf(options) : 'ABCDEFGHIJ';
+  const candidates = allMatches(OPTION_TOKEN, text).map((m) => ({ at: m.index, letter: (m[1] ?? m[2] ?? m[3] ?? m[4] ?? m[5]).toUpperCase() }));
   // Options listed one a line name every option and choose none: their lines hold no candidate.
-  const listLines = [...text.matchAll(/^[ \t]*(?:[-*][ \t]+)?(?:\*\*)?(?:\([A-J]\)|[A-J][.):])/gm)].map((m) => [m.index, text.indexOf('\n', m.index) >>> 0]);
+  const listLines = lineStartMatches(text, LISTED).map((m) => [m.index, text.indexOf('\n', m.index) >>> 0]);
   const inList = (at: number) => listLines.length >= 2 && listLines.some(([a, b]) => at >= a && at < b);
   const named = candidates.filter((c) => letters.includes(c.letter) && !inList(c.at));
   // The closing sentences one at a time from the last, as lastSentence reads them (a sentence's

@@ -288,19 +288,25 @@ export function checkEmbeddings(dir: string, cache: Cache | undefined): { errors
     // Each vector is decoded to be checked and dropped: the file is read a line at a time.
     const lineOf = new Int32Array(index?.size ?? 0);
     const staleLines = new Map<string, number>();
-    let scratch = new Float32Array(0); // each vector is decoded into it: 56,000 arrays made and dropped took 3x the decoding
-    const scan = scanFile(file, errors, ({ binary, v, line }, { dim }) => {
-      const slot = index?.slots.get(binary);
-      const first = slot === undefined ? staleLines.get(binary) : lineOf[slot] || undefined;
-      if (first !== undefined) {
-        errors.push({ file, line, field: 'sha256', message: `a second vector for the same text (first on line ${first}): one vector per text` });
-        return;
-      }
-      if (slot === undefined) staleLines.set(binary, line);
-      else lineOf[slot] = line;
-      if (scratch.length !== dim) scratch = new Float32Array(dim);
-      if (!(float32FromBase64(v, dim, scratch) instanceof Float32Array)) errors.push({ file, line, field: 'v', message: fromBase64(v, dim) as string });
-    });
+    let scratch = new Float32Array(0); // a vector the scan did not decode is decoded into it: 56,000 arrays made and dropped took 3x the decoding
+    const scan = scanFile(
+      file,
+      errors,
+      ({ binary, v, line, values }, { dim }) => {
+        const slot = index?.slots.get(binary);
+        const first = slot === undefined ? staleLines.get(binary) : lineOf[slot] || undefined;
+        if (first !== undefined) {
+          errors.push({ file, line, field: 'sha256', message: `a second vector for the same text (first on line ${first}): one vector per text` });
+          return;
+        }
+        if (slot === undefined) staleLines.set(binary, line);
+        else lineOf[slot] = line;
+        if (values) return; // decoded whole by the scan
+        if (scratch.length !== dim) scratch = new Float32Array(dim);
+        if (!(float32FromBase64(v, dim, scratch) instanceof Float32Array)) errors.push({ file, line, field: 'v', message: fromBase64(v, dim) as string });
+      },
+      true,
+    );
     const h = scan.header;
     if (!h) continue;
     if (`${h.encoder}.jsonl` !== name)

@@ -7,6 +7,7 @@ import { buildIndexSteps, type LookupIndex } from './lookupIndex.ts';
 import type { Debate, DebateResponse } from './debate.ts';
 import type { Recording } from './record.ts';
 import { fitBinding, keepFits, keptFits } from './keptFit.ts';
+import { keptIndexSteps } from './keptIndex.ts';
 import { modelInputs, type ResponseModel, type RevisionContext } from './responseModel.ts';
 import { fitResponseModelSteps } from './responseModelFit.ts';
 import { checkProtocol, turnIndex } from './protocol.ts';
@@ -149,7 +150,9 @@ const indexes = new WeakMap<Cache, { responses: number; index: LookupIndex }>();
 function* lookupIndexSteps(cache: Cache, shared: boolean): Generator<unknown, LookupIndex> {
   const held = shared ? indexes.get(cache) : undefined;
   if (held?.responses === cache.responses.length) return held.index;
-  const index = yield* buildIndexSteps(cache, cache.responses.length, RESPONSES_A_STEP);
+  // Shared lists are also kept beside the cache (keptIndex.ts) for the next process.
+  const build = () => buildIndexSteps(cache, cache.responses.length, RESPONSES_A_STEP);
+  const index = yield* shared ? keptIndexSteps(cache, build) : build();
   if (shared) indexes.set(cache, { responses: cache.responses.length, index });
   return index;
 }

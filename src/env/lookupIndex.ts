@@ -30,12 +30,20 @@ const hashOf = (key: string | number) => (typeof key === 'string' ? hashString(k
  * held a key string and an array per key (about 100 bytes a response at 10,000 questions).
  * Responses added later (the record tier) go to a Map. `get` returns a new array each time.
  */
+/** What a KeyedLists's built lists are: the bucket mask, each bucket's start, the items and their keys' hashes. */
+export interface ListParts {
+  mask: number;
+  start: Int32Array;
+  items: Int32Array;
+  hashes: Int32Array;
+}
+
 export class KeyedLists<K extends string | number> {
   /** Bucket b's responses are items[start[b]] to items[start[b + 1] - 1]. */
-  private start = new Int32Array(2);
-  private items = new Int32Array(0);
+  private start: Int32Array = new Int32Array(2);
+  private items: Int32Array = new Int32Array(0);
   /** Each item's key's hash: a key is made again only for the items of the same hash. */
-  private hashes = new Int32Array(0);
+  private hashes: Int32Array = new Int32Array(0);
   private mask = 0;
   private readonly added = new Map<K, number[]>();
 
@@ -113,6 +121,25 @@ export class KeyedLists<K extends string | number> {
     return out;
   }
 
+  /** The built lists' arrays (views, not copies), as `adopt` takes them back. */
+  parts(): ListParts {
+    return { mask: this.mask, start: this.start, items: this.items, hashes: this.hashes };
+  }
+
+  /** Lists as `fill` built them (`parts` of lists of the same responses and keys), for none added. */
+  adopt(parts: ListParts): this {
+    ({ mask: this.mask, start: this.start, items: this.items, hashes: this.hashes } = parts);
+    this.added.clear();
+    return this;
+  }
+
+  /** Whether item j's key hashes to what the lists hold for it, in the bucket it sits in: a check of adopted parts against today's keys. */
+  holds(j: number): boolean {
+    const hash = hashOf(this.keyOf(this.items[j])!);
+    const b = hash & this.mask;
+    return this.hashes[j] === hash && this.start[b] <= j && j < this.start[b + 1];
+  }
+
   /** List response `i` (one the lists were not built from) under `key`, after the others. */
   add(key: K, i: number): void {
     const list = this.added.get(key);
@@ -129,17 +156,28 @@ export class KeyedLists<K extends string | number> {
   }
 }
 
-/** The lookup indexes of the first `count` responses of `cache`, as steps (src/io/interrupt.ts) every `step` responses of each. */
-export function* buildIndexSteps(cache: Cache, count: number, step: number): Generator<unknown, LookupIndex> {
+/** The lookup indexes of `cache`, empty: each list's key of a response (undefined: not listed) and, for round 1, its order. */
+export function emptyIndex(cache: Cache): LookupIndex {
   const A = cache.agents.length;
   const rs = cache.responses;
   const revision = (i: number) => rs[i].round !== 1;
   return {
-    exact: yield* new KeyedLists((i) => (revision(i) ? exactKeyOf(rs[i]) : undefined)).fill(count, step),
-    signature: yield* new KeyedLists((i) => (revision(i) ? signatureKeyOf(cache, rs[i]) : undefined)).fill(count, step),
-    round1: yield* new KeyedLists((i) => (revision(i) ? undefined : rs[i].q * A + rs[i].a)).fill(count, step, (i) => rs[i].sample),
-    byAnswer: yield* new KeyedLists((i) => `${rs[i].q}|${rs[i].ans}`).fill(count, step),
+    exact: new KeyedLists((i) => (revision(i) ? exactKeyOf(rs[i]) : undefined)),
+    signature: new KeyedLists((i) => (revision(i) ? signatureKeyOf(cache, rs[i]) : undefined)),
+    round1: new KeyedLists((i) => (revision(i) ? undefined : rs[i].q * A + rs[i].a)),
+    byAnswer: new KeyedLists((i) => `${rs[i].q}|${rs[i].ans}`),
   };
+}
+
+/** The lookup indexes of the first `count` responses of `cache`, as steps (src/io/interrupt.ts) every `step` responses of each. */
+export function* buildIndexSteps(cache: Cache, count: number, step: number): Generator<unknown, LookupIndex> {
+  const rs = cache.responses;
+  const index = emptyIndex(cache);
+  yield* index.exact.fill(count, step);
+  yield* index.signature.fill(count, step);
+  yield* index.round1.fill(count, step, (i) => rs[i].sample);
+  yield* index.byAnswer.fill(count, step);
+  return index;
 }
 
 /**

@@ -136,7 +136,9 @@ export function readTextFile(file: string): string {
 export function countLines(file: string): number {
   const fd = openToRead(file);
   try {
-    const buffer = Buffer.allocUnsafe(1 << 24);
+    // One small buffer read into again and again: a 16 MB one took longer to fault in (about 80 ms
+    // of CPU, most of it the kernel's) than the whole count of a 25 MB cache with this one.
+    const buffer = Buffer.allocUnsafe(1 << 16);
     let lines = 0;
     let last = 0x0a;
     for (let n: number; (n = read(fd, buffer, 0, file)) > 0; ) {

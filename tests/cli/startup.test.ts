@@ -46,6 +46,21 @@ describe('what a command loads', () => {
     expect(r.stdout).toMatch(/\| Full-Debate +\|/);
   }, 600_000);
 
+  it('cache validate <dir> with no flag runs without yargs, its verdict and exit status the same; with a flag it goes to yargs', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'cpp-startup-'));
+    const cache = join(dir, 'tiny');
+    writeTinyCache(cache);
+    const valid = guarded(/^yargs/, 'cache', 'validate', cache);
+    expect(valid.stderr).toBe('');
+    expect(valid.status).toBe(0);
+    expect(valid.stdout).toContain(`${join(cache, 'cache.jsonl')}: valid (`);
+    const missing = guarded(/^yargs/, 'cache', 'validate', join(dir, 'none'));
+    expect(missing.stdout).toContain(`${join(dir, 'none', 'cache.jsonl')}: file not found`);
+    expect(missing.status).toBe(1);
+    // The guard does stop a load: the same command line with a flag goes through yargs.
+    expect(guarded(/^yargs/, 'cache', 'validate', cache, '--help').stderr).toContain('forbidden module loaded: yargs');
+  }, 600_000);
+
   it('ablate of a local grid loads neither BullMQ nor ioredis', () => {
     const dir = mkdtempSync(join(tmpdir(), 'cpp-startup-'));
     const grid = join(import.meta.dirname, '../../train/grids/table6.json');

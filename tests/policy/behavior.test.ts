@@ -27,7 +27,10 @@ describe('behaviorInit', () => {
     };
     // Rows differ between agents (each writes in its own style), so a row given to the wrong member shows.
     expect(mean(0)).not.toEqual(mean(2));
-    for (const team of [[2, 0], [1, 1, 0]]) {
+    for (const team of [
+      [2, 0],
+      [1, 1, 0],
+    ]) {
       const rows = behaviorInit(cache, emb, team, null, '7');
       team.forEach((a, i) => {
         const want = mean(a);
