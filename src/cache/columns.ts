@@ -9,7 +9,7 @@
 // (loadCache) and that is said.
 import { createHash } from 'node:crypto';
 import { closeSync, existsSync, fstatSync, openSync, readSync } from 'node:fs';
-import { join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { normalizeAnswer } from '../answer.ts';
 import { buildCache } from './columnsCache.ts';
 import { CACHE_FILE } from './format.ts';
@@ -48,6 +48,16 @@ export function sourceState(file: string): Source {
 export function recordsState(dir: string): { cache: Source; journal: Source | null } {
   const journal = journalPath(dir);
   return { cache: sourceState(join(dir, CACHE_FILE)), journal: existsSync(journal) ? sourceState(journal) : null };
+}
+/**
+ * What a file derived from `cache`'s records is bound to now: recordsState of its folder and the
+ * numbers of questions, agents and responses the cache holds; undefined for a cache not read from
+ * a folder's cache.jsonl (nothing is kept for it).
+ */
+export function recordsBinding(cache: Cache): string | undefined {
+  if (basename(cache.file) !== CACHE_FILE || !existsSync(cache.file)) return undefined;
+  const held = { questions: cache.questions.length, agents: cache.agents.length, responses: cache.responses.length };
+  return JSON.stringify({ ...recordsState(dirname(cache.file)), held });
 }
 export const sameSource = (a: Source, b: Source) => a.size === b.size && a.mtimeMs === b.mtimeMs && a.ino === b.ino && a.ends === b.ends;
 

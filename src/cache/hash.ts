@@ -12,8 +12,7 @@
 import { createHash, type Hash } from 'node:crypto';
 import { createReadStream, existsSync, statSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
-import { writeFileAtomic } from '../io/atomic.ts';
-import { keptEntries } from '../io/jsonFile.ts';
+import { keepEntry, keptEntries } from '../io/jsonFile.ts';
 import { sourceState } from './columns.ts';
 import { journalPath } from './journal.ts';
 import { cacheFilePath } from './load.ts';
@@ -88,11 +87,6 @@ async function keptSha256(dir: string, name: string, files: string[]): Promise<s
   const entry = kept[name] as { sha256?: unknown; from?: unknown } | undefined;
   if (entry?.from === from && typeof entry.sha256 === 'string' && /^[0-9a-f]{64}$/.test(entry.sha256)) return entry.sha256;
   const sha256 = await hashOf(files);
-  if (!keeping) return sha256;
-  try {
-    writeFileAtomic(file, [`${JSON.stringify({ ...keptEntries(file), [name]: { sha256, from } })}\n`]);
-  } catch (e) {
-    console.error(`${file}: could not be written (${(e as Error).message}); the next process hashes ${files[0]} again`);
-  }
+  if (keeping) keepEntry(file, name, { sha256, from }, `hashes ${files[0]}`);
   return sha256;
 }

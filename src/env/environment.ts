@@ -1,12 +1,13 @@
 // The offline debate environment (docs/method.md §1-3): a cache, the debate settings, the team, and the
 // indexes and fitted response model the lookup tiers read. The debate loop is in debate.ts, the
 // tiers in tiers.ts, the record path in record.ts, pricing in cost.ts.
+import { recordsBinding } from '../cache/columns.ts';
 import type { Split } from '../cache/format.ts';
 import type { Cache, Question } from '../cache/types.ts';
 import { buildIndexSteps, type LookupIndex } from './lookupIndex.ts';
 import type { Debate, DebateResponse } from './debate.ts';
 import type { Recording } from './record.ts';
-import { fitBinding, keepFits, keptFits } from './keptFit.ts';
+import { keepFits, keptFits } from './keptFit.ts';
 import { keptIndexSteps } from './keptIndex.ts';
 import { modelInputs, type ResponseModel, type RevisionContext } from './responseModel.ts';
 import { fitResponseModelSteps } from './responseModelFit.ts';
@@ -123,7 +124,7 @@ function* sharedFitSteps(cache: Cache, s: DebateSettings, responses: number): Ge
   let model = byKey.get(key);
   if (!model) {
     const whole = responses === cache.responses.length;
-    const from = whole ? fitBinding(cache) : undefined;
+    const from = whole ? recordsBinding(cache) : undefined;
     const kept = from ? keptFits(cache, s, from) : undefined;
     if (kept) model = { ...modelInputs(cache, s.priorSmoothing), form: s.responseModel, fits: kept };
     else {

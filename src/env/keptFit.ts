@@ -6,13 +6,9 @@
 // as the columns file is). An entry bound to other files is never used: the model is fitted again
 // and the entry replaced, and a line says so. The rest of the model (priors, accuracies) is made
 // from the cache each time (tens of milliseconds). JSON keeps every weight exactly.
-import { existsSync } from 'node:fs';
-import { basename, dirname, join } from 'node:path';
-import { recordsState } from '../cache/columns.ts';
-import { CACHE_FILE } from '../cache/format.ts';
+import { dirname, join } from 'node:path';
 import type { Cache } from '../cache/types.ts';
-import { writeFileAtomic } from '../io/atomic.ts';
-import { keptEntries } from '../io/jsonFile.ts';
+import { keepEntry, keptEntries } from '../io/jsonFile.ts';
 import type { AgentFit } from './responseModel.ts';
 import { FIT_VERSION } from './responseModelFit.ts';
 import type { DebateSettings } from './settings.ts';
@@ -23,13 +19,6 @@ type FitSettings = Pick<DebateSettings, 'responseModel' | 'priorSmoothing'>;
 interface Entry {
   from: string;
   fits: AgentFit[];
-}
-
-/** What a cache's fit is bound to now (cache.jsonl and its journal, and how much of them the cache holds), or undefined for a cache not read from a folder. */
-export function fitBinding(cache: Cache): string | undefined {
-  if (basename(cache.file) !== CACHE_FILE || !existsSync(cache.file)) return undefined;
-  const held = { questions: cache.questions.length, agents: cache.agents.length, responses: cache.responses.length };
-  return JSON.stringify({ ...recordsState(dirname(cache.file)), held });
 }
 
 const fitsPath = (cache: Cache) => join(dirname(cache.file), FITS_FILE);
@@ -43,7 +32,7 @@ const isFits = (fits: unknown, agents: number): fits is AgentFit[] =>
   fits.length === agents &&
   fits.every((f) => Array.isArray(f?.weights) && f.weights.every((w: unknown) => Number.isFinite(w)) && Number.isFinite(f.slip));
 
-/** The kept weights of `cache`'s fit under `s` when bound to the cache as it is (`from`: fitBinding now); a stale entry is said. */
+/** The kept weights of `cache`'s fit under `s` when bound to the cache as it is (`from`: recordsBinding now); a stale entry is said. */
 export function keptFits(cache: Cache, s: FitSettings, from: string): AgentFit[] | undefined {
   const file = fitsPath(cache);
   const entry = entries(file)[keyOf(s)];
@@ -57,10 +46,5 @@ export function keptFits(cache: Cache, s: FitSettings, from: string): AgentFit[]
 
 /** Keep `fits` (made from the cache as `from` says) for the next process; a folder that cannot be written is said, and the next process fits again. */
 export function keepFits(cache: Cache, s: FitSettings, from: string, fits: AgentFit[]): void {
-  const file = fitsPath(cache);
-  try {
-    writeFileAtomic(file, [`${JSON.stringify({ ...entries(file), [keyOf(s)]: { from, fits } })}\n`]);
-  } catch (e) {
-    console.error(`${file}: could not be written (${(e as Error).message}); the next process fits the response model again`);
-  }
+  keepEntry(fitsPath(cache), keyOf(s), { from, fits }, 'fits the response model');
 }

@@ -3,7 +3,7 @@
 // 100,000 questions four lists of 4.6 million responses: about 6 s of a run's setup). Layout: 8
 // bytes of magic, a uint32 (little-endian) head length, a JSON head (version, what it is bound to,
 // each list's mask and lengths), the arrays (int32 little-endian, each 8-byte aligned), and last
-// the SHA-256 of every byte before it. It is bound as the kept fit is (keptFit.ts: cache.jsonl and
+// the SHA-256 of every byte before it. It is bound as the kept fit is (recordsBinding in columns.ts: cache.jsonl and
 // its journal as they are, and the cache's counts) and checked against today's keys: spread samples
 // of each list's items must hash, by today's key of their response, to what the file holds, in the
 // bucket they sit in, so a change of the keys or of their hash is seen without a version to bump
@@ -12,9 +12,9 @@
 import { createHash, hash } from 'node:crypto';
 import { closeSync, existsSync, fstatSync, openSync, readSync } from 'node:fs';
 import { dirname, join } from 'node:path';
+import { recordsBinding } from '../cache/columns.ts';
 import type { Cache } from '../cache/types.ts';
 import { writeFileAtomic } from '../io/atomic.ts';
-import { fitBinding } from './keptFit.ts';
 import { emptyIndex, type ListParts, type LookupIndex } from './lookupIndex.ts';
 
 export const INDEX_FILE = 'lookup.index';
@@ -36,7 +36,7 @@ const pad8 = (n: number) => (8 - (n % 8)) % 8;
 
 /** The lookup indexes of `cache` (all its responses): the kept ones when they check, else `build`'s, kept for the next process. */
 export function* keptIndexSteps(cache: Cache, build: () => Generator<unknown, LookupIndex>): Generator<unknown, LookupIndex> {
-  const from = fitBinding(cache);
+  const from = recordsBinding(cache);
   if (from === undefined) return yield* build();
   const file = join(dirname(cache.file), INDEX_FILE);
   const read = existsSync(file) ? readIndex(file, cache, from) : undefined;

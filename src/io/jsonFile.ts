@@ -2,6 +2,7 @@
 // Also the derived files of entries a process keeps for the next (keptEntries), where a bad file is no error: it is made again.
 import { existsSync, readFileSync } from 'node:fs';
 import type { z } from 'zod';
+import { writeFileAtomic } from './atomic.ts';
 import { InputError } from './errors.ts';
 import { checkedLines, formatProblem, zodProblems, type Problem } from './problems.ts';
 import { fileLines, readTextFile } from './textFile.ts';
@@ -28,7 +29,7 @@ export function readJsonLines<T extends z.ZodType>(file: string, schema: T): z.i
   return records;
 }
 
-/** The entries of a derived JSON object file (kept hashes, kept fits): none when it is not there or does not parse (each is then made again). */
+/** The entries of a derived JSON object file (kept hashes, fits, behavior rows): none when it is not there or does not parse (each is then made again). */
 export function keptEntries(file: string): Record<string, unknown> {
   if (!existsSync(file)) return {};
   try {
@@ -36,5 +37,14 @@ export function keptEntries(file: string): Record<string, unknown> {
     return kept && typeof kept === 'object' && !Array.isArray(kept) ? (kept as Record<string, unknown>) : {};
   } catch {
     return {};
+  }
+}
+
+/** Keep `value` under `key` in the derived file `file` (its other entries as they are now); a file that cannot be written is said, with what the next process does `again`. */
+export function keepEntry(file: string, key: string, value: unknown, again: string): void {
+  try {
+    writeFileAtomic(file, [`${JSON.stringify({ ...keptEntries(file), [key]: value })}\n`]);
+  } catch (e) {
+    console.error(`${file}: could not be written (${(e as Error).message}); the next process ${again} again`);
   }
 }

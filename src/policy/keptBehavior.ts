@@ -3,17 +3,15 @@
 // validation response's vector again (92,956 pages of the binary vectors at 100,000 questions: about
 // 5 s of a run's setup). An entry is keyed by the encoder and the samples (all validation questions,
 // or a count and the seed that draws them) and bound to what the rows are made from: cache.jsonl
-// and its journal as they are now (as the kept fit is: keptFit.ts) and the embeddings file the
+// and its journal as they are now (recordsBinding in columns.ts, as the kept fit) and the embeddings file the
 // vectors come from. An entry bound to other files is never used: the rows are made again, the
 // entry replaced, and a line says so. JSON keeps every float32 exactly.
 import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { sourceState } from '../cache/columns.ts';
+import { recordsBinding, sourceState } from '../cache/columns.ts';
 import { embeddingsPath } from '../cache/embeddings.ts';
 import type { Cache } from '../cache/types.ts';
-import { fitBinding } from '../env/keptFit.ts';
-import { writeFileAtomic } from '../io/atomic.ts';
-import { keptEntries } from '../io/jsonFile.ts';
+import { keepEntry, keptEntries } from '../io/jsonFile.ts';
 
 export const BEHAVIOR_FILE = 'behavior.json';
 
@@ -25,10 +23,10 @@ interface Entry {
 
 /** What a cache's behavior rows under `encoder` are bound to now, or undefined for a cache not read from a folder (nothing is kept). */
 function binding(cache: Cache, encoder: string): string | undefined {
-  const records = fitBinding(cache);
+  const records = recordsBinding(cache);
   const embeddings = embeddingsPath(dirname(cache.file), encoder);
   if (records === undefined || !existsSync(embeddings)) return undefined;
-  return JSON.stringify({ records: JSON.parse(records), embeddings: sourceState(embeddings) });
+  return `${records}|${JSON.stringify(sourceState(embeddings))}`;
 }
 
 const behaviorPath = (cache: Cache) => join(dirname(cache.file), BEHAVIOR_FILE);
@@ -51,8 +49,7 @@ export function keptBehaviorRows(
   if (from === undefined) return make();
   const file = behaviorPath(cache);
   const key = keyOf(encoder, initSamples, seed);
-  const entries = keptEntries(file) as Record<string, Entry | undefined>;
-  const entry = entries[key];
+  const entry = (keptEntries(file) as Record<string, Entry | undefined>)[key];
   if (entry?.from === from && isRows(entry.rows, dim)) {
     const rows = new Map<number, Float32Array>();
     for (const [id, row] of Object.entries(entry.rows)) {
@@ -65,11 +62,7 @@ export function keptBehaviorRows(
     console.error(`${file}: the behavior start (${key}) was made from another ${cache.file} or ${embeddingsPath(dirname(cache.file), encoder)}: made again`);
   const rows = make();
   const kept: Entry = { from, rows: Object.fromEntries([...rows].map(([a, row]) => [cache.agents[a].id, Array.from(row)])) };
-  try {
-    writeFileAtomic(file, [`${JSON.stringify({ ...entries, [key]: kept })}\n`]);
-  } catch (e) {
-    console.error(`${file}: could not be written (${(e as Error).message}); the next process makes the behavior start again`);
-  }
+  keepEntry(file, key, kept, 'makes the behavior start');
   return rows;
 }
 
