@@ -4,7 +4,8 @@
 // killed with SIGKILL must be taken over by the next writer.
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { cli, copyTree, excerpt, freshDir, groupPids, killGroup, STACK_TRACE, tail, unparseable } from './harness.ts';
+import { cli, copyTree, excerpt, freshDir, groupPids, killGroup, STACK_TRACE, tail } from './harness.ts';
+import { unparseable } from './tree.ts';
 import { INPUT } from './inputs.ts';
 import { slug } from './kill.ts';
 

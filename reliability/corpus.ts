@@ -8,7 +8,8 @@
 // checkpoint.ts, flags.ts, import.ts, parquet.ts, columns.ts) over what they share (corpus/case.ts); this file puts them in
 // order and runs one.
 import { rmSync } from 'node:fs';
-import { changes, cli, copyTree, excerpt, freshDir, snapshot, STACK_TRACE } from './harness.ts';
+import { cli, copyTree, excerpt, freshDir, STACK_TRACE } from './harness.ts';
+import { changes, snapshot } from './tree.ts';
 import { WIDE_INPUTS } from './inputs.ts';
 import { slug } from './kill.ts';
 import { cacheCases } from './corpus/cache.ts';

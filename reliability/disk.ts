@@ -8,7 +8,8 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, rmSync, statfsSync } from 'node:fs';
 import { join } from 'node:path';
 import seedrandom from 'seedrandom';
-import { changes, cli, copyTree, freshDir, leftoverTemp, snapshot, STACK_TRACE, tail, unparseable, type CliRun } from './harness.ts';
+import { cli, copyTree, freshDir, STACK_TRACE, tail, type CliRun } from './harness.ts';
+import { changes, leftoverTemp, snapshot, unparseable } from './tree.ts';
 import { differing, output, slug, uninterrupted, type KillCommand } from './kill.ts';
 
 /** Room for the inputs and any whole run: what a trial's tmpfs starts with, and gets back for the rerun. */

@@ -3,7 +3,7 @@
 // random moment after its start-up, then run again as a user would (the command a stopped one said
 // continues it, resume, or the same command), and what it wrote is
 // compared with an uninterrupted run's: byte for byte, but for the wall times and timestamps that
-// harness.ts NORMALISATION names. Each trial also checks that nothing outside what the command
+// tree.ts NORMALISATION names. Each trial also checks that nothing outside what the command
 // writes changed, that every file it left parses (after the kill and after the rerun), and that no
 // `*.tmp` file of the killed write is left after the rerun. Half the `train` trials resume a copy
 // of the killed run folder: the original must not change. A command stopped by
@@ -13,23 +13,8 @@
 import { existsSync, rmSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import seedrandom from 'seedrandom';
-import {
-  changes,
-  cli,
-  copyTree,
-  freshDir,
-  gitLockLeft,
-  leftoverTemp,
-  normalisedTree,
-  snapshot,
-  STACK_TRACE,
-  tail,
-  tempNow,
-  unparseable,
-  type CliRun,
-  type Snapshot,
-  type StopSignal,
-} from './harness.ts';
+import { cli, copyTree, freshDir, gitLockLeft, STACK_TRACE, tail, type CliRun, type StopSignal } from './harness.ts';
+import { changes, leftoverTemp, normalisedTree, snapshot, tempNow, unparseable, type Snapshot } from './tree.ts';
 import { DYLAN, INPUT } from './inputs.ts';
 
 export interface KillCommand {

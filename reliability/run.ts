@@ -19,7 +19,8 @@ import {
 } from './concurrency.ts';
 import { diskPassed, diskTrials, diskTrialsUnavailable, type DiskTrial } from './disk.ts';
 import { CORPUS, casePassed, runCase, type CorpusResult } from './corpus.ts';
-import { NORMALISATION, REPO } from './harness.ts';
+import { REPO } from './harness.ts';
+import { NORMALISATION } from './tree.ts';
 import { makeInputs } from './inputs.ts';
 import { KILL_COMMANDS, killTrials, PHASES, stopPassed, trialPassed, type KillTrial } from './kill.ts';
 import { SIGNALS, type StopSignal } from './harness.ts';

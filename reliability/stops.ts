@@ -7,7 +7,8 @@
 import { existsSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import seedrandom from 'seedrandom';
-import { cli, copyTree, freshDir, leftoverTemp, tail } from './harness.ts';
+import { cli, copyTree, freshDir, tail } from './harness.ts';
+import { leftoverTemp } from './tree.ts';
 import { DYLAN, INPUT } from './inputs.ts';
 import { markdownTable } from '../src/table.ts';
 

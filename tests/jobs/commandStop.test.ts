@@ -10,10 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, expect, it } from 'vitest';
 import { exportParquetJob } from '../../jobs/parquet.ts';
-import { HASH_FILE } from '../../src/cache/hash.ts';
-import { FITS_FILE } from '../../src/env/keptFit.ts';
-import { INDEX_FILE } from '../../src/env/keptIndex.ts';
-import { BEHAVIOR_FILE } from '../../src/policy/keptBehavior.ts';
+import { KEPT_FILES } from '../../reliability/tree.ts';
 import { fitPath } from '../../src/sim/fitFile.ts';
 import { generateCache } from '../../src/sim/generate.ts';
 import { listing, stopped } from '../fixtures/stopped.ts';
@@ -36,8 +33,8 @@ function cacheCopy(name: string): string {
   return dir;
 }
 
-/** The folder's listing, less what a run keeps for the next process as it goes: the hashes its provenance keeps at its start, before any long work (src/cache/hash.ts HASH_FILE), the response model's fit (src/env/keptFit.ts), the lookup indexes (src/env/keptIndex.ts) and the behavior start's rows (src/policy/keptBehavior.ts). */
-const outputs = (dir: string) => listing(dir).filter((f) => ![HASH_FILE, FITS_FILE, INDEX_FILE, BEHAVIOR_FILE].some((kept) => f.startsWith(`${kept} `)));
+/** The folder's listing, less what a run keeps for the next process as it goes (reliability/tree.ts KEPT_FILES: the hashes its provenance keeps at its start, before any long work, the response model's fit, the lookup indexes and the behavior start's rows). */
+const outputs = (dir: string) => listing(dir).filter((f) => !KEPT_FILES.some((kept) => f.startsWith(`${kept} `)));
 
 /** The command stopped at the first stop point of `at`: exit 130, the interrupted line, `says`, and `dir` as it was. */
 async function stopsAt(args: string[], at: string, says: string, dir: string): Promise<string> {
