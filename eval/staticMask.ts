@@ -10,6 +10,7 @@ import { edgesOnly, keepAll, playDebates, type DebateResult, type DecisionRule }
 import type { Environment } from '../src/env/environment.ts';
 import { shownTokens } from '../src/env/tokenLimit.ts';
 import { adamStep } from '../src/policy/adam.ts';
+import { letSignalsIn } from '../src/io/interrupt.ts';
 import { sigmoid } from '../src/policy/model.ts';
 import { influenceWeights, meanResponseTokens, type RewardSettings } from '../src/reward.ts';
 import { advantagesOf, baselineSize, dualStep } from '../train/advantage.ts';
@@ -38,6 +39,12 @@ export type MaskSettings = Pick<
   | 'targetOn'
   | 'dualLr'
 > & { lr: number };
+
+/** A mask trainStaticMask made, its logits as numbers (to cross between processes: the main job's comparison). */
+export interface TrainedMask {
+  theta: number[];
+  skipped: number;
+}
 
 /**
  * Train the mask on `train`; returns one logit per action position, and the training debates left
@@ -93,6 +100,7 @@ export async function trainStaticMask(
           }),
         );
       });
+      await letSignalsIn(); // a stop (Ctrl-C, the main job's) lands within a step, as in the policy's training
       const played = await playDebates(env, batch, rule, `${s.seed}|${epoch}`);
       skipped += played.filter((d) => d.missed).length;
       // A question some rollout could not replay leaves the batch whole (its rollouts are a group).

@@ -28,7 +28,7 @@ import { decisionRates, randomRevise, randomStop, stoppingRules } from '../eval/
 import { evaluatePolicy, policyShapeFor } from '../src/policy/evaluate.ts';
 import { pairedTests, rows, type MethodGroup, type PairedTest, type Row } from '../eval/comparison.ts';
 import { markdown, writeReport } from '../eval/report.ts';
-import { staticMask, trainStaticMask } from '../eval/staticMask.ts';
+import { staticMask, trainStaticMask, type TrainedMask } from '../eval/staticMask.ts';
 import { fewQuestionsNote } from '../train/smallData.ts';
 import { ensureDefaultCache } from '../src/sim/generate.ts';
 import { cachePlan, computePlan, type JobDescription } from '../train/plan.ts';
@@ -68,6 +68,8 @@ export interface EvalOptions {
   notes?: string[];
   /** The command its provenance names (default: this process's; the main job's comparison runs in its training process). */
   command?: string[];
+  /** The static mask of each seed, trained already with these options (trainMasks; the main job's idle process does it); default: trained here. */
+  masks?: TrainedMask[];
 }
 
 /** Policy groups: `label=a,b` entries are their own methods; plain paths form one. */
@@ -116,17 +118,7 @@ async function evalStoppable(
   session: Session,
   cache: Cache,
 ): Promise<{ table: string; rows: Row[]; tests: PairedTest[]; files: string[] }> {
-  const team = artifacts[0]?.team;
-  // Rounds: as set (--rounds), else those the (first) policy was trained for; each policy must take them.
-  const rounds = o.settings.rounds ?? artifacts[0]?.shape.rounds;
-  // The environment, and the tier-3 model where a method keeps other subsets than the recorded ones, made with stop points.
-  const env = await stoppableSteps(
-    (function* () {
-      const env = yield* openEnvironmentSteps(cache, { ...o.settings, agents: o.settings.agents ?? team, rounds }, o.recording);
-      if (env.settings.miss === 'model' && (artifacts.length || o.methods.some((m) => !RECORDED_CONTEXTS.includes(m)))) yield* fitResponseModelOfSteps(env);
-      return env;
-    })(),
-  );
+  const env = await comparisonEnvironment(o, artifacts, cache);
   const split = splitQuestions(env, o.split);
   let questions = split.questions;
   if (questions.length === 0)
@@ -182,6 +174,40 @@ async function evalStoppable(
   const files = o.out ? await writeReport(o.out, rs, tests, referenceGroup.method, title, weights, notes) : [];
   if (o.out) files.push(recordReport(o.out, session, files.find((f) => f.endsWith('.md'))!));
   return { table: [`${title}\n\n${markdown(rs, tests, referenceGroup.method, weights)}`, ...notes].join('\n\n'), rows: rs, tests, files };
+}
+
+/**
+ * The comparison's debate: the team of the (first) policy, and its rounds unless set (--rounds; each
+ * policy must take them); the tier-3 model fitted where a method keeps other subsets than the
+ * recorded ones. Made with stop points.
+ */
+function comparisonEnvironment(o: EvalOptions, artifacts: PolicyArtifact[], cache: Cache): Promise<Environment> {
+  const team = artifacts[0]?.team;
+  const rounds = o.settings.rounds ?? artifacts[0]?.shape.rounds;
+  return stoppableSteps(
+    (function* () {
+      const env = yield* openEnvironmentSteps(cache, { ...o.settings, agents: o.settings.agents ?? team, rounds }, o.recording);
+      if (env.settings.miss === 'model' && (artifacts.length || o.methods.some((m) => !RECORDED_CONTEXTS.includes(m)))) yield* fitResponseModelOfSteps(env);
+      return env;
+    })(),
+  );
+}
+
+/**
+ * The static masks of comparison `o` (one a seed), trained as evalJob trains them, in the debate of
+ * its first policy (its team and rounds). `o` must record nothing: miss = record would change the
+ * cache that the comparison reads after.
+ */
+export async function trainMasks(o: EvalOptions): Promise<TrainedMask[]> {
+  const env = await comparisonEnvironment(o, [readAnyPolicy(o.policies[0])], await stoppableSteps(runCacheSteps(o.cache, false)));
+  const train = splitQuestions(env, 'train').questions;
+  const m = maskSettings(o.config);
+  const masks: TrainedMask[] = [];
+  for (let s = 0; s < o.seeds; s++) {
+    const { theta, skipped } = await trainStaticMask(env, train, m.reward, { ...m.training, seed: s });
+    masks.push({ theta: [...theta], skipped });
+  }
+  return masks;
 }
 
 /** The static mask trains in this comparison's debate: the debate settings its config file gives otherwise are not used, and said. */
@@ -268,7 +294,10 @@ async function runMethods(
     const m = maskSettings(o.config);
     const masks: MethodResult[] = [];
     for (const s of seeds) {
-      const { theta, skipped } = await trainStaticMask(env, train, m.reward, { ...m.training, seed: s });
+      const given = o.masks?.[s];
+      const { theta, skipped } = given
+        ? { theta: Float64Array.from(given.theta), skipped: given.skipped }
+        : await trainStaticMask(env, train, m.reward, { ...m.training, seed: s });
       const mask = await staticMask(env, questions, theta);
       if (skipped) mask.note = `trained without ${skipped} train debates it could not replay (miss = ${env.settings.miss})`;
       masks.push(mask);

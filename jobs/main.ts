@@ -1,6 +1,7 @@
 // The main job (`npm start`): a CPP policy trained on the default simulated world with
 // `train/configs/main.json` for several seeds (two at a time, in warm training processes; finished seeds are
 // reused and interrupted ones resumed), compared with every baseline on the test split.
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Split } from '../src/cache/format.ts';
 import type { DebateSettings } from '../src/env/settings.ts';
@@ -12,7 +13,8 @@ import { otherRunError, runStatus, trainRuns } from '../train/runs.ts';
 import { runContentHashes } from '../train/identity.ts';
 import { withLock } from '../src/io/lock.ts';
 import { evalDescription, METHODS, type EvalOptions } from './eval.ts';
-import type { CompareRequest } from './trainingProcessMain.ts';
+import type { CompareRequest, MasksRequest } from './trainingProcessMain.ts';
+import type { TrainedMask } from '../eval/staticMask.ts';
 import { trainingProcesses } from '../train/trainingProcesses.ts';
 import { runPlan, type JobDescription } from '../train/plan.ts';
 import { ensureDefaultCache } from '../src/sim/generate.ts';
@@ -62,7 +64,10 @@ function mainParts(o: MainOptions) {
     out: join(o.out, 'report'),
     recording: { endpoints: compareRecords ? o.endpoints : undefined },
   };
-  return { seeds, settings, epochs: resolveConfig(settings).epochs, runs, comparison };
+  // The static masks read the train split only, so a process idle while the last run trains trains
+  // them; not where a run or the comparison records (the cache would change under them).
+  const masksAhead = comparison.methods.includes('mask') && !trainRecords && !compareRecords;
+  return { seeds, settings, epochs: resolveConfig(settings).epochs, runs, comparison, masksAhead };
 }
 
 /** The main job's settings as its runs and comparison would use them, and its plan. */
@@ -100,7 +105,7 @@ export function runSettings(o: Pick<MainOptions, 'config' | 'settings' | 'comput
 
 /** The main job, with its folder locked (a second job into it is refused, naming this one). */
 export async function mainJob(o: MainOptions): Promise<string> {
-  const { settings, runs, comparison } = mainParts(o);
+  const { settings, runs, comparison, masksAhead } = mainParts(o);
   return withLock(o.out, 'a main job', async () => {
     ensureDefaultCache(o.cache);
     const hash = await runContentHashes()(settings);
@@ -110,16 +115,23 @@ export async function mainJob(o: MainOptions): Promise<string> {
     console.error(`\ntraining CPP (${o.config}) for ${o.seeds} seeds, ${o.workers} at a time, in ${o.out}/`);
     // The comparison runs in the training process that trained last, which holds loaded what it reads too (jobs/trainingProcessMain.ts).
     const processes = trainingProcesses({ from: import.meta.url, name: './trainingProcessMain' });
+    let masks: Promise<TrainedMask[]> | undefined;
+    const trainMasks = () => {
+      const finished = comparison.policies.find((p) => existsSync(p)); // the debate's team and rounds
+      if (!finished) return;
+      masks = processes.task<TrainedMask[]>({ masks: { ...comparison, policies: [finished] } } satisfies MasksRequest, `the static masks (${comparison.out})`);
+      masks.catch(() => {}); // awaited before the comparison; a failed run ends the job before that
+    };
     try {
       const trained = await trainRuns(
         runs.map((run) => ({ ...settings, ...run })),
         hash,
-        { workers: o.workers, label: 'train CPP', force: o.force, processes },
+        { workers: o.workers, label: 'train CPP', force: o.force, processes, idle: masksAhead ? trainMasks : undefined },
       );
       const statuses = trained.map((outcome, i) => `seed ${runs[i].seed} ${outcome.status}`);
       const reused = `CPP runs: ${statuses.join(', ')} (reused: finished earlier with the same settings and cache content)`;
       const evaluating = progress(`comparing with every baseline on ${o.split}`, 1);
-      const request: CompareRequest = { compare: { ...comparison, notes: [reused], command: process.argv.slice(1) } };
+      const request: CompareRequest = { compare: { ...comparison, masks: await masks, notes: [reused], command: process.argv.slice(1) } };
       const { table, files } = await processes.task<{ table: string; files: string[] }>(request, `the comparison (${comparison.out})`);
       evaluating.stop();
       return `\nCPP (${o.seeds} seeds, settings ${o.config}, best validation checkpoints) against every baseline\n\n${table}\n\nwritten: ${files.join(', ')}`;

@@ -124,8 +124,11 @@ export async function completeFinished(out: string): Promise<void> {
   });
 }
 
-/** Run `task` over `items`, `workers` at a time; results (or errors) in item order. */
-export async function pool<T, R>(items: T[], workers: number, task: (item: T) => Promise<R>): Promise<PromiseSettledResult<R>[]> {
+/**
+ * Run `task` over `items`, `workers` at a time; results (or errors) in item order. `drained` is
+ * called each time a worker finds no item left to start (the others may still be running theirs).
+ */
+export async function pool<T, R>(items: T[], workers: number, task: (item: T) => Promise<R>, drained?: () => void): Promise<PromiseSettledResult<R>[]> {
   const results: PromiseSettledResult<R>[] = new Array(items.length);
   let next = 0;
   await Promise.all(
@@ -137,6 +140,7 @@ export async function pool<T, R>(items: T[], workers: number, task: (item: T) =>
           results[i] = { status: 'rejected', reason: e };
         }
       }
+      drained?.();
     }),
   );
   return results;
@@ -159,6 +163,8 @@ export async function trainRuns(
     before?: (settings: Partial<TrainConfig> & { out: string }) => Promise<void>;
     /** The job's training processes, kept for what it does next (the caller closes them); default: processes of these runs alone. */
     processes?: TrainingProcesses;
+    /** Called once, when the first worker finds no run left to start: its process idles while the other runs finish. */
+    idle?: () => void;
   },
 ): Promise<RunOutcome[]> {
   const bar = progress(
@@ -167,10 +173,19 @@ export async function trainRuns(
   );
   let done = 0;
   const processes = o.processes ?? trainingProcesses();
-  const trained = await pool(runs, o.workers, async (r) => {
-    await o.before?.(r);
-    return runTraining(r, cacheHash, () => bar.update(++done), { force: o.force, processes });
-  }).finally(() => (o.processes ? undefined : processes.close()));
+  let idle = o.idle;
+  const trained = await pool(
+    runs,
+    o.workers,
+    async (r) => {
+      await o.before?.(r);
+      return runTraining(r, cacheHash, () => bar.update(++done), { force: o.force, processes });
+    },
+    () => {
+      idle?.();
+      idle = undefined;
+    },
+  ).finally(() => (o.processes ? undefined : processes.close()));
   bar.stop();
   const failed = trained.filter((r): r is PromiseRejectedResult => r.status === 'rejected');
   if (failed.length)

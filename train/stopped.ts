@@ -55,13 +55,18 @@ export function watchChild(child: ChildProcess, out?: string): () => void {
   return () => live.delete(child);
 }
 
-/** SIGTERM to every live child, and their exits awaited (each keeps its last checkpoint). */
+/**
+ * SIGTERM to every live child, and their exits awaited (each keeps its last checkpoint). Each is
+ * referenced while awaited: one whose task ends meanwhile goes idle, unreferenced (train/trainingProcesses.ts),
+ * and this process, with nothing else to wait on, would exit before its stop is said.
+ */
 const stopChildren = () =>
   Promise.all(
     [...live.keys()].map(
       (c) =>
         new Promise<void>((exited) => {
           c.once('close', () => exited());
+          c.ref();
           c.kill('SIGTERM');
         }),
     ),

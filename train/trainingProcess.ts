@@ -30,7 +30,10 @@ export type ChildFailure = { userError: string } | { bug: string };
  */
 export type RunReply = { log: string } | { done: TimeSplit } | { answer: unknown } | { failed: ChildFailure; code: number };
 
-const send = (reply: RunReply) => new Promise<void>((sent, failed) => process.send!(reply, (e: Error | null) => (e ? failed(e) : sent())));
+// A reply that cannot be sent (the job retired this process while it worked: it is stopping, or gone)
+// is dropped, as a line is: nobody is there to read it, and the job learns of this process's end from
+// its exit; the disconnect then ends this process (above). Raised, it would crash it with EPIPE.
+const send = (reply: RunReply) => new Promise<void>((sent) => (process.connected ? process.send!(reply, () => sent()) : sent()));
 
 /** Why `e` failed, with the exit code a command would give; said as the command line would say it (reportError) by `print`. */
 async function sendFailure(e: unknown, print?: (text: string) => void): Promise<void> {

@@ -146,4 +146,20 @@ describe('a task in a training process', () => {
     }
     expect(said.join('')).not.toContain('setting rounds: 9'); // said once, by whoever catches it, not by the process too
   }, 120_000);
+
+  it('still working when the job closes its processes (a stop), ends without a crash: its answer goes nowhere', async () => {
+    const processes = trainingProcesses({ from: import.meta.url, name: '../fixtures/taskProcess' });
+    const said: string[] = [];
+    const write = process.stderr.write;
+    process.stderr.write = ((chunk: string) => said.push(String(chunk)) > 0) as typeof process.stderr.write;
+    try {
+      void processes.task({ busy: 1500 }, 'a busy task').catch(() => {}); // (it ends unanswered)
+      await until(() => said.join('').includes('busy'));
+      await processes.close(); // disconnects it and sends SIGTERM, which it lets in after its work; awaits its exit
+      await new Promise((r) => setTimeout(r, 1000)); // the last of what it wrote
+    } finally {
+      process.stderr.write = write;
+    }
+    expect(said.join('')).not.toMatch(/EPIPE|ERR_IPC|at .*trainingProcess/);
+  }, 120_000);
 });
