@@ -120,12 +120,18 @@ const until = async (ok: () => boolean) => {
   for (const end = Date.now() + 120_000; !ok(); await new Promise((r) => setTimeout(r, 20))) if (Date.now() > end) throw new Error('timed out');
 };
 
+/** Training processes of the task fixture, with what this process writes to stderr (their lines relayed) kept in `said` until `restore()`. */
+function taskProcesses() {
+  const processes = trainingProcesses({ from: import.meta.url, name: '../fixtures/taskProcess' });
+  const said: string[] = [];
+  const write = process.stderr.write;
+  process.stderr.write = ((chunk: string) => said.push(String(chunk)) > 0) as typeof process.stderr.write;
+  return { processes, said, restore: () => void (process.stderr.write = write) };
+}
+
 describe('a task in a training process', () => {
   it('is answered by the idle process that ran last, its lines relayed; a user error keeps its message and exit code, a bug its stack, and neither process is reused', async () => {
-    const processes = trainingProcesses({ from: import.meta.url, name: '../fixtures/taskProcess' });
-    const said: string[] = [];
-    const write = process.stderr.write;
-    process.stderr.write = ((chunk: string) => said.push(String(chunk)) > 0) as typeof process.stderr.write;
+    const { processes, said, restore } = taskProcesses();
     try {
       const first = await processes.task<number>({ say: 'first line' }, 'the first task');
       expect(await processes.task<number>({ say: 'second line' }, 'the second task')).toBe(first);
@@ -141,24 +147,21 @@ describe('a task in a training process', () => {
       expect((bug as Error).stack).toMatch(/TypeError: Cannot read properties of undefined[\s\S]*taskProcess\.ts/);
       expect(await processes.task<number>({ say: 'fourth' }, 'a task after a bug')).not.toBe(afterRefusal);
     } finally {
-      process.stderr.write = write;
+      restore();
       await processes.close();
     }
     expect(said.join('')).not.toContain('setting rounds: 9'); // said once, by whoever catches it, not by the process too
   }, 120_000);
 
   it('still working when the job closes its processes (a stop), ends without a crash: its answer goes nowhere', async () => {
-    const processes = trainingProcesses({ from: import.meta.url, name: '../fixtures/taskProcess' });
-    const said: string[] = [];
-    const write = process.stderr.write;
-    process.stderr.write = ((chunk: string) => said.push(String(chunk)) > 0) as typeof process.stderr.write;
+    const { processes, said, restore } = taskProcesses();
     try {
       void processes.task({ busy: 1500 }, 'a busy task').catch(() => {}); // (it ends unanswered)
       await until(() => said.join('').includes('busy'));
       await processes.close(); // disconnects it and sends SIGTERM, which it lets in after its work; awaits its exit
       await new Promise((r) => setTimeout(r, 1000)); // the last of what it wrote
     } finally {
-      process.stderr.write = write;
+      restore();
     }
     expect(said.join('')).not.toMatch(/EPIPE|ERR_IPC|at .*trainingProcess/);
   }, 120_000);
