@@ -204,10 +204,17 @@ export async function trainMasks(o: EvalOptions): Promise<TrainedMask[]> {
   const m = maskSettings(o.config);
   const masks: TrainedMask[] = [];
   for (let s = 0; s < o.seeds; s++) {
-    const { theta, skipped } = await trainStaticMask(env, train, m.reward, { ...m.training, seed: s });
+    const { theta, skipped } = await seedMask(o, m, env, train, s);
     masks.push({ theta: [...theta], skipped });
   }
   return masks;
+}
+
+/** Seed `seed`'s static mask of comparison `o`: the one given (`o.masks`), else trained on `train` with `m`. */
+async function seedMask(o: EvalOptions, m: ReturnType<typeof maskSettings>, env: Environment, train: Question[], seed: number) {
+  const given = o.masks?.[seed];
+  if (given) return { theta: Float64Array.from(given.theta), skipped: given.skipped };
+  return trainStaticMask(env, train, m.reward, { ...m.training, seed });
 }
 
 /** The static mask trains in this comparison's debate: the debate settings its config file gives otherwise are not used, and said. */
@@ -294,10 +301,7 @@ async function runMethods(
     const m = maskSettings(o.config);
     const masks: MethodResult[] = [];
     for (const s of seeds) {
-      const given = o.masks?.[s];
-      const { theta, skipped } = given
-        ? { theta: Float64Array.from(given.theta), skipped: given.skipped }
-        : await trainStaticMask(env, train, m.reward, { ...m.training, seed: s });
+      const { theta, skipped } = await seedMask(o, m, env, train, s);
       const mask = await staticMask(env, questions, theta);
       if (skipped) mask.note = `trained without ${skipped} train debates it could not replay (miss = ${env.settings.miss})`;
       masks.push(mask);

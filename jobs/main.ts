@@ -116,7 +116,7 @@ export async function mainJob(o: MainOptions): Promise<string> {
     // The comparison runs in the training process that trained last, which holds loaded what it reads too (jobs/trainingProcessMain.ts).
     const processes = trainingProcesses({ from: import.meta.url, name: './trainingProcessMain' });
     let masks: Promise<TrainedMask[]> | undefined;
-    const trainMasks = () => {
+    const startMasks = () => {
       const finished = comparison.policies.find((p) => existsSync(p)); // the debate's team and rounds
       if (!finished) return;
       masks = processes.task<TrainedMask[]>({ masks: { ...comparison, policies: [finished] } } satisfies MasksRequest, `the static masks (${comparison.out})`);
@@ -126,7 +126,7 @@ export async function mainJob(o: MainOptions): Promise<string> {
       const trained = await trainRuns(
         runs.map((run) => ({ ...settings, ...run })),
         hash,
-        { workers: o.workers, label: 'train CPP', force: o.force, processes, idle: masksAhead ? trainMasks : undefined },
+        { workers: o.workers, label: 'train CPP', force: o.force, processes, idle: masksAhead ? startMasks : undefined },
       );
       const statuses = trained.map((outcome, i) => `seed ${runs[i].seed} ${outcome.status}`);
       const reused = `CPP runs: ${statuses.join(', ')} (reused: finished earlier with the same settings and cache content)`;
